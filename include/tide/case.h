@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A simulation case as read from a YAML case file (cases/*.yaml), fully validated, with every
+ * default filled in.  tide_case_load() is the only place that knows the file format;
+ * tide_case_build() turns the geometry into particles. */
+#ifndef TIDE_CASE_H
+#define TIDE_CASE_H
+#include <stddef.h>
+#include "tide/particle_set.h"
+
+#define TIDE_CASE_MAX_ITEMS 16
+#define TIDE_CASE_NAME 128
+
+typedef struct tide_box { double lo[3], hi[3]; } tide_box;
+
+enum tide_integrator { TIDE_VERLET = 0, TIDE_SYMPLECTIC = 1 };
+enum tide_diffusion { TIDE_DIFF_NONE = 0, TIDE_DIFF_MOLTENI = 1, TIDE_DIFF_FOURTAKAS = 2 };
+
+typedef struct tide_tank {
+	int present;
+	tide_box box;          /* inner faces of the walls (the fluid side) */
+	int open_top;          /* 1: no wall at hi[2] (z up) */
+	int layers;            /* boundary particle layers, placed outside the inner faces */
+} tide_tank;
+
+typedef struct tide_probe {
+	char name[32];
+	double p[3];           /* water height probes use p[0], p[1]; pressure probes p[0..2] */
+} tide_probe;
+
+typedef struct tide_case {
+	char path[1024];              /* file it came from */
+	char name[TIDE_CASE_NAME];
+	char description[512];
+	int dim;                      /* 2 (x-z plane, y = 0) or 3 */
+	double dp;                    /* particle spacing [m] */
+	double coefh;                 /* h = coefh * dp */
+	tide_box domain;              /* particles leaving it are removed (and counted) */
+
+	tide_tank tank;
+	int nfluid;                   /* fluid boxes, filled on a lattice of spacing dp */
+	tide_box fluid[TIDE_CASE_MAX_ITEMS];
+	int nobstacle;                /* solid boxes of boundary particles (fixed walls) */
+	tide_box obstacle[TIDE_CASE_MAX_ITEMS];
+
+	/* physics */
+	int kernel;                   /* enum tide_kernel */
+	double rho0, gamma;           /* Tait equation of state */
+	double coefsound;             /* c0 = coefsound * sqrt(g * hswl) */
+	double hswl;                  /* still water level used for c0 [m]: max fluid height by default */
+	double c0;                    /* derived */
+	double visco;                 /* Monaghan alpha */
+	int diffusion;                /* enum tide_diffusion */
+	double delta;                 /* density diffusion coefficient (0.1 typical) */
+	double gravity[3];
+	double cfl;                   /* CFL number (0.2) */
+	int integrator;               /* enum tide_integrator */
+	int verlet_steps;             /* Euler step every N Verlet steps (40) */
+
+	/* time */
+	double t_end, t_out;          /* simulated time, output interval [s] */
+
+	/* gauges (written to gauges.csv at every output) */
+	int nheight;                  /* water-height probes: vertical lines at (x, y) */
+	tide_probe height[TIDE_CASE_MAX_ITEMS];
+	int npressure;                /* pressure probes: points */
+	tide_probe pressure[TIDE_CASE_MAX_ITEMS];
+	int surge_front;              /* 1: write the leading fluid x (and Z = x/a, T = t sqrt(2g/a)) */
+	double surge_a;               /* initial column width a for the dimensionless surge front */
+	double surge_x0;              /* x of the wall the column leans on (front measured from it) */
+} tide_case;
+
+/* Reads and validates a case file.  dp_override > 0 replaces the file's dp.  Returns 0, or -1
+ * after printing one sentence naming the file, line, key and what is allowed. */
+int tide_case_load(const char *path, double dp_override, tide_case *c);
+
+/* Applies "--set key.sub=value" overrides (same validation as the file).  Returns 0 or -1. */
+int tide_case_set(tide_case *c, const char *assignment);
+
+/* Fills the particle set: boundary particles of the tank walls and obstacles, fluid particles of
+ * the fluid boxes (minus any inside obstacles), with hydrostatic initial density.  Ids 0..n-1.
+ * Returns 0 or -1 (message printed). */
+int tide_case_build(const tide_case *c, tide_particle_set *s);
+
+/* Derived quantities. */
+double tide_case_h(const tide_case *c);
+double tide_case_mass(const tide_case *c);   /* rho0 * dp^dim, the same for fluid and boundary */
+double tide_case_tait_b(const tide_case *c); /* c0^2 rho0 / gamma */
+
+/* Writes every parameter, defaults included, as YAML ("used_parameters.yaml"). */
+int tide_case_write_used(const tide_case *c, const char *path);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A host-side set of particles (structure of arrays): what case builders produce, what output
+ * writers and gauges consume.  The StarPU particle blocks (block.h) hold the same fields plus the
+ * integrator's history and the force results. */
+#ifndef TIDE_PARTICLE_SET_H
+#define TIDE_PARTICLE_SET_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1 };
+
+typedef struct tide_particle_set {
+	size_t n, cap;
+	double *x, *y, *z;      /* position [m]; 2-D cases use x (horizontal) and z (up), y = 0 */
+	float *vx, *vy, *vz;    /* velocity [m/s] */
+	float *rho;             /* density [kg/m^3] */
+	uint32_t *id;           /* unique particle id, 0..n-1 at creation */
+	uint32_t *type;         /* enum tide_ptype */
+} tide_particle_set;
+
+/* All return 0 on success, -1 on allocation failure (message printed). */
+int  tide_pset_reserve(tide_particle_set *s, size_t cap);
+int  tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho, uint32_t type);
+void tide_pset_free(tide_particle_set *s);
+size_t tide_pset_count_type(const tide_particle_set *s, uint32_t type);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPH smoothing kernels with compact support 2h, shared by C and CUDA.
+ * W(r) = alpha * w(q), q = r/h.  grad_i W = r_ij * F(r) with F = dW/dr / r, so the force loops
+ * never take a square root they do not need. */
+#ifndef TIDE_SPH_KERNEL_H
+#define TIDE_SPH_KERNEL_H
+#include "tide/hd.h"
+
+enum tide_kernel { TIDE_KERNEL_CUBIC = 0, TIDE_KERNEL_WENDLAND = 1 };
+
+#define TIDE_PI 3.14159265358979323846
+
+/* Normalisation constant alpha_D for a dimension (2 or 3) and h. */
+TIDE_HD double tide_kernel_alpha(int kernel, int dim, double h)
+{
+	if (kernel == TIDE_KERNEL_CUBIC)
+		return dim == 2 ? 10.0 / (7.0 * TIDE_PI * h * h) : 1.0 / (TIDE_PI * h * h * h);
+	return dim == 2 ? 7.0 / (4.0 * TIDE_PI * h * h) : 21.0 / (16.0 * TIDE_PI * h * h * h);
+}
+
+/* W(q)/alpha for q = r/h, 0 outside q >= 2. */
+TIDE_HD float tide_kernel_w(int kernel, float q)
+{
+	if (q >= 2.f) return 0.f;
+	if (kernel == TIDE_KERNEL_CUBIC) {
+		if (q < 1.f) return 1.f - 1.5f * q * q + 0.75f * q * q * q;
+		float t = 2.f - q;
+		return 0.25f * t * t * t;
+	}
+	float t = 1.f - 0.5f * q;
+	float t2 = t * t;
+	return t2 * t2 * (2.f * q + 1.f);
+}
+
+/* (dW/dr)/r divided by alpha, times h^2: F(r)*h^2/alpha as a function of q (q > 0). The caller
+ * multiplies by alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
+TIDE_HD float tide_kernel_f(int kernel, float q)
+{
+	if (q >= 2.f) return 0.f;
+	if (kernel == TIDE_KERNEL_CUBIC) {
+		if (q < 1.f) return -3.f + 2.25f * q;           /* (-3q + 2.25q^2)/q */
+		float t = 2.f - q;
+		return -0.75f * t * t / q;
+	}
+	float t = 1.f - 0.5f * q;                           /* d/dq = -5 q (1-q/2)^3 */
+	return -5.f * t * t * t;
+}
+
+#endif

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Growable host particle set (structure of arrays).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tide/particle_set.h"
+
+static int grow(void **p, size_t elem, size_t cap)
+{
+	void *q = realloc(*p, elem * cap);
+	if (!q) return -1;
+	*p = q;
+	return 0;
+}
+
+int tide_pset_reserve(tide_particle_set *s, size_t cap)
+{
+	if (cap <= s->cap) return 0;
+	if (grow((void **)&s->x, sizeof(double), cap) || grow((void **)&s->y, sizeof(double), cap) ||
+	    grow((void **)&s->z, sizeof(double), cap) || grow((void **)&s->vx, sizeof(float), cap) ||
+	    grow((void **)&s->vy, sizeof(float), cap) || grow((void **)&s->vz, sizeof(float), cap) ||
+	    grow((void **)&s->rho, sizeof(float), cap) || grow((void **)&s->id, sizeof(uint32_t), cap) ||
+	    grow((void **)&s->type, sizeof(uint32_t), cap)) {
+		fprintf(stderr, "tide: out of host memory for %zu particles (%zu MiB).\n", cap,
+		        cap * 52 >> 20);
+		return -1;
+	}
+	s->cap = cap;
+	return 0;
+}
+
+int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho, uint32_t type)
+{
+	if (s->n == s->cap && tide_pset_reserve(s, s->cap ? 2 * s->cap : 1024)) return -1;
+	size_t i = s->n++;
+	s->x[i] = x; s->y[i] = y; s->z[i] = z;
+	s->vx[i] = s->vy[i] = s->vz[i] = 0.f;
+	s->rho[i] = rho;
+	s->id[i] = (uint32_t)i;
+	s->type[i] = type;
+	return 0;
+}
+
+void tide_pset_free(tide_particle_set *s)
+{
+	free(s->x); free(s->y); free(s->z); free(s->vx); free(s->vy); free(s->vz);
+	free(s->rho); free(s->id); free(s->type);
+	memset(s, 0, sizeof *s);
+}
+
+size_t tide_pset_count_type(const tide_particle_set *s, uint32_t type)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++) k += s->type[i] == type;
+	return k;
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/bootstrap.sh — install everything tide needs on a fresh Debian 12 machine.
+#
+#  * Debian packages: compilers, meson, ninja, pkg-config, Open MPI, hwloc, FxT, libyaml, matplotlib.
+#  * StarPU 1.4.x built from Debian's source package (unstable suite: Debian 12 ships only 1.3,
+#    which has no CUDA), with CUDA when nvcc is present, StarPU-MPI and FxT, sized for 128 CPUs and
+#    8 GPUs, without OpenCL, Fortran, StarPU-FFT, docs, examples and tests.
+#
+# StarPU goes into a cache prefix outside the clone (TIDE_DEPS, default ~/.cache/tide-deps) whose
+# name encodes the version and options, so a second run — or CI on the same machine — reuses it.
+# Idempotent; prints what it does.  Prints the prefix on the last line of stdout as
+#   TIDE_STARPU_PREFIX=/path
+# Set TIDE_SKIP_APT=1 to skip the package step (no root).
+set -euo pipefail
+
+say() { printf '[bootstrap] %s\n' "$*" >&2; }
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+DEBS=(build-essential gcc g++ meson ninja-build pkg-config
+      libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
+      libyaml-dev python3 python3-matplotlib python3-numpy dpkg-dev xz-utils ca-certificates)
+
+if [ "${TIDE_SKIP_APT:-0}" != 1 ]; then
+  missing=()
+  for p in "${DEBS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    $SUDO apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  else
+    say "Debian packages already installed"
+  fi
+fi
+
+# ---- StarPU -------------------------------------------------------------------------------
+NVCC=""
+if command -v nvcc >/dev/null 2>&1; then NVCC=$(command -v nvcc)
+elif [ -x /usr/local/cuda/bin/nvcc ]; then NVCC=/usr/local/cuda/bin/nvcc; fi
+CUDA_DIR=""
+[ -n "$NVCC" ] && CUDA_DIR=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
+
+STARPU_SERIES=1.4
+OPTS=(--enable-mpi --with-fxt --enable-maxcpus=128 --enable-maxcudadev=8 --enable-maxbuffers=16
+      --disable-opencl --disable-fortran --disable-starpufft --disable-build-doc
+      --disable-build-examples --disable-build-tests --disable-socl --disable-starpupy
+      --disable-hdf5 --disable-mlr --disable-gdb --disable-simgrid)
+if [ -n "$CUDA_DIR" ]; then
+  OPTS+=(--enable-cuda --with-cuda-dir="$CUDA_DIR" --disable-cuda-memcpy-peer)
+else
+  OPTS+=(--disable-cuda)
+fi
+OPTHASH=$(printf '%s\n' "${OPTS[@]}" | sha1sum | cut -c1-10)
+DEPS=${TIDE_DEPS:-$HOME/.cache/tide-deps}
+mkdir -p "$DEPS"
+
+existing=$(ls -d "$DEPS"/starpu-${STARPU_SERIES}.*-"$OPTHASH" 2>/dev/null | head -n1 || true)
+if [ -n "$existing" ] && [ -f "$existing/.tide-complete" ]; then
+  say "StarPU already built with these options: $existing"
+  echo "TIDE_STARPU_PREFIX=$existing"
+  exit 0
+fi
+
+SRC_LIST=/etc/apt/sources.list.d/tide-unstable-src.sources
+if ! ls "$DEPS"/src/starpu_${STARPU_SERIES}.*.orig.tar.gz >/dev/null 2>&1; then
+  if [ ! -f "$SRC_LIST" ]; then
+    say "adding a deb-src entry for Debian unstable (source packages only) in $SRC_LIST"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: unstable\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      | $SUDO tee "$SRC_LIST" >/dev/null
+    $SUDO apt-get update -q >&2
+  fi
+  mkdir -p "$DEPS/src"
+  say "downloading Debian's StarPU source package into $DEPS/src"
+  (cd "$DEPS/src" && apt-get source --download-only starpu >&2)
+fi
+TARBALL=$(ls "$DEPS"/src/starpu_${STARPU_SERIES}.*.orig.tar.* | sort -V | tail -n1)
+VERSION=$(basename "$TARBALL" | sed -E 's/^starpu_([0-9.]+)(\+[^.]*)?\.orig.*/\1/')
+PREFIX="$DEPS/starpu-$VERSION-$OPTHASH"
+BUILD="$DEPS/build-starpu-$VERSION-$OPTHASH"
+say "building StarPU $VERSION into $PREFIX"
+rm -rf "$BUILD" "$PREFIX"; mkdir -p "$BUILD"
+tar -xf "$TARBALL" -C "$BUILD" --strip-components=1
+
+# CUDA 13 removed cudaDeviceProp::computeMode; ask the attribute instead.
+for f in "$BUILD"/src/drivers/cuda/driver_cuda.c "$BUILD"/src/drivers/cuda/driver_cuda1.c; do
+  [ -f "$f" ] || continue
+  if grep -q 'props\[[a-z]*\]\.computeMode\|\.computeMode' "$f"; then
+    say "patching $(basename "$f") for CUDA 13 (computeMode)"
+    python3 - "$f" <<'PY'
+import re, sys
+p = sys.argv[1]; s = open(p).read()
+# "<expr>.computeMode" -> "_tide_compute_mode(<devid expr>)" needs the device id; StarPU uses
+# cudaGetDeviceProperties(&props[devid], devid) and later props[devid].computeMode.
+s2 = re.sub(r'(\w+)\[(\w+)\]\.computeMode', r'_tide_compute_mode(\2)', s)
+s2 = re.sub(r'(\w+)\.computeMode', r'_tide_compute_mode(-1)', s2)
+helper = ('\nstatic inline int _tide_compute_mode(int dev)\n{\n\tint v = 0;\n'
+          '\tif (dev < 0) cudaGetDevice(&dev);\n'
+          '\tcudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, dev);\n\treturn v;\n}\n')
+# put the helper after the last #include
+idx = [m.end() for m in re.finditer(r'^#include[^\n]*\n', s2, re.M)]
+s2 = s2[:idx[-1]] + helper + s2[idx[-1]:]
+open(p, 'w').write(s2)
+PY
+  fi
+done
+
+cd "$BUILD"
+say "configure ${OPTS[*]}"
+CUDA_ENV=()
+[ -n "$CUDA_DIR" ] && CUDA_ENV=(NVCC_CC=gcc NVCCFLAGS="-arch=sm_90" PATH="$CUDA_DIR/bin:$PATH")
+env "${CUDA_ENV[@]}" ./configure --prefix="$PREFIX" "${OPTS[@]}" >configure.log 2>&1 || { tail -n 40 configure.log >&2; exit 1; }
+say "make -j$(nproc)"
+make -j"$(nproc)" >make.log 2>&1 || { tail -n 60 make.log >&2; exit 1; }
+make install >install.log 2>&1 || { tail -n 40 install.log >&2; exit 1; }
+touch "$PREFIX/.tide-complete"
+rm -rf "$BUILD"
+say "StarPU $VERSION installed in $PREFIX"
+echo "TIDE_STARPU_PREFIX=$PREFIX"
