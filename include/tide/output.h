@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The output side of a run, all host-side and run only at output times: ParaView files (.vtp
+ * particle snapshots and a .pvd time series), gauges (water height, pressure, surge front) in
+ * gauges.csv, and the end-of-run summary (run_summary.csv / run_summary.json).
+ * Every function that can fail prints one sentence naming the path and the reason and returns -1;
+ * files are written to PATH.tmp and renamed, so a crash never leaves a half-written file. */
+#ifndef TIDE_OUTPUT_H
+#define TIDE_OUTPUT_H
+#include <stddef.h>
+#include <stdio.h>
+#include "tide/case.h"
+#include "tide/particle_set.h"
+
+/* ---- atomic files (write to PATH.tmp, rename over PATH on success) ---- */
+
+typedef struct tide_atomic_file {
+	FILE *f;
+	char path[1024], tmp[1040];
+} tide_atomic_file;
+
+/* Opens PATH.tmp for writing ("wb").  Returns 0 or -1 (message printed). */
+int tide_atomic_open(tide_atomic_file *a, const char *path);
+/* Closes and renames over the target when the write went well (ok != 0 and no stream error);
+ * otherwise removes the temporary.  Pass ok = 0 right after a failed write call (errno says
+ * why).  Returns 0 or -1 (message printed). */
+int tide_atomic_commit(tide_atomic_file *a, int ok);
+
+/* ---- ParaView ---- */
+
+/* One VTK XML PolyData snapshot: points (Float64), one vertex cell per particle, point data
+ * Velocity, Density, Pressure (Tait), Type (UInt8), Id (UInt32), binary appended raw encoding. */
+int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case *c);
+
+/* A .pvd collection listing every snapshot with its time; rewritten whole after each step so an
+ * interrupted run still has a valid series. */
+typedef struct tide_pvd {
+	char path[1024];
+	size_t n, cap;
+	char **file;    /* as written in the .pvd: relative to the .pvd's directory when possible */
+	double *time;
+} tide_pvd;
+
+/* Starts a series at path (writes an empty collection).  Returns 0 or -1. */
+int tide_pvd_open(tide_pvd *p, const char *path);
+/* Adds a written .vtp (a path below the .pvd's directory is stored relative to it) at time t and
+ * rewrites the .pvd.  Returns 0 or -1. */
+int tide_pvd_add(tide_pvd *p, const char *vtp_path, double t);
+/* Frees the list (the file is already complete). */
+void tide_pvd_close(tide_pvd *p);
+
+/* ---- gauges ---- */
+
+/* Single measurements over the fluid particles of s (each builds its own cell grid: O(N)).
+ * Water height at the vertical line (x, y) [y ignored in 2-D]: the highest z, scanned upward from
+ * the lowest fluid z in steps of dp/2, where sum_j (m/rho_j) W(|r - r_j|) >= 0.5; 0 if no fluid. */
+double tide_gauge_height(const tide_particle_set *s, const tide_case *c, double x, double y);
+/* Shepard-interpolated Tait pressure at point p (2-D: p[1] ignored); 0 if no fluid within 2h. */
+double tide_gauge_pressure(const tide_particle_set *s, const tide_case *c, const double p[3]);
+/* Largest x - surge_x0 among fluid particles with at least 2 other fluid particles within 1.5 dp
+ * (lone droplets do not count); 0 if there is none. */
+double tide_gauge_front(const tide_particle_set *s, const tide_case *c);
+
+typedef struct tide_gauges {
+	FILE *f;
+	char path[1024];
+} tide_gauges;
+
+/* Creates dir/gauges.csv with a header naming every column and its unit:
+ * time[s], one H[m] per height probe, one P[Pa] per pressure probe, and, for a surge-front case,
+ * front[m], Z[-] (front/surge_a), T[-] (t sqrt(2|g|/surge_a)).  Returns 0 or -1. */
+int tide_gauges_open(tide_gauges *g, const char *dir, const tide_case *c);
+/* Appends (and flushes) one row measured on s at time t.  Returns 0 or -1. */
+int tide_gauges_write(tide_gauges *g, const tide_particle_set *s, const tide_case *c, double t);
+/* Closes the file.  Returns 0 or -1 (e.g. disk full at the last flush). */
+int tide_gauges_close(tide_gauges *g);
+
+/* ---- run summary ---- */
+
+typedef struct tide_run_stats {
+	char case_name[128];
+	char status[256];             /* "ok" or the sentence that stopped the run */
+	int dim;
+	size_t n_fluid, n_bound;
+	long steps;
+	double t_sim, wall_s, time_per_step_s, particle_steps_per_s;
+	size_t peak_host_bytes, peak_device_bytes;
+	int nranks, ncpu_workers, ncuda_workers;
+	char sched[32];
+	int n_outputs;
+	double dp, h;
+} tide_run_stats;
+
+/* Writes dir/run_summary.csv (a header row with units and one value row) and
+ * dir/run_summary.json (the same fields, keys as in tide_run_stats).  Returns 0 or -1. */
+int tide_summary_write(const char *dir, const tide_run_stats *st);
+
+/* Peak resident set size of this process (VmHWM in /proc/self/status) in bytes; 0 if unknown. */
+size_t tide_peak_host_bytes(void);
+
+#endif

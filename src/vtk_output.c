@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// ParaView output: VTK XML PolyData snapshots (.vtp, binary appended raw) and the .pvd series
+// that lists them.  Both go through tide_atomic_file so a crash never leaves a half file.
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tide/output.h"
+
+/* ---- atomic files ---- */
+
+int tide_atomic_open(tide_atomic_file *a, const char *path)
+{
+	memset(a, 0, sizeof *a);
+	if (strlen(path) >= sizeof a->path) {
+		fprintf(stderr, "tide: cannot write %s: the path is too long.\n", path);
+		return -1;
+	}
+	strcpy(a->path, path);
+	snprintf(a->tmp, sizeof a->tmp, "%s.tmp", path);
+	a->f = fopen(a->tmp, "wb");
+	if (!a->f) {
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int tide_atomic_commit(tide_atomic_file *a, int ok)
+{
+	/* errno still holds the failed write's reason; fclose flushes the last buffer, so a full
+	 * disk may only show up there. */
+	int err = ok && !ferror(a->f) ? 0 : (errno ? errno : EIO);
+	if (fclose(a->f) != 0 && !err) err = errno ? errno : EIO;
+	a->f = NULL;
+	if (!err && rename(a->tmp, a->path) != 0) err = errno;
+	if (!err) return 0;
+	remove(a->tmp);
+	fprintf(stderr, "tide: cannot write %s: %s.\n", a->path, strerror(err));
+	return -1;
+}
+
+/* ---- .vtp ---- */
+
+/* Arrays are produced in chunks so a 10-million-particle snapshot needs no full-size copy. */
+#define CHUNK 8192
+
+typedef struct vtp_ctx {
+	const tide_particle_set *s;
+	const tide_case *c;
+	double tait_b;
+	int wide_ids;   /* connectivity/offsets as Int64 (only when n does not fit Int32) */
+} vtp_ctx;
+
+typedef void (*fill_fn)(const vtp_ctx *x, size_t first, size_t count, void *buf);
+
+typedef struct vtp_array {
+	const char *section;   /* PointData, Points or Verts */
+	const char *name, *vtktype;
+	int ncomp;
+	size_t elsize;
+	fill_fn fill;
+} vtp_array;
+
+static void fill_points(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	double *o = buf;
+	for (size_t i = 0; i < count; i++) {
+		o[3 * i] = x->s->x[first + i];
+		o[3 * i + 1] = x->s->y[first + i];
+		o[3 * i + 2] = x->s->z[first + i];
+	}
+}
+
+static void fill_velocity(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	float *o = buf;
+	for (size_t i = 0; i < count; i++) {
+		o[3 * i] = x->s->vx[first + i];
+		o[3 * i + 1] = x->s->vy[first + i];
+		o[3 * i + 2] = x->s->vz[first + i];
+	}
+}
+
+static void fill_density(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	memcpy(buf, x->s->rho + first, count * sizeof(float));
+}
+
+static void fill_pressure(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	float *o = buf;
+	for (size_t i = 0; i < count; i++)
+		o[i] = (float)(x->tait_b * (pow((double)x->s->rho[first + i] / x->c->rho0, x->c->gamma) - 1.0));
+}
+
+static void fill_type(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	uint8_t *o = buf;
+	for (size_t i = 0; i < count; i++) o[i] = (uint8_t)x->s->type[first + i];
+}
+
+static void fill_id(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	memcpy(buf, x->s->id + first, count * sizeof(uint32_t));
+}
+
+/* Vertex cell i holds point i; its offset (end of its connectivity) is i + 1. */
+static void fill_index(const vtp_ctx *x, size_t first, size_t count, void *buf, size_t plus)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (x->wide_ids) ((int64_t *)buf)[i] = (int64_t)(first + i + plus);
+		else ((int32_t *)buf)[i] = (int32_t)(first + i + plus);
+	}
+}
+
+static void fill_connectivity(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	fill_index(x, first, count, buf, 0);
+}
+
+static void fill_offsets(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	fill_index(x, first, count, buf, 1);
+}
+
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+	return *(const uint8_t *)&one == 1;
+}
+
+static void write_xml(FILE *f, const vtp_array *arr, int narr, size_t n)
+{
+	fprintf(f, "<?xml version=\"1.0\"?>\n"
+	           "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+	           "  <PolyData>\n"
+	           "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
+	           "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
+	        host_is_little_endian() ? "LittleEndian" : "BigEndian", n, n);
+	uint64_t offset = 0;
+	const char *open = NULL;
+	for (int a = 0; a < narr; a++) {
+		if (!open || strcmp(open, arr[a].section) != 0) {
+			if (open) fprintf(f, "      </%s>\n", open);
+			open = arr[a].section;
+			if (strcmp(open, "PointData") == 0)
+				fprintf(f, "      <PointData Scalars=\"Density\" Vectors=\"Velocity\">\n");
+			else
+				fprintf(f, "      <%s>\n", open);
+		}
+		fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
+		           "format=\"appended\" offset=\"%llu\"/>\n",
+		        arr[a].vtktype, arr[a].name, arr[a].ncomp, (unsigned long long)offset);
+		offset += sizeof(uint64_t) + (uint64_t)n * arr[a].ncomp * arr[a].elsize;
+	}
+	fprintf(f, "      </%s>\n    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _",
+	        open);
+}
+
+/* One appended block: the UInt64 byte count, then the array. */
+static int write_block(FILE *f, const vtp_ctx *x, const vtp_array *a, void *buf)
+{
+	size_t n = x->s->n;
+	uint64_t bytes = (uint64_t)n * a->ncomp * a->elsize;
+	if (fwrite(&bytes, sizeof bytes, 1, f) != 1) return -1;
+	for (size_t first = 0; first < n; first += CHUNK) {
+		size_t count = n - first < CHUNK ? n - first : CHUNK;
+		a->fill(x, first, count, buf);
+		if (fwrite(buf, a->elsize * a->ncomp, count, f) != count) return -1;
+	}
+	return 0;
+}
+
+int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case *c)
+{
+	vtp_ctx x = { s, c, tide_case_tait_b(c), s->n > INT32_MAX };
+	const char *idtype = x.wide_ids ? "Int64" : "Int32";
+	size_t idsize = x.wide_ids ? 8 : 4;
+	const vtp_array arr[] = {
+		{ "PointData", "Velocity", "Float32", 3, 4, fill_velocity },
+		{ "PointData", "Density", "Float32", 1, 4, fill_density },
+		{ "PointData", "Pressure", "Float32", 1, 4, fill_pressure },
+		{ "PointData", "Type", "UInt8", 1, 1, fill_type },
+		{ "PointData", "Id", "UInt32", 1, 4, fill_id },
+		{ "Points", "Points", "Float64", 3, 8, fill_points },
+		{ "Verts", "connectivity", idtype, 1, idsize, fill_connectivity },
+		{ "Verts", "offsets", idtype, 1, idsize, fill_offsets },
+	};
+	const int narr = (int)(sizeof arr / sizeof arr[0]);
+
+	void *buf = malloc(CHUNK * 3 * sizeof(double));
+	if (!buf) {
+		fprintf(stderr, "tide: cannot write %s: out of memory.\n", path);
+		return -1;
+	}
+	tide_atomic_file af;
+	if (tide_atomic_open(&af, path)) {
+		free(buf);
+		return -1;
+	}
+	write_xml(af.f, arr, narr, s->n);
+	int ok = 1;
+	for (int a = 0; a < narr && ok; a++) ok = write_block(af.f, &x, &arr[a], buf) == 0;
+	if (ok) ok = fputs("\n  </AppendedData>\n</VTKFile>\n", af.f) >= 0;
+	free(buf);
+	return tide_atomic_commit(&af, ok);
+}
+
+/* ---- .pvd ---- */
+
+/* File names go into an XML attribute. */
+static void xml_escaped(FILE *f, const char *str)
+{
+	for (; *str; str++) {
+		switch (*str) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*str, f);
+		}
+	}
+}
+
+static int pvd_rewrite(const tide_pvd *p)
+{
+	tide_atomic_file af;
+	if (tide_atomic_open(&af, p->path)) return -1;
+	fprintf(af.f, "<?xml version=\"1.0\"?>\n"
+	              "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"%s\">\n"
+	              "  <Collection>\n",
+	        host_is_little_endian() ? "LittleEndian" : "BigEndian");
+	for (size_t i = 0; i < p->n; i++) {
+		fprintf(af.f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", p->time[i]);
+		xml_escaped(af.f, p->file[i]);
+		fputs("\"/>\n", af.f);
+	}
+	fputs("  </Collection>\n</VTKFile>\n", af.f);
+	return tide_atomic_commit(&af, 1);
+}
+
+int tide_pvd_open(tide_pvd *p, const char *path)
+{
+	memset(p, 0, sizeof *p);
+	if (strlen(path) >= sizeof p->path) {
+		fprintf(stderr, "tide: cannot write %s: the path is too long.\n", path);
+		return -1;
+	}
+	strcpy(p->path, path);
+	return pvd_rewrite(p);
+}
+
+/* ParaView resolves the file attribute relative to the .pvd, so strip the .pvd's directory. */
+static const char *relative_to_pvd(const char *pvd, const char *vtp)
+{
+	const char *slash = strrchr(pvd, '/');
+	if (!slash) return vtp;
+	size_t dirlen = (size_t)(slash - pvd) + 1;
+	return strncmp(pvd, vtp, dirlen) == 0 ? vtp + dirlen : vtp;
+}
+
+int tide_pvd_add(tide_pvd *p, const char *vtp_path, double t)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		char **file = realloc(p->file, cap * sizeof *file);
+		if (file) p->file = file;
+		double *time = file ? realloc(p->time, cap * sizeof *time) : NULL;
+		if (!time) {
+			fprintf(stderr, "tide: cannot write %s: out of memory.\n", p->path);
+			return -1;
+		}
+		p->time = time;
+		p->cap = cap;
+	}
+	char *name = strdup(relative_to_pvd(p->path, vtp_path));
+	if (!name) {
+		fprintf(stderr, "tide: cannot write %s: out of memory.\n", p->path);
+		return -1;
+	}
+	p->file[p->n] = name;
+	p->time[p->n] = t;
+	p->n++;
+	return pvd_rewrite(p);
+}
+
+void tide_pvd_close(tide_pvd *p)
+{
+	for (size_t i = 0; i < p->n; i++) free(p->file[i]);
+	free(p->file);
+	free(p->time);
+	memset(p, 0, sizeof *p);
+}
