@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A simulation case as read from a YAML case file (cases/*.yaml), fully validated, with every
+/* A simulation case as read from a YAML case file (cases/NAME.yaml), fully validated, with every
  * default filled in.  tide_case_load() is the only place that knows the file format;
  * tide_case_build() turns the geometry into particles. */
 #ifndef TIDE_CASE_H

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Particle builder: tank walls and obstacles (boundary particles), then fluid boxes, all on
+// lattices of spacing dp with particles at cell centres.  A face of a box therefore lies half a
+// spacing from the particles on either side of it, so fluid and wall particles that meet at a face
+// are exactly dp apart and no pair is ever closer than dp.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "tide/case.h"
+
+/* Cells of spacing dp that fit entirely in a length (the tolerance absorbs decimal round-off,
+ * e.g. 0.4/0.005 = 79.99999999999999). */
+static long cells(double len, double dp) { return (long)floor(len / dp + 1e-6); }
+
+/* The coordinates of one axis of a lattice. */
+typedef struct axis {
+	long n;
+	double *v;
+	unsigned char *wall;   /* 1: this coordinate is in a wall layer (outside the inner box) */
+} axis;
+
+static void axis_free(axis *a) { free(a->v); free(a->wall); }
+
+/* Interior points of [lo, hi]: n = cells(hi-lo) points at spacing s = (hi-lo)/n >= dp (so the
+ * faces stay exact even when the length is not a multiple of dp), at least one point. */
+static long span(double lo, double hi, double dp, double *s)
+{
+	long n = cells(hi - lo, dp);
+	if (n < 1) n = 1;
+	*s = (hi - lo) / (double)n;
+	return n;
+}
+
+/* One axis of the tank wall lattice: `layers` coordinates below lo (if walled), the interior
+ * span, `layers` above hi (if walled).  Returns -1 on allocation failure. */
+static int wall_axis(axis *a, double lo, double hi, double dp, int layers, int wall_lo, int wall_hi)
+{
+	double s;
+	long nin = span(lo, hi, dp, &s), nlo = wall_lo ? layers : 0, nhi = wall_hi ? layers : 0;
+	a->n = nlo + nin + nhi;
+	a->v = malloc((size_t)a->n * sizeof *a->v);
+	a->wall = malloc((size_t)a->n);
+	if (!a->v || !a->wall) return -1;
+	long k = 0;
+	for (long i = nlo - 1; i >= 0; i--, k++) { a->v[k] = lo - (i + 0.5) * dp; a->wall[k] = 1; }
+	for (long i = 0; i < nin; i++, k++) { a->v[k] = lo + (i + 0.5) * s; a->wall[k] = 0; }
+	for (long i = 0; i < nhi; i++, k++) { a->v[k] = hi + (i + 0.5) * dp; a->wall[k] = 1; }
+	return 0;
+}
+
+/* A single coordinate 0: the y axis of 2-D cases. */
+static int flat_axis(axis *a)
+{
+	a->n = 1;
+	a->v = calloc(1, sizeof *a->v);
+	a->wall = calloc(1, 1);
+	return a->v && a->wall ? 0 : -1;
+}
+
+static int build_tank(const tide_case *c, tide_particle_set *s)
+{
+	const tide_tank *t = &c->tank;
+	axis ax[3] = {{0}};
+	int rc = -1;
+	if (wall_axis(&ax[0], t->box.lo[0], t->box.hi[0], c->dp, t->layers, 1, 1) ||
+	    (c->dim == 3 ? wall_axis(&ax[1], t->box.lo[1], t->box.hi[1], c->dp, t->layers, 1, 1)
+	                 : flat_axis(&ax[1])) ||
+	    wall_axis(&ax[2], t->box.lo[2], t->box.hi[2], c->dp, t->layers, 1, !t->open_top)) {
+		fprintf(stderr, "tide: out of host memory while building the tank walls.\n");
+		goto out;
+	}
+	/* Every lattice point with at least one coordinate in a wall layer: closed walls, edges and
+	 * corners included. */
+	for (long k = 0; k < ax[2].n; k++)
+		for (long j = 0; j < ax[1].n; j++)
+			for (long i = 0; i < ax[0].n; i++)
+				if ((ax[0].wall[i] || ax[1].wall[j] || ax[2].wall[k]) &&
+				    tide_pset_push(s, ax[0].v[i], ax[1].v[j], ax[2].v[k], (float)c->rho0, TIDE_BOUND))
+					goto out;
+	rc = 0;
+out:
+	for (int a = 0; a < 3; a++) axis_free(&ax[a]);
+	return rc;
+}
+
+static int strictly_inside(const double *p, const double *lo, const double *hi, const double *margin,
+                           int dim)
+{
+	for (int a = 0; a < 3; a++) {
+		if (dim == 2 && a == 1) continue;
+		double eps = 1e-9 * (1 + fabs(lo[a]) + fabs(hi[a]));
+		if (!(p[a] > lo[a] - margin[a] + eps && p[a] < hi[a] + margin[a] - eps)) return 0;
+	}
+	return 1;
+}
+
+/* Obstacle o filled with the span lattice of each axis; s[] receives the spacings. */
+static void obstacle_spacing(const tide_case *c, const tide_box *o, long *n, double *sp)
+{
+	for (int a = 0; a < 3; a++) {
+		n[a] = 1;
+		sp[a] = 0;
+		if (c->dim == 3 || a != 1) n[a] = span(o->lo[a], o->hi[a], c->dp, &sp[a]);
+	}
+}
+
+static int build_obstacle(const tide_case *c, int m, tide_particle_set *s)
+{
+	const tide_box *o = &c->obstacle[m];
+	static const double zero[3] = {0, 0, 0};
+	long n[3];
+	double sp[3];
+	obstacle_spacing(c, o, n, sp);
+	for (long k = 0; k < n[2]; k++)
+		for (long j = 0; j < n[1]; j++)
+			for (long i = 0; i < n[0]; i++) {
+				double p[3] = {o->lo[0] + (i + 0.5) * sp[0], c->dim == 3 ? o->lo[1] + (j + 0.5) * sp[1] : 0,
+				               o->lo[2] + (k + 0.5) * sp[2]};
+				int dup = 0;   /* overlapping obstacles: the earlier one owns the overlap */
+				for (int e = 0; e < m && !dup; e++)
+					dup = strictly_inside(p, c->obstacle[e].lo, c->obstacle[e].hi, zero, c->dim);
+				if (!dup && tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) return -1;
+			}
+	return 0;
+}
+
+/* A fluid point is dropped if it is closer to an obstacle face than dp minus the obstacle's own
+ * half spacing, i.e. if it would come closer than dp to an obstacle particle. */
+static int near_obstacle(const tide_case *c, const double *p)
+{
+	for (int m = 0; m < c->nobstacle; m++) {
+		long n[3];
+		double sp[3], margin[3];
+		obstacle_spacing(c, &c->obstacle[m], n, sp);
+		for (int a = 0; a < 3; a++) margin[a] = c->dp - 0.5 * sp[a];
+		if (strictly_inside(p, c->obstacle[m].lo, c->obstacle[m].hi, margin, c->dim)) return 1;
+	}
+	return 0;
+}
+
+/* Overlapping fluid boxes: the earlier box owns the overlap (plus half a spacing, so that the
+ * two lattices never come closer than dp). */
+static int in_earlier_fluid(const tide_case *c, int b, const double *p)
+{
+	const double half[3] = {0.5 * c->dp, 0.5 * c->dp, 0.5 * c->dp};
+	for (int e = 0; e < b; e++)
+		if (strictly_inside(p, c->fluid[e].lo, c->fluid[e].hi, half, c->dim)) return 1;
+	return 0;
+}
+
+static int build_fluid(const tide_case *c, int b, tide_particle_set *s)
+{
+	const tide_box *f = &c->fluid[b];
+	double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
+	                c->gravity[2] * c->gravity[2]);
+	double bt = tide_case_tait_b(c), top = f->hi[2];
+	long nx = cells(f->hi[0] - f->lo[0], c->dp), nz = cells(f->hi[2] - f->lo[2], c->dp);
+	long ny = c->dim == 3 ? cells(f->hi[1] - f->lo[1], c->dp) : 1;
+	for (long k = 0; k < nz; k++)
+		for (long j = 0; j < ny; j++)
+			for (long i = 0; i < nx; i++) {
+				double p[3] = {f->lo[0] + (i + 0.5) * c->dp, c->dim == 3 ? f->lo[1] + (j + 0.5) * c->dp : 0,
+				               f->lo[2] + (k + 0.5) * c->dp};
+				if (near_obstacle(c, p) || in_earlier_fluid(c, b, p)) continue;
+				/* Hydrostatic start: the Tait pressure of the depth below this box's top. */
+				double rho = c->rho0 * pow(1 + c->rho0 * g * (top - p[2]) / bt, 1 / c->gamma);
+				if (tide_pset_push(s, p[0], p[1], p[2], (float)rho, TIDE_FLUID)) return -1;
+			}
+	return 0;
+}
+
+/* Upper bound of the particle count, from the lattice sizes alone. */
+static double estimate(const tide_case *c)
+{
+	double total = 0, L = c->tank.layers;
+	int y = c->dim == 3;
+	for (int b = 0; b < c->nfluid; b++) {
+		const tide_box *f = &c->fluid[b];
+		total += (floor((f->hi[0] - f->lo[0]) / c->dp) + 1) * (floor((f->hi[2] - f->lo[2]) / c->dp) + 1) *
+		         (y ? floor((f->hi[1] - f->lo[1]) / c->dp) + 1 : 1);
+	}
+	for (int m = 0; m < c->nobstacle; m++) {
+		const tide_box *o = &c->obstacle[m];
+		total += (floor((o->hi[0] - o->lo[0]) / c->dp) + 1) * (floor((o->hi[2] - o->lo[2]) / c->dp) + 1) *
+		         (y ? floor((o->hi[1] - o->lo[1]) / c->dp) + 1 : 1);
+	}
+	if (c->tank.present) {
+		const tide_box *t = &c->tank.box;
+		double nx = floor((t->hi[0] - t->lo[0]) / c->dp) + 1, nz = floor((t->hi[2] - t->lo[2]) / c->dp) + 1;
+		double ny = y ? floor((t->hi[1] - t->lo[1]) / c->dp) + 1 : 1;
+		total += (nx + 2 * L) * (ny + (y ? 2 * L : 0)) * (nz + 2 * L) - nx * ny * nz;
+	}
+	return total;
+}
+
+int tide_case_build(const tide_case *c, tide_particle_set *s)
+{
+	double est = estimate(c);
+	if (!(est <= 4e9)) {
+		fprintf(stderr, "tide: case '%s': dp = %g m gives about %.3g particles, more than the 4e9 "
+		        "that particle ids allow; use a larger dp.\n", c->name, c->dp, est);
+		return -1;
+	}
+	if (tide_pset_reserve(s, s->n + (size_t)est)) return -1;
+	if (c->tank.present && build_tank(c, s)) return -1;
+	for (int m = 0; m < c->nobstacle; m++)
+		if (build_obstacle(c, m, s)) return -1;
+	size_t nbound = s->n;
+	for (int b = 0; b < c->nfluid; b++)
+		if (build_fluid(c, b, s)) return -1;
+	if (s->n == nbound) {
+		fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box, so there are no "
+		        "fluid particles; use a smaller dp.\n", c->name, c->dp);
+		return -1;
+	}
+	return 0;
+}

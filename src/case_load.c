@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Case-file loader (YAML, libyaml document API), --set overrides and the used-parameters writer.
+// One table, keys[], lists every key with its type and allowed range; the file walker and
+// tide_case_set() both go through it, so a file and an override can never disagree on what is
+// valid.  Every error is one sentence: where (file:line, or the --set text), which key, what is
+// allowed.  The format is documented in docs/case-format.md.
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+#include "tide/case.h"
+#include "tide/sph_kernel.h"
+
+enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
+
+/* Range flags of numeric keys, and presence rules. */
+enum {
+	R_GE = 1, R_GT = 2, R_LE = 4, R_LT = 8,
+	REQ = 16,     /* always required (dp, fluid, time.end) */
+	REQ_IN = 32,  /* required when its parent section is present (tank.lo, ...) */
+};
+
+struct ctx;
+typedef int (*list_fn)(struct ctx *, const yaml_node_t *, const char *);
+
+struct key {
+	const char *path;
+	enum kind kind;
+	size_t off;                   /* of the field in tide_case */
+	int flags;
+	double lo, hi;                /* numeric range, per flags */
+	const char *const *names;     /* K_ENUM: names in enum order, NULL-terminated */
+	size_t size;                  /* K_STR: buffer size */
+	list_fn list;                 /* K_LIST */
+};
+
+static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
+
+static const char *const kernel_names[] = {"cubic", "wendland", NULL};
+static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
+static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
+
+#define OFF(f) offsetof(tide_case, f)
+#define SZ(f) sizeof(((tide_case *)0)->f)
+#define NUM(p, f, fl, a, b) {p, K_NUM, OFF(f), fl, a, b, NULL, 0, NULL}
+#define INT(p, f, fl, a, b) {p, K_INT, OFF(f), fl, a, b, NULL, 0, NULL}
+#define ENUM(p, f, n) {p, K_ENUM, OFF(f), 0, 0, 0, n, 0, NULL}
+#define POINT(p, f, fl) {p, K_POINT, OFF(f), fl, 0, 0, NULL, 0, NULL}
+#define SECTION(p) {p, K_SECTION, 0, 0, 0, 0, NULL, 0, NULL}
+#define LIST(p, fn, fl) {p, K_LIST, 0, fl, 0, 0, NULL, 0, fn}
+#define STR(p, f) {p, K_STR, OFF(f), 0, 0, 0, NULL, SZ(f), NULL}
+
+static const struct key keys[] = {
+	STR("name", name),
+	STR("description", description),
+	INT("dim", dim, R_GE | R_LE, 2, 3),
+	NUM("dp", dp, R_GT | REQ, 0, 0),
+	NUM("coefh", coefh, R_GE | R_LE, 0.5, 4),
+	SECTION("domain"),
+	POINT("domain.lo", domain.lo, REQ_IN),
+	POINT("domain.hi", domain.hi, REQ_IN),
+	SECTION("tank"),
+	POINT("tank.lo", tank.box.lo, REQ_IN),
+	POINT("tank.hi", tank.box.hi, REQ_IN),
+	{"tank.open_top", K_BOOL, OFF(tank.open_top), 0, 0, 0, NULL, 0, NULL},
+	INT("tank.layers", tank.layers, R_GE | R_LE, 1, 8),
+	LIST("fluid", list_fluid, REQ),
+	LIST("obstacles", list_obstacles, 0),
+	SECTION("physics"),
+	ENUM("physics.kernel", kernel, kernel_names),
+	NUM("physics.rho0", rho0, R_GT, 0, 0),
+	NUM("physics.gamma", gamma, R_GE | R_LE, 1, 10),
+	NUM("physics.coefsound", coefsound, R_GT, 0, 0),
+	NUM("physics.hswl", hswl, R_GT, 0, 0),
+	NUM("physics.visco", visco, R_GE | R_LE, 0, 1),
+	ENUM("physics.diffusion", diffusion, diffusion_names),
+	NUM("physics.delta", delta, R_GE | R_LE, 0, 1),
+	POINT("physics.gravity", gravity, 0),
+	NUM("physics.cfl", cfl, R_GT | R_LE, 0, 1),
+	ENUM("physics.integrator", integrator, integrator_names),
+	INT("physics.verlet_steps", verlet_steps, R_GE, 1, 0),
+	SECTION("time"),
+	NUM("time.end", t_end, R_GT | REQ, 0, 0),
+	NUM("time.output", t_out, R_GT, 0, 0),
+	SECTION("gauges"),
+	LIST("gauges.height", list_height, 0),
+	LIST("gauges.pressure", list_pressure, 0),
+	SECTION("gauges.surge_front"),
+	NUM("gauges.surge_front.a", surge_a, R_GT | REQ_IN, 0, 0),
+	NUM("gauges.surge_front.x0", surge_x0, 0, 0, 0),
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+struct ctx {
+	const char *file;             /* loading: the case file */
+	const char *set;              /* --set: the assignment (lines are then meaningless) */
+	yaml_document_t *doc;
+	tide_case *c;
+	unsigned char seen[NKEYS];
+	int line[NKEYS];              /* line of each key seen, for later whole-case checks */
+	int fluid_line[TIDE_CASE_MAX_ITEMS], obstacle_line[TIDE_CASE_MAX_ITEMS];
+	int height_line[TIDE_CASE_MAX_ITEMS], pressure_line[TIDE_CASE_MAX_ITEMS];
+};
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+static int fail(const struct ctx *x, int line, const char *fmt, ...)
+{
+	va_list ap;
+	if (x->set) fprintf(stderr, "tide: --set %s: ", x->set);
+	else if (line > 0) fprintf(stderr, "tide: %s:%d: ", x->file, line);
+	else fprintf(stderr, "tide: %s: ", x->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int line_of(const yaml_node_t *n) { return n ? (int)n->start_mark.line + 1 : 0; }
+static const char *text(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static const char *leaf_name(const char *path)
+{
+	const char *d = strrchr(path, '.');
+	return d ? d + 1 : path;
+}
+
+/* "0 <= visco <= 1", "dp > 0", ... from a key's range flags. */
+static void range_text(const struct key *k, char *buf, size_t n)
+{
+	const char *name = leaf_name(k->path);
+	int lo = k->flags & (R_GE | R_GT), hi = k->flags & (R_LE | R_LT);
+	if (lo && hi)
+		snprintf(buf, n, "%g %s %s %s %g", k->lo, k->flags & R_GT ? "<" : "<=", name,
+		         k->flags & R_LT ? "<" : "<=", k->hi);
+	else if (lo)
+		snprintf(buf, n, "%s %s %g", name, k->flags & R_GT ? ">" : ">=", k->lo);
+	else if (hi)
+		snprintf(buf, n, "%s %s %g", name, k->flags & R_LT ? "<" : "<=", k->hi);
+	else
+		snprintf(buf, n, "any finite number");
+}
+
+static int type_error(const struct ctx *x, const yaml_node_t *v, const char *path, const char *want)
+{
+	if (v->type == YAML_SCALAR_NODE)
+		return fail(x, line_of(v), "key '%s' = '%s' is not %s.", path, text(v), want);
+	return fail(x, line_of(v), "key '%s' is %s, not %s.", path,
+	            v->type == YAML_SEQUENCE_NODE ? "a list" : "a mapping", want);
+}
+
+/* ---- scalars ------------------------------------------------------------------------------- */
+
+/* Numbers must be plain YAML scalars: a quoted "0.1" is a string, as YAML itself says. */
+static int parse_number(const yaml_node_t *v, double *d)
+{
+	if (v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return -1;
+	const char *s = text(v);
+	char *e;
+	errno = 0;
+	*d = strtod(s, &e);
+	return (e == s || *e || errno == ERANGE || !isfinite(*d)) ? -1 : 0;
+}
+
+static int in_range(const struct key *k, double d)
+{
+	if ((k->flags & R_GE) && !(d >= k->lo)) return 0;
+	if ((k->flags & R_GT) && !(d > k->lo)) return 0;
+	if ((k->flags & R_LE) && !(d <= k->hi)) return 0;
+	if ((k->flags & R_LT) && !(d < k->hi)) return 0;
+	return 1;
+}
+
+static int get_number(struct ctx *x, const struct key *k, const yaml_node_t *v, const char *path,
+                      int integer, double *d)
+{
+	char r[96], want[160];
+	range_text(k, r, sizeof r);
+	snprintf(want, sizeof want, "%s (allowed: %s)", integer ? "an integer" : "a number", r);
+	if (parse_number(v, d) || (integer && (*d != floor(*d) || fabs(*d) > 1e9)))
+		return type_error(x, v, path, want);
+	if (!in_range(k, *d))
+		return fail(x, line_of(v), "key '%s' = %s is out of range; allowed: %s.", path, text(v), r);
+	return 0;
+}
+
+static int get_bool(struct ctx *x, const yaml_node_t *v, const char *path, int *b)
+{
+	if (v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+		if (!strcmp(text(v), "true")) { *b = 1; return 0; }
+		if (!strcmp(text(v), "false")) { *b = 0; return 0; }
+	}
+	return type_error(x, v, path, "a boolean (allowed: true, false)");
+}
+
+static int get_string(struct ctx *x, const yaml_node_t *v, const char *path, char *dst, size_t size)
+{
+	if (v->type != YAML_SCALAR_NODE) return type_error(x, v, path, "a string");
+	size_t n = strlen(text(v));
+	if (n >= size)
+		return fail(x, line_of(v), "key '%s' is too long (%zu characters); allowed: at most %zu.",
+		            path, n, size - 1);
+	memcpy(dst, text(v), n + 1);
+	return 0;
+}
+
+static int get_enum(struct ctx *x, const struct key *k, const yaml_node_t *v, const char *path, int *e)
+{
+	char allowed[128] = "";
+	for (int i = 0; k->names[i]; i++) {
+		if (v->type == YAML_SCALAR_NODE && !strcmp(text(v), k->names[i])) { *e = i; return 0; }
+		strcat(allowed, i ? ", " : "");
+		strcat(allowed, k->names[i]);
+	}
+	if (v->type != YAML_SCALAR_NODE) return type_error(x, v, path, "a name");
+	return fail(x, line_of(v), "key '%s' = '%s' is not allowed; allowed: %s.", path, text(v), allowed);
+}
+
+/* ---- coordinates ------------------------------------------------------------------------- */
+
+/* Axes given in a file: 2-D cases are in the x-z plane, so [x, z] fills components 0 and 2. */
+static const int axes2[] = {0, 2}, axes3[] = {0, 1, 2};
+static const int *axes_of(int dim) { return dim == 2 ? axes2 : axes3; }
+
+/* A list of m numbers stored into out[axes[j]]; the components not given become 0. */
+static int get_coords(struct ctx *x, const yaml_node_t *v, const char *path, int m, const int *axes,
+                      const char *shape, double *out)
+{
+	char want[96], p[160];
+	snprintf(want, sizeof want, "a list of %d number%s %s", m, m > 1 ? "s" : "", shape);
+	if (v->type != YAML_SEQUENCE_NODE) return type_error(x, v, path, want);
+	yaml_node_item_t *it = v->data.sequence.items.start;
+	int n = (int)(v->data.sequence.items.top - it);
+	if (n != m)
+		return fail(x, line_of(v), "key '%s' has %d value%s; expected %s (this is a %d-D case).",
+		            path, n, n == 1 ? "" : "s", want, x->c->dim);
+	double tmp[3] = {0, 0, 0};
+	for (int j = 0; j < m; j++) {
+		const yaml_node_t *e = yaml_document_get_node(x->doc, it[j]);
+		snprintf(p, sizeof p, "%s[%d]", path, j);
+		if (parse_number(e, &tmp[axes[j]])) return type_error(x, e, p, "a number");
+	}
+	memcpy(out, tmp, sizeof tmp);
+	return 0;
+}
+
+static int get_point(struct ctx *x, const yaml_node_t *v, const char *path, double *out)
+{
+	int d = x->c->dim;
+	return get_coords(x, v, path, d, axes_of(d), d == 2 ? "[x, z]" : "[x, y, z]", out);
+}
+
+/* ---- key lookup and the mapping walker ----------------------------------------------------- */
+
+static int find_key(const char *path)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].path, path)) return (int)i;
+	return -1;
+}
+
+/* Is key k a direct child of section prefix ("" = the top level)? */
+static int child_of(const struct key *k, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (n && (strncmp(k->path, prefix, n) || k->path[n] != '.')) return 0;
+	return !strchr(k->path + (n ? n + 1 : 0), '.');
+}
+
+static int unknown_key(struct ctx *x, int line, const char *prefix, const char *path)
+{
+	char allowed[512] = "";
+	for (size_t i = 0; i < NKEYS; i++) {
+		if (!child_of(&keys[i], prefix)) continue;
+		if (*allowed) strcat(allowed, ", ");
+		strcat(allowed, leaf_name(keys[i].path));
+	}
+	if (*prefix)
+		return fail(x, line, "unknown key '%s'; allowed in '%s': %s.", path, prefix, allowed);
+	return fail(x, line, "unknown key '%s'; allowed at the top level: %s.", path, allowed);
+}
+
+static int walk(struct ctx *x, const yaml_node_t *map, const char *prefix);
+
+static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
+{
+	const struct key *k = &keys[i];
+	void *dst = (char *)x->c + k->off;
+	double d;
+	switch (k->kind) {
+	case K_SECTION:
+		/* Being present is meaningful for these sections. */
+		if (!strcmp(path, "tank")) x->c->tank.present = 1;
+		if (!strcmp(path, "gauges.surge_front")) x->c->surge_front = 1;
+		return walk(x, v, path);
+	case K_LIST: return k->list(x, v, path);
+	case K_NUM:
+		if (get_number(x, k, v, path, 0, &d)) return -1;
+		*(double *)dst = d;
+		return 0;
+	case K_INT:
+		if (get_number(x, k, v, path, 1, &d)) return -1;
+		*(int *)dst = (int)d;
+		return 0;
+	case K_BOOL: return get_bool(x, v, path, dst);
+	case K_STR: return get_string(x, v, path, dst, k->size);
+	case K_ENUM: return get_enum(x, k, v, path, dst);
+	case K_POINT: return get_point(x, v, path, dst);
+	}
+	return -1;
+}
+
+/* Checks that map is a mapping whose keys are plain, distinct scalars. */
+static int check_mapping(struct ctx *x, const yaml_node_t *map, const char *path, const char *what)
+{
+	if (map->type != YAML_MAPPING_NODE) {
+		char want[160];
+		snprintf(want, sizeof want, "a mapping of %s", what);
+		return *path ? type_error(x, map, path, want)
+		             : fail(x, line_of(map), "the file must be a mapping of case keys.");
+	}
+	yaml_node_pair_t *a = map->data.mapping.pairs.start, *top = map->data.mapping.pairs.top;
+	for (yaml_node_pair_t *p = a; p < top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		if (k->type != YAML_SCALAR_NODE)
+			return fail(x, line_of(k), "a key in '%s' is not a plain word; allowed: key names.",
+			            *path ? path : "the top level");
+		for (yaml_node_pair_t *q = a; q < p; q++)
+			if (!strcmp(text(yaml_document_get_node(x->doc, q->key)), text(k)))
+				return fail(x, line_of(k), "key '%s%s%s' appears twice; allowed: once.", path,
+				            *path ? "." : "", text(k));
+	}
+	return 0;
+}
+
+static int walk(struct ctx *x, const yaml_node_t *map, const char *prefix)
+{
+	if (check_mapping(x, map, prefix, "keys")) return -1;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
+		char path[160];
+		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", text(k));
+		int i = find_key(path);
+		if (i < 0) return unknown_key(x, line_of(k), prefix, path);
+		x->seen[i] = 1;
+		x->line[i] = line_of(k);
+		if (apply(x, i, v, path)) return -1;
+	}
+	return 0;
+}
+
+/* ---- lists ---------------------------------------------------------------------------------- */
+
+/* An item of a list: a mapping with keys only from names[]; val[j] is NULL when absent. */
+static int get_fields(struct ctx *x, const yaml_node_t *item, const char *path,
+                      const char *const *names, const yaml_node_t **val)
+{
+	char allowed[96] = "";
+	for (int j = 0; names[j]; j++) {
+		val[j] = NULL;
+		strcat(allowed, j ? ", " : "");
+		strcat(allowed, names[j]);
+	}
+	if (check_mapping(x, item, path, allowed)) return -1;
+	for (yaml_node_pair_t *p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		int j = 0;
+		while (names[j] && strcmp(names[j], text(k))) j++;
+		if (!names[j])
+			return fail(x, line_of(k), "unknown key '%s.%s'; allowed: %s.", path, text(k), allowed);
+		val[j] = yaml_document_get_node(x->doc, p->value);
+	}
+	return 0;
+}
+
+static int get_items(struct ctx *x, const yaml_node_t *seq, const char *path, const char *what,
+                     yaml_node_item_t **start, int *n)
+{
+	if (seq->type != YAML_SEQUENCE_NODE) return type_error(x, seq, path, what);
+	*start = seq->data.sequence.items.start;
+	*n = (int)(seq->data.sequence.items.top - *start);
+	if (*n > TIDE_CASE_MAX_ITEMS)
+		return fail(x, line_of(seq), "key '%s' has %d entries; allowed: at most %d.", path, *n,
+		            TIDE_CASE_MAX_ITEMS);
+	return 0;
+}
+
+static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, tide_box *box,
+                     int *count, int *lines)
+{
+	static const char *const names[] = {"lo", "hi", NULL};
+	yaml_node_item_t *it;
+	int n;
+	if (get_items(x, seq, path, "a list of boxes {lo: [...], hi: [...]}", &it, &n)) return -1;
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
+		char p[160], q[176];
+		snprintf(p, sizeof p, "%s[%d]", path, i);
+		if (get_fields(x, item, p, names, v)) return -1;
+		for (int j = 0; j < 2; j++) {
+			snprintf(q, sizeof q, "%s.%s", p, names[j]);
+			if (!v[j]) return fail(x, line_of(item), "missing required key '%s'.", q);
+			if (get_point(x, v[j], q, j ? box[i].hi : box[i].lo)) return -1;
+		}
+		lines[i] = line_of(item);
+	}
+	*count = n;
+	return 0;
+}
+
+static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_boxes(x, v, path, x->c->fluid, &x->c->nfluid, x->fluid_line);
+}
+
+static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_boxes(x, v, path, x->c->obstacle, &x->c->nobstacle, x->obstacle_line);
+}
+
+/* Probes {name, at}: height probes are vertical lines, so 'at' has one number fewer than a point. */
+static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, int height,
+                      tide_probe *pr, int *count, int *lines)
+{
+	static const char *const names[] = {"name", "at", NULL};
+	static const int axes_h3[] = {0, 1}, axes_h2[] = {0};
+	int d = x->c->dim, m = height ? d - 1 : d;
+	const int *axes = height ? (d == 2 ? axes_h2 : axes_h3) : axes_of(d);
+	const char *shape = height ? (d == 2 ? "[x]" : "[x, y]") : (d == 2 ? "[x, z]" : "[x, y, z]");
+	yaml_node_item_t *it;
+	int n;
+	if (get_items(x, seq, path, "a list of probes {name: ..., at: [...]}", &it, &n)) return -1;
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
+		char p[160], q[176];
+		snprintf(p, sizeof p, "%s[%d]", path, i);
+		if (get_fields(x, item, p, names, v)) return -1;
+		snprintf(pr[i].name, sizeof pr[i].name, "%c%d", height ? 'H' : 'P', i + 1);
+		snprintf(q, sizeof q, "%s.name", p);
+		if (v[0] && get_string(x, v[0], q, pr[i].name, sizeof pr[i].name)) return -1;
+		snprintf(q, sizeof q, "%s.at", p);
+		if (!v[1]) return fail(x, line_of(item), "missing required key '%s'.", q);
+		if (get_coords(x, v[1], q, m, axes, shape, pr[i].p)) return -1;
+		lines[i] = line_of(item);
+	}
+	*count = n;
+	return 0;
+}
+
+static int list_height(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_probes(x, v, path, 1, x->c->height, &x->c->nheight, x->height_line);
+}
+
+static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_probes(x, v, path, 0, x->c->pressure, &x->c->npressure, x->pressure_line);
+}
+
+/* ---- whole-case checks and derived values ----------------------------------------------- */
+
+static void fmt_box(const tide_case *c, const tide_box *b, char *buf, size_t n)
+{
+	if (c->dim == 2)
+		snprintf(buf, n, "[%g, %g]..[%g, %g]", b->lo[0], b->lo[2], b->hi[0], b->hi[2]);
+	else
+		snprintf(buf, n, "[%g, %g, %g]..[%g, %g, %g]", b->lo[0], b->lo[1], b->lo[2], b->hi[0],
+		         b->hi[1], b->hi[2]);
+}
+
+static int check_box(struct ctx *x, int line, const char *path, const tide_box *b)
+{
+	static const char axis[] = "xyz";
+	for (int j = 0; j < x->c->dim; j++) {
+		int a = axes_of(x->c->dim)[j];
+		if (!(b->lo[a] < b->hi[a]))
+			return fail(x, line, "key '%s' has lo >= hi on the %c axis (%g >= %g); allowed: lo < hi "
+			            "on every axis.", path, axis[a], b->lo[a], b->hi[a]);
+	}
+	return 0;
+}
+
+/* Small tolerance so that a box given with the same decimals as its container counts as inside. */
+static int box_inside(const tide_case *c, const tide_box *in, const tide_box *out)
+{
+	for (int j = 0; j < c->dim; j++) {
+		int a = axes_of(c->dim)[j];
+		double tol = 1e-9 * (1 + fabs(out->lo[a]) + fabs(out->hi[a]));
+		if (in->lo[a] < out->lo[a] - tol || in->hi[a] > out->hi[a] + tol) return 0;
+	}
+	return 1;
+}
+
+static int check_inside(struct ctx *x, int line, const char *path, const tide_box *b, int in_tank)
+{
+	const tide_case *c = x->c;
+	char bb[128], ob[128];
+	fmt_box(c, b, bb, sizeof bb);
+	if (!box_inside(c, b, &c->domain)) {
+		fmt_box(c, &c->domain, ob, sizeof ob);
+		return fail(x, line, "key '%s' = %s lies outside the domain; allowed: a box inside the "
+		            "domain %s.", path, bb, ob);
+	}
+	if (in_tank && c->tank.present && !box_inside(c, b, &c->tank.box)) {
+		fmt_box(c, &c->tank.box, ob, sizeof ob);
+		return fail(x, line, "key '%s' = %s lies outside the tank interior; allowed: a box inside "
+		            "the tank %s.", path, bb, ob);
+	}
+	return 0;
+}
+
+static int check_probes(struct ctx *x, const char *path, const tide_probe *pr, int n,
+                        const int *lines, int height)
+{
+	const tide_case *c = x->c;
+	for (int i = 0; i < n; i++) {
+		tide_box pt = {{pr[i].p[0], pr[i].p[1], pr[i].p[2]}, {pr[i].p[0], pr[i].p[1], pr[i].p[2]}};
+		if (height) pt.lo[2] = pt.hi[2] = c->domain.lo[2];   /* a vertical line: z is free */
+		if (!box_inside(c, &pt, &c->domain)) {
+			char ob[128];
+			fmt_box(c, &c->domain, ob, sizeof ob);
+			return fail(x, lines[i], "key '%s[%d].at' lies outside the domain; allowed: a point "
+			            "inside %s.", path, i, ob);
+		}
+	}
+	return 0;
+}
+
+static int check_geometry(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	char p[32];
+	if (c->tank.present && check_box(x, x->line[find_key("tank")], "tank", &c->tank.box)) return -1;
+	if (check_box(x, x->line[find_key("domain")], "domain", &c->domain)) return -1;
+	for (int i = 0; i < c->nfluid; i++) {
+		snprintf(p, sizeof p, "fluid[%d]", i);
+		if (check_box(x, x->fluid_line[i], p, &c->fluid[i]) ||
+		    check_inside(x, x->fluid_line[i], p, &c->fluid[i], 1)) return -1;
+	}
+	for (int i = 0; i < c->nobstacle; i++) {
+		snprintf(p, sizeof p, "obstacles[%d]", i);
+		if (check_box(x, x->obstacle_line[i], p, &c->obstacle[i]) ||
+		    check_inside(x, x->obstacle_line[i], p, &c->obstacle[i], 1)) return -1;
+	}
+	return check_probes(x, "gauges.height", c->height, c->nheight, x->height_line, 1) ||
+	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0);
+}
+
+/* Tank outer box (inner box grown by layers*dp on every walled side), grown upward by the tank
+ * height so splashes stay inside. */
+static tide_box default_domain(const tide_case *c)
+{
+	tide_box d = c->tank.box;
+	double w = c->tank.layers * c->dp;
+	for (int j = 0; j < c->dim; j++) {
+		int a = axes_of(c->dim)[j];
+		d.lo[a] -= w;
+		if (a != 2 || !c->tank.open_top) d.hi[a] += w;
+	}
+	d.hi[2] += c->tank.box.hi[2] - c->tank.box.lo[2];
+	return d;
+}
+
+/* Still water level: highest fluid top above the tank floor (or above the lowest fluid). */
+static double default_hswl(const tide_case *c)
+{
+	double top = -INFINITY, floor_z = INFINITY;
+	for (int i = 0; i < c->nfluid; i++) {
+		top = fmax(top, c->fluid[i].hi[2]);
+		floor_z = fmin(floor_z, c->fluid[i].lo[2]);
+	}
+	if (c->tank.present) floor_z = c->tank.box.lo[2];
+	return top - floor_z;
+}
+
+static double gravity_norm(const tide_case *c)
+{
+	return sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
+	            c->gravity[2] * c->gravity[2]);
+}
+
+/* The one derivation of c0, run after loading and after every --set, so c0 always follows
+ * coefsound, gravity and hswl. */
+static int derive(struct ctx *x)
+{
+	tide_case *c = x->c;
+	c->c0 = c->coefsound * sqrt(gravity_norm(c) * c->hswl);
+	if (!(c->c0 > 0) || !isfinite(c->c0))
+		return fail(x, x->line[find_key("physics.gravity")], "key 'physics.gravity' is zero, so "
+		            "c0 = coefsound*sqrt(|g|*hswl) would be 0; allowed: a nonzero gravity vector.");
+	return 0;
+}
+
+static int check_surge(struct ctx *x)
+{
+	if (x->c->surge_front && !(x->c->surge_a > 0))
+		return fail(x, x->line[find_key("gauges.surge_front")], "missing required key "
+		            "'gauges.surge_front.a' (the initial column width, > 0).");
+	return 0;
+}
+
+/* Keys required always (REQ), or when their section is present (REQ_IN). */
+static int check_required(struct ctx *x, double dp_override)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+		if (x->seen[i] || !(k->flags & (REQ | REQ_IN))) continue;
+		if (!strcmp(k->path, "dp") && dp_override > 0) continue;
+		int parent = -1, line = 1;
+		if (strchr(k->path, '.')) {
+			char pp[64];
+			snprintf(pp, sizeof pp, "%.*s", (int)(leaf_name(k->path) - 1 - k->path), k->path);
+			parent = find_key(pp);
+		}
+		if ((k->flags & REQ_IN) && (parent < 0 || !x->seen[parent])) continue;
+		if (parent >= 0 && x->seen[parent]) line = x->line[parent];
+		if (!strcmp(k->path, "fluid"))
+			return fail(x, line, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
+			            "{lo: [...], hi: [...]} filled with water.", TIDE_CASE_MAX_ITEMS);
+		if (k->kind == K_NUM) {
+			char r[96];
+			range_text(k, r, sizeof r);
+			return fail(x, line, "missing required key '%s'; allowed: %s%s.", k->path, r,
+			            strcmp(k->path, "dp") ? "" : " (or give --dp)");
+		}
+		return fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
+		            x->c->dim);
+	}
+	if (x->c->nfluid < 1)
+		return fail(x, x->line[find_key("fluid")], "key 'fluid' is empty; allowed: a list of 1 to "
+		            "%d boxes {lo: [...], hi: [...]}.", TIDE_CASE_MAX_ITEMS);
+	return 0;
+}
+
+/* ---- loading -------------------------------------------------------------------------------- */
+
+static void set_defaults(tide_case *c, const char *path)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->path, sizeof c->path, "%s", path);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strcspn(base, ".");
+	snprintf(c->name, sizeof c->name, "%.*s", (int)(n < sizeof c->name ? n : sizeof c->name - 1), base);
+	c->dim = 3;
+	c->dp = 0;
+	c->coefh = 2.0;
+	c->tank.open_top = 1;
+	c->tank.layers = 3;
+	c->kernel = TIDE_KERNEL_CUBIC;
+	c->rho0 = 1000;
+	c->gamma = 7;
+	c->coefsound = 20;
+	c->visco = 0.1;
+	c->diffusion = TIDE_DIFF_NONE;
+	c->delta = 0.1;
+	c->gravity[2] = -9.81;
+	c->cfl = 0.2;
+	c->integrator = TIDE_VERLET;
+	c->verlet_steps = 40;
+}
+
+/* dim decides how many numbers every point has, so it is read before anything else. */
+static int read_dim(struct ctx *x, const yaml_node_t *root)
+{
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		if (!strcmp(text(k), "dim"))
+			return apply(x, find_key("dim"), yaml_document_get_node(x->doc, p->value), "dim");
+	}
+	return 0;
+}
+
+static int finish_load(struct ctx *x, double dp_override)
+{
+	tide_case *c = x->c;
+	if (dp_override > 0) c->dp = dp_override;
+	if (check_required(x, dp_override) || check_surge(x)) return -1;
+	if (!x->seen[find_key("domain")]) {
+		if (!c->tank.present)
+			return fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi} or a "
+			            "tank {lo, hi} from which the domain is derived.");
+		if (check_box(x, x->line[find_key("tank")], "tank", &c->tank.box)) return -1;
+		c->domain = default_domain(c);
+	}
+	if (!x->seen[find_key("time.output")]) c->t_out = c->t_end / 50;
+	if (check_geometry(x)) return -1;
+	if (!x->seen[find_key("physics.hswl")]) c->hswl = default_hswl(c);
+	return derive(x);
+}
+
+static int load_root(struct ctx *x, const yaml_node_t *root, double dp_override)
+{
+	if (!root)
+		return fail(x, 0, "the file is empty; expected a mapping with at least 'dp', 'fluid' and "
+		            "'time'.");
+	if (check_mapping(x, root, "", "keys") || read_dim(x, root) || walk(x, root, "")) return -1;
+	return finish_load(x, dp_override);
+}
+
+static int syntax_error(const struct ctx *x, const yaml_parser_t *p)
+{
+	if (p->error == YAML_READER_ERROR)
+		return fail(x, 0, "cannot read the case file: %s.", p->problem ? p->problem : "read error");
+	if (p->error == YAML_MEMORY_ERROR) return fail(x, 0, "out of memory while parsing.");
+	if (p->context)
+		return fail(x, (int)p->problem_mark.line + 1, "YAML syntax error: %s (%s on line %d).",
+		            p->problem, p->context, (int)p->context_mark.line + 1);
+	return fail(x, (int)p->problem_mark.line + 1, "YAML syntax error: %s.",
+	            p->problem ? p->problem : "unknown problem");
+}
+
+int tide_case_load(const char *path, double dp_override, tide_case *c)
+{
+	struct ctx x = {.file = path, .c = c};
+	set_defaults(c, path);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "tide: cannot open case file '%s': %s.\n", path, strerror(errno));
+		return -1;
+	}
+	yaml_parser_t p;
+	yaml_document_t doc;
+	int rc;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_file(&p, f);
+	if (!yaml_parser_load(&p, &doc)) {
+		rc = syntax_error(&x, &p);
+	} else {
+		x.doc = &doc;
+		rc = load_root(&x, yaml_document_get_root_node(&doc), dp_override);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&p);
+	fclose(f);
+	return rc;
+}
+
+/* ---- --set ---------------------------------------------------------------------------------- */
+
+static int box_equal(const tide_box *a, const tide_box *b)
+{
+	return !memcmp(a->lo, b->lo, sizeof a->lo) && !memcmp(a->hi, b->hi, sizeof a->hi);
+}
+
+static int derived_domain(const tide_case *c)
+{
+	tide_box d = default_domain(c);
+	return c->tank.present && box_equal(&d, &c->domain);
+}
+
+/* Applies value v of key to x->c (a copy of old); then re-derives what followed from the old
+ * parameters and re-runs the whole-case checks. */
+static int set_value(struct ctx *x, const tide_case *old, const char *key, const yaml_node_t *v)
+{
+	tide_case *c = x->c;
+	int i = find_key(key);
+	char parent[64];
+	snprintf(parent, sizeof parent, "%.*s", (int)(leaf_name(key) - key - (strchr(key, '.') != NULL)), key);
+	if (i < 0) return unknown_key(x, 0, find_key(parent) >= 0 ? parent : "", key);
+	if (keys[i].kind == K_SECTION || keys[i].kind == K_LIST || !strcmp(key, "dim"))
+		return fail(x, 0, "key '%s' cannot be changed with --set; allowed: scalar and vector keys "
+		            "such as dp, coefh, physics.*, time.*, tank.layers (edit the case file for the "
+		            "rest).", key);
+	if (!strncmp(key, "tank.", 5) && !old->tank.present)
+		return fail(x, 0, "key '%s' cannot be set: the case has no tank.", key);
+	if (apply(x, i, v, key)) return -1;
+	if (!strncmp(key, "gauges.surge_front.", 19)) c->surge_front = 1;
+	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
+	if (derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = default_domain(c);
+	if (old->hswl == default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = default_hswl(c);
+	if (check_surge(x) || check_geometry(x)) return -1;
+	return derive(x);
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s), a = strspn(s, " \t");
+	while (n > a && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+	memmove(s, s + a, n - a);
+	s[n - a] = 0;
+}
+
+int tide_case_set(tide_case *c, const char *assignment)
+{
+	struct ctx x = {.set = assignment};
+	const char *eq = strchr(assignment, '=');
+	char key[128], val[1024];
+	if (!eq || (size_t)(eq - assignment) >= sizeof key || strlen(eq + 1) >= sizeof val)
+		return fail(&x, 0, "expected key=value, e.g. physics.visco=0.05.");
+	snprintf(key, sizeof key, "%.*s", (int)(eq - assignment), assignment);
+	snprintf(val, sizeof val, "%s", eq + 1);
+	trim(key);
+	trim(val);
+	if (!*key || !*val) return fail(&x, 0, "expected key=value, e.g. physics.visco=0.05.");
+
+	/* The value is parsed as YAML, so "[0, -9.81]" is a list exactly as in a file. */
+	yaml_parser_t p;
+	yaml_document_t doc;
+	int rc;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)val, strlen(val));
+	if (!yaml_parser_load(&p, &doc)) {
+		rc = fail(&x, 0, "the value is not valid YAML: %s.", p.problem ? p.problem : "parse error");
+	} else {
+		tide_case tmp = *c;
+		x.doc = &doc;
+		x.c = &tmp;
+		rc = set_value(&x, c, key, yaml_document_get_root_node(&doc));
+		if (!rc) *c = tmp;
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+/* ---- used_parameters.yaml ---------------------------------------------------------------- */
+
+/* Shortest decimal that reads back to the same double, so the file round-trips exactly. */
+static const char *num(double v, char *buf)
+{
+	for (int prec = 6; prec <= 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v) break;
+	}
+	return buf;
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
+		else fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* Writes the components of v given in a file of this dimension (count numbers along axes). */
+static void put_coords(FILE *f, const double *v, int count, const int *axes)
+{
+	char b[32];
+	fputc('[', f);
+	for (int j = 0; j < count; j++) fprintf(f, "%s%s", j ? ", " : "", num(v[axes[j]], b));
+	fputc(']', f);
+}
+
+static void put_box(FILE *f, const tide_case *c, const tide_box *b)
+{
+	fputs("{lo: ", f);
+	put_coords(f, b->lo, c->dim, axes_of(c->dim));
+	fputs(", hi: ", f);
+	put_coords(f, b->hi, c->dim, axes_of(c->dim));
+	fputc('}', f);
+}
+
+static void put_boxes(FILE *f, const tide_case *c, const char *key, const tide_box *b, int n)
+{
+	fprintf(f, "%s:%s\n", key, n ? "" : " []");
+	for (int i = 0; i < n; i++) {
+		fputs("  - ", f);
+		put_box(f, c, &b[i]);
+		fputc('\n', f);
+	}
+}
+
+static void put_probes(FILE *f, const tide_case *c, const char *key, const tide_probe *pr, int n,
+                       int height)
+{
+	static const int axes_h[] = {0, 1};
+	fprintf(f, "  %s:%s\n", key, n ? "" : " []");
+	for (int i = 0; i < n; i++) {
+		fputs("    - {name: ", f);
+		put_str(f, pr[i].name);
+		fputs(", at: ", f);
+		if (height) put_coords(f, pr[i].p, c->dim - 1, axes_h);
+		else put_coords(f, pr[i].p, c->dim, axes_of(c->dim));
+		fputs("}\n", f);
+	}
+}
+
+static void put_physics(FILE *f, const tide_case *c)
+{
+	char b[32];
+	fprintf(f, "physics:\n  kernel: %s\n", kernel_names[c->kernel]);
+	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
+	fprintf(f, "  gamma: %s\n", num(c->gamma, b));
+	fprintf(f, "  coefsound: %s\n", num(c->coefsound, b));
+	fprintf(f, "  hswl: %s\n", num(c->hswl, b));
+	fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
+	fprintf(f, "  visco: %s\n", num(c->visco, b));
+	fprintf(f, "  diffusion: %s\n", diffusion_names[c->diffusion]);
+	fprintf(f, "  delta: %s\n", num(c->delta, b));
+	fputs("  gravity: ", f);
+	put_coords(f, c->gravity, c->dim, axes_of(c->dim));
+	fprintf(f, "\n  cfl: %s\n", num(c->cfl, b));
+	fprintf(f, "  integrator: %s\n", integrator_names[c->integrator]);
+	fprintf(f, "  verlet_steps: %d\n", c->verlet_steps);
+}
+
+static void put_case(FILE *f, const tide_case *c)
+{
+	char b[32];
+	fputs("# SPDX-License-Identifier: LGPL-2.1-or-later\n", f);
+	fputs("# Every parameter tide used for this run, defaults included (readable as a case file).\n", f);
+	fputs("name: ", f);
+	put_str(f, c->name);
+	fputs("\ndescription: ", f);
+	put_str(f, c->description);
+	fprintf(f, "\ndim: %d\ndp: %s\n", c->dim, num(c->dp, b));
+	fprintf(f, "coefh: %s\n", num(c->coefh, b));
+	fputs("domain: ", f);
+	put_box(f, c, &c->domain);
+	fputc('\n', f);
+	if (c->tank.present) {
+		fputs("tank: {lo: ", f);
+		put_coords(f, c->tank.box.lo, c->dim, axes_of(c->dim));
+		fputs(", hi: ", f);
+		put_coords(f, c->tank.box.hi, c->dim, axes_of(c->dim));
+		fprintf(f, ", open_top: %s, layers: %d}\n", c->tank.open_top ? "true" : "false",
+		        c->tank.layers);
+	}
+	put_boxes(f, c, "fluid", c->fluid, c->nfluid);
+	put_boxes(f, c, "obstacles", c->obstacle, c->nobstacle);
+	put_physics(f, c);
+	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
+	fprintf(f, "output: %s}\n", num(c->t_out, b));
+	fputs("gauges:\n", f);
+	put_probes(f, c, "height", c->height, c->nheight, 1);
+	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);
+	if (c->surge_front) {
+		fprintf(f, "  surge_front: {a: %s, ", num(c->surge_a, b));
+		fprintf(f, "x0: %s}\n", num(c->surge_x0, b));
+	}
+}
+
+int tide_case_write_used(const tide_case *c, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "tide: cannot write '%s': %s.\n", path, strerror(errno));
+		return -1;
+	}
+	put_case(f, c);
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "tide: error while writing '%s'.\n", path);
+		return -1;
+	}
+	return 0;
+}
