@@ -398,8 +398,8 @@ static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, ti
                      int *count, int *lines)
 {
 	static const char *const names[] = {"lo", "hi", NULL};
-	yaml_node_item_t *it;
-	int n;
+	yaml_node_item_t *it = NULL;
+	int n = 0;
 	if (get_items(x, seq, path, "a list of boxes {lo: [...], hi: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
 		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
@@ -436,8 +436,8 @@ static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, i
 	int d = x->c->dim, m = height ? d - 1 : d;
 	const int *axes = height ? (d == 2 ? axes_h2 : axes_h3) : axes_of(d);
 	const char *shape = height ? (d == 2 ? "[x]" : "[x, y]") : (d == 2 ? "[x, z]" : "[x, y, z]");
-	yaml_node_item_t *it;
-	int n;
+	yaml_node_item_t *it = NULL;
+	int n = 0;
 	if (get_items(x, seq, path, "a list of probes {name: ..., at: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
 		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];

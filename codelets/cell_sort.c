@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// cell_sort: the neighbour-search preparation of the SPH paper for one block.  Each particle gets
+// the key of its cell (side 2h), the particles are sorted by key with an LSD radix sort, every
+// field is reordered, and the first-particle index of each cell is built, so that a particle's
+// neighbours are the contiguous runs of its own and the 26 adjacent cells.
+#include <string.h>
+#include <starpu.h>
+#include "tide/block_interface.h"
+#include "tide/codelets.h"
+#include "tide/sph_params.h"
+
+/* Scratch layout shared with the CUDA version: keys A/B, indices A/B, one field's worth of
+ * gather space (8 bytes per particle), then CUB's temporary storage. */
+size_t tide_sort_scratch_bytes(size_t cap)
+{
+	size_t b = cap * (4 * sizeof(uint32_t) + sizeof(double)) + 256;
+#ifdef TIDE_USE_CUDA
+	if (starpu_cuda_worker_get_count() > 0) b += tide_cuda_sort_temp_bytes(cap);
+#endif
+	return b;
+}
+
+static unsigned bits_for(uint32_t maxval)
+{
+	unsigned b = 0;
+	while (b < 32 && (maxval >> b) != 0) b++;
+	return b;
+}
+
+/* LSD radix sort of (key, index) pairs, 8 bits per pass; returns the buffer holding the result. */
+static void radix_sort(uint32_t n, unsigned bits, uint32_t **k, uint32_t **kt, uint32_t **ix,
+                       uint32_t **ixt)
+{
+	for (unsigned shift = 0; shift < bits; shift += 8) {
+		uint32_t count[257] = {0};
+		for (uint32_t i = 0; i < n; i++) count[(((*k)[i] >> shift) & 255u) + 1]++;
+		for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t d = ((*k)[i] >> shift) & 255u, to = count[d]++;
+			(*kt)[to] = (*k)[i];
+			(*ixt)[to] = (*ix)[i];
+		}
+		uint32_t *t = *k; *k = *kt; *kt = t;
+		t = *ix; *ix = *ixt; *ixt = t;
+	}
+}
+
+/* start[c] = index of the first particle of local cell c; start[ncell] = n. */
+static void build_starts(const uint32_t *key, uint32_t n, uint32_t *start, uint32_t ncell)
+{
+	uint32_t c = 0;
+	for (uint32_t i = 0; i < n; i++)
+		while (c <= key[i]) start[c++] = i;
+	while (c <= ncell) start[c++] = n;
+}
+
+static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
+{
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		size_t elem, off;
+		tide_block_field(f, &elem, &off);
+		char *field = (char *)v->x + off * v->cap;
+		if (elem == 8) {
+			const double *s = (const double *)field;
+			double *d = tmp;
+			for (uint32_t i = 0; i < v->count; i++) d[i] = s[perm[i]];
+		} else {
+			const uint32_t *s = (const uint32_t *)field;
+			uint32_t *d = tmp;
+			for (uint32_t i = 0; i < v->count; i++) d[i] = s[perm[i]];
+		}
+		memcpy(field, tmp, elem * v->count);
+	}
+}
+
+static void cell_sort_cpu(void *buffers[], void *cl_arg)
+{
+	tide_sph_params P;
+	tide_block_arg A;
+	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	tide_block_view v = tide_block_view_of(buffers[0]);
+	uint32_t *start = (uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
+	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[2]);
+	uint32_t n = v.count, cap = v.cap;
+	uint32_t *ka = (uint32_t *)scr, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
+	void *tmp = ib + cap;
+	uint32_t base = (uint32_t)A.l0 * P.grid.plane;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int c[3];
+		tide_cell_of(&P.grid, v.x[i], v.y[i], v.z[i], c);
+		uint32_t gk = tide_cell_key(&P.grid, c);
+		uint32_t k = gk < base ? 0 : gk - base;
+		/* Migration keeps every particle inside its block's layers; clamp for safety. */
+		ka[i] = k < ncell ? k : ncell - 1;
+		ia[i] = i;
+	}
+	uint32_t *k = ka, *kt = kb, *ix = ia, *ixt = ib;
+	radix_sort(n, bits_for(ncell), &k, &kt, &ix, &ixt);
+	gather_fields(&v, ix, tmp);
+	for (uint32_t i = 0; i < n; i++) v.key[i] = base + k[i];
+	build_starts(k, n, start, ncell);
+}
+
+static struct starpu_perfmodel cell_sort_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "tide_cell_sort",
+};
+
+struct starpu_codelet tide_cell_sort_cl = {
+	.name = "cell_sort",
+	.cpu_funcs = {cell_sort_cpu},
+#ifdef TIDE_USE_CUDA
+	.cuda_funcs = {tide_cell_sort_cuda},
+	.cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+	.nbuffers = 3,
+	.modes = {STARPU_RW, STARPU_W, STARPU_SCRATCH},
+	.model = &cell_sort_model,
+};

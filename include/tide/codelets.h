@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Every codelet of tide: one per file pair codelets/NAME.c (CPU implementation, codelet and
+ * performance model) and codelets/NAME.cu (CUDA implementation). */
+#ifndef TIDE_CODELETS_H
+#define TIDE_CODELETS_H
+#include <starpu.h>
+#include <stddef.h>
+
+/* Buffers: block (RW), cell starts (W, uint32 vector of layers*plane + 1), scratch.
+ * Args: tide_sph_params, tide_block_arg.  Sorts the block's particles by cell key. */
+extern struct starpu_codelet tide_cell_sort_cl;
+/* Buffers: block (R), cell starts (R), low-face halo (W), high-face halo (W).
+ * Args: tide_sph_params, tide_block_arg.  Copies the block's first and last cell layers. */
+extern struct starpu_codelet tide_halo_pack_cl;
+/* Buffers: block (RW), cell starts (R), halo from the lower neighbour (R), halo from the upper
+ * neighbour (R), step reduction (REDUX).  Args: tide_sph_params, tide_block_arg. */
+extern struct starpu_codelet tide_sph_forces_cl;
+/* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
+extern struct starpu_codelet tide_dt_init_cl;
+extern struct starpu_codelet tide_dt_redux_cl;
+/* Buffers: block (RW), step reduction (R).  Args: tide_sph_params, tide_integrate_arg. */
+extern struct starpu_codelet tide_integrate_cl;
+/* Buffers: block (RW), to lower neighbour (W), to upper neighbour (W).  Args: params, block arg.
+ * Moves particles that left the block's layers out; drops those that left the domain. */
+extern struct starpu_codelet tide_migrate_pack_cl;
+/* Buffers: block (RW), from lower neighbour (R), from upper neighbour (R).  Appends them. */
+extern struct starpu_codelet tide_migrate_unpack_cl;
+
+/* Integrator stage for tide_integrate_cl. */
+enum tide_stage { TIDE_STAGE_VERLET = 0, TIDE_STAGE_EULER = 1, TIDE_STAGE_SYMP_PRED = 2,
+                  TIDE_STAGE_SYMP_CORR = 3 };
+typedef struct tide_integrate_arg {
+	int stage;
+} tide_integrate_arg;
+
+/* Scratch bytes the sort-based codelets need for a block of `cap` particles on a CUDA device
+ * (CUB's temporary storage included); 0 without CUDA support. */
+size_t tide_sort_scratch_bytes(size_t cap);
+
+#ifdef TIDE_USE_CUDA
+void tide_cell_sort_cuda(void *buffers[], void *cl_arg);
+void tide_halo_pack_cuda(void *buffers[], void *cl_arg);
+void tide_sph_forces_cuda(void *buffers[], void *cl_arg);
+void tide_dt_init_cuda(void *buffers[], void *cl_arg);
+void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
+void tide_integrate_cuda(void *buffers[], void *cl_arg);
+void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
+void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
+size_t tide_cuda_sort_temp_bytes(size_t cap);
+#endif
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Helpers shared by the CUDA codelets. */
+#ifndef TIDE_CUDA_UTIL_CUH
+#define TIDE_CUDA_UTIL_CUH
+#include <starpu.h>
+#include <cuda_runtime.h>
+#include "tide/block.h"
+
+#define TIDE_CUDA_CHECK(call)                                                            \
+	do {                                                                             \
+		cudaError_t e_ = (call);                                                 \
+		if (e_ != cudaSuccess) STARPU_CUDA_REPORT_ERROR(e_);                     \
+	} while (0)
+
+static inline unsigned tide_blocks_for(size_t n, unsigned threads)
+{
+	return (unsigned)((n + threads - 1) / threads);
+}
+
+/* Field base pointer of field f of a device block. */
+static inline char *tide_field_ptr(const tide_block_view &v, int f, size_t *elem)
+{
+	size_t off;
+	tide_block_field(f, elem, &off);
+	return (char *)v.x + off * v.cap;
+}
+
+/* dst[i] = src[perm[i]] for 4- or 8-byte elements. */
+template <typename T>
+__global__ void tide_gather_kernel(T *dst, const T *src, const uint32_t *perm, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) dst[i] = src[perm[i]];
+}
+
+/* Reorders every field of a block by perm, through tmp (8 bytes per particle). */
+static inline void tide_gather_block(tide_block_view &v, const uint32_t *perm, void *tmp,
+                                     uint32_t n, cudaStream_t s)
+{
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		size_t elem;
+		char *p = tide_field_ptr(v, f, &elem);
+		if (elem == 8)
+			tide_gather_kernel<double><<<tide_blocks_for(n, 256), 256, 0, s>>>(
+			        (double *)tmp, (const double *)p, perm, n);
+		else
+			tide_gather_kernel<uint32_t><<<tide_blocks_for(n, 256), 256, 0, s>>>(
+			        (uint32_t *)tmp, (const uint32_t *)p, perm, n);
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(p, tmp, elem * n, cudaMemcpyDeviceToDevice, s));
+	}
+}
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Start and stop of StarPU and StarPU-MPI, and what they found. */
+#ifndef TIDE_RUNTIME_H
+#define TIDE_RUNTIME_H
+
+typedef struct tide_runtime {
+	int rank, size;        /* MPI world */
+	int ncpu, ncuda;       /* StarPU workers of this rank */
+	char sched[64];        /* scheduling policy in use */
+} tide_runtime;
+
+/* Returns 0, or -1 with a message saying what failed and what to try. */
+int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt);
+void tide_runtime_shutdown(void);
+
+/* Bytes StarPU has allocated on all CUDA memory nodes now. */
+unsigned long long tide_device_bytes_used(void);
+
+#endif

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The SPH interaction of one particle with its neighbours and its time integration, written once
+ * for the CPU and the CUDA codelets (host+device inline), so both give the same physics.
+ *
+ * Weakly compressible SPH as in the multi-GPU paper (shared/reference/sph-multigpu.md):
+ *   continuity   drho_i/dt = sum_j m_j v_ij . grad_i W_ij   (+ density diffusion)
+ *   momentum     dv_i/dt   = -sum_j m_j (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij) grad_i W_ij + g
+ *   Tait EOS     p = B ((rho/rho0)^gamma - 1)
+ * with Monaghan's artificial viscosity Pi_ij, dynamic boundary particles (DBC: boundary particles
+ * obey continuity but are not moved) and Molteni-Colagrossi or Fourtakas density diffusion. */
+#ifndef TIDE_SPH_INTERACT_H
+#define TIDE_SPH_INTERACT_H
+#include <math.h>
+#include "tide/block.h"
+#include "tide/particle_set.h"
+#include "tide/sph_kernel.h"
+#include "tide/sph_params.h"
+
+TIDE_HD float tide_pressure(const tide_sph_params *P, float rho)
+{
+	float t = rho * P->inv_rho0;
+	float tg;
+	if (P->gamma == 7.f) {
+		float t2 = t * t;
+		tg = t2 * t2 * t2 * t;
+	} else {
+		tg = powf(t, P->gamma);
+	}
+	return P->tait_b * (tg - 1.f);
+}
+
+/* Speed of sound c = sqrt(dp/drho) = c0 (rho/rho0)^((gamma-1)/2). */
+TIDE_HD float tide_sound(const tide_sph_params *P, float rho)
+{
+	float t = rho * P->inv_rho0;
+	if (P->gamma == 7.f) return P->c0 * t * t * t;
+	return P->c0 * powf(t, 0.5f * (P->gamma - 1.f));
+}
+
+/* First index i in [0, n) with key[i] >= k (keys sorted). */
+TIDE_HD uint32_t tide_lower_bound(const uint32_t *key, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (key[mid] < k) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+
+/* The particle being updated. */
+typedef struct tide_pi {
+	double x, y, z;
+	float vx, vy, vz, rho, p_over_rho2, c;
+	int fluid;
+} tide_pi;
+
+typedef struct tide_acc {
+	float ax, ay, az, drho;
+	float mu_max;   /* max_j |h v_ij.r_ij / (r_ij^2 + eta^2)| for the viscous time step */
+} tide_acc;
+
+/* Interactions of particle i with particles [a, b) of source s. */
+TIDE_HD void tide_interact_range(const tide_sph_params *P, const tide_pi *pi,
+                                 const tide_block_view *s, uint32_t a, uint32_t b, tide_acc *acc)
+{
+	for (uint32_t j = a; j < b; j++) {
+		float dx = (float)(pi->x - s->x[j]);
+		float dy = (float)(pi->y - s->y[j]);
+		float dz = (float)(pi->z - s->z[j]);
+		float r2 = dx * dx + dy * dy + dz * dz;
+		if (r2 >= P->h2x4 || r2 < 1e-18f) continue; /* outside support, or i itself */
+		float r = sqrtf(r2);
+		float F = P->af * tide_kernel_f(P->kernel, r / P->h); /* grad_i W = F r_ij, F < 0 */
+		float dvx = pi->vx - s->vx[j], dvy = pi->vy - s->vy[j], dvz = pi->vz - s->vz[j];
+		float dvr = dvx * dx + dvy * dy + dvz * dz;
+		uint32_t tj = s->type[j];
+		float mj = P->mass[tj];
+		float rhoj = s->rho[j];
+		acc->drho += mj * dvr * F;
+		float mu = P->h * dvr / (r2 + P->eta2);
+		float amu = fabsf(mu);
+		if (amu > acc->mu_max) acc->mu_max = amu;
+		if (!pi->fluid) continue; /* DBC: boundary particles only integrate continuity */
+		float visc = 0.f;
+		if (dvr < 0.f) {
+			float cj = tide_sound(P, rhoj);
+			visc = -P->visco * 0.5f * (pi->c + cj) * mu / (0.5f * (pi->rho + rhoj));
+		}
+		float pj = tide_pressure(P, rhoj);
+		float coef = -mj * (pi->p_over_rho2 + pj / (rhoj * rhoj) + visc) * F;
+		acc->ax += coef * dx;
+		acc->ay += coef * dy;
+		acc->az += coef * dz;
+		if (P->diffusion != 0 && tj == TIDE_FLUID) {
+			float drho = pi->rho - rhoj;
+			if (P->diffusion == 2) {
+				/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
+				float rhoh = P->rho0 * (powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
+				drho -= rhoh;
+			}
+			acc->drho += P->delta_hc0 * 2.f * drho / (r2 + P->eta2) * r2 * F * mj / rhoj;
+		}
+	}
+}
+
+/* One layer-row of neighbour cells: cells (lc, c1, c2lo..c2hi) are one contiguous key range. */
+TIDE_HD void tide_interact_row(const tide_sph_params *P, const tide_block_arg *A, const tide_pi *pi,
+                               const tide_block_view *own, const uint32_t *start,
+                               const tide_block_view *lo, const tide_block_view *hi, int lc,
+                               uint32_t kfirst, uint32_t klast, tide_acc *acc)
+{
+	const tide_grid *g = &P->grid;
+	if (lc >= A->l0 && lc < A->l1) {
+		uint32_t base = (uint32_t)A->l0 * g->plane;
+		tide_interact_range(P, pi, own, start[kfirst - base], start[klast + 1 - base], acc);
+	} else {
+		const tide_block_view *h = lc < A->l0 ? lo : hi;
+		if (h->count == 0) return;
+		uint32_t a = tide_lower_bound(h->key, h->count, kfirst);
+		uint32_t b = tide_lower_bound(h->key, h->count, klast + 1);
+		tide_interact_range(P, pi, h, a, b, acc);
+	}
+}
+
+/* All interactions of particle i of a cell-sorted block: its own and the 26 adjacent cells, from
+ * the block itself or from the halo of the neighbouring block. */
+TIDE_HD tide_acc tide_particle_forces(const tide_sph_params *P, const tide_block_arg *A,
+                                      const tide_block_view *own, const uint32_t *start,
+                                      const tide_block_view *lo, const tide_block_view *hi,
+                                      uint32_t i)
+{
+	const tide_grid *g = &P->grid;
+	tide_pi pi;
+	pi.x = own->x[i]; pi.y = own->y[i]; pi.z = own->z[i];
+	pi.vx = own->vx[i]; pi.vy = own->vy[i]; pi.vz = own->vz[i];
+	pi.rho = own->rho[i];
+	pi.p_over_rho2 = tide_pressure(P, pi.rho) / (pi.rho * pi.rho);
+	pi.c = tide_sound(P, pi.rho);
+	pi.fluid = own->type[i] == TIDE_FLUID;
+	tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
+
+	int c[3];
+	tide_cell_of(g, pi.x, pi.y, pi.z, c);
+	int a0 = g->axis[0], a1 = g->axis[1], a2 = g->axis[2];
+	int n0 = g->n[a0], n1 = g->n[a1], n2 = g->n[a2];
+	int c2lo = c[a2] > 0 ? c[a2] - 1 : 0, c2hi = c[a2] < n2 - 1 ? c[a2] + 1 : n2 - 1;
+	for (int lc = c[a0] - 1; lc <= c[a0] + 1; lc++) {
+		if (lc < 0 || lc >= n0) continue;
+		for (int c1 = c[a1] - 1; c1 <= c[a1] + 1; c1++) {
+			if (c1 < 0 || c1 >= n1) continue;
+			uint32_t row = ((uint32_t)lc * (uint32_t)n1 + (uint32_t)c1) * (uint32_t)n2;
+			tide_interact_row(P, A, &pi, own, start, lo, hi, lc, row + (uint32_t)c2lo,
+			                  row + (uint32_t)c2hi, &acc);
+		}
+	}
+	if (pi.fluid) {
+		acc.ax += P->g[0];
+		acc.ay += P->g[1];
+		acc.az += P->g[2];
+	} else {
+		acc.ax = acc.ay = acc.az = 0.f;
+	}
+	return acc;
+}
+
+/* Time-step limits of one particle after its forces (CFL applied by the caller):
+ * force term sqrt(h/|a|) for fluid, sound+viscous term h/(c_i + mu_max). */
+TIDE_HD float tide_particle_dt(const tide_sph_params *P, const tide_acc *acc, float rho, int fluid)
+{
+	float dt = P->h / (tide_sound(P, rho) + acc->mu_max);
+	if (fluid) {
+		float a = sqrtf(acc->ax * acc->ax + acc->ay * acc->ay + acc->az * acc->az);
+		if (a > 0.f) {
+			float df = sqrtf(P->h / a);
+			if (df < dt) dt = df;
+		}
+	}
+	return P->cfl * dt;
+}
+
+/* Integration of particle i over dt (stage: enum tide_stage in codelets.h).
+ *  Verlet  : v+ = v- + 2dt a, rho+ = rho- + 2dt drho, x+ = x + dt v + dt^2/2 a
+ *  Euler   : every verlet_steps steps, v+ = v + dt a, rho+ = rho + dt drho (same x update)
+ *  Symplectic predictor: x, v, rho advanced by dt/2, old values kept in vx1.., rho1
+ *  Symplectic corrector: v+ = v_n + dt a_half, x+ = x_n + dt/2 (v+ + v_n),
+ *                        rho+ = rho_n (2 + eps)/(2 - eps), eps = -drho/rho_half dt
+ * Boundary particles keep position and velocity; their density is integrated and kept >= rho0. */
+TIDE_HD void tide_integrate_particle(const tide_sph_params *P, int stage, float dt,
+                                     tide_block_view *v, uint32_t i)
+{
+	int fluid = v->type[i] == TIDE_FLUID;
+	float rho = v->rho[i], rho1 = v->rho1[i], dr = v->drho[i], rnew;
+	if (stage == 0) rnew = rho1 + 2.f * dt * dr;
+	else if (stage == 1) rnew = rho + dt * dr;
+	else if (stage == 2) rnew = rho + 0.5f * dt * dr;
+	else {
+		float eps = -dr / rho * dt;
+		rnew = rho1 * (2.f + eps) / (2.f - eps);
+	}
+	if (stage == 2) v->rho1[i] = rho;
+	else v->rho1[i] = stage == 3 ? rnew : rho;
+	if (!fluid) {
+		v->rho[i] = rnew < P->rho0 ? P->rho0 : rnew;
+		if (stage == 3) v->rho1[i] = v->rho[i];
+		return;
+	}
+	v->rho[i] = rnew;
+	float a[3] = {v->ax[i], v->ay[i], v->az[i]};
+	float *vel[3] = {v->vx, v->vy, v->vz};
+	float *vel1[3] = {v->vx1, v->vy1, v->vz1};
+	double *pos[3] = {v->x, v->y, v->z};
+	for (int d = 0; d < 3; d++) {
+		float vn = vel[d][i], vm = vel1[d][i], vnew;
+		if (stage == 0 || stage == 1) {
+			vnew = stage == 0 ? vm + 2.f * dt * a[d] : vn + dt * a[d];
+			pos[d][i] += (double)(dt * vn + 0.5f * dt * dt * a[d]);
+			vel1[d][i] = vn;
+		} else if (stage == 2) {
+			vnew = vn + 0.5f * dt * a[d];
+			pos[d][i] += (double)(0.5f * dt * vn);
+			vel1[d][i] = vn;
+		} else {
+			/* vm holds v_n; x holds x_n + dt/2 v_n */
+			vnew = vm + dt * a[d];
+			pos[d][i] += (double)(0.5f * dt * vnew);
+			vel1[d][i] = vnew;
+		}
+		vel[d][i] = vnew;
+	}
+	if (P->dim == 2) {
+		v->y[i] = 0.0;
+		v->vy[i] = v->vy1[i] = 0.f;
+	}
+}
+
+/* Copy particle i of src to slot j of dst (every field). */
+TIDE_HD void tide_copy_particle(tide_block_view *dst, uint32_t j, const tide_block_view *src,
+                                uint32_t i)
+{
+#define TIDE_X_CP(name, T) dst->name[j] = src->name[i];
+	TIDE_BLOCK_FIELDS(TIDE_X_CP)
+#undef TIDE_X_CP
+}
+
+#endif

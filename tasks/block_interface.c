@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// StarPU data interface of a particle block: one allocation of `cap` particles per memory node,
+// structure of arrays (block.h).  Copies between memory nodes and MPI packing move only the used
+// part (`count` elements) of each field, and carry the count with them.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+#include "tide/block_interface.h"
+
+static struct starpu_data_interface_ops tide_block_ops;
+
+static void block_register_handle(starpu_data_handle_t handle, int home_node, void *data_interface)
+{
+	struct tide_block_iface *src = data_interface;
+	for (int node = 0; node < (int)STARPU_MAXNODES; node++) {
+		struct tide_block_iface *loc = starpu_data_get_interface_on_node(handle, node);
+		loc->cap = src->cap;
+		loc->count = src->count;
+		loc->ptr = node == home_node ? src->ptr : 0;
+	}
+}
+
+static size_t block_bytes(uint32_t cap) { return (size_t)cap * TIDE_BLOCK_BPP; }
+
+static starpu_ssize_t block_allocate(void *data_interface, unsigned node)
+{
+	struct tide_block_iface *b = data_interface;
+	size_t bytes = block_bytes(b->cap);
+	uintptr_t p = starpu_malloc_on_node(node, bytes ? bytes : 1);
+	if (!p) return -ENOMEM;
+	b->ptr = p;
+	return (starpu_ssize_t)bytes;
+}
+
+static void block_free(void *data_interface, unsigned node)
+{
+	struct tide_block_iface *b = data_interface;
+	size_t bytes = block_bytes(b->cap);
+	starpu_free_on_node(node, b->ptr, bytes ? bytes : 1);
+	b->ptr = 0;
+}
+
+/* Copy the used part of every field; the count goes with it. */
+static int block_copy(void *src_interface, unsigned src_node, void *dst_interface,
+                      unsigned dst_node, void *async_data)
+{
+	struct tide_block_iface *src = src_interface, *dst = dst_interface;
+	int ret = 0;
+	dst->count = src->count;
+	if (src->count == 0) return 0;
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		size_t elem, off;
+		tide_block_field(f, &elem, &off);
+		if (starpu_interface_copy(src->ptr, off * src->cap, src_node, dst->ptr, off * dst->cap,
+		                          dst_node, elem * src->count, async_data))
+			ret = -EAGAIN;
+	}
+	return ret;
+}
+
+static const struct starpu_data_copy_methods block_copy_methods = {.any_to_any = block_copy};
+
+static size_t block_get_size(starpu_data_handle_t handle)
+{
+	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return (size_t)b->count * TIDE_BLOCK_BPP;
+}
+
+static size_t block_get_alloc_size(starpu_data_handle_t handle)
+{
+	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return block_bytes(b->cap);
+}
+
+uint32_t tide_count_bucket(uint32_t count)
+{
+	return count == 0 ? 0 : 1u + (uint32_t)lrint(4.0 * log2((double)count));
+}
+
+static uint32_t block_footprint(starpu_data_handle_t handle)
+{
+	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return starpu_hash_crc32c_be(tide_count_bucket(b->count), 0);
+}
+
+static int block_compare(void *a, void *b)
+{
+	return ((struct tide_block_iface *)a)->cap == ((struct tide_block_iface *)b)->cap;
+}
+
+static int block_alloc_compare(void *a, void *b) { return block_compare(a, b); }
+
+/* MPI packing: [uint32 count][used part of field 0][used part of field 1]... */
+static int block_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count)
+{
+	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
+	*count = (starpu_ssize_t)(sizeof(uint32_t) + (size_t)b->count * TIDE_BLOCK_BPP);
+	if (!ptr) return 0;
+	char *out = (char *)starpu_malloc_on_node_flags(node, *count, 0);
+	*ptr = out;
+	memcpy(out, &b->count, sizeof(uint32_t));
+	out += sizeof(uint32_t);
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		size_t elem, off;
+		tide_block_field(f, &elem, &off);
+		memcpy(out, (char *)b->ptr + off * b->cap, elem * b->count);
+		out += elem * b->count;
+	}
+	return 0;
+}
+
+static int block_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
+{
+	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
+	const char *in = ptr;
+	uint32_t n;
+	memcpy(&n, in, sizeof n);
+	in += sizeof n;
+	STARPU_ASSERT_MSG(n <= b->cap && size == sizeof n + (size_t)n * TIDE_BLOCK_BPP,
+	                  "received particle block of %u particles for a capacity of %u", n, b->cap);
+	b->count = n;
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		size_t elem, off;
+		tide_block_field(f, &elem, &off);
+		memcpy((char *)b->ptr + off * b->cap, in, elem * n);
+		in += elem * n;
+	}
+	return 0;
+}
+
+static int block_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
+{
+	block_peek(handle, node, ptr, size);
+	starpu_free_on_node_flags(node, (uintptr_t)ptr, size, 0);
+	return 0;
+}
+
+static starpu_ssize_t block_describe(void *data_interface, char *buf, size_t size)
+{
+	struct tide_block_iface *b = data_interface;
+	return snprintf(buf, size, "B%u/%u", b->count, b->cap);
+}
+
+static starpu_ssize_t block_size_meta(void) { return sizeof(struct tide_block_iface); }
+
+static int block_pack_meta(void *data_interface, void **ptr, starpu_ssize_t *count)
+{
+	*count = block_size_meta();
+	*ptr = calloc(1, *count);
+	memcpy(*ptr, data_interface, *count);
+	return 0;
+}
+
+static int block_unpack_meta(void **data_interface, void *ptr, starpu_ssize_t *count)
+{
+	*count = block_size_meta();
+	*data_interface = calloc(1, *count);
+	memcpy(*data_interface, ptr, *count);
+	return 0;
+}
+
+static int block_free_meta(void *data_interface)
+{
+	free(data_interface);
+	return 0;
+}
+
+static void *block_to_pointer(void *data_interface, unsigned node)
+{
+	(void)node;
+	return (void *)((struct tide_block_iface *)data_interface)->ptr;
+}
+
+static struct starpu_data_interface_ops tide_block_ops = {
+	.register_data_handle = block_register_handle,
+	.allocate_data_on_node = block_allocate,
+	.free_data_on_node = block_free,
+	.copy_methods = &block_copy_methods,
+	.get_size = block_get_size,
+	.get_alloc_size = block_get_alloc_size,
+	.footprint = block_footprint,
+	.compare = block_compare,
+	.alloc_compare = block_alloc_compare,
+	.interfaceid = STARPU_UNKNOWN_INTERFACE_ID,
+	.interface_size = sizeof(struct tide_block_iface),
+	.to_pointer = block_to_pointer,
+	.pack_data = block_pack,
+	.peek_data = block_peek,
+	.unpack_data = block_unpack,
+	.describe = block_describe,
+	.name = "TIDE_BLOCK_INTERFACE",
+	.pack_meta = block_pack_meta,
+	.unpack_meta = block_unpack_meta,
+	.free_meta = block_free_meta,
+};
+
+void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
+                         uint32_t count)
+{
+	if (tide_block_ops.interfaceid == STARPU_UNKNOWN_INTERFACE_ID)
+		tide_block_ops.interfaceid = starpu_data_interface_get_next_id();
+	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count};
+	starpu_data_register(h, home_node, &b, &tide_block_ops);
+}
+
+void *tide_block_alloc_host(uint32_t cap)
+{
+	void *p = NULL;
+	size_t bytes = block_bytes(cap);
+	if (starpu_malloc_flags(&p, bytes ? bytes : 1, STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT))
+		return NULL;
+	return p;
+}
+
+void tide_block_free_host(void *ptr, uint32_t cap)
+{
+	size_t bytes = block_bytes(cap);
+	starpu_free_flags(ptr, bytes ? bytes : 1, STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT);
+}
+
+uint32_t tide_block_count(starpu_data_handle_t h)
+{
+	return ((struct tide_block_iface *)starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM))->count;
+}
+
+uint32_t tide_block_cap(starpu_data_handle_t h)
+{
+	return ((struct tide_block_iface *)starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM))->cap;
+}

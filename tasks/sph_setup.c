@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The SPH data as StarPU handles: parameters from the case, the cell grid, the split of the
+// domain into blocks (slabs of cell layers along the longest axis, each holding about the same
+// number of particles), registration of every handle, gathering for output, and rebalancing.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+#include "tide/block_interface.h"
+#include "tide/codelets.h"
+#include "tide/sph_interact.h"
+#include "tide/sph_sim.h"
+
+void tide_sim_params(const tide_case *c, tide_sph_params *P)
+{
+	memset(P, 0, sizeof *P);
+	double h = tide_case_h(c);
+	P->dim = c->dim;
+	P->kernel = c->kernel;
+	P->diffusion = c->diffusion;
+	P->h = (float)h;
+	P->h2x4 = (float)(4.0 * h * h);
+	P->aw = (float)tide_kernel_alpha(c->kernel, c->dim, h);
+	P->af = (float)(tide_kernel_alpha(c->kernel, c->dim, h) / (h * h));
+	P->mass[TIDE_FLUID] = P->mass[TIDE_BOUND] = (float)tide_case_mass(c);
+	P->rho0 = (float)c->rho0;
+	P->inv_rho0 = (float)(1.0 / c->rho0);
+	P->tait_b = (float)tide_case_tait_b(c);
+	P->gamma = (float)c->gamma;
+	P->c0 = (float)c->c0;
+	P->visco = (float)c->visco;
+	P->eta2 = (float)(0.01 * h * h);
+	P->delta_hc0 = (float)(c->delta * h * c->c0);
+	double gmag = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
+	                   c->gravity[2] * c->gravity[2]);
+	P->rhoh_k = (float)(c->rho0 * gmag / tide_case_tait_b(c));
+	for (int d = 0; d < 3; d++) {
+		P->g[d] = (float)c->gravity[d];
+		P->dom_lo[d] = c->domain.lo[d];
+		P->dom_hi[d] = c->domain.hi[d];
+	}
+	P->cfl = (float)c->cfl;
+
+	tide_grid *g = &P->grid;
+	double cell = 2.0 * h;
+	g->cell = (float)cell;
+	g->inv_cell = 1.0 / cell;
+	for (int d = 0; d < 3; d++) {
+		g->origin[d] = c->domain.lo[d];
+		double len = c->domain.hi[d] - c->domain.lo[d];
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmax(1.0, ceil(len / cell));
+	}
+	/* slab axis: the longest; the other two keep their order */
+	int a0 = 0;
+	for (int d = 1; d < 3; d++)
+		if (g->n[d] > g->n[a0]) a0 = d;
+	g->axis[0] = a0;
+	g->axis[1] = a0 == 0 ? 1 : 0;
+	g->axis[2] = a0 == 2 ? 1 : 2;
+	g->plane = (uint32_t)g->n[g->axis[1]] * (uint32_t)g->n[g->axis[2]];
+}
+
+int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v)
+{
+	uint32_t cap = (uint32_t)(s->n ? s->n : 1);
+	*mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	if (!*mem) {
+		fprintf(stderr, "tide: out of host memory for %zu particles.\n", s->n);
+		return -1;
+	}
+	*v = tide_block_view_make(*mem, cap, (uint32_t)s->n);
+	for (size_t i = 0; i < s->n; i++) {
+		v->x[i] = s->x[i]; v->y[i] = s->y[i]; v->z[i] = s->z[i];
+		v->vx[i] = v->vx1[i] = s->vx[i];
+		v->vy[i] = v->vy1[i] = s->vy[i];
+		v->vz[i] = v->vz1[i] = s->vz[i];
+		v->rho[i] = v->rho1[i] = s->rho[i];
+		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
+		v->id[i] = s->id[i];
+		v->type[i] = s->type[i];
+		v->key[i] = 0;
+	}
+	return 0;
+}
+
+void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
+{
+	memset(s, 0, sizeof *s);
+	s->n = s->cap = v->count;
+	s->x = v->x; s->y = v->y; s->z = v->z;
+	s->vx = v->vx; s->vy = v->vy; s->vz = v->vz;
+	s->rho = v->rho; s->id = v->id; s->type = v->type;
+}
+
+/* Layer ranges with about equal particle counts, each at least one layer. */
+static void split_layers(const tide_sph_params *P, const uint32_t *per_layer, int nb,
+                         tide_block_arg *r)
+{
+	int n0 = P->grid.n[P->grid.axis[0]];
+	double total = 0;
+	for (int l = 0; l < n0; l++) total += per_layer[l];
+	int l = 0;
+	double acc = 0;
+	for (int b = 0; b < nb; b++) {
+		r[b].l0 = l;
+		double target = total * (b + 1) / nb;
+		int must_leave = nb - 1 - b; /* layers the remaining blocks need */
+		while (l < n0 - must_leave && (l == r[b].l0 || acc + per_layer[l] * 0.5 <= target)) {
+			acc += per_layer[l];
+			l++;
+		}
+		if (b == nb - 1) l = n0;
+		r[b].l1 = l;
+	}
+}
+
+static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *per_layer)
+{
+	const tide_sph_params *P = &sim->P;
+	int nb = sim->nblocks;
+	uint32_t *cnt = calloc(nb, sizeof *cnt);
+	int *owner = malloc(sizeof(int) * (size_t)P->grid.n[P->grid.axis[0]]);
+	if (!cnt || !owner) return -1;
+	for (int b = 0; b < nb; b++)
+		for (int l = sim->blk[b].range.l0; l < sim->blk[b].range.l1; l++) owner[l] = b;
+	for (uint32_t i = 0; i < all->count; i++)
+		cnt[owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])]]++;
+
+	/* Room to grow: blocks gain particles as the flow moves; the run rebalances before a
+	 * block or a halo fills up (tide_sim_step checks). */
+	uint32_t maxlayer = 0;
+	for (int l = 0; l < P->grid.n[P->grid.axis[0]]; l++)
+		if (per_layer[l] > maxlayer) maxlayer = per_layer[l];
+	sim->halo_cap = 2 * maxlayer + 256;
+	uint32_t avg = (uint32_t)(all->count / (uint32_t)nb);
+	size_t maxcap = 1;
+	for (int b = 0; b < nb; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		uint32_t cap = cnt[b] + cnt[b] / 2 + avg / 4 + 2 * sim->halo_cap + 1024;
+		k->cap = cap;
+		if (cap > maxcap) maxcap = cap;
+		k->host = tide_block_alloc_host(cap);
+		if (!k->host) {
+			fprintf(stderr, "tide: out of host memory for a block of %u particles.\n", cap);
+			return -1;
+		}
+	}
+	for (int b = 0; b < nb; b++) cnt[b] = 0;
+	for (uint32_t i = 0; i < all->count; i++) {
+		int b = owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])];
+		tide_block_view dst = tide_block_view_make(sim->blk[b].host, sim->blk[b].cap, 0);
+		tide_copy_particle(&dst, cnt[b]++, all, i);
+	}
+	for (int b = 0; b < nb; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		uint32_t ncell = (uint32_t)(k->range.l1 - k->range.l0) * P->grid.plane;
+		tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
+		starpu_vector_data_register(&k->C, -1, 0, ncell + 1, sizeof(uint32_t));
+		tide_block_register(&k->HL, -1, NULL, sim->halo_cap, 0);
+		tide_block_register(&k->HR, -1, NULL, sim->halo_cap, 0);
+		tide_block_register(&k->ML, -1, NULL, sim->halo_cap, 0);
+		tide_block_register(&k->MR, -1, NULL, sim->halo_cap, 0);
+	}
+	starpu_vector_data_register(&sim->scratch, -1, 0, tide_sort_scratch_bytes(maxcap), 1);
+	free(cnt);
+	free(owner);
+	return 0;
+}
+
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+{
+	memset(sim, 0, sizeof *sim);
+	sim->c = c;
+	tide_sim_params(c, &sim->P);
+	sim->integrator = c->integrator;
+	sim->verlet_steps = c->verlet_steps;
+	const tide_grid *g = &sim->P.grid;
+	double ncells = (double)g->n[0] * g->n[1] * g->n[2];
+	if (ncells >= 4.0e9) {
+		fprintf(stderr, "tide: %s: the domain holds %.3g cells of side 2h, more than the 4e9 "
+		        "a 32-bit cell key allows; shrink 'domain' or raise 'dp'.\n", c->path, ncells);
+		return -1;
+	}
+	int n0 = g->n[g->axis[0]];
+	sim->nblocks_wanted = nblocks;
+	sim->nblocks = nblocks < 1 ? 1 : (nblocks > n0 ? n0 : nblocks);
+	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
+	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
+	tide_block_arg *r = malloc(sizeof *r * (size_t)sim->nblocks);
+	if (!sim->blk || !per_layer || !r) return -1;
+	for (uint32_t i = 0; i < all->count; i++)
+		per_layer[tide_layer_of(g, all->x[i], all->y[i], all->z[i])]++;
+	split_layers(&sim->P, per_layer, sim->nblocks, r);
+	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = r[b];
+	int ret = register_all(sim, all, per_layer);
+	free(per_layer);
+	free(r);
+	if (ret) return -1;
+
+	for (int k = 0; k < 2; k++) {
+		sim->empty_mem[k] = tide_block_alloc_host(1);
+		tide_block_register(k ? &sim->empty_hi : &sim->empty_lo, STARPU_MAIN_RAM,
+		                    sim->empty_mem[k], 1, 0);
+	}
+	tide_step_reduce_init(&sim->red_host);
+	tide_step_reduce_init(&sim->red2_host);
+	starpu_variable_data_register(&sim->red, STARPU_MAIN_RAM, (uintptr_t)&sim->red_host,
+	                              sizeof sim->red_host);
+	starpu_variable_data_register(&sim->red2, STARPU_MAIN_RAM, (uintptr_t)&sim->red2_host,
+	                              sizeof sim->red2_host);
+	starpu_data_set_reduction_methods(sim->red, &tide_dt_redux_cl, &tide_dt_init_cl);
+	starpu_data_set_reduction_methods(sim->red2, &tide_dt_redux_cl, &tide_dt_init_cl);
+	sim->n_total = all->count;
+	return 0;
+}
+
+/* Count of a block-interface handle on a node holding a valid copy, without moving data. */
+static uint32_t valid_count(starpu_data_handle_t h)
+{
+	uint32_t n = 0;
+	starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_R);
+	unsigned nodes = starpu_memory_nodes_get_count();
+	for (unsigned node = 0; node < nodes; node++) {
+		int alloc = 0, valid = 0, loading = 0, req = 0;
+		starpu_data_query_status2(h, (int)node, &alloc, &valid, &loading, &req);
+		if (valid) {
+			n = ((struct tide_block_iface *)starpu_data_get_interface_on_node(h, node))->count;
+			break;
+		}
+	}
+	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+	return n;
+}
+
+size_t tide_sim_count(tide_sim *sim, double *max_fill)
+{
+	size_t n = 0;
+	double fill = 0;
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		uint32_t c = valid_count(k->B);
+		n += c;
+		double f = (double)c / k->cap;
+		if (f > fill) fill = f;
+		if (sim->step > 0) {
+			/* halos say how full the densest layer is */
+			double hf = (double)valid_count(k->HL) / sim->halo_cap;
+			if (hf > fill) fill = hf;
+			hf = (double)valid_count(k->HR) / sim->halo_cap;
+			if (hf > fill) fill = hf;
+		}
+	}
+	if (max_fill) *max_fill = fill;
+	sim->n_total = n;
+	return n;
+}
+
+int tide_sim_gather(tide_sim *sim, tide_block_view *all)
+{
+	uint32_t n = 0;
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		starpu_data_acquire(k->B, STARPU_R);
+		tide_block_view v = tide_block_view_make(k->host, k->cap, tide_block_count(k->B));
+		if (n + v.count > all->cap) {
+			starpu_data_release(k->B);
+			fprintf(stderr, "tide: internal error: gather buffer too small.\n");
+			return -1;
+		}
+		for (uint32_t i = 0; i < v.count; i++) tide_copy_particle(all, n + i, &v, i);
+		n += v.count;
+		starpu_data_release(k->B);
+	}
+	all->count = n;
+	return 0;
+}
+
+static void unregister_all(tide_sim *sim)
+{
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		starpu_data_unregister(k->B);
+		starpu_data_unregister(k->C);
+		starpu_data_unregister(k->HL);
+		starpu_data_unregister(k->HR);
+		starpu_data_unregister(k->ML);
+		starpu_data_unregister(k->MR);
+		tide_block_free_host(k->host, k->cap);
+	}
+	starpu_data_unregister(sim->scratch);
+	starpu_data_unregister(sim->empty_lo);
+	starpu_data_unregister(sim->empty_hi);
+	for (int k = 0; k < 2; k++) tide_block_free_host(sim->empty_mem[k], 1);
+	starpu_data_unregister(sim->red);
+	starpu_data_unregister(sim->red2);
+	free(sim->blk);
+	sim->blk = NULL;
+}
+
+void tide_sim_free(tide_sim *sim)
+{
+	if (sim->blk) unregister_all(sim);
+}
+
+int tide_sim_rebalance(tide_sim *sim)
+{
+	size_t n = tide_sim_count(sim, NULL);
+	void *mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
+	if (!mem) {
+		fprintf(stderr, "tide: out of host memory while rebalancing %zu particles.\n", n);
+		return -1;
+	}
+	tide_block_view all = tide_block_view_make(mem, (uint32_t)(n ? n : 1), 0);
+	if (tide_sim_gather(sim, &all)) {
+		free(mem);
+		return -1;
+	}
+	tide_sim saved = *sim;
+	unregister_all(sim);
+	int ret = tide_sim_setup(sim, saved.c, &all, saved.nblocks_wanted);
+	free(mem);
+	sim->step = saved.step;
+	sim->t = saved.t;
+	sim->verlet_count = saved.verlet_count;
+	sim->last = saved.last;
+	sim->rebalances = saved.rebalances + 1;
+	return ret;
+}

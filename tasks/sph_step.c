@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// One SPH time step as StarPU tasks: the whole task graph of a step is in this file.
+//
+// per block b (slab of cell layers [l0, l1)):
+//   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
+//   halo_pack(B[b]) -> HL[b], HR[b]       first / last cell layer, for blocks b-1 / b+1
+//   dt_init(red)                          (once) reset of the step reduction
+//   sph_forces(B[b], C[b], HR[b-1], HL[b+1]) -> red (REDUX: CFL time step, health)
+//   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector)
+//   migrate_pack(B[b]) -> ML[b], MR[b]    particles that left the slab
+//   migrate_unpack(B[b], MR[b-1], ML[b+1])
+// The host then reads the reduction (the one value per step the algorithm needs: the global
+// time step) to advance the clock and check the run is still physical.  Blocks on the domain's
+// two ends see zero-particle halos.
+#include <math.h>
+#include <stdio.h>
+#include <starpu.h>
+#include "tide/codelets.h"
+#include "tide/sph_sim.h"
+
+#define CHECK_SUBMIT(ret) STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert")
+
+static starpu_data_handle_t lower_halo(tide_sim *sim, int b)
+{
+	return b > 0 ? sim->blk[b - 1].HR : sim->empty_lo;
+}
+static starpu_data_handle_t upper_halo(tide_sim *sim, int b)
+{
+	return b < sim->nblocks - 1 ? sim->blk[b + 1].HL : sim->empty_hi;
+}
+
+static void submit_sort(tide_sim *sim)
+{
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		CHECK_SUBMIT(starpu_task_insert(&tide_cell_sort_cl, STARPU_RW, k->B, STARPU_W, k->C,
+		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", 0));
+	}
+}
+
+static void submit_halos(tide_sim *sim)
+{
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		CHECK_SUBMIT(starpu_task_insert(&tide_halo_pack_cl, STARPU_R, k->B, STARPU_R, k->C,
+		        STARPU_W, k->HL, STARPU_W, k->HR, STARPU_VALUE, &sim->P, sizeof sim->P,
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", 0));
+	}
+}
+
+static void submit_forces(tide_sim *sim, starpu_data_handle_t red)
+{
+	CHECK_SUBMIT(starpu_task_insert(&tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", 0));
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		CHECK_SUBMIT(starpu_task_insert(&tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
+		        STARPU_R, lower_halo(sim, b), STARPU_R, upper_halo(sim, b), STARPU_REDUX, red,
+		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
+		        STARPU_NAME, "sph_forces", 0));
+	}
+}
+
+static void submit_integrate(tide_sim *sim, int stage)
+{
+	tide_integrate_arg I = {.stage = stage};
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		CHECK_SUBMIT(starpu_task_insert(&tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
+		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
+		        STARPU_NAME, "integrate", 0));
+	}
+}
+
+static void submit_migration(tide_sim *sim)
+{
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		CHECK_SUBMIT(starpu_task_insert(&tide_migrate_pack_cl, STARPU_RW, k->B, STARPU_W, k->ML,
+		        STARPU_W, k->MR, STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P,
+		        sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
+		        STARPU_NAME, "migrate_pack", 0));
+	}
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		starpu_data_handle_t from_lo = b > 0 ? sim->blk[b - 1].MR : sim->empty_lo;
+		starpu_data_handle_t from_hi = b < sim->nblocks - 1 ? sim->blk[b + 1].ML : sim->empty_hi;
+		CHECK_SUBMIT(starpu_task_insert(&tide_migrate_unpack_cl, STARPU_RW, k->B, STARPU_R,
+		        from_lo, STARPU_R, from_hi, STARPU_NAME, "migrate_unpack", 0));
+	}
+}
+
+/* The stop conditions of a weakly compressible run: NaN/Inf anywhere, density beyond the range
+ * the Tait equation is meant for, or a time step collapsing. */
+static int check_health(const tide_sim *sim, const tide_step_reduce *r)
+{
+	float rho0 = sim->P.rho0;
+	if (r->nbad)
+		fprintf(stderr, "tide: step %ld (t = %.6g s): %u particles have non-finite density or "
+		        "acceleration; the run has gone unphysical.\n", sim->step, sim->t, r->nbad);
+	else if (r->rho_max > 1.5f * rho0 || (r->rho_min < 0.5f * rho0 && r->rho_min < r->rho_max))
+		fprintf(stderr, "tide: step %ld (t = %.6g s): fluid density reached [%.6g, %.6g] "
+		        "kg/m^3, outside [0.5, 1.5] rho0 = %.6g; the run has gone unphysical (try a "
+		        "smaller cfl or a larger coefsound).\n", sim->step, sim->t, r->rho_min,
+		        r->rho_max, rho0);
+	else if (!(r->dt > 1e-12f) || !isfinite(r->dt))
+		fprintf(stderr, "tide: step %ld (t = %.6g s): the time step collapsed to %.3g s; the "
+		        "run has gone unphysical.\n", sim->step, sim->t, r->dt);
+	else
+		return 0;
+	return -1;
+}
+
+int tide_sim_step(tide_sim *sim)
+{
+	submit_sort(sim);
+	submit_halos(sim);
+	submit_forces(sim, sim->red);
+	if (sim->integrator == 0) {
+		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
+		int euler = sim->verlet_count >= sim->verlet_steps;
+		submit_integrate(sim, euler ? TIDE_STAGE_EULER : TIDE_STAGE_VERLET);
+		sim->verlet_count = euler ? 0 : sim->verlet_count + 1;
+	} else {
+		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
+		submit_halos(sim);
+		submit_forces(sim, sim->red2);
+		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
+	}
+	submit_migration(sim);
+
+	starpu_data_acquire(sim->red, STARPU_R);
+	tide_step_reduce r = sim->red_host;
+	starpu_data_release(sim->red);
+	sim->last = r;
+	int bad = check_health(sim, &r);
+	sim->t += r.dt;
+	sim->step++;
+	return bad;
+}
