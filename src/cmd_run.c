@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <starpu.h>
 #include "tide/case.h"
 #include "tide/commands.h"
@@ -142,9 +143,10 @@ static void progress(const tide_sim *sim, const tide_case *c, double wall0, doub
 	double el = tide_wtime() - wall0;
 	double rate = sim->step / (el > 0 ? el : 1);
 	double left = (c->t_end - sim->t) / ((sim->t - t0) > 0 ? (sim->t - t0) / el : 1e-30);
-	tide_info("\rt = %.4f / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g m/s  "
-	          "ETA %.0f s   ", sim->t, c->t_end, sim->step, sim->last.dt, rate, sim->last.vmax,
-	          left);
+	/* one line updated in place on a terminal, one line per report in a log file */
+	tide_info("%st = %.4f / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g m/s  "
+	          "ETA %.0f s%s", isatty(1) ? "\r" : "", sim->t, c->t_end, sim->step, sim->last.dt, rate, sim->last.vmax,
+	          left > 0 ? left : 0, isatty(1) ? "   " : "\n");
 }
 
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
@@ -181,10 +183,10 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 			while (next_out <= sim->t + 1e-12) next_out += c->t_out;
 		}
 		double now = tide_wtime();
-		if (now - last_print > 1.0) { progress(sim, c, wall0, 0); last_print = now; }
+		if (now - last_print > (isatty(1) ? 1.0 : 10.0)) { progress(sim, c, wall0, 0); last_print = now; }
 	}
 	progress(sim, c, wall0, 0);
-	tide_info("\n");
+	if (isatty(1)) tide_info("\n");
 	if (ret) write_output(out, sim, c, "failed_state");
 	st->steps = sim->step;
 	st->t_sim = sim->t;
@@ -256,8 +258,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	tide_sim_free(&sim);
 	if (!ret)
 		tide_info("done: %ld steps, %.4g s simulated in %.1f s wall, %.3g ms per step, %.3g "
-		          "particle-steps/s\n", st.steps, st.t_sim, st.wall_s, 1e3 * st.time_per_step_s,
-		          st.particle_steps_per_s);
+		          "particle-steps/s\nParaView: %s/particles.pvd; summary: %s/run_summary.csv; "
+		          "gauges: %s/gauges.csv\n", st.steps, st.t_sim, st.wall_s,
+		          1e3 * st.time_per_step_s, st.particle_steps_per_s, out.dir, out.dir, out.dir);
 	return ret ? 1 : 0;
 }
 

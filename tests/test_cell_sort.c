@@ -180,6 +180,13 @@ int main(int argc, char **argv)
 		snprintf(what, sizeof what, "random %u", sizes[k]);
 		one_case(what, sizes[k], RANDOM, have_cuda);
 	}
+	/* the GPU check of the foundation issue: TIDE_CELL_SORT_BIG=16000000 on the GPU node */
+	const char *big = getenv("TIDE_CELL_SORT_BIG");
+	if (big && atol(big) > 0) {
+		char what[64];
+		snprintf(what, sizeof what, "random %ld", atol(big));
+		one_case(what, (uint32_t)atol(big), RANDOM, have_cuda);
+	}
 	starpu_shutdown();
 	if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
 	printf("cell_sort: all cases agree with the reference\n");

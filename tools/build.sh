@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/build.sh — install the dependencies (tools/bootstrap.sh) and build tide into build/.
+# Users with their own StarPU 1.4 (module, Spack): set PKG_CONFIG_PATH so that
+# `pkg-config starpumpi-1.4` finds it and run with TIDE_SKIP_BOOTSTRAP=1.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+if [ "${TIDE_SKIP_BOOTSTRAP:-0}" != 1 ]; then
+  prefix=$(bash tools/bootstrap.sh | sed -n 's/^TIDE_STARPU_PREFIX=//p' | tail -n1)
+  export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+builddir=${TIDE_BUILD_DIR:-build}
+if [ ! -f "$builddir/build.ninja" ]; then
+  echo "[build] meson setup $builddir" >&2
+  meson setup "$builddir" --buildtype=release >&2
+fi
+echo "[build] ninja -C $builddir" >&2
+ninja -C "$builddir" >&2
