@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <starpu.h>
-#include <starpu_mpi.h>
 #include "tide/commands.h"
 #include "tide/runtime.h"
 
@@ -51,10 +50,10 @@ int tide_cmd_info(int argc, char **argv)
 	}
 	/* ranks print in turn */
 	for (int r = 0; r < rt.size; r++) {
-		starpu_mpi_barrier(MPI_COMM_WORLD);
+		tide_runtime_barrier();
 		if (r == rt.rank) print_workers(&rt);
 	}
-	starpu_mpi_barrier(MPI_COMM_WORLD);
+	tide_runtime_barrier();
 	tide_runtime_shutdown();
 	return 0;
 }

@@ -9,11 +9,29 @@
 #include "tide/log.h"
 #include "tide/runtime.h"
 
+static int with_mpi;
+
+/* Launched by mpirun (or srun) with more than one rank?  A lone process skips MPI, so StarPU
+ * keeps the core its MPI progress thread would take. */
+static int launched_in_parallel(void)
+{
+	const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS",
+	                      "MPI_LOCALNRANKS"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && atoi(v) > 1) return 1;
+	}
+	const char *force = getenv("TIDE_MPI");
+	return force && atoi(force) > 0;
+}
+
 int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 {
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	int ret = starpu_mpi_init_conf(argc, argv, 1, MPI_COMM_WORLD, &conf);
+	with_mpi = launched_in_parallel();
+	int ret = with_mpi ? starpu_mpi_init_conf(argc, argv, 1, MPI_COMM_WORLD, &conf)
+	                   : starpu_init(&conf);
 	if (ret == -ENODEV) {
 		fprintf(stderr, "tide: StarPU found no worker to run on (STARPU_NCPU=0 and no GPU?).\n");
 		return -1;
@@ -24,8 +42,8 @@ int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 		        "--bind-to none.\n", ret);
 		return -1;
 	}
-	rt->rank = starpu_mpi_world_rank();
-	rt->size = starpu_mpi_world_size();
+	rt->rank = with_mpi ? starpu_mpi_world_rank() : 0;
+	rt->size = with_mpi ? starpu_mpi_world_size() : 1;
 	rt->ncpu = (int)starpu_cpu_worker_get_count();
 	rt->ncuda = (int)starpu_cuda_worker_get_count();
 	const char *s = getenv("STARPU_SCHED");
@@ -36,7 +54,13 @@ int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 
 void tide_runtime_shutdown(void)
 {
-	starpu_mpi_shutdown();
+	if (with_mpi) starpu_mpi_shutdown();
+	else starpu_shutdown();
+}
+
+void tide_runtime_barrier(void)
+{
+	if (with_mpi) starpu_mpi_barrier(MPI_COMM_WORLD);
 }
 
 unsigned long long tide_device_bytes_used(void)

@@ -185,7 +185,7 @@ TIDE_HD float tide_particle_dt(const tide_sph_params *P, const tide_acc *acc, fl
  *  Euler   : every verlet_steps steps, v+ = v + dt a, rho+ = rho + dt drho (same x update)
  *  Symplectic predictor: x, v, rho advanced by dt/2, old values kept in vx1.., rho1
  *  Symplectic corrector: v+ = v_n + dt a_half, x+ = x_n + dt/2 (v+ + v_n),
- *                        rho+ = rho_n (2 + eps)/(2 - eps), eps = -drho/rho_half dt
+ *                        rho+ = rho_n (2 - eps)/(2 + eps), eps = -drho/rho_half dt
  * Boundary particles keep position and velocity; their density is integrated and kept >= rho0. */
 TIDE_HD void tide_integrate_particle(const tide_sph_params *P, int stage, float dt,
                                      tide_block_view *v, uint32_t i)
@@ -197,7 +197,7 @@ TIDE_HD void tide_integrate_particle(const tide_sph_params *P, int stage, float 
 	else if (stage == 2) rnew = rho + 0.5f * dt * dr;
 	else {
 		float eps = -dr / rho * dt;
-		rnew = rho1 * (2.f + eps) / (2.f - eps);
+		rnew = rho1 * (2.f - eps) / (2.f + eps);
 	}
 	if (stage == 2) v->rho1[i] = rho;
 	else v->rho1[i] = stage == 3 ? rnew : rho;
