@@ -21,7 +21,7 @@
 typedef struct run_opts {
 	const char *case_path, *out_dir;
 	double dp;
-	int blocks;
+	int blocks, no_output;
 	long max_steps;
 	const char *sets[MAX_SETS];
 	int nsets;
@@ -37,6 +37,7 @@ static void run_usage(FILE *f)
 	        "  --out DIR         output directory (default runs/NAME)\n"
 	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
 	        "  --max-steps N     stop after N steps\n"
+	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
 	        "  --quiet, --verbose\n"
 	        "\n"
 	        "Writes DIR/particles_NNNN.vtp + DIR/particles.pvd (ParaView), DIR/gauges.csv,\n"
@@ -67,6 +68,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { run_usage(stdout); exit(0); }
 		else if (!strcmp(a, "--quiet")) tide_verbosity = 0;
 		else if (!strcmp(a, "--verbose")) tide_verbosity = 2;
+		else if (!strcmp(a, "--no-output")) o->no_output = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
 		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
@@ -178,7 +180,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				if (tide_sim_rebalance(sim)) { ret = -1; break; }
 			}
 		}
-		if (sim->t >= next_out - 1e-12) {
+		if (!o->no_output && sim->t >= next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -1; snprintf(st->status, sizeof st->status, "output failed"); break; }
 			while (next_out <= sim->t + 1e-12) next_out += c->t_out;
 		}
@@ -245,15 +247,18 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 
 	snprintf(path, sizeof path, "%s/particles.pvd", out.dir);
 	int ret = 0;
-	if (tide_pvd_open(&out.pvd, path) || tide_gauges_open(&out.gauges, out.dir, &c) ||
-	    write_output(&out, &sim, &c, NULL))
+	if (!o->no_output && (tide_pvd_open(&out.pvd, path) ||
+	                      tide_gauges_open(&out.gauges, out.dir, &c) ||
+	                      write_output(&out, &sim, &c, NULL)))
 		ret = -1;
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st);
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
 	tide_summary_write(out.dir, &st);
-	tide_gauges_close(&out.gauges);
-	tide_pvd_close(&out.pvd);
+	if (!o->no_output) {
+		tide_gauges_close(&out.gauges);
+		tide_pvd_close(&out.pvd);
+	}
 	free(out.mem);
 	tide_sim_free(&sim);
 	if (!ret)

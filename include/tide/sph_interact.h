@@ -66,6 +66,9 @@ TIDE_HD void tide_interact_range(const tide_sph_params *P, const tide_pi *pi,
                                  const tide_block_view *s, uint32_t a, uint32_t b, tide_acc *acc)
 {
 	for (uint32_t j = a; j < b; j++) {
+		uint32_t tj = s->type[j];
+		/* fixed walls: a boundary-boundary pair has v_ij = 0 and contributes nothing */
+		if (!pi->fluid && tj == TIDE_BOUND) continue;
 		float dx = (float)(pi->x - s->x[j]);
 		float dy = (float)(pi->y - s->y[j]);
 		float dz = (float)(pi->z - s->z[j]);
@@ -75,7 +78,6 @@ TIDE_HD void tide_interact_range(const tide_sph_params *P, const tide_pi *pi,
 		float F = P->af * tide_kernel_f(P->kernel, r / P->h); /* grad_i W = F r_ij, F < 0 */
 		float dvx = pi->vx - s->vx[j], dvy = pi->vy - s->vy[j], dvz = pi->vz - s->vz[j];
 		float dvr = dvx * dx + dvy * dy + dvz * dz;
-		uint32_t tj = s->type[j];
 		float mj = P->mass[tj];
 		float rhoj = s->rho[j];
 		acc->drho += mj * dvr * F;
