@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash disable=SC2154  # here, repo, tide, case_file, pass: set by the caller
+# bench/bench_common.sh — shell helpers sourced by bench/sph_ladder.sh and bench/sched_policies.sh.
+# Expects the caller to set: here (bench/), repo, tide, case_file, pass (array of extra tide options).
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '%s: warning: %s\n' "$(basename "$0")" "$*" >&2; }
+die() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; exit 2; }
+need_value() { [ $# -ge 2 ] || die "option $1 needs a value"; printf '%s' "$2"; }
+
+# python3 with matplotlib: the Debian one first (the pyenv python3 on PATH may lack it)
+pick_python() {
+	local p
+	for p in /usr/bin/python3 python3; do
+		if command -v "$p" > /dev/null 2>&1 && "$p" -c 'import matplotlib' > /dev/null 2>&1; then
+			echo "$p"; return
+		fi
+	done
+	if [ -x /usr/bin/python3 ]; then echo /usr/bin/python3; else echo python3; fi
+}
+PY=$(pick_python)
+
+# shared libraries of a build carried to another machine (tools/device_check.sh's layout)
+setup_libs() {
+	local d
+	for d in "$repo/.deps/lib" /usr/local/cuda/lib64; do
+		[ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	done
+	return 0
+}
+
+# tide_run DIR DP STEPS: one benchmark run (DP empty: the case's own spacing), only the initial
+# output.  Log in DIR/log.txt, the command and StarPU environment in DIR/command.txt.
+# Returns non-zero when tide fails or the summary's status is not "ok".
+tide_run() {
+	local dir=$1 dp=$2 nsteps=$3 rc=0 status
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	local args=(run "$case_file" --max-steps "$nsteps" --set time.output=1e9 --out "$dir" --quiet)
+	[ -n "$dp" ] && args+=(--dp "$dp")
+	args+=(${pass[@]+"${pass[@]}"})
+	{ env | grep '^STARPU_' | sort || true; echo "$tide ${args[*]}"; } > "$dir/command.txt"
+	"$tide" "${args[@]}" > "$dir/log.txt" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		warn "tide exited with $rc: $(tail -n 3 "$dir/log.txt" | tr '\n' ' ')"
+		return 1
+	fi
+	[ -f "$dir/run_summary.csv" ] || { warn "no $dir/run_summary.csv"; return 1; }
+	status=$("$PY" "$here/benchlib.py" field "$dir/run_summary.csv" status)
+	[ "$status" = ok ] || { warn "run status: $status"; return 1; }
+}
+
+# field DIR COLUMN...: columns of DIR/run_summary.csv, space separated
+field() { local d=$1; shift; "$PY" "$here/benchlib.py" field "$d/run_summary.csv" "$@"; }
+
+# default_max_particles N PEAK_HOST PEAK_DEVICE NCUDA (from a probe run of N particles):
+# GPU: 85 % of the GPUs' memory at the probe's device bytes per particle (the probe's fixed
+# overheads make this conservative); CPU only: 250000 particles per core (time, not memory, is
+# the limit there).  Both capped by 70 % of the host memory at the probe's host bytes per particle.
+default_max_particles() {
+	local n=$1 ph=$2 pd=$3 ncuda=$4 gpu_mem=0 host_mem
+	host_mem=$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo 2>/dev/null || echo 0)
+	if [ "$ncuda" -gt 0 ] && command -v nvidia-smi > /dev/null 2>&1; then
+		gpu_mem=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null |
+			head -n "$ncuda" | awk '{s += $1 * 1048576} END {print s + 0}')
+	fi
+	"$PY" - "$n" "$ph" "$pd" "$ncuda" "$gpu_mem" "$host_mem" "$(nproc)" <<'EOF'
+import sys
+n, ph, pd, ncuda, gpu_mem, host_mem, ncores = map(float, sys.argv[1:])
+if ncuda > 0:
+    lim = 0.85 * gpu_mem * n / pd if gpu_mem > 0 and pd > 0 else 13.5e6
+else:
+    lim = 250000 * ncores
+if host_mem > 0 and ph > 0:
+    lim = min(lim, 0.7 * host_mem * n / ph)
+print(int(lim))
+EOF
+}
+
+# write_machine_info FILE TIDE: what the numbers were measured on
+write_machine_info() {
+	local f=$1 t=$2
+	{
+		echo "# SPDX-License-Identifier: LGPL-2.1-or-later"
+		echo "date: $(date -Iseconds)"
+		echo "host: $(hostname)"
+		[ -r /etc/os-release ] && echo "os: $(# shellcheck disable=SC1091
+			. /etc/os-release && echo "$PRETTY_NAME")"
+		echo "kernel: $(uname -r)"
+		echo "nproc: $(nproc)"
+		echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)"
+		echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (other processes share the machine when this is near or above nproc)"
+		echo "memory: $(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)"
+		if command -v nvidia-smi > /dev/null 2>&1; then
+			nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+		fi
+		echo "tide: $t ($("$t" --version 2>/dev/null | head -n 1))"
+		if git -C "$repo" rev-parse --short HEAD > /dev/null 2>&1; then
+			echo "git: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src tasks codelets include meson.build 2>/dev/null || echo ' (sources with local changes)')"
+		else
+			echo "git: (no repository here)"
+		fi
+		env | grep '^STARPU_' | sort | sed 's/^/env: /' || true
+		"$t" info 2>&1 | grep -v '^\[starpu\]' | sed 's/^/tide info: /'
+	} > "$f"
+}
