@@ -18,11 +18,7 @@ static void dt_redux_cpu(void *buffers[], void *cl_arg)
 	(void)cl_arg;
 	tide_step_reduce *a = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[0]);
 	const tide_step_reduce *b = (const tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[1]);
-	if (b->dt < a->dt) a->dt = b->dt;
-	if (b->vmax > a->vmax) a->vmax = b->vmax;
-	if (b->rho_min < a->rho_min) a->rho_min = b->rho_min;
-	if (b->rho_max > a->rho_max) a->rho_max = b->rho_max;
-	a->nbad += b->nbad;
+	tide_step_reduce_combine(a, b);
 }
 
 static struct starpu_perfmodel dt_init_model = {

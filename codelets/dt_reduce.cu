@@ -11,11 +11,7 @@ __global__ static void init_kernel(tide_step_reduce *r) { tide_step_reduce_init(
 
 __global__ static void redux_kernel(tide_step_reduce *a, const tide_step_reduce *b)
 {
-	a->dt = fminf(a->dt, b->dt);
-	a->vmax = fmaxf(a->vmax, b->vmax);
-	a->rho_min = fminf(a->rho_min, b->rho_min);
-	a->rho_max = fmaxf(a->rho_max, b->rho_max);
-	a->nbad += b->nbad;
+	tide_step_reduce_combine(a, b);
 }
 
 extern "C" void tide_dt_init_cuda(void *buffers[], void *cl_arg)

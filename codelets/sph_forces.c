@@ -38,12 +38,10 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 			if (v.rho[i] > r.rho_max) r.rho_max = v.rho[i];
 		}
 	}
+	r.count = v.count;
+	r.fill = tide_fill_of(v.count, v.cap, lo.count, lo.cap, hi.count, hi.cap);
 	/* this worker's private copy of the reduction: no other task touches it concurrently */
-	if (r.dt < red->dt) red->dt = r.dt;
-	if (r.vmax > red->vmax) red->vmax = r.vmax;
-	if (r.rho_min < red->rho_min) red->rho_min = r.rho_min;
-	if (r.rho_max > red->rho_max) red->rho_max = r.rho_max;
-	red->nbad += r.nbad;
+	tide_step_reduce_combine(red, &r);
 }
 
 static struct starpu_perfmodel sph_forces_model = {

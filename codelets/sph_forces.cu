@@ -54,6 +54,11 @@ forces_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
+		if (blockIdx.x == 0) {
+			atomicAdd(&red->count, v.count);
+			atomic_max_pos(&red->fill, tide_fill_of(v.count, v.cap, lo.count, lo.cap,
+			                                        hi.count, hi.cap));
+		}
 		atomic_min_pos(&red->dt, s_dt);
 		atomic_max_pos(&red->vmax, s_vmax);
 		atomic_min_pos(&red->rho_min, s_rmin);
@@ -74,6 +79,7 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	tide_block_view hi = tide_block_view_of(buffers[3]);
 	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[4]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
+	/* an empty block still reports its count and fill (zero) through the reduction's init */
 	forces_kernel<<<tide_blocks_for(v.count, FORCES_THREADS), FORCES_THREADS, 0, s>>>(
 	        P, A, v, start, lo, hi, red);
 	TIDE_CUDA_CHECK(cudaGetLastError());

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <mpi.h>
 #include <unistd.h>
 #include <starpu.h>
 #include "tide/case.h"
@@ -108,6 +110,31 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/* Case errors are the same on every rank: only rank 0 says them.  Returns the saved fd. */
+static int quiet_stderr(int quiet)
+{
+	if (!quiet) return -1;
+	fflush(stderr);
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+	if (null >= 0) { dup2(null, 2); close(null); }
+	return saved;
+}
+
+static void restore_stderr(int saved)
+{
+	if (saved < 0) return;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+}
+
+/* Rank 0 could not write: the other ranks would wait for it forever, so stop them all. */
+static void abort_ranks(void)
+{
+	fprintf(stderr, "tide: stopping all MPI ranks.\n");
+	MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 /* Output state of a run. */
 typedef struct run_out {
 	char dir[1024];
@@ -118,26 +145,26 @@ typedef struct run_out {
 	int n;
 } run_out;
 
+/* Collective: every rank takes part in the gather; rank 0 writes. */
 static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const char *tag)
 {
-	size_t n = tide_sim_count(sim, NULL);
-	if (n > o->all.cap) {
-		free(o->mem);
-		o->mem = malloc(n * TIDE_BLOCK_BPP);
-		if (!o->mem) { fprintf(stderr, "tide: out of host memory for output.\n"); return -1; }
-		o->all = tide_block_view_make(o->mem, (uint32_t)n, 0);
+	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
+	if (sim->rank != 0) {
+		o->n++;
+		return 0;
 	}
-	if (tide_sim_gather(sim, &o->all)) return -1;
 	tide_particle_set s;
 	tide_set_view_of_block(&o->all, &s);
 	char path[1100];
 	if (tag) snprintf(path, sizeof path, "%s/%s.vtp", o->dir, tag);
 	else snprintf(path, sizeof path, "%s/particles_%04d.vtp", o->dir, o->n);
-	if (tide_vtp_write(path, &s, c)) return -1;
-	if (tag) return 0;
-	o->n++;
-	if (tide_pvd_add(&o->pvd, path, sim->t)) return -1;
-	return tide_gauges_write(&o->gauges, &s, c, sim->t);
+	int ret = tide_vtp_write(path, &s, c);
+	if (!ret && !tag) {
+		o->n++;
+		ret = tide_pvd_add(&o->pvd, path, sim->t) || tide_gauges_write(&o->gauges, &s, c, sim->t);
+	}
+	if (ret && sim->size > 1) abort_ranks();
+	return ret ? -1 : 0;
 }
 
 static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0)
@@ -162,7 +189,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		double ts = tide_wtime();
 		if (tide_sim_step(sim)) { ret = -1; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
 		step_time += tide_wtime() - ts;
-		if (sim->step % 20 == 0) {
+		{
 			double fill;
 			size_t n = tide_sim_count(sim, &fill);
 			unsigned long long d = tide_device_bytes_used();
@@ -203,17 +230,24 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 static int run_case(const run_opts *o, const tide_runtime *rt)
 {
 	tide_case c;
-	if (tide_case_load(o->case_path, o->dp, &c)) return 2;
-	for (int i = 0; i < o->nsets; i++)
-		if (tide_case_set(&c, o->sets[i])) return 2;
+	/* every rank reads the case and builds the same particles (it keeps only its blocks);
+	 * the case is validated identically everywhere, so all ranks fail or none */
+	if (tide_log_rank != 0) tide_verbosity = -1;
+	int saved_err = quiet_stderr(rt->rank != 0);
+	int bad = tide_case_load(o->case_path, o->dp, &c);
+	for (int i = 0; i < o->nsets && !bad; i++) bad = tide_case_set(&c, o->sets[i]);
+	restore_stderr(saved_err);
+	if (bad) return 2;
 	run_out out;
 	memset(&out, 0, sizeof out);
 	if (o->out_dir) snprintf(out.dir, sizeof out.dir, "%s", o->out_dir);
 	else snprintf(out.dir, sizeof out.dir, "runs/%s", c.name);
-	if (mkdir_p(out.dir)) return 1;
 	char path[1100];
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
-	if (tide_case_write_used(&c, path)) return 1;
+	if (rt->rank == 0 && (mkdir_p(out.dir) || tide_case_write_used(&c, path))) {
+		if (rt->size > 1) abort_ranks();
+		return 1;
+	}
 
 	tide_particle_set ps;
 	memset(&ps, 0, sizeof ps);
@@ -247,15 +281,15 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 
 	snprintf(path, sizeof path, "%s/particles.pvd", out.dir);
 	int ret = 0;
-	if (!o->no_output && (tide_pvd_open(&out.pvd, path) ||
-	                      tide_gauges_open(&out.gauges, out.dir, &c) ||
-	                      write_output(&out, &sim, &c, NULL)))
+	if (rt->rank == 0 && !o->no_output &&
+	    (tide_pvd_open(&out.pvd, path) || tide_gauges_open(&out.gauges, out.dir, &c)))
 		ret = -1;
+	if (!o->no_output && write_output(&out, &sim, &c, NULL)) ret = -1;
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st);
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
-	tide_summary_write(out.dir, &st);
-	if (!o->no_output) {
+	if (rt->rank == 0) tide_summary_write(out.dir, &st);
+	if (rt->rank == 0 && !o->no_output) {
 		tide_gauges_close(&out.gauges);
 		tide_pvd_close(&out.pvd);
 	}
@@ -275,15 +309,7 @@ int tide_cmd_run(int argc, char **argv)
 	if (parse_opts(argc, argv, &o)) return 2;
 	tide_runtime rt;
 	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
-	int ret;
-	if (rt.size > 1) {
-		if (rt.rank == 0)
-			fprintf(stderr, "tide run: runs over several MPI ranks are not available yet; run "
-			        "with one rank (the domain is still split into blocks over all workers).\n");
-		ret = 2;
-	} else {
-		ret = run_case(&o, &rt);
-	}
+	int ret = run_case(&o, &rt);
 	tide_runtime_shutdown();
 	return ret;
 }

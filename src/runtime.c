@@ -58,6 +58,8 @@ void tide_runtime_shutdown(void)
 	else starpu_shutdown();
 }
 
+int tide_runtime_uses_mpi(void) { return with_mpi; }
+
 void tide_runtime_barrier(void)
 {
 	if (with_mpi) starpu_mpi_barrier(MPI_COMM_WORLD);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include "tide/block_interface.h"
+#include "tide/runtime.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
@@ -139,7 +141,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		tide_sim_block *k = &sim->blk[b];
 		uint32_t cap = cnt[b] + cnt[b] / 2 + avg / 4 + 2 * sim->halo_cap + 1024;
 		k->cap = cap;
+		k->owner = (int)((long)b * sim->size / nb);
 		if (cap > maxcap) maxcap = cap;
+		if (k->owner != sim->rank) continue;
 		k->host = tide_block_alloc_host(cap);
 		if (!k->host) {
 			fprintf(stderr, "tide: out of host memory for a block of %u particles.\n", cap);
@@ -149,18 +153,30 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	for (int b = 0; b < nb; b++) cnt[b] = 0;
 	for (uint32_t i = 0; i < all->count; i++) {
 		int b = owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])];
+		if (!sim->blk[b].host) {
+			cnt[b]++;
+			continue;
+		}
 		tide_block_view dst = tide_block_view_make(sim->blk[b].host, sim->blk[b].cap, 0);
 		tide_copy_particle(&dst, cnt[b]++, all, i);
 	}
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		uint32_t ncell = (uint32_t)(k->range.l1 - k->range.l0) * P->grid.plane;
-		tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
+		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
+		else tide_block_register(&k->B, -1, NULL, k->cap, cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, ncell + 1, sizeof(uint32_t));
 		tide_block_register(&k->HL, -1, NULL, sim->halo_cap, 0);
 		tide_block_register(&k->HR, -1, NULL, sim->halo_cap, 0);
 		tide_block_register(&k->ML, -1, NULL, sim->halo_cap, 0);
 		tide_block_register(&k->MR, -1, NULL, sim->halo_cap, 0);
+		if (sim->mpi) {
+			/* everything of a block lives on its owner; StarPU-MPI sends the halos and
+			 * migrants a neighbour on another rank reads */
+			starpu_data_handle_t hs[6] = {k->B, k->C, k->HL, k->HR, k->ML, k->MR};
+			for (int j = 0; j < 6; j++)
+				starpu_mpi_data_register(hs[j], sim->tag0 + 6 * b + j, k->owner);
+		}
 	}
 	starpu_vector_data_register(&sim->scratch, -1, 0, tide_sort_scratch_bytes(maxcap), 1);
 	free(cnt);
@@ -172,6 +188,9 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 {
 	memset(sim, 0, sizeof *sim);
 	sim->c = c;
+	sim->mpi = tide_runtime_uses_mpi();
+	sim->rank = sim->mpi ? starpu_mpi_world_rank() : 0;
+	sim->size = sim->mpi ? starpu_mpi_world_size() : 1;
 	tide_sim_params(c, &sim->P);
 	sim->integrator = c->integrator;
 	sim->verlet_steps = c->verlet_steps;
@@ -186,6 +205,7 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 	sim->nblocks_wanted = nblocks;
 	sim->nblocks = nblocks < 1 ? 1 : (nblocks > n0 ? n0 : nblocks);
 	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
+	if (sim->mpi) sim->tag0 = starpu_mpi_tags_allocate(6 * sim->nblocks + 4);
 	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
 	tide_block_arg *r = malloc(sizeof *r * (size_t)sim->nblocks);
 	if (!sim->blk || !per_layer || !r) return -1;
@@ -211,69 +231,69 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 	                              sizeof sim->red2_host);
 	starpu_data_set_reduction_methods(sim->red, &tide_dt_redux_cl, &tide_dt_init_cl);
 	starpu_data_set_reduction_methods(sim->red2, &tide_dt_redux_cl, &tide_dt_init_cl);
+	if (sim->mpi) {
+		/* the reductions are owned by rank 0 and sent to all; zero-particle halos exist on
+		 * every rank */
+		int64_t t = sim->tag0 + 6 * sim->nblocks;
+		starpu_mpi_data_register(sim->red, t, 0);
+		starpu_mpi_data_register(sim->red2, t + 1, 0);
+		starpu_mpi_data_register(sim->empty_lo, t + 2, STARPU_MPI_PER_NODE);
+		starpu_mpi_data_register(sim->empty_hi, t + 3, STARPU_MPI_PER_NODE);
+	}
 	sim->n_total = all->count;
+	sim->last.count = all->count;
 	return 0;
 }
 
-/* Count of a block-interface handle on a node holding a valid copy, without moving data. */
-static uint32_t valid_count(starpu_data_handle_t h)
+size_t tide_sim_count(const tide_sim *sim, double *max_fill)
 {
-	uint32_t n = 0;
-	starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_R);
-	unsigned nodes = starpu_memory_nodes_get_count();
-	for (unsigned node = 0; node < nodes; node++) {
-		int alloc = 0, valid = 0, loading = 0, req = 0;
-		starpu_data_query_status2(h, (int)node, &alloc, &valid, &loading, &req);
-		if (valid) {
-			n = ((struct tide_block_iface *)starpu_data_get_interface_on_node(h, node))->count;
-			break;
-		}
-	}
-	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
-	return n;
+	if (max_fill) *max_fill = sim->last.fill;
+	return sim->last.count;
 }
 
-size_t tide_sim_count(tide_sim *sim, double *max_fill)
+/* Brings every block to `root` (all ranks if -1) and acquires it there. */
+static void acquire_blocks(tide_sim *sim, int root)
 {
+	for (int b = 0; b < sim->nblocks; b++) {
+		starpu_data_handle_t h = sim->blk[b].B;
+		if (sim->mpi) {
+			if (root < 0) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, h);
+			else starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, root);
+		}
+		if (root < 0 || root == sim->rank) starpu_data_acquire(h, STARPU_R);
+	}
+}
+
+static tide_block_view ram_view(starpu_data_handle_t h)
+{
+	return tide_block_view_of(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+}
+
+int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all)
+{
+	acquire_blocks(sim, root);
+	if (root >= 0 && root != sim->rank) return 0;
 	size_t n = 0;
-	double fill = 0;
-	for (int b = 0; b < sim->nblocks; b++) {
-		tide_sim_block *k = &sim->blk[b];
-		uint32_t c = valid_count(k->B);
-		n += c;
-		double f = (double)c / k->cap;
-		if (f > fill) fill = f;
-		if (sim->step > 0) {
-			/* halos say how full the densest layer is */
-			double hf = (double)valid_count(k->HL) / sim->halo_cap;
-			if (hf > fill) fill = hf;
-			hf = (double)valid_count(k->HR) / sim->halo_cap;
-			if (hf > fill) fill = hf;
+	for (int b = 0; b < sim->nblocks; b++) n += ram_view(sim->blk[b].B).count;
+	int ret = 0;
+	if (!*mem || n > all->cap) {
+		free(*mem);
+		*mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
+		if (!*mem) {
+			fprintf(stderr, "tide: out of host memory gathering %zu particles.\n", n);
+			ret = -1;
+		} else {
+			*all = tide_block_view_make(*mem, (uint32_t)(n ? n : 1), 0);
 		}
 	}
-	if (max_fill) *max_fill = fill;
-	sim->n_total = n;
-	return n;
-}
-
-int tide_sim_gather(tide_sim *sim, tide_block_view *all)
-{
-	uint32_t n = 0;
+	uint32_t k = 0;
 	for (int b = 0; b < sim->nblocks; b++) {
-		tide_sim_block *k = &sim->blk[b];
-		starpu_data_acquire(k->B, STARPU_R);
-		tide_block_view v = tide_block_view_make(k->host, k->cap, tide_block_count(k->B));
-		if (n + v.count > all->cap) {
-			starpu_data_release(k->B);
-			fprintf(stderr, "tide: internal error: gather buffer too small.\n");
-			return -1;
-		}
-		for (uint32_t i = 0; i < v.count; i++) tide_copy_particle(all, n + i, &v, i);
-		n += v.count;
-		starpu_data_release(k->B);
+		tide_block_view v = ram_view(sim->blk[b].B);
+		for (uint32_t i = 0; i < v.count && !ret; i++) tide_copy_particle(all, k++, &v, i);
+		starpu_data_release(sim->blk[b].B);
 	}
-	all->count = n;
-	return 0;
+	all->count = k;
+	return ret;
 }
 
 static void unregister_all(tide_sim *sim)
@@ -286,7 +306,7 @@ static void unregister_all(tide_sim *sim)
 		starpu_data_unregister(k->HR);
 		starpu_data_unregister(k->ML);
 		starpu_data_unregister(k->MR);
-		tide_block_free_host(k->host, k->cap);
+		if (k->host) tide_block_free_host(k->host, k->cap);
 	}
 	starpu_data_unregister(sim->scratch);
 	starpu_data_unregister(sim->empty_lo);
@@ -294,6 +314,7 @@ static void unregister_all(tide_sim *sim)
 	for (int k = 0; k < 2; k++) tide_block_free_host(sim->empty_mem[k], 1);
 	starpu_data_unregister(sim->red);
 	starpu_data_unregister(sim->red2);
+	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
 	free(sim->blk);
 	sim->blk = NULL;
 }
@@ -305,14 +326,10 @@ void tide_sim_free(tide_sim *sim)
 
 int tide_sim_rebalance(tide_sim *sim)
 {
-	size_t n = tide_sim_count(sim, NULL);
-	void *mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
-	if (!mem) {
-		fprintf(stderr, "tide: out of host memory while rebalancing %zu particles.\n", n);
-		return -1;
-	}
-	tide_block_view all = tide_block_view_make(mem, (uint32_t)(n ? n : 1), 0);
-	if (tide_sim_gather(sim, &all)) {
+	/* every rank gets every particle and splits them again the same way */
+	void *mem = NULL;
+	tide_block_view all;
+	if (tide_sim_gather(sim, -1, &mem, &all)) {
 		free(mem);
 		return -1;
 	}

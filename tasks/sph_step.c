@@ -15,10 +15,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include "tide/codelets.h"
 #include "tide/sph_sim.h"
 
-#define CHECK_SUBMIT(ret) STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert")
+/* Every rank submits the same tasks; under MPI a task runs on the owner of the block it writes
+ * and StarPU-MPI moves what it reads from other ranks (halos, migrants, the time step). */
+#define SUBMIT(sim, ...)                                                                    \
+	STARPU_CHECK_RETURN_VALUE((sim)->mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, __VA_ARGS__) \
+	                                     : starpu_task_insert(__VA_ARGS__),                    \
+	                          "task insert")
 
 static starpu_data_handle_t lower_halo(tide_sim *sim, int b)
 {
@@ -33,9 +39,9 @@ static void submit_sort(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		CHECK_SUBMIT(starpu_task_insert(&tide_cell_sort_cl, STARPU_RW, k->B, STARPU_W, k->C,
+		SUBMIT(sim, &tide_cell_sort_cl, STARPU_RW, k->B, STARPU_W, k->C,
 		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", 0));
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", 0);
 	}
 }
 
@@ -43,22 +49,24 @@ static void submit_halos(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		CHECK_SUBMIT(starpu_task_insert(&tide_halo_pack_cl, STARPU_R, k->B, STARPU_R, k->C,
+		SUBMIT(sim, &tide_halo_pack_cl, STARPU_R, k->B, STARPU_R, k->C,
 		        STARPU_W, k->HL, STARPU_W, k->HR, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", 0));
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", 0);
 	}
 }
 
 static void submit_forces(tide_sim *sim, starpu_data_handle_t red)
 {
-	CHECK_SUBMIT(starpu_task_insert(&tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", 0));
+	SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", 0);
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		CHECK_SUBMIT(starpu_task_insert(&tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
-		        STARPU_R, lower_halo(sim, b), STARPU_R, upper_halo(sim, b), STARPU_REDUX, red,
+		SUBMIT(sim, &tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
+		        STARPU_R, lower_halo(sim, b), STARPU_R, upper_halo(sim, b), sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "sph_forces", 0));
+		        STARPU_NAME, "sph_forces", 0);
 	}
+	/* contributions of other ranks reach the owner (rank 0) */
+	if (sim->mpi) starpu_mpi_redux_data(MPI_COMM_WORLD, red);
 }
 
 static void submit_integrate(tide_sim *sim, int stage)
@@ -66,9 +74,9 @@ static void submit_integrate(tide_sim *sim, int stage)
 	tide_integrate_arg I = {.stage = stage};
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		CHECK_SUBMIT(starpu_task_insert(&tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
+		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
-		        STARPU_NAME, "integrate", 0));
+		        STARPU_NAME, "integrate", 0);
 	}
 }
 
@@ -76,17 +84,17 @@ static void submit_migration(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		CHECK_SUBMIT(starpu_task_insert(&tide_migrate_pack_cl, STARPU_RW, k->B, STARPU_W, k->ML,
+		SUBMIT(sim, &tide_migrate_pack_cl, STARPU_RW, k->B, STARPU_W, k->ML,
 		        STARPU_W, k->MR, STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P,
 		        sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "migrate_pack", 0));
+		        STARPU_NAME, "migrate_pack", 0);
 	}
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		starpu_data_handle_t from_lo = b > 0 ? sim->blk[b - 1].MR : sim->empty_lo;
 		starpu_data_handle_t from_hi = b < sim->nblocks - 1 ? sim->blk[b + 1].ML : sim->empty_hi;
-		CHECK_SUBMIT(starpu_task_insert(&tide_migrate_unpack_cl, STARPU_RW, k->B, STARPU_R,
-		        from_lo, STARPU_R, from_hi, STARPU_NAME, "migrate_unpack", 0));
+		SUBMIT(sim, &tide_migrate_unpack_cl, STARPU_RW, k->B, STARPU_R,
+		        from_lo, STARPU_R, from_hi, STARPU_NAME, "migrate_unpack", 0);
 	}
 }
 
@@ -129,8 +137,9 @@ int tide_sim_step(tide_sim *sim)
 	}
 	submit_migration(sim);
 
+	if (sim->mpi) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, sim->red);
 	starpu_data_acquire(sim->red, STARPU_R);
-	tide_step_reduce r = sim->red_host;
+	tide_step_reduce r = *(tide_step_reduce *)starpu_variable_get_local_ptr(sim->red);
 	starpu_data_release(sim->red);
 	sim->last = r;
 	int bad = check_health(sim, &r);

@@ -62,9 +62,9 @@ static int gather_check(tide_sim *sim, uint32_t n0, const char *what, state *s, 
 	size_t n = count ? tide_sim_count(sim, NULL) : n0;
 	EXPECT(n == n0, "%s: %zu particles in the blocks, expected %u (%+ld)", what, n, n0,
 	       (long)n - (long)n0);
-	void *mem = malloc((n > n0 ? n : n0) * TIDE_BLOCK_BPP);
-	tide_block_view v = tide_block_view_make(mem, (uint32_t)(n > n0 ? n : n0), 0);
-	if (tide_sim_gather(sim, &v)) { free(mem); return -1; }
+	void *mem = NULL;
+	tide_block_view v;
+	if (tide_sim_gather(sim, 0, &mem, &v)) { free(mem); return -1; }
 	char *seen = calloc(n0, 1);
 	uint32_t bad = 0, dup = 0, missing = 0;
 	for (uint32_t i = 0; i < v.count; i++) {

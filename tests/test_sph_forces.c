@@ -257,10 +257,9 @@ static int run_forces(const tide_case *c, const tide_block_view *all, int nblock
 	res->red = sim.red_host;
 	starpu_data_release(sim.red);
 
-	size_t n = tide_sim_count(&sim, NULL);
-	void *mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
-	tide_block_view g = tide_block_view_make(mem, (uint32_t)(n ? n : 1), 0);
-	if (tide_sim_gather(&sim, &g)) return -1;
+	void *mem = NULL;
+	tide_block_view g;
+	if (tide_sim_gather(&sim, 0, &mem, &g)) return -1;
 	res->n = g.count;
 	int bad = 0;
 	for (uint32_t i = 0; i < g.count; i++) {

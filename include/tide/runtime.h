@@ -12,6 +12,8 @@ typedef struct tide_runtime {
 /* Returns 0, or -1 with a message saying what failed and what to try. */
 int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt);
 void tide_runtime_shutdown(void);
+/* 1 when StarPU-MPI was started (launched by mpirun with several ranks, or TIDE_MPI=1). */
+int tide_runtime_uses_mpi(void);
 /* MPI barrier across ranks (nothing without MPI). */
 void tide_runtime_barrier(void);
 

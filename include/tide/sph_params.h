@@ -66,7 +66,9 @@ typedef struct tide_step_reduce {
 	float dt;        /* CFL time step limit [s] (min) */
 	float vmax;      /* largest fluid speed [m/s] (max) */
 	float rho_min, rho_max;   /* fluid density range (min / max) */
+	float fill;      /* fullest block or halo: count / capacity (max) */
 	uint32_t nbad;   /* particles with non-finite acceleration or density (sum) */
+	uint32_t count;  /* particles (sum): the host learns the total without touching blocks */
 	uint32_t pad;
 } tide_step_reduce;
 
@@ -76,8 +78,32 @@ TIDE_HD void tide_step_reduce_init(tide_step_reduce *r)
 	r->vmax = 0.f;
 	r->rho_min = 3.0e38f;
 	r->rho_max = 0.f;
+	r->fill = 0.f;
 	r->nbad = 0;
+	r->count = 0;
 	r->pad = 0;
+}
+
+/* Combines b into a (the redux operation). */
+TIDE_HD void tide_step_reduce_combine(tide_step_reduce *a, const tide_step_reduce *b)
+{
+	if (b->dt < a->dt) a->dt = b->dt;
+	if (b->vmax > a->vmax) a->vmax = b->vmax;
+	if (b->rho_min < a->rho_min) a->rho_min = b->rho_min;
+	if (b->rho_max > a->rho_max) a->rho_max = b->rho_max;
+	if (b->fill > a->fill) a->fill = b->fill;
+	a->nbad += b->nbad;
+	a->count += b->count;
+}
+
+/* Fill of a block and of the two halos it reads. */
+TIDE_HD float tide_fill_of(uint32_t n, uint32_t cap, uint32_t nlo, uint32_t caplo, uint32_t nhi,
+                           uint32_t caphi)
+{
+	float f = (float)n / (float)cap;
+	if (caplo > 1 && (float)nlo / (float)caplo > f) f = (float)nlo / (float)caplo;
+	if (caphi > 1 && (float)nhi / (float)caphi > f) f = (float)nhi / (float)caphi;
+	return f;
 }
 
 /* Which block a codelet works on: its range of cell layers [l0, l1). */

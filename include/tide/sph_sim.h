@@ -12,7 +12,8 @@
 typedef struct tide_sim_block {
 	tide_block_arg range;             /* cell layers [l0, l1) */
 	uint32_t cap;
-	void *host;                       /* main-memory replica (pinned) */
+	int owner;                        /* MPI rank that owns (computes) the block */
+	void *host;                       /* main-memory replica (pinned), on the owner only */
 	starpu_data_handle_t B;           /* particles */
 	starpu_data_handle_t C;           /* cell starts: uint32[(l1-l0)*plane + 1] */
 	starpu_data_handle_t HL, HR;      /* edges for the lower / upper neighbour */
@@ -21,6 +22,8 @@ typedef struct tide_sim_block {
 
 typedef struct tide_sim {
 	const tide_case *c;
+	int mpi, rank, size;                       /* StarPU-MPI in use; this rank; ranks */
+	int64_t tag0;                              /* first MPI tag of this registration */
 	tide_sph_params P;
 	int integrator, verlet_steps, verlet_count;
 	int nblocks, nblocks_wanted;
@@ -44,15 +47,17 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P);
 /* A host block of all particles (every field) made from a freshly built particle set. */
 int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v);
 
-/* Splits the particles of `all` into nblocks blocks and registers everything.  0 or -1. */
+/* Splits the particles of `all` into nblocks blocks and registers everything.  Under MPI every
+ * rank passes the same particles; block b belongs to rank b * size / nblocks.  0 or -1. */
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks);
 /* Submits one time step and waits for its reduction (dt, health).  Returns 0, or -1 if the step
  * went unphysical (message printed; the particles are those after the bad step). */
 int tide_sim_step(tide_sim *sim);
-/* Copies every particle into host memory (all->cap must be >= tide_sim_count()). */
-int tide_sim_gather(tide_sim *sim, tide_block_view *all);
-/* Particle count from the valid replicas (no data transfer); waits for submitted tasks. */
-size_t tide_sim_count(tide_sim *sim, double *max_fill);
+/* Copies every particle into host memory on rank `root` (-1: on every rank), growing *mem and
+ * *all as needed.  Collective: every rank calls it.  0 or -1. */
+int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all);
+/* Particle count and fullest block or halo (count/capacity), from the last step's reduction. */
+size_t tide_sim_count(const tide_sim *sim, double *max_fill);
 /* Re-splits the blocks by the current particle positions (load balance, capacity). */
 int tide_sim_rebalance(tide_sim *sim);
 void tide_sim_free(tide_sim *sim);
