@@ -49,14 +49,29 @@ static struct starpu_perfmodel sph_forces_model = {
 	.symbol = "tide_sph_forces",
 };
 
+#ifdef TIDE_USE_CUDA
+#define FORCES_CUDA .cuda_funcs = {tide_sph_forces_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
+#define FORCES_CUDA
+#endif
+
+/* One process: the step reduction is a StarPU reduction (STARPU_REDUX). */
 struct starpu_codelet tide_sph_forces_cl = {
 	.name = "sph_forces",
 	.cpu_funcs = {sph_forces_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_sph_forces_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
+	FORCES_CUDA
 	.nbuffers = 5,
 	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_REDUX},
+	.model = &sph_forces_model,
+};
+
+/* Under MPI the tasks give STARPU_MPI_REDUX, which StarPU runs as a commutative read-write on
+ * each rank's copy before combining the ranks' copies on the owner. */
+struct starpu_codelet tide_sph_forces_mpi_cl = {
+	.name = "sph_forces",
+	.cpu_funcs = {sph_forces_cpu},
+	FORCES_CUDA
+	.nbuffers = 5,
+	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_RW | STARPU_COMMUTE},
 	.model = &sph_forces_model,
 };

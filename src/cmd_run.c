@@ -24,7 +24,7 @@ typedef struct run_opts {
 	const char *case_path, *out_dir;
 	double dp;
 	int blocks, no_output;
-	long max_steps;
+	long max_steps, rebalance_every;
 	const char *sets[MAX_SETS];
 	int nsets;
 } run_opts;
@@ -40,6 +40,8 @@ static void run_usage(FILE *f)
 	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
+	        "  --rebalance-every N  re-split the blocks by particle count every N steps (default:\n"
+	        "                    only when a block or halo is 80 %% full)\n"
 	        "  --quiet, --verbose\n"
 	        "\n"
 	        "Writes DIR/particles_NNNN.vtp + DIR/particles.pvd (ParaView), DIR/gauges.csv,\n"
@@ -73,6 +75,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--no-output")) o->no_output = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
+		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
 		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
 		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
 		else if (!strcmp(a, "--set")) {
@@ -202,7 +205,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				ret = -1;
 				break;
 			}
-			if (fill > 0.8) {
+			if (fill > 0.8 || (o->rebalance_every > 0 && sim->step % o->rebalance_every == 0)) {
 				tide_debug("\nrebalancing blocks (fullest at %.0f %%)\n", 100 * fill);
 				if (tide_sim_rebalance(sim)) { ret = -1; break; }
 			}

@@ -60,7 +60,7 @@ static void submit_forces(tide_sim *sim, starpu_data_handle_t red)
 	SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", 0);
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, &tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
+		SUBMIT(sim, sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
 		        STARPU_R, lower_halo(sim, b), STARPU_R, upper_halo(sim, b), sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		        STARPU_NAME, "sph_forces", 0);

@@ -15,6 +15,7 @@ extern struct starpu_codelet tide_halo_pack_cl;
 /* Buffers: block (RW), cell starts (R), halo from the lower neighbour (R), halo from the upper
  * neighbour (R), step reduction (REDUX).  Args: tide_sph_params, tide_block_arg. */
 extern struct starpu_codelet tide_sph_forces_cl;
+extern struct starpu_codelet tide_sph_forces_mpi_cl; /* the same, for STARPU_MPI_REDUX */
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
