@@ -14,6 +14,15 @@
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 
+void tide_sph_codelets_where(uint32_t where)
+{
+	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
+	                                &tide_sph_forces_mpi_cl, &tide_dt_init_cl, &tide_dt_redux_cl,
+	                                &tide_integrate_cl, &tide_migrate_pack_cl,
+	                                &tide_migrate_unpack_cl};
+	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) cls[i]->where = where;
+}
+
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
 {
 	memset(P, 0, sizeof *P);

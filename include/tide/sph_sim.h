@@ -41,6 +41,9 @@ typedef struct tide_sim {
 	int rebalances;
 } tide_sim;
 
+/* Restricts every SPH codelet to the given workers (STARPU_CUDA, STARPU_CPU|STARPU_CUDA). */
+void tide_sph_codelets_where(uint32_t where);
+
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);
 

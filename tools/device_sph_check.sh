@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/device_sph_check.sh — the SPH measurements on the GPU node, in one command (build/ and
+# .deps/lib carried along; writes under $OUT):
+#  1. unit tests with a CUDA worker (cell_sort on 16 M particles, sph_forces CPU vs CUDA, sim);
+#  2. the 2-D dam break on the CPU workers alone and on the GPU: surge fronts must agree;
+#  3. StarPU's bus statistics for 100 GPU steps (data stays on the device);
+#  4. time per step of SPHERIC test 2 at about 13 million particles, 1 rank and 2 ranks sharing
+#     the GPU.
+set -uo pipefail
+out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
+export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
+t=./build/tide
+{
+echo "== unit tests with CUDA"
+TIDE_CELL_SORT_BIG=16000000 ./build/tests/test_cell_sort . | tail -2
+./build/tests/test_sph_forces . | tail -3
+./build/tests/test_sim . | tail -2
+echo "== dam break CPU vs GPU"
+STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
+$t run cases/dambreak2d.yaml --out /tmp/db_gpu --quiet --set time.end=0.3
+paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
+cat /tmp/db_gpu/run_summary.csv
+echo "== bus statistics, 100 GPU steps, SPHERIC 2 at dp 0.01"
+STARPU_BUS_STATS=1 STARPU_SILENT=0 $t run cases/spheric2.yaml --dp 0.01 --max-steps 100 --no-output --out /tmp/sp_bus --quiet 2>&1 | grep -v "perfmodels/sampling" | tail -12
+echo "== SPHERIC 2, ~13.3 M particles, GPU"
+$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --out $out/sp13_1rank --quiet
+cat $out/sp13_1rank/run_summary.csv
+mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT -x STARPU_NCPU=4 \
+  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --blocks 2 --out $out/sp13_2rank --quiet
+cat $out/sp13_2rank/run_summary.csv
+$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --blocks 2 --out $out/sp13_1rank_b2 --quiet
+cat $out/sp13_1rank_b2/run_summary.csv
+} 2>&1 | tee "$out/device_sph_check.log"
