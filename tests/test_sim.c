@@ -223,15 +223,18 @@ int main(int argc, char **argv)
 		       "at particle %u: (%.9f, %.9f) vs (%.9f, %.9f)", d14, NSTEPS, w, s1.x[w], s1.z[w],
 		       s4.x[w], s4.z[w]);
 		/* the global dt is a min over particles of float expressions of their accelerations, so
-		 * the same rounding-level differences reach the clock */
-		EXPECT(fabs(s1.t - s4.t) <= 1e-7 * s4.t, "1 block and 4 blocks reached different times "
-		       "%.9g and %.9g s (relative difference %.3g, limit 1e-7)", s1.t, s4.t,
+		 * the same rounding-level differences reach the clock: each step's dt is a float
+		 * (relative ulp 6e-8), and a one-ulp change in a few of the steps moves the sum by
+		 * ~1e-7 (measured with the CUDA codelets on the H200: 2.05e-7).  1e-6 is ~16 float ulps
+		 * of the clock; a wrong force changes dt by percents. */
+		EXPECT(fabs(s1.t - s4.t) <= 1e-6 * s4.t, "1 block and 4 blocks reached different times "
+		       "%.9g and %.9g s (relative difference %.3g, limit 1e-6)", s1.t, s4.t,
 		       fabs(s1.t - s4.t) / s4.t);
 		printf("(b) 1 vs 4 blocks: largest position difference %.3g m\n", d14);
 
 		/* (d) the rebalanced run continues as the uninterrupted one */
 		double d4r = max_dist(&s4, &sr, &w);
-		EXPECT(d4r <= 1e-6 && fabs(sr.t - s4.t) <= 1e-7 * s4.t, "the rebalanced run differs from the 4-block run by "
+		EXPECT(d4r <= 1e-6 && fabs(sr.t - s4.t) <= 1e-6 * s4.t, "the rebalanced run differs from the 4-block run by "
 		       "%.3g m (limit 1e-6 m) at particle %u, t = %.9g vs %.9g s", d4r, w, sr.t, s4.t);
 		printf("(d) rebalanced vs 4 blocks: largest position difference %.3g m\n", d4r);
 
