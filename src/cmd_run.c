@@ -17,13 +17,14 @@
 #include "tide/output.h"
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
+#include "tide/step_profile.h"
 
 #define MAX_SETS 64
 
 typedef struct run_opts {
 	const char *case_path, *out_dir;
 	double dp;
-	int blocks, no_output, with_cpus;
+	int blocks, no_output, with_cpus, profile;
 	long max_steps, rebalance_every;
 	const char *sets[MAX_SETS];
 	int nsets;
@@ -40,6 +41,8 @@ static void run_usage(FILE *f)
 	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
+	        "  --profile         print where a step's time goes (per task family) and write\n"
+	        "                    DIR/step_profile.csv\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
 	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
 	        "  --rebalance-every N  re-split the blocks by particle count every N steps (default:\n"
@@ -76,6 +79,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--verbose")) tide_verbosity = 2;
 		else if (!strcmp(a, "--no-output")) o->no_output = 1;
 		else if (!strcmp(a, "--with-cpus")) o->with_cpus = 1;
+		else if (!strcmp(a, "--profile")) o->profile = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
 		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
@@ -282,6 +286,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
 	 * on few large blocks. */
 	int gpu_only = rt->ncuda > 0 && !o->with_cpus;
+	if (o->profile) tide_profile_enable();
 	if (gpu_only) tide_sph_codelets_where(STARPU_CUDA);
 	int nb = o->blocks > 0 ? o->blocks : (gpu_only ? rt->ncuda : 2 * (rt->ncpu + rt->ncuda));
 	tide_sim sim;
@@ -302,6 +307,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
 	if (rt->rank == 0) tide_summary_write(out.dir, &st);
+	if (o->profile) {
+		/* each rank reports its own tasks */
+		snprintf(path, sizeof path, "%s/step_profile_rank%d.csv", out.dir, rt->rank);
+		fprintf(stderr, "rank %d: ", rt->rank);
+		tide_profile_report(stderr, path, st.steps, st.time_per_step_s);
+	}
 	if (rt->rank == 0 && !o->no_output) {
 		tide_gauges_close(&out.gauges);
 		tide_pvd_close(&out.pvd);

@@ -13,11 +13,13 @@
 // time step) to advance the clock and check the run is still physical.  Blocks on the domain's
 // two ends see zero-particle halos.
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
 #include "tide/sph_sim.h"
+#include "tide/step_profile.h"
 
 /* Every rank submits the same tasks; under MPI a task runs on the owner of the block it writes
  * and StarPU-MPI moves what it reads from other ranks (halos, migrants, the time step). */
@@ -25,6 +27,10 @@
 	STARPU_CHECK_RETURN_VALUE((sim)->mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, __VA_ARGS__) \
 	                                     : starpu_task_insert(__VA_ARGS__),                    \
 	                          "task insert")
+
+/* With --profile, every task reports its execution and data-wait time to step_profile.c. */
+#define PROFILE(kind) STARPU_CALLBACK_WITH_ARG_NFREE, tide_profile_enabled() ? tide_profile_cb : NULL, \
+	(void *)(intptr_t)(kind)
 
 static starpu_data_handle_t lower_halo(tide_sim *sim, int b)
 {
@@ -41,7 +47,7 @@ static void submit_sort(tide_sim *sim)
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_cell_sort_cl, STARPU_RW, k->B, STARPU_W, k->C,
 		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE(TIDE_K_SORT), 0);
 	}
 }
 
@@ -51,19 +57,19 @@ static void submit_halos(tide_sim *sim)
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_halo_pack_cl, STARPU_R, k->B, STARPU_R, k->C,
 		        STARPU_W, k->HL, STARPU_W, k->HR, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE(TIDE_K_HALO), 0);
 	}
 }
 
 static void submit_forces(tide_sim *sim, starpu_data_handle_t red)
 {
-	SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", 0);
+	SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", PROFILE(TIDE_K_DT), 0);
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
 		        STARPU_R, lower_halo(sim, b), STARPU_R, upper_halo(sim, b), sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "sph_forces", 0);
+		        STARPU_NAME, "sph_forces", PROFILE(TIDE_K_FORCES), 0);
 	}
 	/* contributions of other ranks reach the owner (rank 0) */
 	if (sim->mpi) starpu_mpi_redux_data(MPI_COMM_WORLD, red);
@@ -76,7 +82,7 @@ static void submit_integrate(tide_sim *sim, int stage)
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
-		        STARPU_NAME, "integrate", 0);
+		        STARPU_NAME, "integrate", PROFILE(TIDE_K_INTEGRATE), 0);
 	}
 }
 
@@ -87,14 +93,14 @@ static void submit_migration(tide_sim *sim)
 		SUBMIT(sim, &tide_migrate_pack_cl, STARPU_RW, k->B, STARPU_W, k->ML,
 		        STARPU_W, k->MR, STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P,
 		        sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "migrate_pack", 0);
+		        STARPU_NAME, "migrate_pack", PROFILE(TIDE_K_MIG_PACK), 0);
 	}
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		starpu_data_handle_t from_lo = b > 0 ? sim->blk[b - 1].MR : sim->empty_lo;
 		starpu_data_handle_t from_hi = b < sim->nblocks - 1 ? sim->blk[b + 1].ML : sim->empty_hi;
 		SUBMIT(sim, &tide_migrate_unpack_cl, STARPU_RW, k->B, STARPU_R,
-		        from_lo, STARPU_R, from_hi, STARPU_NAME, "migrate_unpack", 0);
+		        from_lo, STARPU_R, from_hi, STARPU_NAME, "migrate_unpack", PROFILE(TIDE_K_MIG_UNPACK), 0);
 	}
 }
 
