@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/log.h"
@@ -25,11 +26,55 @@ static int launched_in_parallel(void)
 	return force && atoi(force) > 0;
 }
 
+static int env_int(const char *name)
+{
+	const char *v = getenv(name);
+	return v ? atoi(v) : -1;
+}
+
+/* Several ranks on one node: unless the user placed the workers himself, give each rank its own
+ * range of cores (StarPU would otherwise bind every rank's workers to the same first cores, and
+ * their spinning workers fight over them), with the MPI thread on the range's last core.  With
+ * fewer than two cores per rank no placement works: workers float (STARPU_WORKERS_NOBIND) and
+ * each rank gets one CPU worker. */
+static void place_local_ranks(void)
+{
+	int lrank = env_int("OMPI_COMM_WORLD_LOCAL_RANK"), lsize = env_int("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (lrank < 0) { lrank = env_int("MPI_LOCALRANKID"); lsize = env_int("MPI_LOCALNRANKS"); }
+	if (lrank < 0 || lsize <= 1) return;
+	if (getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
+	    getenv("STARPU_WORKERS_NOBIND") || getenv("TIDE_NO_PLACEMENT"))
+		return;
+	long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+	long per = ncores / lsize;
+	char buf[4096];
+	if (per < 2) {
+		setenv("STARPU_WORKERS_NOBIND", "1", 1);
+		setenv("STARPU_MPI_NOBIND", "1", 1);
+		if (!getenv("STARPU_NCPU")) setenv("STARPU_NCPU", "1", 1);
+		return;
+	}
+	long first = lrank * per;
+	size_t k = 0;
+	for (long c = first; c < first + per && k + 16 < sizeof buf; c++)
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%ld", k ? " " : "", c);
+	setenv("STARPU_WORKERS_CPUID", buf, 1);
+	snprintf(buf, sizeof buf, "%ld", first + per - 1);
+	setenv("STARPU_MPI_THREAD_CPUID", buf, 1);
+	if (!getenv("STARPU_NCPU")) {
+		/* one core for the MPI thread, one for the CUDA worker if this node has a GPU */
+		int gpu = access("/dev/nvidia0", F_OK) == 0 && env_int("STARPU_NCUDA") != 0;
+		snprintf(buf, sizeof buf, "%ld", per - 1 - gpu > 0 ? per - 1 - gpu : 1);
+		setenv("STARPU_NCPU", buf, 1);
+	}
+}
+
 int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 {
+	with_mpi = launched_in_parallel();
+	if (with_mpi) place_local_ranks(); /* before starpu_conf_init, which reads the environment */
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	with_mpi = launched_in_parallel();
 	int ret = with_mpi ? starpu_mpi_init_conf(argc, argv, 1, MPI_COMM_WORLD, &conf)
 	                   : starpu_init(&conf);
 	if (ret == -ENODEV) {
