@@ -61,6 +61,47 @@ typedef struct tide_acc {
 	float mu_max;   /* max_j |h v_ij.r_ij / (r_ij^2 + eta^2)| for the viscous time step */
 } tide_acc;
 
+/* Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j (inside the support,
+ * not i itself), velocity, density, type, and its pressure term p_j/rho_j^2 and sound speed
+ * (tide_pressure(rho_j) / (rho_j rho_j) and tide_sound(rho_j), so that callers which keep
+ * them per particle get exactly what callers computing them per pair get). */
+TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, float dy, float dz,
+                       float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
+                       float pj_over_rho2, float cj, tide_acc *acc)
+{
+	float r = sqrtf(r2);
+	float F = P->af * tide_kernel_f(P->kernel, r / P->h); /* grad_i W = F r_ij, F < 0 */
+	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
+	float dvr = dvx * dx + dvy * dy + dvz * dz;
+	float mj = P->mass[tj];
+	acc->drho += mj * dvr * F;
+	float mu = P->h * dvr / (r2 + P->eta2);
+	float amu = fabsf(mu);
+	if (amu > acc->mu_max) acc->mu_max = amu;
+	if (!pi->fluid) return; /* DBC: boundary particles only integrate continuity */
+	float visc = 0.f;
+	if (dvr < 0.f) visc = -P->visco * 0.5f * (pi->c + cj) * mu / (0.5f * (pi->rho + rhoj));
+	float coef = -mj * (pi->p_over_rho2 + pj_over_rho2 + visc) * F;
+	acc->ax += coef * dx;
+	acc->ay += coef * dy;
+	acc->az += coef * dz;
+	if (P->diffusion != 0 && tj == TIDE_FLUID) {
+		float drho = pi->rho - rhoj;
+		if (P->diffusion == 2) {
+			/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
+			float rhoh = P->rho0 * (powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
+			drho -= rhoh;
+		}
+		acc->drho += P->delta_hc0 * 2.f * drho / (r2 + P->eta2) * r2 * F * mj / rhoj;
+	}
+}
+
+/* Pressure term p/rho^2 of a particle (tide_pair's pj_over_rho2). */
+TIDE_HD float tide_p_over_rho2(const tide_sph_params *P, float rho)
+{
+	return tide_pressure(P, rho) / (rho * rho);
+}
+
 /* Interactions of particle i with particles [a, b) of source s. */
 TIDE_HD void tide_interact_range(const tide_sph_params *P, const tide_pi *pi,
                                  const tide_block_view *s, uint32_t a, uint32_t b, tide_acc *acc)
@@ -74,36 +115,9 @@ TIDE_HD void tide_interact_range(const tide_sph_params *P, const tide_pi *pi,
 		float dz = (float)(pi->z - s->z[j]);
 		float r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= P->h2x4 || r2 < 1e-18f) continue; /* outside support, or i itself */
-		float r = sqrtf(r2);
-		float F = P->af * tide_kernel_f(P->kernel, r / P->h); /* grad_i W = F r_ij, F < 0 */
-		float dvx = pi->vx - s->vx[j], dvy = pi->vy - s->vy[j], dvz = pi->vz - s->vz[j];
-		float dvr = dvx * dx + dvy * dy + dvz * dz;
-		float mj = P->mass[tj];
 		float rhoj = s->rho[j];
-		acc->drho += mj * dvr * F;
-		float mu = P->h * dvr / (r2 + P->eta2);
-		float amu = fabsf(mu);
-		if (amu > acc->mu_max) acc->mu_max = amu;
-		if (!pi->fluid) continue; /* DBC: boundary particles only integrate continuity */
-		float visc = 0.f;
-		if (dvr < 0.f) {
-			float cj = tide_sound(P, rhoj);
-			visc = -P->visco * 0.5f * (pi->c + cj) * mu / (0.5f * (pi->rho + rhoj));
-		}
-		float pj = tide_pressure(P, rhoj);
-		float coef = -mj * (pi->p_over_rho2 + pj / (rhoj * rhoj) + visc) * F;
-		acc->ax += coef * dx;
-		acc->ay += coef * dy;
-		acc->az += coef * dz;
-		if (P->diffusion != 0 && tj == TIDE_FLUID) {
-			float drho = pi->rho - rhoj;
-			if (P->diffusion == 2) {
-				/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
-				float rhoh = P->rho0 * (powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
-				drho -= rhoh;
-			}
-			acc->drho += P->delta_hc0 * 2.f * drho / (r2 + P->eta2) * r2 * F * mj / rhoj;
-		}
+		tide_pair(P, pi, dx, dy, dz, r2, s->vx[j], s->vy[j], s->vz[j], rhoj, tj,
+		          tide_p_over_rho2(P, rhoj), tide_sound(P, rhoj), acc);
 	}
 }
 
@@ -138,7 +152,7 @@ TIDE_HD tide_acc tide_particle_forces(const tide_sph_params *P, const tide_block
 	pi.x = own->x[i]; pi.y = own->y[i]; pi.z = own->z[i];
 	pi.vx = own->vx[i]; pi.vy = own->vy[i]; pi.vz = own->vz[i];
 	pi.rho = own->rho[i];
-	pi.p_over_rho2 = tide_pressure(P, pi.rho) / (pi.rho * pi.rho);
+	pi.p_over_rho2 = tide_p_over_rho2(P, pi.rho);
 	pi.c = tide_sound(P, pi.rho);
 	pi.fluid = own->type[i] == TIDE_FLUID;
 	tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
