@@ -5,8 +5,8 @@
 #  1. unit tests with a CUDA worker (cell_sort on 16 M particles, sph_forces CPU vs CUDA, sim);
 #  2. the 2-D dam break on the CPU workers alone and on the GPU: surge fronts must agree;
 #  3. StarPU's bus statistics for 100 GPU steps (data stays on the device);
-#  4. time per step of SPHERIC test 2 at about 13 million particles, 1 rank and 2 ranks sharing
-#     the GPU.
+#  4. time per step of SPHERIC test 2 at about 13.3 million particles (both force kernels) on
+#     1 rank, and on 2 ranks sharing the GPU, with tide run --profile's breakdown.
 set -uo pipefail
 out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -24,12 +24,12 @@ paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6;
 cat /tmp/db_gpu/run_summary.csv
 echo "== bus statistics, 100 GPU steps, SPHERIC 2 at dp 0.01"
 STARPU_BUS_STATS=1 STARPU_SILENT=0 $t run cases/spheric2.yaml --dp 0.01 --max-steps 100 --no-output --out /tmp/sp_bus --quiet 2>&1 | grep -v "perfmodels/sampling" | tail -12
-echo "== SPHERIC 2, ~13.3 M particles, GPU"
-$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --out $out/sp13_1rank --quiet
+echo "== SPHERIC 2, ~13.3 M particles, GPU: cell-tiled force kernel, then per-particle kernel"
+$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --profile --out $out/sp13_1rank --quiet
 cat $out/sp13_1rank/run_summary.csv
-mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT -x STARPU_NCPU=4 \
-  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --blocks 2 --out $out/sp13_2rank --quiet
+TIDE_FORCES_KERNEL=particle $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --profile --out /tmp/sp13_pp --quiet
+echo "== 2 ranks sharing the GPU (tide places each rank on its own 8 cores)"
+mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
+  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --blocks 2 --profile --out $out/sp13_2rank --quiet
 cat $out/sp13_2rank/run_summary.csv
-$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --blocks 2 --out $out/sp13_1rank_b2 --quiet
-cat $out/sp13_1rank_b2/run_summary.csv
 } 2>&1 | tee "$out/device_sph_check.log"
