@@ -17,14 +17,28 @@ extern "C" {
 }
 #include "tide/migrate_label.h"
 
+/* Labels, counted per thread block in shared memory first: one global atomic per block and
+ * label, not one per particle on the same four addresses (which serialised 13 M atomics). */
 __global__ static void label_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
                                     uint32_t *lab, uint32_t *cnt)
 {
+	__shared__ unsigned sc[4];
+	if (threadIdx.x < 4) sc[threadIdx.x] = 0;
+	__syncthreads();
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= v.count) return;
-	int l = tide_migrate_label(&P, &A, &v, i);
-	lab[i] = (uint32_t)l;
-	atomicAdd(&cnt[l], 1u);
+	if (i < v.count) {
+		int l = tide_migrate_label(&P, &A, &v, i);
+		lab[i] = (uint32_t)l;
+		if (l != TIDE_MIG_STAY) atomicAdd(&sc[l], 1u);
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		uint32_t first = blockIdx.x * blockDim.x;
+		uint32_t inblock = v.count - first < blockDim.x ? v.count - first : blockDim.x;
+		sc[TIDE_MIG_STAY] = inblock - sc[1] - sc[2] - sc[3];
+	}
+	__syncthreads();
+	if (threadIdx.x < 4 && sc[threadIdx.x]) atomicAdd(&cnt[threadIdx.x], sc[threadIdx.x]);
 }
 
 struct label_is {
