@@ -12,7 +12,8 @@ set -eu
 tide=$1
 root=$2
 shift 2
-out=dambreak-run
+# one output folder per variant, so variants can run in parallel
+out=dambreak-run${*:+-$(printf %s "$*" | md5sum | cut -c1-8)}
 rm -rf "$out"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
