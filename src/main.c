@@ -13,6 +13,7 @@ static void usage(FILE *f)
 	        "\n"
 	        "commands:\n"
 	        "  run CASE     run a simulation case (cases/*.yaml); tide run --help for options\n"
+	        "  gravity      Barnes-Hut force evaluation benchmark; tide gravity --help\n"
 	        "  info         StarPU version, workers (CPUs, GPUs), scheduler, MPI world size\n"
 	        "\n"
 	        "options:\n"
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "info")) return tide_cmd_info(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run")) return tide_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "gravity")) return tide_cmd_gravity(argc - 1, argv + 1);
 	fprintf(stderr, "tide: unknown command or option '%s'.\n\n", cmd);
 	usage(stderr);
 	return 2;

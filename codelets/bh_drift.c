@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bh_drift: the position step of the leapfrog, x += v dt.
+#include <starpu.h>
+#include "tide/bh_codelets.h"
+
+static void drift_cpu(void *buffers[], void *cl_arg)
+{
+	uint32_t n;
+	float dt;
+	starpu_codelet_unpack_args(cl_arg, &n, &dt);
+	bh_body *b = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	const float *v = (const float *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	for (uint32_t i = 0; i < n; i++) {
+		b[i].x += v[4 * i + 0] * dt;
+		b[i].y += v[4 * i + 1] * dt;
+		b[i].z += v[4 * i + 2] * dt;
+	}
+}
+
+static struct starpu_perfmodel drift_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "tide_bh_drift",
+};
+
+struct starpu_codelet tide_bh_drift_cl = {
+	.name = "bh_drift",
+	.cpu_funcs = {drift_cpu},
+#ifdef TIDE_USE_CUDA
+	.cuda_funcs = {tide_bh_drift_cuda},
+	.cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+	.nbuffers = 2,
+	.modes = {STARPU_RW, STARPU_R},
+	.model = &drift_model,
+};

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The Barnes–Hut gravity codelets (codelets/bh_*.c, CPU + CUDA).  Every vector handle is
+ * registered with at least one element so that empty inputs are valid; the particle count is a
+ * codelet argument (bh_count). */
+#ifndef TIDE_BH_CODELETS_H
+#define TIDE_BH_CODELETS_H
+#include <starpu.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tide/bh_tree.h"
+
+/* bh_build.  Buffers: bodies (RW, bh_body), velocities (RW, float4, permuted with the bodies),
+ * cells (W, bh_cell[bh_max_cells]), meta (W, int32[BH_META_LEN]), groups (W, bh_group),
+ * scratch (bh_build_scratch_bytes).  Args: uint32_t n.  Sorts the particles into Morton order
+ * and builds the octree and the walk groups. */
+extern struct starpu_codelet tide_bh_build_cl;
+size_t bh_build_scratch_bytes(uint32_t n);
+
+/* bh_moments.  Buffers: bodies (R), cells (R), meta (R), moments (W, bh_mom).  Args:
+ * bh_params.  Bottom-up mass, centre of mass, quadrupole and rcrit of every cell. */
+extern struct starpu_codelet tide_bh_moments_cl;
+
+/* bh_walk.  Buffers: bodies (R), cells (R), moments (R), meta (R), groups (R),
+ * acc (W, float4 ax, ay, az, potential for the particles [r0, r1) in Morton order),
+ * scratch (bh_walk_scratch_bytes).  Args: bh_params, bh_range. */
+typedef struct bh_range {
+	uint32_t r0, r1;
+} bh_range;
+extern struct starpu_codelet tide_bh_walk_cl;
+size_t bh_walk_scratch_bytes(void);
+
+/* bh_direct: double-precision direct sum on sampled particles (the accuracy reference).
+ * Buffers: bodies (R), sample indices (R, uint32), out (W, double[4] per sample).
+ * Args: uint32_t n, uint32_t nsample, bh_params (eps, G used). */
+extern struct starpu_codelet tide_bh_direct_cl;
+
+/* bh_kick: v += a dt for particles [r0, r1).  Buffers: velocities (RW, float4), acc part (R).
+ * Args: bh_range, float dt.  bh_drift: x += v dt.  Buffers: bodies (RW), velocities (R).
+ * Args: uint32_t n, float dt. */
+extern struct starpu_codelet tide_bh_kick_cl;
+extern struct starpu_codelet tide_bh_drift_cl;
+
+#ifdef TIDE_USE_CUDA
+void tide_bh_build_cuda(void *buffers[], void *cl_arg);
+size_t tide_bh_build_cuda_temp_bytes(uint32_t n);
+void tide_bh_moments_cuda(void *buffers[], void *cl_arg);
+void tide_bh_walk_cuda(void *buffers[], void *cl_arg);
+size_t tide_bh_walk_cuda_scratch_bytes(void);
+void tide_bh_direct_cuda(void *buffers[], void *cl_arg);
+void tide_bh_kick_cuda(void *buffers[], void *cl_arg);
+void tide_bh_drift_cuda(void *buffers[], void *cl_arg);
+#endif
+
+#endif

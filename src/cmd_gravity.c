@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// tide gravity: one Barnes–Hut force evaluation of a generated distribution, timed step by step
+// (build, moments, walk) and as a whole, with optional accuracy check against a double-precision
+// direct sum on K random particles.  The benchmark mode of issue 5.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+#include "tide/bh_gravity.h"
+#include "tide/bh_ic.h"
+#include "tide/commands.h"
+#include "tide/log.h"
+#include "tide/runtime.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: tide gravity [--n N] [--dist plummer|uniform|sphere] [--theta T]\n"
+	        "                    [--quadrupole] [--eps E] [--check K] [--seed S] [--repeat R]\n"
+	        "                    [--device any|cpu|cuda] [--parts P] [--csv FILE]\n"
+	        "\n"
+	        "Generates N particles (G = M = 1; Plummer scale radius 1, cube [-1,1]^3 or unit ball),\n"
+	        "evaluates the Barnes-Hut accelerations once for warm-up and R more times, and prints\n"
+	        "the median times of build, moments, walk (each waited for) and of the whole evaluation\n"
+	        "(submitted at once).  --check K compares K random particles with a double-precision\n"
+	        "direct sum: median, 99th percentile and maximum of |a_tree - a_direct| / |a_direct|.\n"
+	        "--csv appends one row (header when the file is new).  Defaults: N 100000, plummer,\n"
+	        "theta 0.5, monopoles, eps 0, R 3, device any, P one walk task per CPU worker\n"
+	        "(one without --device cpu when a GPU is present).\n");
+}
+
+static int parse_num(const char *opt, const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end) {
+		fprintf(stderr, "tide gravity: %s needs a number, got '%s'.\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	return n ? v[n / 2] : 0;
+}
+
+int tide_cmd_gravity(int argc, char **argv)
+{
+	double N = 100000, theta = 0.5, eps = 0, K = 0, seed = 1, R = 3, parts = 0;
+	int quad = 0;
+	enum bh_dist dist = BH_DIST_PLUMMER;
+	enum tide_gravity_where where = TIDE_WHERE_ANY;
+	const char *csv = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+		if (!strcmp(a, "--quadrupole")) { quad = 1; continue; }
+		if (i + 1 >= argc) {
+			fprintf(stderr, "tide gravity: unknown option or missing value '%s'.\n", a);
+			usage(stderr);
+			return 2;
+		}
+		const char *v = argv[++i];
+		int bad = 0;
+		if (!strcmp(a, "--n")) bad = parse_num(a, v, &N);
+		else if (!strcmp(a, "--theta")) bad = parse_num(a, v, &theta);
+		else if (!strcmp(a, "--eps")) bad = parse_num(a, v, &eps);
+		else if (!strcmp(a, "--check")) bad = parse_num(a, v, &K);
+		else if (!strcmp(a, "--seed")) bad = parse_num(a, v, &seed);
+		else if (!strcmp(a, "--repeat")) bad = parse_num(a, v, &R);
+		else if (!strcmp(a, "--parts")) bad = parse_num(a, v, &parts);
+		else if (!strcmp(a, "--csv")) csv = v;
+		else if (!strcmp(a, "--dist")) {
+			if (bh_dist_parse(v, &dist)) {
+				fprintf(stderr, "tide gravity: --dist must be plummer, uniform or sphere, not '%s'.\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--device")) {
+			if (!strcmp(v, "any")) where = TIDE_WHERE_ANY;
+			else if (!strcmp(v, "cpu")) where = TIDE_WHERE_CPU;
+			else if (!strcmp(v, "cuda")) where = TIDE_WHERE_CUDA;
+			else { fprintf(stderr, "tide gravity: --device must be any, cpu or cuda, not '%s'.\n", v); return 2; }
+		} else {
+			fprintf(stderr, "tide gravity: unknown option '%s'.\n", a);
+			usage(stderr);
+			return 2;
+		}
+		if (bad) return 2;
+	}
+	if (N < 0 || N > 1.5e9 || !(theta > 0) || theta > 2 || eps < 0 || K < 0 || R < 1) {
+		fprintf(stderr, "tide gravity: need 0 <= N <= 1.5e9, 0 < theta <= 2, eps >= 0, K >= 0, R >= 1.\n");
+		return 2;
+	}
+	tide_runtime rt;
+	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	if (where == TIDE_WHERE_CUDA && rt.ncuda == 0) {
+		fprintf(stderr, "tide gravity: --device cuda, but StarPU found no CUDA worker.\n");
+		tide_runtime_shutdown();
+		return 1;
+	}
+	uint32_t n = (uint32_t)N, m = n ? n : 1;
+	bh_body *body = malloc(sizeof(bh_body) * m);
+	float *vel = malloc(16 * (size_t)m);
+	bh_acc *acc = calloc(m, sizeof(bh_acc));
+	if (!body || !vel || !acc) {
+		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
+		return 1;
+	}
+	double t0 = tide_wtime();
+	bh_ic_make(dist, n, (uint64_t)seed, body, vel);
+	double t_ic = tide_wtime() - t0;
+	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
+	tide_gravity g;
+	tide_gravity_init(&g, body, vel, acc, n, P, (int)parts, where);
+
+	/* warm-up: allocations, transfers to the device, CUDA module loading */
+	t0 = tide_wtime();
+	tide_gravity_submit_forces(&g);
+	starpu_task_wait_for_all();
+	double t_first = tide_wtime() - t0;
+	int reps = (int)R;
+	double *tb = malloc(sizeof(double) * 4 * reps), *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
+	for (int r = 0; r < reps; r++) {
+		double a = tide_wtime();
+		tide_gravity_submit_build(&g);
+		starpu_task_wait_for_all();
+		double b = tide_wtime();
+		tide_gravity_submit_moments(&g);
+		starpu_task_wait_for_all();
+		double c = tide_wtime();
+		tide_gravity_submit_walk(&g);
+		starpu_task_wait_for_all();
+		double d = tide_wtime();
+		tb[r] = b - a; tm[r] = c - b; tw[r] = d - c;
+	}
+	for (int r = 0; r < reps; r++) {
+		double a = tide_wtime();
+		tide_gravity_submit_forces(&g);
+		starpu_task_wait_for_all();
+		tt[r] = tide_wtime() - a;
+	}
+	int32_t ncells, ngroups;
+	tide_gravity_tree_size(&g, &ncells, &ngroups);
+	tide_gravity_fini(&g);
+	double mb = median(tb, reps), mm = median(tm, reps), mw = median(tw, reps), mt = median(tt, reps);
+	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
+	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
+	printf("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)\n", n,
+	       bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts);
+	printf("tree: %d cells, %d groups (%.1f particles per group)\n", ncells, ngroups,
+	       ngroups ? (double)n / ngroups : 0.0);
+	printf("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
+	       "(first evaluation %.3f, initial conditions %.2f)\n",
+	       mb, mm, mw, mb + mm + mw, mt, t_first, t_ic);
+
+	tide_gravity_err e = {0, 0, 0, 0};
+	uint32_t ns = (uint32_t)K < n ? (uint32_t)K : n;
+	double t_check = 0;
+	if (ns > 0) {
+		uint32_t *sample = malloc(sizeof(uint32_t) * ns);
+		double *ref = malloc(sizeof(double) * 4 * ns);
+		/* K distinct random particles: a partial Fisher–Yates shuffle of the indices */
+		uint32_t *idx = malloc(sizeof(uint32_t) * n);
+		for (uint32_t i = 0; i < n; i++) idx[i] = i;
+		uint64_t s = (uint64_t)seed * 977 + 3;
+		for (uint32_t k = 0; k < ns; k++) {
+			s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+			uint32_t j = k + (uint32_t)(s % (n - k));
+			uint32_t t = idx[k]; idx[k] = idx[j]; idx[j] = t;
+			sample[k] = idx[k];
+		}
+		free(idx);
+		t0 = tide_wtime();
+		tide_gravity_direct(body, n, sample, ns, P, ref, rt.ncuda ? TIDE_WHERE_CUDA : TIDE_WHERE_CPU);
+		t_check = tide_wtime() - t0;
+		e = tide_gravity_errors(acc, sample, ns, ref);
+		printf("check: %u particles vs double direct sum (%.2f s): |da|/|a| median %.3e, "
+		       "99%% %.3e, max %.3e; potential 99%% %.3e\n",
+		       ns, t_check, e.median, e.p99, e.max, e.pot_p99);
+		free(sample);
+		free(ref);
+	}
+	if (csv) {
+		FILE *f = fopen(csv, "r");
+		int fresh = f == NULL;
+		if (f) fclose(f);
+		f = fopen(csv, "a");
+		if (!f) {
+			fprintf(stderr, "tide gravity: cannot write '%s'.\n", csv);
+		} else {
+			if (fresh)
+				fprintf(f, "n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,"
+				           "t_build_s,t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,"
+				           "err_median,err_p99,err_max,pot_err_p99\n");
+			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,%.4e\n",
+			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, ncells, ngroups, mb,
+			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99);
+			fclose(f);
+		}
+	}
+	free(tb);
+	free(body);
+	free(vel);
+	free(acc);
+	tide_runtime_shutdown();
+	return 0;
+}
