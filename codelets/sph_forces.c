@@ -1,12 +1,409 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // sph_forces: density rate and acceleration of every particle of a cell-sorted block from its own
-// cells and its neighbours' halos (sph_interact.h holds the physics, shared with CUDA), plus the
-// block's contribution to the step reduction (CFL time step, speed and density range, health).
+// cells and its neighbours' halos, plus the block's contribution to the step reduction (CFL time
+// step, speed and density range, health).
+//
+// The CPU version evaluates the same pair terms as sph_interact.h (which the CUDA codelet runs,
+// one particle per thread), but each pair once: the block and its two halo layers are copied
+// into a per-worker workspace ordered by cell with every cell's fluid particles first, positions
+// in float relative to their cell's corner, p/rho^2 and the sound speed precomputed.  Every cell
+// then meets the 13 cells "after" it (and itself) and each pair's terms go to both particles
+// (a_j gets the opposite of a_i's pair force with m_i in place of m_j; continuity's v_ij.grad W
+// and mu_ij are symmetric); boundary-boundary pairs are never visited.  Pairs with a halo
+// particle are evaluated the same way, what goes to the halo particle is dropped.  The inner
+// loop runs over a contiguous range of the neighbour cell four particles at a time (GCC vector
+// extensions).  The summation order depends only on the block and its halos.
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+/* ---- four-float vectors ---- */
+
+typedef float vf __attribute__((vector_size(16)));
+typedef int32_t vi __attribute__((vector_size(16)));
+#define VW 4
+
+static inline vf vload(const float *p)
+{
+	vf v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+static inline void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
+static inline vf vsplat(float x) { return (vf){x, x, x, x}; }
+static inline vf vsel(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+static inline vf vmax(vf a, vf b) { return vsel(a > b, a, b); }
+static inline vf vabs(vf a) { return (vf)((vi)a & (vi){0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff}); }
+static inline vf vsqrt(vf a)
+{
+#if defined(__SSE__)
+	return (vf)_mm_sqrt_ps((__m128)a);
+#else
+	return (vf){sqrtf(a[0]), sqrtf(a[1]), sqrtf(a[2]), sqrtf(a[3])};
+#endif
+}
+static inline int vany(vi m)
+{
+#if defined(__SSE__)
+	return _mm_movemask_ps((__m128)m) != 0;
+#else
+	return (m[0] | m[1] | m[2] | m[3]) != 0;
+#endif
+}
+static inline float vsum(vf a) { return (a[0] + a[1]) + (a[2] + a[3]); }
+static inline float vhmax(vf a)
+{
+	float m01 = a[0] > a[1] ? a[0] : a[1], m23 = a[2] > a[3] ? a[2] : a[3];
+	return m01 > m23 ? m01 : m23;
+}
+
+/* ---- the per-worker workspace ---- */
+
+/* Particles of the block and its halo layers, cell-ordered, fluid first in every cell. */
+typedef struct fws {
+	size_t pcap, ccap;
+	void *pmem, *cmem;
+	float *x, *y, *z, *vx, *vy, *vz, *rho, *pr, *cs, *m, *fl;   /* fl: fluid 1, boundary 0 */
+	float *ax, *ay, *az, *dr, *mu;                               /* accumulators */
+	uint32_t *src;       /* index in the block, or UINT32_MAX for a halo particle */
+	uint32_t *cstart;    /* [ncell + 1] first particle of every cell */
+	uint32_t *cfend;     /* [ncell] end of every cell's fluid particles */
+	uint32_t *cur_f, *cur_b;
+} fws;
+
+#define FWS_PFIELDS 16   /* float arrays */
+#define FWS_PAD 8        /* vector loads may read a few particles past a range */
+
+static pthread_key_t fws_key;
+static pthread_once_t fws_once = PTHREAD_ONCE_INIT;
+
+static void fws_free(void *p)
+{
+	fws *w = p;
+	if (!w) return;
+	free(w->pmem);
+	free(w->cmem);
+	free(w);
+}
+static void fws_key_make(void) { pthread_key_create(&fws_key, fws_free); }
+
+static fws *fws_get(size_t np, size_t ncell)
+{
+	pthread_once(&fws_once, fws_key_make);
+	fws *w = pthread_getspecific(fws_key);
+	if (!w) {
+		w = calloc(1, sizeof *w);
+		if (!w) return NULL;
+		pthread_setspecific(fws_key, w);
+	}
+	if (np + FWS_PAD > w->pcap) {
+		size_t cap = (np + FWS_PAD) + (np + FWS_PAD) / 4;
+		void *mem = malloc(cap * (FWS_PFIELDS * sizeof(float) + sizeof(uint32_t)));
+		if (!mem) return NULL;
+		free(w->pmem);
+		w->pmem = mem;
+		w->pcap = cap;
+		float *f = mem;
+		float **fields[FWS_PFIELDS] = {&w->x, &w->y, &w->z, &w->vx, &w->vy, &w->vz, &w->rho,
+		                               &w->pr, &w->cs, &w->m, &w->fl, &w->ax, &w->ay, &w->az,
+		                               &w->dr, &w->mu};
+		for (int k = 0; k < FWS_PFIELDS; k++) *fields[k] = f + (size_t)k * cap;
+		w->src = (uint32_t *)(f + (size_t)FWS_PFIELDS * cap);
+		/* padding stays finite: masked lanes never reach a result, but keep them tame */
+		memset(mem, 0, cap * (FWS_PFIELDS * sizeof(float) + sizeof(uint32_t)));
+	}
+	if (ncell + 1 > w->ccap) {
+		size_t cap = ncell + 1 + (ncell + 1) / 4;
+		void *mem = malloc(cap * 4 * sizeof(uint32_t));
+		if (!mem) return NULL;
+		free(w->cmem);
+		w->cmem = mem;
+		w->ccap = cap;
+		w->cstart = mem;
+		w->cfend = w->cstart + cap;
+		w->cur_f = w->cfend + cap;
+		w->cur_b = w->cur_f + cap;
+	}
+	return w;
+}
+
+/* ---- pair loops ---- */
+
+/* One particle i against the particles [a, b) of the workspace, i's position shifted into the
+ * frame of their cell.  Every pair term goes to i's sums and to j's accumulators. */
+typedef struct ivals {
+	vf x, y, z, vx, vy, vz, rho, pr, cs, m, fl;
+} ivals;
+
+typedef struct isums {
+	vf ax, ay, az, dr, mu;
+} isums;
+
+typedef struct kconst {
+	vf h2x4, tiny, invh, af, h, eta2, hvisc, one, two;
+	int kernel, diffusion;
+	float dhc0x2, rho0, rhoh_k, inv_gamma;
+} kconst;
+
+static inline vf kernel_f(const kconst *K, vf q)
+{
+	if (K->kernel == TIDE_KERNEL_CUBIC) {
+		vf t = K->two - q;
+		vf fo = vsplat(-0.75f) * t * t / q;
+		vf fi = vsplat(-3.f) + vsplat(2.25f) * q;
+		return vsel(q < K->one, fi, fo);
+	}
+	vf t = K->one - vsplat(0.5f) * q;
+	return vsplat(-5.f) * t * t * t;
+}
+
+/* Fourtakas' hydrostatic density difference for dz = z_i - z_j, lane by lane (rare path). */
+static inline vf rho_h(const kconst *K, vf dz, vi m)
+{
+	vf r = vsplat(0.f);
+	for (int k = 0; k < VW; k++)
+		if (m[k]) r[k] = K->rho0 * (powf(1.f + K->rhoh_k * (-dz[k]), K->inv_gamma) - 1.f);
+	return r;
+}
+
+/* fluid_i: i is a fluid particle (full momentum); otherwise a boundary particle, whose
+ * candidates are all fluid and which itself only integrates continuity. */
+static inline void pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i,
+                              uint32_t a, uint32_t b)
+{
+	const vi lane = {0, 1, 2, 3};
+	for (uint32_t j = a; j < b; j += VW) {
+		vi valid = lane < (vi){(int32_t)(b - j), (int32_t)(b - j), (int32_t)(b - j), (int32_t)(b - j)};
+		vf dx = I->x - vload(W->x + j);
+		vf dy = I->y - vload(W->y + j);
+		vf dz = I->z - vload(W->z + j);
+		vf r2 = dx * dx + dy * dy + dz * dz;
+		vi in = (r2 < K->h2x4) & (r2 >= K->tiny) & valid;
+		if (!vany(in)) continue;
+		vf r = vsqrt(r2);
+		vf F = K->af * kernel_f(K, r * K->invh);
+		vf dvx = I->vx - vload(W->vx + j);
+		vf dvy = I->vy - vload(W->vy + j);
+		vf dvz = I->vz - vload(W->vz + j);
+		vf dvr = dvx * dx + dvy * dy + dvz * dz;
+		vf rhoj = vload(W->rho + j), mj = vload(W->m + j);
+		vf mu = K->h * dvr / (r2 + K->eta2);
+		vf visc = vsel(dvr < vsplat(0.f),
+		               K->hvisc * (I->cs + vload(W->cs + j)) * mu / (vsplat(0.5f) * (I->rho + rhoj)),
+		               vsplat(0.f));
+		vf T = vsel(in, (I->pr + vload(W->pr + j) + visc) * F, vsplat(0.f));
+		vf cont = vsel(in, dvr * F, vsplat(0.f));
+		vf amu = vsel(in, vabs(mu), vsplat(0.f));
+		vf tx = T * dx, ty = T * dy, tz = T * dz;
+		vf drj = I->m * cont, dri = mj * cont;
+		if (fluid_i) {
+			S->ax -= mj * tx;
+			S->ay -= mj * ty;
+			S->az -= mj * tz;
+			if (K->diffusion != 0) {
+				/* fluid-fluid pairs only */
+				vi ff = in & (vload(W->fl + j) > vsplat(0.5f));
+				vf base = vsplat(K->dhc0x2) / (r2 + K->eta2) * r2 * F;
+				vf di = I->rho - rhoj, dj = rhoj - I->rho;
+				if (K->diffusion == 2) {
+					di -= rho_h(K, dz, ff);
+					dj -= rho_h(K, -dz, ff);
+				}
+				dri += vsel(ff, base * di * mj / rhoj, vsplat(0.f));
+				drj += vsel(ff, base * dj * I->m / I->rho, vsplat(0.f));
+			}
+		}
+		S->dr += dri;
+		S->mu = vmax(S->mu, amu);
+		vf mi = I->m;
+		vstore(W->ax + j, vload(W->ax + j) + mi * tx);
+		vstore(W->ay + j, vload(W->ay + j) + mi * ty);
+		vstore(W->az + j, vload(W->az + j) + mi * tz);
+		vstore(W->dr + j, vload(W->dr + j) + drj);
+		vstore(W->mu + j, vmax(vload(W->mu + j), amu));
+	}
+}
+
+/* A neighbour cell of the cell being worked on: its particles and i's shift into its frame. */
+typedef struct nbr {
+	uint32_t s, fe, e;
+	float sx, sy, sz;
+	int self;
+} nbr;
+
+static void cell_pairs(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32_t ce,
+                       const nbr *nb, int nn)
+{
+	for (uint32_t i = cs; i < ce; i++) {
+		int fluid_i = i < cf;
+		ivals I;
+		I.vx = vsplat(W->vx[i]); I.vy = vsplat(W->vy[i]); I.vz = vsplat(W->vz[i]);
+		I.rho = vsplat(W->rho[i]); I.pr = vsplat(W->pr[i]); I.cs = vsplat(W->cs[i]);
+		I.m = vsplat(W->m[i]); I.fl = vsplat(W->fl[i]);
+		isums S = {vsplat(0.f), vsplat(0.f), vsplat(0.f), vsplat(0.f), vsplat(0.f)};
+		for (int k = 0; k < nn; k++) {
+			const nbr *d = &nb[k];
+			uint32_t a, b;
+			if (fluid_i) {
+				a = d->self ? i + 1 : d->s;
+				b = d->e;
+			} else {
+				if (d->self) continue;   /* the cell's fluid particles met i already */
+				a = d->s;
+				b = d->fe;
+			}
+			if (a >= b) continue;
+			I.x = vsplat(W->x[i] + d->sx);
+			I.y = vsplat(W->y[i] + d->sy);
+			I.z = vsplat(W->z[i] + d->sz);
+			if (fluid_i) pair_range(K, W, &I, &S, 1, a, b);
+			else pair_range(K, W, &I, &S, 0, a, b);
+		}
+		W->ax[i] += vsum(S.ax);
+		W->ay[i] += vsum(S.ay);
+		W->az[i] += vsum(S.az);
+		W->dr[i] += vsum(S.dr);
+		float mu = vhmax(S.mu);
+		if (mu > W->mu[i]) W->mu[i] = mu;
+	}
+}
+
+/* ---- the codelet ---- */
+
+typedef struct source {
+	const tide_block_view *v;
+	int own;
+} source;
+
+/* Copies the block and its halo layers into the workspace (cell order, fluid first). */
+static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, int nsrc,
+                           uint32_t base, uint32_t ncell, int L0)
+{
+	const tide_grid *g = &P->grid;
+	uint32_t n2 = (uint32_t)g->n[g->axis[2]], plane = g->plane;
+	memset(W->cur_f, 0, sizeof(uint32_t) * ncell);
+	memset(W->cur_b, 0, sizeof(uint32_t) * ncell);
+	for (int s = 0; s < nsrc; s++) {
+		const tide_block_view *v = src[s].v;
+		for (uint32_t i = 0; i < v->count; i++) {
+			uint32_t c = v->key[i] - base;
+			if (v->key[i] < base || c >= ncell) continue;
+			if (v->type[i] == TIDE_FLUID) W->cur_f[c]++;
+			else W->cur_b[c]++;
+		}
+	}
+	uint32_t at = 0;
+	for (uint32_t c = 0; c < ncell; c++) {
+		uint32_t nf = W->cur_f[c], nbd = W->cur_b[c];
+		W->cstart[c] = at;
+		W->cfend[c] = at + nf;
+		W->cur_f[c] = at;
+		W->cur_b[c] = at + nf;
+		at += nf + nbd;
+	}
+	W->cstart[ncell] = at;
+	double cell = (double)g->cell;
+	uint32_t lastc = UINT32_MAX;
+	double corner[3] = {0, 0, 0};
+	for (int s = 0; s < nsrc; s++) {
+		const tide_block_view *v = src[s].v;
+		for (uint32_t i = 0; i < v->count; i++) {
+			uint32_t c = v->key[i] - base;
+			if (v->key[i] < base || c >= ncell) continue;
+			if (c != lastc) {
+				int cc[3];
+				cc[g->axis[0]] = L0 + (int)(c / plane);
+				cc[g->axis[1]] = (int)((c % plane) / n2);
+				cc[g->axis[2]] = (int)(c % n2);
+				for (int d = 0; d < 3; d++) corner[d] = g->origin[d] + cc[d] * cell;
+				lastc = c;
+			}
+			int fluid = v->type[i] == TIDE_FLUID;
+			uint32_t u = fluid ? W->cur_f[c]++ : W->cur_b[c]++;
+			float rho = v->rho[i];
+			W->x[u] = (float)(v->x[i] - corner[0]);
+			W->y[u] = (float)(v->y[i] - corner[1]);
+			W->z[u] = (float)(v->z[i] - corner[2]);
+			W->vx[u] = v->vx[i];
+			W->vy[u] = v->vy[i];
+			W->vz[u] = v->vz[i];
+			W->rho[u] = rho;
+			W->pr[u] = tide_pressure(P, rho) / (rho * rho);
+			W->cs[u] = tide_sound(P, rho);
+			W->m[u] = P->mass[v->type[i]];
+			W->fl[u] = fluid ? 1.f : 0.f;
+			W->ax[u] = W->ay[u] = W->az[u] = W->dr[u] = W->mu[u] = 0.f;
+			W->src[u] = src[s].own ? i : UINT32_MAX;
+		}
+	}
+	/* vector loads past the last particle read finite values */
+	for (uint32_t u = at; u < at + FWS_PAD; u++) {
+		W->x[u] = W->y[u] = W->z[u] = 1e30f;
+		W->vx[u] = W->vy[u] = W->vz[u] = 0.f;
+		W->rho[u] = W->pr[u] = W->cs[u] = W->m[u] = 1.f;
+		W->fl[u] = 0.f;
+	}
+}
+
+/* All pairs of the block: cells of layers [tl0, l1), each with itself and the cells after it;
+ * the lower halo layer (tl0 = l0 - 1) only meets layer l0. */
+static void block_pairs(const tide_sph_params *P, const kconst *K, fws *W, int L0, int L1,
+                        int l0, int l1)
+{
+	const tide_grid *g = &P->grid;
+	int a0 = g->axis[0], a1 = g->axis[1], a2 = g->axis[2];
+	int n1 = g->n[a1], n2 = g->n[a2];
+	uint32_t plane = g->plane;
+	float cell = g->cell;
+	int tl0 = l0 > L0 ? l0 - 1 : l0;
+	for (int tl = tl0; tl < l1; tl++) {
+		int halo = tl < l0;
+		for (int c1 = 0; c1 < n1; c1++)
+			for (int c2 = 0; c2 < n2; c2++) {
+				uint32_t c = (uint32_t)(tl - L0) * plane + (uint32_t)c1 * (uint32_t)n2 +
+				             (uint32_t)c2;
+				uint32_t cs = W->cstart[c], ce = W->cstart[c + 1], cf = W->cfend[c];
+				if (cs == ce) continue;
+				nbr nb[14];
+				int nn = 0, anyf = cf > cs;
+				/* offsets after (0,0,0) in key order: (0,0,1), (0,1,*), (1,*,*) */
+				for (int o0 = halo ? 1 : 0; o0 <= 1; o0++) {
+					if (tl + o0 >= L1) break;
+					for (int o1 = o0 ? -1 : 0; o1 <= 1; o1++) {
+						if (c1 + o1 < 0 || c1 + o1 >= n1) continue;
+						int o2lo = (o0 || o1) ? -1 : 0;
+						for (int o2 = o2lo; o2 <= 1; o2++) {
+							if (c2 + o2 < 0 || c2 + o2 >= n2) continue;
+							uint32_t d = (uint32_t)((int)c + o0 * (int)plane + o1 * n2 + o2);
+							nbr *e = &nb[nn];
+							e->s = W->cstart[d];
+							e->e = W->cstart[d + 1];
+							e->fe = W->cfend[d];
+							if (e->s == e->e) continue;
+							e->self = d == c;
+							if (!e->self && e->fe > e->s) anyf = 1;
+							float sh[3];
+							sh[a0] = -(float)o0 * cell;
+							sh[a1] = -(float)o1 * cell;
+							sh[a2] = -(float)o2 * cell;
+							e->sx = sh[0]; e->sy = sh[1]; e->sz = sh[2];
+							nn++;
+						}
+					}
+				}
+				if (!anyf || nn == 0) continue;   /* walls only: no pair contributes */
+				cell_pairs(K, W, cs, cf, ce, nb, nn);
+			}
+	}
+}
 
 static void sph_forces_cpu(void *buffers[], void *cl_arg)
 {
@@ -14,20 +411,59 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	tide_block_arg A;
 	starpu_codelet_unpack_args(cl_arg, &P, &A);
 	tide_block_view v = tide_block_view_of(buffers[0]);
-	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	tide_block_view lo = tide_block_view_of(buffers[2]);
 	tide_block_view hi = tide_block_view_of(buffers[3]);
 	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[4]);
 
+	const tide_grid *g = &P.grid;
+	int n0 = g->n[g->axis[0]];
+	int L0 = A.l0 > 0 ? A.l0 - 1 : 0, L1 = A.l1 < n0 ? A.l1 + 1 : n0;
+	uint32_t base = (uint32_t)L0 * g->plane, ncell = (uint32_t)(L1 - L0) * g->plane;
+	source src[3];
+	int nsrc = 0;
+	if (A.l0 > 0) src[nsrc++] = (source){&lo, 0};
+	src[nsrc++] = (source){&v, 1};
+	if (A.l1 < n0) src[nsrc++] = (source){&hi, 0};
+	size_t np = (size_t)v.count + (A.l0 > 0 ? lo.count : 0) + (A.l1 < n0 ? hi.count : 0);
+	fws *W = fws_get(np, ncell);
+	STARPU_ASSERT_MSG(W, "sph_forces: out of memory for the workspace");
+	fill_workspace(&P, W, src, nsrc, base, ncell, L0);
+
+	kconst K;
+	K.h2x4 = vsplat(P.h2x4);
+	K.tiny = vsplat(1e-18f);
+	K.invh = vsplat(1.f / P.h);
+	K.af = vsplat(P.af);
+	K.h = vsplat(P.h);
+	K.eta2 = vsplat(P.eta2);
+	K.hvisc = vsplat(-P.visco * 0.5f);
+	K.one = vsplat(1.f);
+	K.two = vsplat(2.f);
+	K.kernel = P.kernel;
+	K.diffusion = P.diffusion;
+	K.dhc0x2 = P.delta_hc0 * 2.f;
+	K.rho0 = P.rho0;
+	K.rhoh_k = P.rhoh_k;
+	K.inv_gamma = 1.f / P.gamma;
+	block_pairs(&P, &K, W, L0, L1, A.l0, A.l1);
+
 	tide_step_reduce r;
 	tide_step_reduce_init(&r);
-	for (uint32_t i = 0; i < v.count; i++) {
-		tide_acc a = tide_particle_forces(&P, &A, &v, start, &lo, &hi, i);
+	uint32_t nw = W->cstart[ncell];
+	for (uint32_t u = 0; u < nw; u++) {
+		uint32_t i = W->src[u];
+		if (i == UINT32_MAX) continue;
+		int fluid = v.type[i] == TIDE_FLUID;
+		tide_acc a = {0.f, 0.f, 0.f, W->dr[u], W->mu[u]};
+		if (fluid) {
+			a.ax = W->ax[u] + P.g[0];
+			a.ay = W->ay[u] + P.g[1];
+			a.az = W->az[u] + P.g[2];
+		}
 		v.ax[i] = a.ax;
 		v.ay[i] = a.ay;
 		v.az[i] = a.az;
 		v.drho[i] = a.drho;
-		int fluid = v.type[i] == TIDE_FLUID;
 		if (!isfinite(a.ax + a.ay + a.az + a.drho) || !isfinite(v.rho[i])) r.nbad++;
 		float dt = tide_particle_dt(&P, &a, v.rho[i], fluid);
 		if (dt < r.dt) r.dt = dt;
