@@ -14,7 +14,9 @@ static void usage(FILE *f)
 	        "commands:\n"
 	        "  run CASE     run a simulation case (cases/*.yaml); tide run --help for options\n"
 	        "  gravity      Barnes-Hut force evaluation benchmark; tide gravity --help\n"
+	        "  nbody        N-body run (Plummer sphere, cold collapse); tide nbody --help\n"
 	        "  info         StarPU version, workers (CPUs, GPUs), scheduler, MPI world size\n"
+	        "  cases        list the shipped cases with their size and description\n"
 	        "\n"
 	        "options:\n"
 	        "  --help       this text\n"
@@ -41,7 +43,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "info")) return tide_cmd_info(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run")) return tide_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cases")) return tide_cmd_cases(argc - 1, argv + 1);
 	if (!strcmp(cmd, "gravity")) return tide_cmd_gravity(argc - 1, argv + 1);
+	if (!strcmp(cmd, "nbody")) return tide_cmd_nbody(argc - 1, argv + 1);
 	fprintf(stderr, "tide: unknown command or option '%s'.\n\n", cmd);
 	usage(stderr);
 	return 2;

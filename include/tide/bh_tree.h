@@ -81,7 +81,13 @@ TIDE_HD uint64_t bh_spread(uint32_t v)
 /* Grid coordinate (0 .. 2^21-1) of x in the root cube [lo, lo + 2 half). */
 TIDE_HD uint32_t bh_grid(float x, float lo, float inv_side)
 {
+	/* rounded step by step (no fused multiply-add on the GPU), so that CPU and GPU give every
+	 * particle the same key and the same Morton order */
+#ifdef __CUDA_ARCH__
+	float f = __fmul_rn(__fmul_rn(__fsub_rn(x, lo), inv_side), (float)(1u << BH_BITS));
+#else
 	float f = (x - lo) * inv_side * (float)(1u << BH_BITS);
+#endif
 	if (!(f > 0.f)) return 0;                 /* also NaN */
 	if (f >= (float)((1u << BH_BITS) - 1)) return (1u << BH_BITS) - 1;
 	return (uint32_t)f;

@@ -4,5 +4,7 @@
 #define TIDE_COMMANDS_H
 int tide_cmd_info(int argc, char **argv);
 int tide_cmd_run(int argc, char **argv);
+int tide_cmd_cases(int argc, char **argv);
 int tide_cmd_gravity(int argc, char **argv);
+int tide_cmd_nbody(int argc, char **argv);
 #endif

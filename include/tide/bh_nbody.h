@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Collisionless N-body runs with the Barnes–Hut forces (src/nbody.c): kick-drift-kick leapfrog,
+ * every step build → moments → walk → kick → drift as StarPU tasks; diagnostics at every output
+ * (Lagrangian radii, energies, momentum, angular momentum), written to a CSV with units. */
+#ifndef TIDE_BH_NBODY_H
+#define TIDE_BH_NBODY_H
+#include <stdio.h>
+#include "tide/bh_gravity.h"
+#include "tide/bh_ic.h"
+
+typedef struct bh_nbody_opts {
+	enum bh_dist dist;
+	uint32_t n;
+	uint64_t seed;
+	double dt, t_end;
+	int out_every;              /* steps between outputs */
+	bh_params P;
+	enum tide_gravity_where where;
+	const char *csv;            /* NULL: no file */
+} bh_nbody_opts;
+
+typedef struct bh_nbody_diag {
+	double t, r10, r50, r90;    /* Lagrangian radii of 10, 50, 90 % of the mass */
+	double ekin, epot, etot;
+	double p[3], L[3];
+} bh_nbody_diag;
+
+/* Runs the case; fills diag[0..*ndiag) (at most cap outputs, the first at t = 0).  Returns 0,
+ * or -1 when the CSV cannot be written. */
+int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndiag);
+#endif
