@@ -153,18 +153,6 @@ typedef struct kconst {
 	float dhc0x2, rho0, rhoh_k, inv_gamma;
 } kconst;
 
-static inline vf kernel_f(const kconst *K, vf q)
-{
-	if (K->kernel == TIDE_KERNEL_CUBIC) {
-		vf t = K->two - q;
-		vf fo = vsplat(-0.75f) * t * t / q;
-		vf fi = vsplat(-3.f) + vsplat(2.25f) * q;
-		return vsel(q < K->one, fi, fo);
-	}
-	vf t = K->one - vsplat(0.5f) * q;
-	return vsplat(-5.f) * t * t * t;
-}
-
 /* Fourtakas' hydrostatic density difference for dz = z_i - z_j, lane by lane (rare path). */
 static inline vf rho_h(const kconst *K, vf dz, vi m)
 {
@@ -174,61 +162,86 @@ static inline vf rho_h(const kconst *K, vf dz, vi m)
 	return r;
 }
 
+static inline vf vand(vf a, vi m) { return (vf)((vi)a & m); }
+
 /* fluid_i: i is a fluid particle (full momentum); otherwise a boundary particle, whose
- * candidates are all fluid and which itself only integrates continuity. */
-static inline void pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i,
-                              uint32_t a, uint32_t b)
+ * candidates are all fluid and which itself only integrates continuity.  kernel and diffusion
+ * are constants where this is inlined. */
+static inline __attribute__((always_inline)) void
+pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int kernel,
+           int diffusion, uint32_t a, uint32_t b)
 {
 	const vi lane = {0, 1, 2, 3};
+	const float *restrict X = W->x, *restrict Y = W->y, *restrict Z = W->z;
+	float *restrict AX = W->ax, *restrict AY = W->ay, *restrict AZ = W->az;
+	float *restrict DR = W->dr, *restrict MU = W->mu;
+	vf h2x4 = K->h2x4, tiny = K->tiny;
+	vf xi = I->x, yi = I->y, zi = I->z;
 	for (uint32_t j = a; j < b; j += VW) {
-		vi valid = lane < (vi){(int32_t)(b - j), (int32_t)(b - j), (int32_t)(b - j), (int32_t)(b - j)};
-		vf dx = I->x - vload(W->x + j);
-		vf dy = I->y - vload(W->y + j);
-		vf dz = I->z - vload(W->z + j);
+		int32_t left = (int32_t)(b - j);
+		vi valid = lane < (vi){left, left, left, left};
+		vf dx = xi - vload(X + j);
+		vf dy = yi - vload(Y + j);
+		vf dz = zi - vload(Z + j);
 		vf r2 = dx * dx + dy * dy + dz * dz;
-		vi in = (r2 < K->h2x4) & (r2 >= K->tiny) & valid;
+		vi in = (r2 < h2x4) & (r2 >= tiny) & valid;
 		if (!vany(in)) continue;
 		vf r = vsqrt(r2);
-		vf F = K->af * kernel_f(K, r * K->invh);
+		vf q = r * K->invh;
+		vf rhoj = vload(W->rho + j), mj = vload(W->m + j);
 		vf dvx = I->vx - vload(W->vx + j);
 		vf dvy = I->vy - vload(W->vy + j);
 		vf dvz = I->vz - vload(W->vz + j);
 		vf dvr = dvx * dx + dvy * dy + dvz * dz;
-		vf rhoj = vload(W->rho + j), mj = vload(W->m + j);
-		vf mu = K->h * dvr / (r2 + K->eta2);
-		vf visc = vsel(dvr < vsplat(0.f),
-		               K->hvisc * (I->cs + vload(W->cs + j)) * mu / (vsplat(0.5f) * (I->rho + rhoj)),
-		               vsplat(0.f));
-		vf T = vsel(in, (I->pr + vload(W->pr + j) + visc) * F, vsplat(0.f));
-		vf cont = vsel(in, dvr * F, vsplat(0.f));
-		vf amu = vsel(in, vabs(mu), vsplat(0.f));
+		/* one division for the kernel's 1/q, mu's 1/(r^2 + eta^2) and Pi's 1/rhobar */
+		vf d1 = r2 + K->eta2, d2 = vsplat(0.5f) * (I->rho + rhoj);
+		vf F;
+		vf inv;
+		if (kernel == TIDE_KERNEL_CUBIC) {
+			inv = vsplat(1.f) / (d1 * d2 * q);
+			vf t = K->two - q;
+			vf fo = vsplat(-0.75f) * t * t * (d1 * d2 * inv);
+			vf fi = vsplat(-3.f) + vsplat(2.25f) * q;
+			F = K->af * vsel(q < K->one, fi, fo);
+			inv = inv * q;           /* 1/(d1 d2) */
+		} else {
+			inv = vsplat(1.f) / (d1 * d2);
+			vf t = K->one - vsplat(0.5f) * q;
+			F = K->af * (vsplat(-5.f) * t * t * t);
+		}
+		vf hdvr = K->h * dvr;
+		vf mu = hdvr * d2 * inv;
+		vf visc = vand(K->hvisc * (I->cs + vload(W->cs + j)) * hdvr * inv, dvr < vsplat(0.f));
+		vf T = vand((I->pr + vload(W->pr + j) + visc) * F, in);
+		vf cont = vand(dvr * F, in);
+		vf amu = vand(vabs(mu), in);
 		vf tx = T * dx, ty = T * dy, tz = T * dz;
 		vf drj = I->m * cont, dri = mj * cont;
 		if (fluid_i) {
 			S->ax -= mj * tx;
 			S->ay -= mj * ty;
 			S->az -= mj * tz;
-			if (K->diffusion != 0) {
+			if (diffusion != 0) {
 				/* fluid-fluid pairs only */
 				vi ff = in & (vload(W->fl + j) > vsplat(0.5f));
-				vf base = vsplat(K->dhc0x2) / (r2 + K->eta2) * r2 * F;
+				vf base = vsplat(K->dhc0x2) / d1 * r2 * F;
 				vf di = I->rho - rhoj, dj = rhoj - I->rho;
-				if (K->diffusion == 2) {
+				if (diffusion == 2) {
 					di -= rho_h(K, dz, ff);
 					dj -= rho_h(K, -dz, ff);
 				}
-				dri += vsel(ff, base * di * mj / rhoj, vsplat(0.f));
-				drj += vsel(ff, base * dj * I->m / I->rho, vsplat(0.f));
+				dri += vand(base * di * mj / rhoj, ff);
+				drj += vand(base * dj * I->m / I->rho, ff);
 			}
 		}
 		S->dr += dri;
 		S->mu = vmax(S->mu, amu);
 		vf mi = I->m;
-		vstore(W->ax + j, vload(W->ax + j) + mi * tx);
-		vstore(W->ay + j, vload(W->ay + j) + mi * ty);
-		vstore(W->az + j, vload(W->az + j) + mi * tz);
-		vstore(W->dr + j, vload(W->dr + j) + drj);
-		vstore(W->mu + j, vmax(vload(W->mu + j), amu));
+		vstore(AX + j, vload(AX + j) + mi * tx);
+		vstore(AY + j, vload(AY + j) + mi * ty);
+		vstore(AZ + j, vload(AZ + j) + mi * tz);
+		vstore(DR + j, vload(DR + j) + drj);
+		vstore(MU + j, vmax(vload(MU + j), amu));
 	}
 }
 
@@ -239,8 +252,9 @@ typedef struct nbr {
 	int self;
 } nbr;
 
-static void cell_pairs(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32_t ce,
-                       const nbr *nb, int nn)
+static inline __attribute__((always_inline)) void
+cell_pairs_k(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32_t ce, const nbr *nb,
+             int nn, int kernel, int diffusion)
 {
 	for (uint32_t i = cs; i < ce; i++) {
 		int fluid_i = i < cf;
@@ -264,8 +278,8 @@ static void cell_pairs(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32
 			I.x = vsplat(W->x[i] + d->sx);
 			I.y = vsplat(W->y[i] + d->sy);
 			I.z = vsplat(W->z[i] + d->sz);
-			if (fluid_i) pair_range(K, W, &I, &S, 1, a, b);
-			else pair_range(K, W, &I, &S, 0, a, b);
+			if (fluid_i) pair_range(K, W, &I, &S, 1, kernel, diffusion, a, b);
+			else pair_range(K, W, &I, &S, 0, kernel, 0, a, b);
 		}
 		W->ax[i] += vsum(S.ax);
 		W->ay[i] += vsum(S.ay);
@@ -274,6 +288,28 @@ static void cell_pairs(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32
 		float mu = vhmax(S.mu);
 		if (mu > W->mu[i]) W->mu[i] = mu;
 	}
+}
+
+#define CELL_PAIRS(k, d)                                                                        \
+	static void cell_pairs_##k##_##d(const kconst *K, fws *W, uint32_t cs, uint32_t cf,          \
+	                                 uint32_t ce, const nbr *nb, int nn)                         \
+	{                                                                                           \
+		cell_pairs_k(K, W, cs, cf, ce, nb, nn, k, d);                                       \
+	}
+CELL_PAIRS(0, 0) CELL_PAIRS(0, 1) CELL_PAIRS(0, 2)
+CELL_PAIRS(1, 0) CELL_PAIRS(1, 1) CELL_PAIRS(1, 2)
+#undef CELL_PAIRS
+
+static void cell_pairs(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32_t ce,
+                       const nbr *nb, int nn)
+{
+	static void (*const fn[2][3])(const kconst *, fws *, uint32_t, uint32_t, uint32_t,
+	                              const nbr *, int) = {
+		{cell_pairs_0_0, cell_pairs_0_1, cell_pairs_0_2},
+		{cell_pairs_1_0, cell_pairs_1_1, cell_pairs_1_2},
+	};
+	fn[K->kernel != 0][K->diffusion < 0 ? 0 : (K->diffusion > 2 ? 2 : K->diffusion)](
+	        K, W, cs, cf, ce, nb, nn);
 }
 
 /* ---- the codelet ---- */
