@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// tide run CASE: load and build the case, run the SPH time loop (tasks/sph_step.c), write
-// ParaView output, gauges and the run summary.
+// tide run CASE: load and build the case (or restart from a checkpoint), run the SPH time loop
+// (tasks/sph_step.c), write ParaView output, gauges, statistics, checkpoints and the run summary.
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,18 +12,22 @@
 #include <unistd.h>
 #include <starpu.h>
 #include "tide/case.h"
+#include "tide/checkpoint.h"
 #include "tide/commands.h"
 #include "tide/log.h"
 #include "tide/output.h"
+#include "tide/run_control.h"
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
+#include "tide/statistics.h"
 #include "tide/step_profile.h"
 
 #define MAX_SETS 64
 
 typedef struct run_opts {
-	const char *case_path, *out_dir;
-	double dp;
+	const char *case_path, *out_dir, *restart;
+	double dp, ckpt_every_s;
+	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile;
 	long max_steps, rebalance_every;
 	const char *sets[MAX_SETS];
@@ -34,6 +38,7 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: tide run CASE.yaml [options]\n"
+	        "       tide run --restart CHECKPOINT_DIR [options]\n"
 	        "\n"
 	        "  --dp X            particle spacing [m], overrides the case's dp\n"
 	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
@@ -47,11 +52,23 @@ static void run_usage(FILE *f)
 	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
 	        "  --rebalance-every N  re-split the blocks by particle count every N steps (default:\n"
 	        "                    only when a block or halo is 80 %% full)\n"
+	        "  --checkpoint-every T  write DIR/checkpoint every T of wall time (30min, 100s, 2h)\n"
+	        "                    or every T steps (500steps); also at the end of the run\n"
+	        "  --restart CKPT    continue the run saved in the checkpoint directory CKPT (the\n"
+	        "                    case comes from CKPT/used_parameters.yaml; --set may change\n"
+	        "                    keys other than dim, dp, coefh and domain, e.g. time.end);\n"
+	        "                    output goes on in the directory above CKPT unless --out is given,\n"
+	        "                    numbering and gauge/statistics rows continued\n"
 	        "  --quiet, --verbose\n"
 	        "\n"
 	        "Writes DIR/particles_NNNN.vtp + DIR/particles.pvd (ParaView), DIR/gauges.csv,\n"
-	        "DIR/run_summary.csv/.json and DIR/used_parameters.yaml.\n"
-	        "Exit codes: 0 done, 1 the run failed or went unphysical, 2 bad usage or input.\n");
+	        "DIR/statistics.csv (mass, energies, momentum, extrema per output),\n"
+	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, and DIR/checkpoint when asked.\n"
+	        "SIGTERM or SIGINT (once) or creating the file DIR/STOP makes the run write\n"
+	        "DIR/checkpoint and stop after the current step (a second signal kills it).\n"
+	        "Exit codes: 0 done, or stopped by DIR/STOP (checkpoint written); 1 the run failed\n"
+	        "or went unphysical; 2 bad usage or input (also an unreadable checkpoint);\n"
+	        "130 / 143 stopped by SIGINT / SIGTERM after writing the checkpoint.\n");
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double *v)
@@ -84,6 +101,15 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
 		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
 		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
+		else if (!strcmp(a, "--restart")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; } o->restart = argv[++i]; }
+		else if (!strcmp(a, "--checkpoint-every")) {
+			const char *v = i + 1 < argc ? argv[++i] : NULL;
+			if (tide_rc_parse_interval(v, &o->ckpt_every_s, &o->ckpt_every_steps)) {
+				fprintf(stderr, "tide run: --checkpoint-every needs a wall time with its unit (30min, "
+				        "100s, 2h) or a step count (500steps), got '%s'.\n", v ? v : "");
+				return -1;
+			}
+		}
 		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --set needs KEY=VALUE (at most %d).\n", MAX_SETS); return -1; }
@@ -95,7 +121,12 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		} else if (!o->case_path) o->case_path = a;
 		else { fprintf(stderr, "tide run: only one case file, got '%s' and '%s'.\n", o->case_path, a); return -1; }
 	}
-	if (!o->case_path) {
+	if (o->restart && (o->case_path || o->dp > 0)) {
+		fprintf(stderr, "tide run: --restart takes the case from the checkpoint; give no case "
+		        "file and no --dp (use --set to change other keys).\n");
+		return -1;
+	}
+	if (!o->case_path && !o->restart) {
 		fprintf(stderr, "tide run: missing the case file.\n\n");
 		run_usage(stderr);
 		return -1;
@@ -150,10 +181,29 @@ typedef struct run_out {
 	char dir[1024];
 	tide_pvd pvd;
 	tide_gauges gauges;
+	tide_stats_file stats;
+	char ckpt[1100];              /* checkpoint directory: DIR/checkpoint */
 	void *mem;
 	tide_block_view all;
 	int n;
+	double *times;                /* simulated time of every output (rank 0) */
+	int ntimes_cap;
+	double next_out;              /* simulated time of the next output */
+	size_t n_fluid0, n_bound0;    /* particles at the start of the run (before any restart) */
 } run_out;
+
+static int note_time(run_out *o, double t)
+{
+	if (o->n >= o->ntimes_cap) {
+		int cap = o->ntimes_cap ? 2 * o->ntimes_cap : 256;
+		double *p = realloc(o->times, sizeof *p * (size_t)cap);
+		if (!p) { fprintf(stderr, "tide: out of host memory.\n"); return -1; }
+		o->times = p;
+		o->ntimes_cap = cap;
+	}
+	o->times[o->n] = t;
+	return 0;
+}
 
 /* Collective: every rank takes part in the gather; rank 0 writes. */
 static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const char *tag)
@@ -170,17 +220,53 @@ static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const cha
 	else snprintf(path, sizeof path, "%s/particles_%04d.vtp", o->dir, o->n);
 	int ret = tide_vtp_write(path, &s, c);
 	if (!ret && !tag) {
+		ret = note_time(o, sim->t);
 		o->n++;
-		ret = tide_pvd_add(&o->pvd, path, sim->t) || tide_gauges_write(&o->gauges, &s, c, sim->t);
+		ret = ret || tide_pvd_add(&o->pvd, path, sim->t) ||
+		      tide_gauges_write(&o->gauges, &s, c, sim->t) ||
+		      tide_stats_write(&o->stats, &o->all, c, sim->t, sim->step, sim->last.dt, tide_wtime());
 	}
 	if (ret && sim->size > 1) abort_ranks();
 	return ret ? -1 : 0;
 }
 
-static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0)
+/* Collective: gathers the blocks to rank 0, which writes o->ckpt.  0 or -1 (the run stops). */
+static int write_checkpoint(run_out *o, tide_sim *sim, const tide_case *c)
+{
+	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
+	tide_block_arg *range = malloc(sizeof *range * (size_t)sim->nblocks);
+	uint32_t *cap = malloc(sizeof *cap * (size_t)sim->nblocks);
+	if (!counts || !range || !cap) { fprintf(stderr, "tide: out of host memory.\n"); return -1; }
+	int ret = tide_sim_gather_blocks(sim, 0, &o->mem, &o->all, counts);
+	if (!ret && sim->rank == 0) {
+		double w = tide_wtime();
+		for (int b = 0; b < sim->nblocks; b++) {
+			range[b] = sim->blk[b].range;
+			cap[b] = sim->blk[b].cap;
+		}
+		tide_ckpt_state cs = {
+			.step = sim->step, .t = sim->t, .verlet_count = sim->verlet_count,
+			.integrator = sim->integrator, .last = sim->last, .rebalances = sim->rebalances,
+			.nblocks = sim->nblocks, .halo_cap = sim->halo_cap, .range = range, .count = counts,
+			.cap = cap, .nranks = sim->size, .n_fluid0 = o->n_fluid0, .n_bound0 = o->n_bound0,
+			.n_outputs = o->n, .next_out = o->next_out, .out_time = o->times,
+		};
+		ret = tide_checkpoint_write(o->ckpt, &cs, &o->all, c);
+		if (!ret)
+			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",
+			           sim->step, sim->t, o->ckpt, tide_wtime() - w);
+		if (ret && sim->size > 1) abort_ranks();
+	}
+	free(counts);
+	free(range);
+	free(cap);
+	return ret;
+}
+
+static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0, long step0)
 {
 	double el = tide_wtime() - wall0;
-	double rate = sim->step / (el > 0 ? el : 1);
+	double rate = (sim->step - step0) / (el > 0 ? el : 1);
 	double left = (c->t_end - sim->t) / ((sim->t - t0) > 0 ? (sim->t - t0) / el : 1e-30);
 	/* one line updated in place on a terminal, one line per report in a log file */
 	tide_info("%st = %.4f / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g m/s  "
@@ -188,13 +274,25 @@ static void progress(const tide_sim *sim, const tide_case *c, double wall0, doub
 	          left > 0 ? left : 0, isatty(1) ? "   " : "\n");
 }
 
+/* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
-                    tide_run_stats *st)
+                    tide_run_stats *st, int *signo)
 {
-	size_t n0 = sim->n_total, nfluid0 = st->n_fluid;
-	double next_out = c->t_out, wall0 = tide_wtime(), last_print = 0, step_time = 0;
+	size_t n0 = st->n_fluid + st->n_bound, nfluid0 = st->n_fluid;
+	double wall0 = tide_wtime(), last_print = 0, step_time = 0;
+	long step0 = sim->step, ckpt_step = -1;
+	double t0 = sim->t;
 	unsigned long long peak_dev = tide_device_bytes_used();
-	int ret = 0;
+	int ret = 0, checkpointing = o->ckpt_every_s > 0 || o->ckpt_every_steps > 0;
+	char stop_file[1100];
+	snprintf(stop_file, sizeof stop_file, "%s/STOP", out->dir);
+	if (sim->rank == 0 && access(stop_file, F_OK) == 0) {
+		tide_info("removing the stop file %s left from an earlier run\n", stop_file);
+		unlink(stop_file);
+	}
+	tide_run_control rc;
+	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
+	             sim->step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
 		if (tide_sim_step(sim)) { ret = -1; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
@@ -217,41 +315,120 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				if (tide_sim_rebalance(sim)) { ret = -1; break; }
 			}
 		}
-		if (!o->no_output && sim->t >= next_out - 1e-12) {
+		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -1; snprintf(st->status, sizeof st->status, "output failed"); break; }
-			while (next_out <= sim->t + 1e-12) next_out += c->t_out;
+			while (out->next_out <= sim->t + 1e-12) out->next_out += c->t_out;
+		}
+		int action = tide_rc_poll(&rc, sim->step, signo);
+		if (action) {
+			if (write_checkpoint(out, sim, c)) { ret = -1; snprintf(st->status, sizeof st->status, "checkpoint failed"); break; }
+			ckpt_step = sim->step;
+			tide_rc_checkpointed(&rc);
+		}
+		if (action & (TIDE_RC_SIGNAL | TIDE_RC_STOP_FILE)) {
+			if (action & TIDE_RC_SIGNAL)
+				snprintf(st->status, sizeof st->status, "stopped by signal %d at step %ld, t = %g s; "
+				         "checkpoint in %.150s", *signo, sim->step, sim->t, out->ckpt);
+			else
+				snprintf(st->status, sizeof st->status, "stopped by %.80s at step %ld, t = %g s; "
+				         "checkpoint in %.80s", stop_file, sim->step, sim->t, out->ckpt);
+			if (sim->rank == 0) {
+				if (action & TIDE_RC_STOP_FILE) unlink(stop_file);
+				tide_info("%s%s\nContinue with: tide run --restart %s\n", isatty(1) ? "\n" : "",
+				          st->status, out->ckpt);
+			}
+			ret = action & TIDE_RC_SIGNAL ? TIDE_RC_SIGNAL : TIDE_RC_STOP_FILE;
+			break;
 		}
 		double now = tide_wtime();
-		if (now - last_print > (isatty(1) ? 1.0 : 10.0)) { progress(sim, c, wall0, 0); last_print = now; }
+		if (now - last_print > (isatty(1) ? 1.0 : 10.0)) { progress(sim, c, wall0, t0, step0); last_print = now; }
 	}
-	progress(sim, c, wall0, 0);
+	/* a run with checkpoints ends with one of its last state */
+	if (!ret && checkpointing && ckpt_step != sim->step && write_checkpoint(out, sim, c)) {
+		ret = -1;
+		snprintf(st->status, sizeof st->status, "checkpoint failed");
+	}
+	tide_rc_free(&rc);
+	progress(sim, c, wall0, t0, step0);
 	if (isatty(1)) tide_info("\n");
-	if (ret) write_output(out, sim, c, "failed_state");
+	if (ret < 0) write_output(out, sim, c, "failed_state");
+	long steps = sim->step - step0;
 	st->steps = sim->step;
 	st->t_sim = sim->t;
 	st->wall_s = tide_wtime() - wall0;
-	st->time_per_step_s = sim->step ? step_time / sim->step : 0;
-	st->particle_steps_per_s = step_time > 0 ? (double)n0 * sim->step / step_time : 0;
+	st->time_per_step_s = steps ? step_time / steps : 0;
+	st->particle_steps_per_s = step_time > 0 ? (double)n0 * steps / step_time : 0;
 	unsigned long long d = tide_device_bytes_used();
 	st->peak_device_bytes = d > peak_dev ? d : peak_dev;
 	return ret;
 }
 
+/* The directory a checkpoint path lies in ("." for a bare name). */
+static void parent_dir(const char *path, char *out, size_t n)
+{
+	snprintf(out, n, "%s", path);
+	size_t len = strlen(out);
+	while (len > 1 && out[len - 1] == '/') out[--len] = 0;
+	char *slash = strrchr(out, '/');
+	if (!slash) snprintf(out, n, ".");
+	else if (slash == out) out[1] = 0;
+	else *slash = 0;
+}
+
+/* Restart: the series, gauges and statistics of the run so far, cut back to the outputs the
+ * checkpoint had written (a run that went on past its checkpoint wrote more). */
+static int reopen_outputs(run_out *out, const tide_case *c, long step)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/particles.pvd", out->dir);
+	if (tide_pvd_open(&out->pvd, path)) return -1;
+	for (int i = 0; i < out->n; i++) {
+		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
+		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
+	}
+	memset(&out->gauges, 0, sizeof out->gauges);
+	snprintf(out->gauges.path, sizeof out->gauges.path, "%s/gauges.csv", out->dir);
+	out->gauges.f = tide_csv_reopen(out->gauges.path, out->n);
+	if (!out->gauges.f && tide_gauges_open(&out->gauges, out->dir, c)) return -1;
+	return tide_stats_open(&out->stats, out->dir, c, out->n, step, tide_wtime());
+}
+
 static int run_case(const run_opts *o, const tide_runtime *rt)
 {
 	tide_case c;
-	/* every rank reads the case and builds the same particles (it keeps only its blocks);
-	 * the case is validated identically everywhere, so all ranks fail or none */
+	tide_ckpt_state cs;
+	memset(&c, 0, sizeof c);
+	memset(&cs, 0, sizeof cs);
+	void *mem = NULL;
+	tide_block_view all;
+	/* every rank reads the case (or the checkpoint) and builds the same particles (it keeps
+	 * only its blocks); the input is validated identically everywhere, so all ranks fail or
+	 * none */
 	if (tide_log_rank != 0) tide_verbosity = -1;
 	int saved_err = quiet_stderr(rt->rank != 0);
-	int bad = tide_case_load(o->case_path, o->dp, &c);
+	int bad = o->restart ? tide_checkpoint_read(o->restart, &cs, &mem, &all, &c)
+	                     : tide_case_load(o->case_path, o->dp, &c);
+	tide_case c0 = c;
 	for (int i = 0; i < o->nsets && !bad; i++) bad = tide_case_set(&c, o->sets[i]);
+	if (!bad && o->restart &&
+	    (c.dim != c0.dim || c.dp != c0.dp || c.coefh != c0.coefh ||
+	     memcmp(&c.domain, &c0.domain, sizeof c.domain))) {
+		fprintf(stderr, "tide run: a restart keeps the particles and their cell grid: --set may "
+		        "not change dim, dp, coefh or domain.\n");
+		bad = 1;
+	}
 	restore_stderr(saved_err);
-	if (bad) return 2;
+	if (bad) {
+		tide_ckpt_state_free(&cs);
+		free(mem);
+		return 2;
+	}
 	run_out out;
 	memset(&out, 0, sizeof out);
 	if (o->out_dir) snprintf(out.dir, sizeof out.dir, "%s", o->out_dir);
+	else if (o->restart) parent_dir(o->restart, out.dir, sizeof out.dir);
 	else snprintf(out.dir, sizeof out.dir, "runs/%s", c.name);
+	snprintf(out.ckpt, sizeof out.ckpt, "%s/checkpoint", out.dir);
 	char path[1100];
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
 	if (rt->rank == 0 && (mkdir_p(out.dir) || tide_case_write_used(&c, path))) {
@@ -259,17 +436,26 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		return 1;
 	}
 
-	tide_particle_set ps;
-	memset(&ps, 0, sizeof ps);
-	if (tide_case_build(&c, &ps)) return 1;
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
+	if (o->restart) {
+		st.n_fluid = cs.n_fluid0;
+		st.n_bound = cs.n_bound0;
+	} else {
+		tide_particle_set ps;
+		memset(&ps, 0, sizeof ps);
+		if (tide_case_build(&c, &ps)) return 1;
+		st.n_fluid = tide_pset_count_type(&ps, TIDE_FLUID);
+		st.n_bound = tide_pset_count_type(&ps, TIDE_BOUND);
+		if (tide_host_block_from_set(&ps, &mem, &all)) return 1;
+		tide_pset_free(&ps);
+	}
+	out.n_fluid0 = st.n_fluid;
+	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);
 	snprintf(st.status, sizeof st.status, "ok");
 	snprintf(st.sched, sizeof st.sched, "%.31s", rt->sched);
 	st.dim = c.dim;
-	st.n_fluid = tide_pset_count_type(&ps, TIDE_FLUID);
-	st.n_bound = tide_pset_count_type(&ps, TIDE_BOUND);
 	st.nranks = rt->size;
 	st.ncpu_workers = rt->ncpu;
 	st.ncuda_workers = rt->ncuda;
@@ -278,10 +464,6 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	tide_info("case %s: %zu fluid + %zu boundary particles, dp = %g m, h = %g m, c0 = %.3g m/s\n",
 	          c.name, st.n_fluid, st.n_bound, c.dp, st.h, c.c0);
 
-	void *mem;
-	tide_block_view all;
-	if (tide_host_block_from_set(&ps, &mem, &all)) return 1;
-	tide_pset_free(&ps);
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
 	 * on few large blocks. */
@@ -290,8 +472,36 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (gpu_only) tide_sph_codelets_where(STARPU_CUDA);
 	int nb = o->blocks > 0 ? o->blocks : (gpu_only ? rt->ncuda : 2 * (rt->ncpu + rt->ncuda));
 	tide_sim sim;
-	if (tide_sim_setup(&sim, &c, &all, nb)) return 1;
+	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {
+		/* the blocks exactly as saved: the continuation is the uninterrupted run's */
+		if (tide_sim_setup_ranges(&sim, &c, &all, cs.nblocks, cs.range, cs.count, cs.cap,
+		                          cs.halo_cap)) {
+			fprintf(stderr, "tide: the checkpoint %s does not fit its case; it cannot be "
+			        "continued.\n", o->restart);
+			return 1;
+		}
+	} else {
+		if (o->restart)
+			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
+			          "split again\n", nb, cs.nblocks);
+		if (tide_sim_setup(&sim, &c, &all, nb)) return 1;
+	}
 	free(mem);
+	out.next_out = c.t_out;
+	if (o->restart) {
+		sim.step = cs.step;
+		sim.t = cs.t;
+		sim.verlet_count = cs.verlet_count;
+		sim.last = cs.last;
+		sim.rebalances = cs.rebalances;
+		out.next_out = cs.next_out;
+		for (int i = 0; i < cs.n_outputs; i++)
+			if (note_time(&out, cs.out_time[i]) == 0) out.n++;
+		tide_info("restart from %s (written by tide %s on %d rank%s): step %ld, t = %.6g s, %d "
+		          "outputs so far\n", o->restart, cs.tide_version, cs.nranks, cs.nranks > 1 ? "s" : "",
+		          sim.step, sim.t, out.n);
+	}
+	tide_ckpt_state_free(&cs);
 	tide_info("%d blocks along %c, %d CPU + %d CUDA workers%s, scheduler %s; output in %s\n",
 	          sim.nblocks, "xyz"[sim.P.grid.axis[0]], rt->ncpu, rt->ncuda,
 	          gpu_only ? " (SPH tasks on the GPUs only; --with-cpus to change)" : "", rt->sched,
@@ -299,11 +509,15 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 
 	snprintf(path, sizeof path, "%s/particles.pvd", out.dir);
 	int ret = 0;
-	if (rt->rank == 0 && !o->no_output &&
-	    (tide_pvd_open(&out.pvd, path) || tide_gauges_open(&out.gauges, out.dir, &c)))
-		ret = -1;
-	if (!o->no_output && write_output(&out, &sim, &c, NULL)) ret = -1;
-	if (!ret) ret = run_loop(&sim, &c, o, &out, &st);
+	if (rt->rank == 0 && !o->no_output) {
+		if (o->restart) ret = reopen_outputs(&out, &c, sim.step);
+		else if (tide_pvd_open(&out.pvd, path) || tide_gauges_open(&out.gauges, out.dir, &c) ||
+		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
+			ret = -1;
+	}
+	if (!o->no_output && !o->restart && write_output(&out, &sim, &c, NULL)) ret = -1;
+	int signo = 0;
+	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
 	if (rt->rank == 0) tide_summary_write(out.dir, &st);
@@ -316,14 +530,18 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0 && !o->no_output) {
 		tide_gauges_close(&out.gauges);
 		tide_pvd_close(&out.pvd);
+		tide_stats_close(&out.stats);
 	}
 	free(out.mem);
+	free(out.times);
 	tide_sim_free(&sim);
 	if (!ret)
 		tide_info("done: %ld steps, %.4g s simulated in %.1f s wall, %.3g ms per step, %.3g "
 		          "particle-steps/s\nParaView: %s/particles.pvd; summary: %s/run_summary.csv; "
 		          "gauges: %s/gauges.csv\n", st.steps, st.t_sim, st.wall_s,
 		          1e3 * st.time_per_step_s, st.particle_steps_per_s, out.dir, out.dir, out.dir);
+	if (ret == TIDE_RC_STOP_FILE) return 0;
+	if (ret == TIDE_RC_SIGNAL) return 128 + signo;
 	return ret ? 1 : 0;
 }
 

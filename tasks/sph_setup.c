@@ -126,29 +126,63 @@ static void split_layers(const tide_sph_params *P, const uint32_t *per_layer, in
 	}
 }
 
-static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *per_layer)
+/* Registers the blocks of sim->blk[*].range.  counts == NULL: every particle of `all` goes to the
+ * block of its cell layer (in the order of `all`); otherwise block b takes the next counts[b]
+ * particles of `all`, in order (each must lie in the block's layers).  caps == NULL / halo_cap
+ * == 0: capacities are computed from the counts; otherwise they are the given ones. */
+static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
+                        const uint32_t *caps, uint32_t halo_cap)
 {
 	const tide_sph_params *P = &sim->P;
-	int nb = sim->nblocks;
+	int nb = sim->nblocks, n0 = P->grid.n[P->grid.axis[0]];
 	uint32_t *cnt = calloc(nb, sizeof *cnt);
-	int *owner = malloc(sizeof(int) * (size_t)P->grid.n[P->grid.axis[0]]);
-	if (!cnt || !owner) return -1;
+	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
+	int *owner = malloc(sizeof(int) * (size_t)n0);
+	int ret = -1;
+	if (!cnt || !per_layer || !owner) goto out;
 	for (int b = 0; b < nb; b++)
 		for (int l = sim->blk[b].range.l0; l < sim->blk[b].range.l1; l++) owner[l] = b;
 	for (uint32_t i = 0; i < all->count; i++)
-		cnt[owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])]]++;
+		per_layer[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])]++;
+	if (counts) {
+		uint32_t i = 0;
+		for (int b = 0; b < nb; b++) {
+			cnt[b] = counts[b];
+			for (uint32_t k = 0; k < counts[b]; k++, i++) {
+				int l = i < all->count ? tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i]) : -1;
+				if (l < sim->blk[b].range.l0 || l >= sim->blk[b].range.l1) {
+					fprintf(stderr, "tide: particle %u (id %u) is not in the cell layers [%d, %d) "
+					        "of its block %d.\n", i, i < all->count ? all->id[i] : 0,
+					        sim->blk[b].range.l0, sim->blk[b].range.l1, b);
+					goto out;
+				}
+			}
+		}
+		if (i != all->count) {
+			fprintf(stderr, "tide: the block counts add up to %u particles, not %u.\n", i, all->count);
+			goto out;
+		}
+	} else {
+		for (uint32_t i = 0; i < all->count; i++)
+			cnt[owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])]]++;
+	}
 
 	/* Room to grow: blocks gain particles as the flow moves; the run rebalances before a
 	 * block or a halo fills up (tide_sim_step checks). */
 	uint32_t maxlayer = 0;
-	for (int l = 0; l < P->grid.n[P->grid.axis[0]]; l++)
+	for (int l = 0; l < n0; l++)
 		if (per_layer[l] > maxlayer) maxlayer = per_layer[l];
-	sim->halo_cap = 2 * maxlayer + 256;
+	sim->halo_cap = halo_cap ? halo_cap : 2 * maxlayer + 256;
 	uint32_t avg = (uint32_t)(all->count / (uint32_t)nb);
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		uint32_t cap = cnt[b] + cnt[b] / 2 + avg / 4 + 2 * sim->halo_cap + 1024;
+		uint32_t cap = caps ? caps[b] : cnt[b] + cnt[b] / 2 + avg / 4 + 2 * sim->halo_cap + 1024;
+		if (cap < cnt[b]) {
+			fprintf(stderr, "tide: block %d holds %u particles, more than its capacity %u.\n", b,
+			        cnt[b], cap);
+			goto out;
+		}
 		k->cap = cap;
 		k->owner = (int)((long)b * sim->size / nb);
 		if (cap > maxcap) maxcap = cap;
@@ -156,12 +190,18 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		k->host = tide_block_alloc_host(cap);
 		if (!k->host) {
 			fprintf(stderr, "tide: out of host memory for a block of %u particles.\n", cap);
-			return -1;
+			goto out;
 		}
 	}
 	for (int b = 0; b < nb; b++) cnt[b] = 0;
-	for (uint32_t i = 0; i < all->count; i++) {
-		int b = owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])];
+	for (uint32_t i = 0, kb = 0; i < all->count; i++) {
+		int b;
+		if (counts) {
+			while (cnt[kb] == counts[kb]) kb++;
+			b = (int)kb;
+		} else {
+			b = owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])];
+		}
 		if (!sim->blk[b].host) {
 			cnt[b]++;
 			continue;
@@ -188,12 +228,16 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 	}
 	starpu_vector_data_register(&sim->scratch, -1, 0, tide_sort_scratch_bytes(maxcap), 1);
+	ret = 0;
+out:
 	free(cnt);
+	free(per_layer);
 	free(owner);
-	return 0;
+	return ret;
 }
 
-int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+/* What both setups share before the split: parameters, grid check, block table, MPI tags. */
+static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks)
 {
 	memset(sim, 0, sizeof *sim);
 	sim->c = c;
@@ -214,19 +258,14 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 	sim->nblocks_wanted = nblocks;
 	sim->nblocks = nblocks < 1 ? 1 : (nblocks > n0 ? n0 : nblocks);
 	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
+	if (!sim->blk) return -1;
 	if (sim->mpi) sim->tag0 = starpu_mpi_tags_allocate(6 * sim->nblocks + 4);
-	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
-	tide_block_arg *r = malloc(sizeof *r * (size_t)sim->nblocks);
-	if (!sim->blk || !per_layer || !r) return -1;
-	for (uint32_t i = 0; i < all->count; i++)
-		per_layer[tide_layer_of(g, all->x[i], all->y[i], all->z[i])]++;
-	split_layers(&sim->P, per_layer, sim->nblocks, r);
-	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = r[b];
-	int ret = register_all(sim, all, per_layer);
-	free(per_layer);
-	free(r);
-	if (ret) return -1;
+	return 0;
+}
 
+/* What both setups share after the blocks: zero-particle halos and the step reductions. */
+static void setup_end(tide_sim *sim, const tide_block_view *all)
+{
 	for (int k = 0; k < 2; k++) {
 		sim->empty_mem[k] = tide_block_alloc_host(1);
 		tide_block_register(k ? &sim->empty_hi : &sim->empty_lo, STARPU_MAIN_RAM,
@@ -251,6 +290,48 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 	}
 	sim->n_total = all->count;
 	sim->last.count = all->count;
+}
+
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+{
+	if (setup_begin(sim, c, nblocks)) return -1;
+	const tide_grid *g = &sim->P.grid;
+	int n0 = g->n[g->axis[0]];
+	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
+	tide_block_arg *r = malloc(sizeof *r * (size_t)sim->nblocks);
+	if (!per_layer || !r) return -1;
+	for (uint32_t i = 0; i < all->count; i++)
+		per_layer[tide_layer_of(g, all->x[i], all->y[i], all->z[i])]++;
+	split_layers(&sim->P, per_layer, sim->nblocks, r);
+	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = r[b];
+	free(per_layer);
+	free(r);
+	if (register_all(sim, all, NULL, NULL, 0)) return -1;
+	setup_end(sim, all);
+	return 0;
+}
+
+int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
+                          int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
+                          const uint32_t *caps, uint32_t halo_cap)
+{
+	if (setup_begin(sim, c, nblocks)) return -1;
+	int n0 = sim->P.grid.n[sim->P.grid.axis[0]];
+	if (sim->nblocks != nblocks) {
+		fprintf(stderr, "tide: %d blocks asked for a grid of %d cell layers.\n", nblocks, n0);
+		return -1;
+	}
+	for (int b = 0; b < nblocks; b++) {
+		if (ranges[b].l0 != (b ? ranges[b - 1].l1 : 0) || ranges[b].l1 <= ranges[b].l0 ||
+		    (b == nblocks - 1 && ranges[b].l1 != n0)) {
+			fprintf(stderr, "tide: the block layer ranges do not tile the %d cell layers "
+			        "(block %d: [%d, %d)).\n", n0, b, ranges[b].l0, ranges[b].l1);
+			return -1;
+		}
+		sim->blk[b].range = ranges[b];
+	}
+	if (register_all(sim, all, counts, caps, halo_cap)) return -1;
+	setup_end(sim, all);
 	return 0;
 }
 
@@ -278,7 +359,8 @@ static tide_block_view ram_view(starpu_data_handle_t h)
 	return tide_block_view_of(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
 }
 
-int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all)
+int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view *all,
+                           uint32_t *counts)
 {
 	acquire_blocks(sim, root);
 	if (root >= 0 && root != sim->rank) return 0;
@@ -298,11 +380,17 @@ int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all)
 	uint32_t k = 0;
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_block_view v = ram_view(sim->blk[b].B);
+		if (counts) counts[b] = v.count;
 		for (uint32_t i = 0; i < v.count && !ret; i++) tide_copy_particle(all, k++, &v, i);
 		starpu_data_release(sim->blk[b].B);
 	}
 	all->count = k;
 	return ret;
+}
+
+int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all)
+{
+	return tide_sim_gather_blocks(sim, root, mem, all, NULL);
 }
 
 static void unregister_all(tide_sim *sim)

@@ -76,3 +76,33 @@ for name, at in probes:
               "hydrostatic %.2f Pa" % (name, depth, p[i], t[late][i], 100 * err[i], expect))
 sys.exit(1 if bad else 0)
 EOF
+
+# statistics.csv: the fluid mass (and fluid count) never changes, not even in the last digit;
+# after the transient (last third) the kinetic energy is below 1e-4 of the potential energy
+# m g z; the total (kinetic + potential + Tait elastic) energy does not grow (viscosity and
+# diffusion only take energy out; 1e-6 relative allowed for float rounding).
+"$py" - "$out" <<'EOF2'
+import sys
+import numpy as np
+out = sys.argv[1]
+with open(out + "/statistics.csv") as f:
+    header = f.readline().strip().split(",")
+d = np.loadtxt(out + "/statistics.csv", delimiter=",", skiprows=1, ndmin=2)
+col = lambda name: d[:, [h.split("[")[0] for h in header].index(name)]
+t, mass, nf = col("time"), col("fluid_mass"), col("n_fluid")
+ek, ep, etot = col("E_kin"), col("E_pot"), col("E_total")
+units = [h for h in header if "[" not in h]
+if units:
+    sys.exit("FAIL: statistics.csv columns without units: %s" % units)
+if np.any(mass != mass[0]) or np.any(nf != nf[0]):
+    sys.exit("FAIL: fluid mass or count changed: mass %r .. %r, count %r .. %r"
+             % (mass.min(), mass.max(), nf.min(), nf.max()))
+late = t >= t[-1] * 2.0 / 3.0
+ratio = (ek[late] / ep[late]).max()
+print("statistics: %d rows, fluid mass %.17g constant; last third E_kin/E_pot <= %.3g; "
+      "E_total %.9g -> %.9g" % (len(t), mass[0], ratio, etot[0], etot[-1]))
+if not ratio < 1e-4:
+    sys.exit("FAIL: kinetic energy %.3g of the potential energy after the transient" % ratio)
+if np.any(etot > etot[0] * (1 + 1e-6)):
+    sys.exit("FAIL: total energy grew from %.9g to %.9g" % (etot[0], etot.max()))
+EOF2

@@ -53,12 +53,21 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 /* Splits the particles of `all` into nblocks blocks and registers everything.  Under MPI every
  * rank passes the same particles; block b belongs to rank b * size / nblocks.  0 or -1. */
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks);
+/* The same with given blocks (a restart): nblocks blocks of layer ranges `ranges` (tiling the
+ * slab axis), block b taking the next counts[b] particles of `all` in their order, capacities
+ * caps[b] (NULL: computed) and halo capacity halo_cap (0: computed).  0 or -1 (message). */
+int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
+                          int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
+                          const uint32_t *caps, uint32_t halo_cap);
 /* Submits one time step and waits for its reduction (dt, health).  Returns 0, or -1 if the step
  * went unphysical (message printed; the particles are those after the bad step). */
 int tide_sim_step(tide_sim *sim);
 /* Copies every particle into host memory on rank `root` (-1: on every rank), growing *mem and
  * *all as needed.  Collective: every rank calls it.  0 or -1. */
 int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all);
+/* The same, also giving each block's particle count on `root` (counts[nblocks]; NULL: none). */
+int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view *all,
+                           uint32_t *counts);
 /* Particle count and fullest block or halo (count/capacity), from the last step's reduction. */
 size_t tide_sim_count(const tide_sim *sim, double *max_fill);
 /* Re-splits the blocks by the current particle positions (load balance, capacity). */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* DIR/statistics.csv: one row per particle output, computed on rank 0 from the gathered
+ * particles (fluid particles only for every sum, extremum and energy; boundary particles are
+ * fixed walls).  Columns and units (2-D cases are per metre of width: kg/m, J/m, kg/s):
+ *   time[s], step[-], dt[s] (the last step's), n_fluid[-], n_bound[-],
+ *   fluid_mass[kg]          sum m,                    m = rho0 dp^dim
+ *   E_kin[J]                sum m |v|^2 / 2
+ *   E_pot[J]                sum -m g.r                (m |g| z for gravity along -z)
+ *   E_int[J]                sum m e(rho), the elastic energy of the Tait equation
+ *                           p = B ((rho/rho0)^gamma - 1):  e(rho) = int_rho0^rho p/r^2 dr
+ *                           = B/rho0 [ (x^(gamma-1) - 1)/(gamma-1) + 1/x - 1 ],  x = rho/rho0
+ *                           (>= 0, 0 at rho0; the work stored by compressing the fluid)
+ *   E_total[J]              E_kin + E_pot + E_int (viscosity and diffusion dissipate it)
+ *   px, py, pz[kg m/s]      sum m v
+ *   v_max[m/s], rho_min, rho_max[kg/m^3],
+ *   wall_per_step[s]        wall-clock seconds per step since the previous row (0 on the first)
+ * Numbers are written with 17 significant digits (doubles round-trip exactly). */
+#ifndef TIDE_STATISTICS_H
+#define TIDE_STATISTICS_H
+#include <stdio.h>
+#include "tide/block.h"
+#include "tide/case.h"
+
+typedef struct tide_stats_file {
+	FILE *f;
+	char path[1100];
+	double wall_last;
+	long step_last;
+} tide_stats_file;
+
+typedef struct tide_stats {
+	size_t n_fluid, n_bound;
+	double mass, e_kin, e_pot, e_int, p[3], v_max, rho_min, rho_max;
+} tide_stats;
+
+/* Computes the statistics of a host block of particles. */
+void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_stats *s);
+
+/* Creates dir/statistics.csv with its header; keep_rows >= 0 (a restart): keeps the header and
+ * the first keep_rows rows of an existing file and appends after them (a missing file is
+ * created).  Returns 0 or -1 (message printed). */
+int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, long keep_rows,
+                    long step, double wall);
+/* Appends (and flushes) one row.  Returns 0 or -1. */
+int tide_stats_write(tide_stats_file *s, const tide_block_view *all, const tide_case *c,
+                     double t, long step, double dt, double wall);
+void tide_stats_close(tide_stats_file *s);
+
+/* Keeps the first line and the next `rows` lines of the text file path, drops the rest, and
+ * opens it for appending.  NULL if the file does not exist or cannot be opened (errno set). */
+FILE *tide_csv_reopen(const char *path, long rows);
+
+#endif

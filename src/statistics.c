@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// DIR/statistics.csv: mass, energies, momentum, extrema per output (include/tide/statistics.h).
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tide/particle_set.h"
+#include "tide/statistics.h"
+
+/* Tait elastic energy per unit mass, B/rho0 [(x^(g-1) - 1)/(g-1) + 1/x - 1], x = rho/rho0,
+ * written with expm1/log1p so that it keeps its digits near x = 1 (where it is O((x-1)^2)). */
+static double tait_energy(double rho, double rho0, double B, double gamma)
+{
+	double d = rho / rho0 - 1.0;
+	double a = gamma != 1.0 ? expm1((gamma - 1.0) * log1p(d)) / (gamma - 1.0) : log1p(d);
+	return B / rho0 * (a - d / (1.0 + d));
+}
+
+void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_stats *s)
+{
+	memset(s, 0, sizeof *s);
+	double m = tide_case_mass(c), B = tide_case_tait_b(c);
+	s->rho_min = INFINITY;
+	s->rho_max = -INFINITY;
+	double v2max = 0;
+	for (uint32_t i = 0; i < all->count; i++) {
+		if (all->type[i] != TIDE_FLUID) {
+			s->n_bound++;
+			continue;
+		}
+		s->n_fluid++;
+		double vx = all->vx[i], vy = all->vy[i], vz = all->vz[i], rho = all->rho[i];
+		double v2 = vx * vx + vy * vy + vz * vz;
+		s->e_kin += 0.5 * m * v2;
+		s->e_pot -= m * (c->gravity[0] * all->x[i] + c->gravity[1] * all->y[i] +
+		                 c->gravity[2] * all->z[i]);
+		s->e_int += m * tait_energy(rho, c->rho0, B, c->gamma);
+		s->p[0] += m * vx;
+		s->p[1] += m * vy;
+		s->p[2] += m * vz;
+		if (v2 > v2max) v2max = v2;
+		if (rho < s->rho_min) s->rho_min = rho;
+		if (rho > s->rho_max) s->rho_max = rho;
+	}
+	s->mass = m * (double)s->n_fluid;
+	s->v_max = sqrt(v2max);
+	if (!s->n_fluid) s->rho_min = s->rho_max = 0;
+}
+
+static int stats_fail(tide_stats_file *s)
+{
+	fprintf(stderr, "tide: cannot write %s: %s.\n", s->path, strerror(errno ? errno : EIO));
+	if (s->f) fclose(s->f);
+	s->f = NULL;
+	return -1;
+}
+
+FILE *tide_csv_reopen(const char *path, long rows)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) return NULL;
+	long line = 0;
+	long keep = -1;
+	int ch;
+	long off = 0;
+	while ((ch = getc(f)) != EOF) {
+		off++;
+		if (ch == '\n' && ++line == rows + 1) {
+			keep = off;
+			break;
+		}
+	}
+	if (keep < 0) keep = off; /* fewer rows than asked: keep them all */
+	fclose(f);
+	if (truncate(path, keep)) return NULL;
+	return fopen(path, "a");
+}
+
+int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, long keep_rows,
+                    long step, double wall)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->path, sizeof s->path, "%s/statistics.csv", dir);
+	s->step_last = step;
+	s->wall_last = wall;
+	if (keep_rows >= 0 && (s->f = tide_csv_reopen(s->path, keep_rows))) return 0;
+	s->f = fopen(s->path, "w");
+	if (!s->f) return stats_fail(s);
+	int d2 = c->dim == 2;
+	const char *kg = d2 ? "kg/m" : "kg", *J = d2 ? "J/m" : "J", *P = d2 ? "kg/s" : "kg m/s";
+	fprintf(s->f, "time[s],step[-],dt[s],n_fluid[-],n_bound[-],fluid_mass[%s],E_kin[%s],"
+	        "E_pot[%s],E_int[%s],E_total[%s],px[%s],py[%s],pz[%s],v_max[m/s],"
+	        "rho_min[kg/m^3],rho_max[kg/m^3],wall_per_step[s]\n", kg, J, J, J, J, P, P, P);
+	if (fflush(s->f)) return stats_fail(s);
+	return 0;
+}
+
+int tide_stats_write(tide_stats_file *s, const tide_block_view *all, const tide_case *c,
+                     double t, long step, double dt, double wall)
+{
+	if (!s->f) return 0;
+	tide_stats st;
+	tide_stats_compute(all, c, &st);
+	double wps = step > s->step_last ? (wall - s->wall_last) / (double)(step - s->step_last) : 0;
+	s->wall_last = wall;
+	s->step_last = step;
+	fprintf(s->f, "%.17g,%ld,%.9g,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+	        "%.9g,%.9g,%.9g,%.6g\n", t, step, dt, st.n_fluid, st.n_bound, st.mass, st.e_kin,
+	        st.e_pot, st.e_int, st.e_kin + st.e_pot + st.e_int, st.p[0], st.p[1], st.p[2],
+	        st.v_max, st.rho_min, st.rho_max, wps);
+	if (ferror(s->f) || fflush(s->f)) return stats_fail(s);
+	return 0;
+}
+
+void tide_stats_close(tide_stats_file *s)
+{
+	if (s->f) fclose(s->f);
+	s->f = NULL;
+}
