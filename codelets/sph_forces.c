@@ -21,49 +21,9 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
-#if defined(__SSE__)
-#include <xmmintrin.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
 #endif
-
-/* ---- four-float vectors ---- */
-
-typedef float vf __attribute__((vector_size(16)));
-typedef int32_t vi __attribute__((vector_size(16)));
-#define VW 4
-
-static inline vf vload(const float *p)
-{
-	vf v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-static inline void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
-static inline vf vsplat(float x) { return (vf){x, x, x, x}; }
-static inline vf vsel(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
-static inline vf vmax(vf a, vf b) { return vsel(a > b, a, b); }
-static inline vf vabs(vf a) { return (vf)((vi)a & (vi){0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff}); }
-static inline vf vsqrt(vf a)
-{
-#if defined(__SSE__)
-	return (vf)_mm_sqrt_ps((__m128)a);
-#else
-	return (vf){sqrtf(a[0]), sqrtf(a[1]), sqrtf(a[2]), sqrtf(a[3])};
-#endif
-}
-static inline int vany(vi m)
-{
-#if defined(__SSE__)
-	return _mm_movemask_ps((__m128)m) != 0;
-#else
-	return (m[0] | m[1] | m[2] | m[3]) != 0;
-#endif
-}
-static inline float vsum(vf a) { return (a[0] + a[1]) + (a[2] + a[3]); }
-static inline float vhmax(vf a)
-{
-	float m01 = a[0] > a[1] ? a[0] : a[1], m23 = a[2] > a[3] ? a[2] : a[3];
-	return m01 > m23 ? m01 : m23;
-}
 
 /* ---- the per-worker workspace ---- */
 
@@ -137,114 +97,6 @@ static fws *fws_get(size_t np, size_t ncell)
 
 /* ---- pair loops ---- */
 
-/* One particle i against the particles [a, b) of the workspace, i's position shifted into the
- * frame of their cell.  Every pair term goes to i's sums and to j's accumulators. */
-typedef struct ivals {
-	vf x, y, z, vx, vy, vz, rho, pr, cs, m, fl;
-} ivals;
-
-typedef struct isums {
-	vf ax, ay, az, dr, mu;
-} isums;
-
-typedef struct kconst {
-	vf h2x4, tiny, invh, af, h, eta2, hvisc, one, two;
-	int kernel, diffusion;
-	float dhc0x2, rho0, rhoh_k, inv_gamma;
-} kconst;
-
-/* Fourtakas' hydrostatic density difference for dz = z_i - z_j, lane by lane (rare path). */
-static inline vf rho_h(const kconst *K, vf dz, vi m)
-{
-	vf r = vsplat(0.f);
-	for (int k = 0; k < VW; k++)
-		if (m[k]) r[k] = K->rho0 * (powf(1.f + K->rhoh_k * (-dz[k]), K->inv_gamma) - 1.f);
-	return r;
-}
-
-static inline vf vand(vf a, vi m) { return (vf)((vi)a & m); }
-
-/* fluid_i: i is a fluid particle (full momentum); otherwise a boundary particle, whose
- * candidates are all fluid and which itself only integrates continuity.  kernel and diffusion
- * are constants where this is inlined. */
-static inline __attribute__((always_inline)) void
-pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int kernel,
-           int diffusion, uint32_t a, uint32_t b)
-{
-	const vi lane = {0, 1, 2, 3};
-	const float *restrict X = W->x, *restrict Y = W->y, *restrict Z = W->z;
-	float *restrict AX = W->ax, *restrict AY = W->ay, *restrict AZ = W->az;
-	float *restrict DR = W->dr, *restrict MU = W->mu;
-	vf h2x4 = K->h2x4, tiny = K->tiny;
-	vf xi = I->x, yi = I->y, zi = I->z;
-	for (uint32_t j = a; j < b; j += VW) {
-		int32_t left = (int32_t)(b - j);
-		vi valid = lane < (vi){left, left, left, left};
-		vf dx = xi - vload(X + j);
-		vf dy = yi - vload(Y + j);
-		vf dz = zi - vload(Z + j);
-		vf r2 = dx * dx + dy * dy + dz * dz;
-		vi in = (r2 < h2x4) & (r2 >= tiny) & valid;
-		if (!vany(in)) continue;
-		vf r = vsqrt(r2);
-		vf q = r * K->invh;
-		vf rhoj = vload(W->rho + j), mj = vload(W->m + j);
-		vf dvx = I->vx - vload(W->vx + j);
-		vf dvy = I->vy - vload(W->vy + j);
-		vf dvz = I->vz - vload(W->vz + j);
-		vf dvr = dvx * dx + dvy * dy + dvz * dz;
-		/* one division for the kernel's 1/q, mu's 1/(r^2 + eta^2) and Pi's 1/rhobar */
-		vf d1 = r2 + K->eta2, d2 = vsplat(0.5f) * (I->rho + rhoj);
-		vf F;
-		vf inv;
-		if (kernel == TIDE_KERNEL_CUBIC) {
-			inv = vsplat(1.f) / (d1 * d2 * q);
-			vf t = K->two - q;
-			vf fo = vsplat(-0.75f) * t * t * (d1 * d2 * inv);
-			vf fi = vsplat(-3.f) + vsplat(2.25f) * q;
-			F = K->af * vsel(q < K->one, fi, fo);
-			inv = inv * q;           /* 1/(d1 d2) */
-		} else {
-			inv = vsplat(1.f) / (d1 * d2);
-			vf t = K->one - vsplat(0.5f) * q;
-			F = K->af * (vsplat(-5.f) * t * t * t);
-		}
-		vf hdvr = K->h * dvr;
-		vf mu = hdvr * d2 * inv;
-		vf visc = vand(K->hvisc * (I->cs + vload(W->cs + j)) * hdvr * inv, dvr < vsplat(0.f));
-		vf T = vand((I->pr + vload(W->pr + j) + visc) * F, in);
-		vf cont = vand(dvr * F, in);
-		vf amu = vand(vabs(mu), in);
-		vf tx = T * dx, ty = T * dy, tz = T * dz;
-		vf drj = I->m * cont, dri = mj * cont;
-		if (fluid_i) {
-			S->ax -= mj * tx;
-			S->ay -= mj * ty;
-			S->az -= mj * tz;
-			if (diffusion != 0) {
-				/* fluid-fluid pairs only */
-				vi ff = in & (vload(W->fl + j) > vsplat(0.5f));
-				vf base = vsplat(K->dhc0x2) / d1 * r2 * F;
-				vf di = I->rho - rhoj, dj = rhoj - I->rho;
-				if (diffusion == 2) {
-					di -= rho_h(K, dz, ff);
-					dj -= rho_h(K, -dz, ff);
-				}
-				dri += vand(base * di * mj / rhoj, ff);
-				drj += vand(base * dj * I->m / I->rho, ff);
-			}
-		}
-		S->dr += dri;
-		S->mu = vmax(S->mu, amu);
-		vf mi = I->m;
-		vstore(AX + j, vload(AX + j) + mi * tx);
-		vstore(AY + j, vload(AY + j) + mi * ty);
-		vstore(AZ + j, vload(AZ + j) + mi * tz);
-		vstore(DR + j, vload(DR + j) + drj);
-		vstore(MU + j, vmax(vload(MU + j), amu));
-	}
-}
-
 /* A neighbour cell of the cell being worked on: its particles and i's shift into its frame. */
 typedef struct nbr {
 	uint32_t s, fe, e;
@@ -252,64 +104,44 @@ typedef struct nbr {
 	int self;
 } nbr;
 
-static inline __attribute__((always_inline)) void
-cell_pairs_k(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32_t ce, const nbr *nb,
-             int nn, int kernel, int diffusion)
-{
-	for (uint32_t i = cs; i < ce; i++) {
-		int fluid_i = i < cf;
-		ivals I;
-		I.vx = vsplat(W->vx[i]); I.vy = vsplat(W->vy[i]); I.vz = vsplat(W->vz[i]);
-		I.rho = vsplat(W->rho[i]); I.pr = vsplat(W->pr[i]); I.cs = vsplat(W->cs[i]);
-		I.m = vsplat(W->m[i]); I.fl = vsplat(W->fl[i]);
-		isums S = {vsplat(0.f), vsplat(0.f), vsplat(0.f), vsplat(0.f), vsplat(0.f)};
-		for (int k = 0; k < nn; k++) {
-			const nbr *d = &nb[k];
-			uint32_t a, b;
-			if (fluid_i) {
-				a = d->self ? i + 1 : d->s;
-				b = d->e;
-			} else {
-				if (d->self) continue;   /* the cell's fluid particles met i already */
-				a = d->s;
-				b = d->fe;
-			}
-			if (a >= b) continue;
-			I.x = vsplat(W->x[i] + d->sx);
-			I.y = vsplat(W->y[i] + d->sy);
-			I.z = vsplat(W->z[i] + d->sz);
-			if (fluid_i) pair_range(K, W, &I, &S, 1, kernel, diffusion, a, b);
-			else pair_range(K, W, &I, &S, 0, kernel, 0, a, b);
-		}
-		W->ax[i] += vsum(S.ax);
-		W->ay[i] += vsum(S.ay);
-		W->az[i] += vsum(S.az);
-		W->dr[i] += vsum(S.dr);
-		float mu = vhmax(S.mu);
-		if (mu > W->mu[i]) W->mu[i] = mu;
-	}
-}
+/* Constants of the pair loops. */
+typedef struct tide_kparams {
+	float h2x4, tiny, invh, af, h, eta2, hvisc;
+	float dhc0x2, rho0, rhoh_k, inv_gamma;
+	int kernel, diffusion;
+} tide_kparams;
 
-#define CELL_PAIRS(k, d)                                                                        \
-	static void cell_pairs_##k##_##d(const kconst *K, fws *W, uint32_t cs, uint32_t cf,          \
-	                                 uint32_t ce, const nbr *nb, int nn)                         \
-	{                                                                                           \
-		cell_pairs_k(K, W, cs, cf, ce, nb, nn, k, d);                                       \
-	}
-CELL_PAIRS(0, 0) CELL_PAIRS(0, 1) CELL_PAIRS(0, 2)
-CELL_PAIRS(1, 0) CELL_PAIRS(1, 1) CELL_PAIRS(1, 2)
-#undef CELL_PAIRS
+/* Four floats per vector (SSE on x86-64) ... */
+#define TIDE_CPU_VW 4
+#define TIDE_CPU_SFX v4
+#include "tide/sph_interact_cpu.h"
 
-static void cell_pairs(const kconst *K, fws *W, uint32_t cs, uint32_t cf, uint32_t ce,
-                       const nbr *nb, int nn)
+/* ... and eight where the CPU has AVX2 (chosen at run time, the same for every task of a run on
+ * one machine). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TIDE_CPU_HAVE_V8 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define TIDE_CPU_VW 8
+#define TIDE_CPU_SFX v8
+#include "tide/sph_interact_cpu.h"
+#pragma GCC pop_options
+#endif
+
+typedef void cell_pairs_fn(const tide_kparams *, fws *, uint32_t, uint32_t, uint32_t, const nbr *,
+                           int);
+static cell_pairs_fn *cell_pairs_impl;
+static pthread_once_t impl_once = PTHREAD_ONCE_INIT;
+
+/* TIDE_CPU_VECTOR=4 keeps the 4-wide loops on an AVX2 machine (to test them). */
+static void impl_choose(void)
 {
-	static void (*const fn[2][3])(const kconst *, fws *, uint32_t, uint32_t, uint32_t,
-	                              const nbr *, int) = {
-		{cell_pairs_0_0, cell_pairs_0_1, cell_pairs_0_2},
-		{cell_pairs_1_0, cell_pairs_1_1, cell_pairs_1_2},
-	};
-	fn[K->kernel != 0][K->diffusion < 0 ? 0 : (K->diffusion > 2 ? 2 : K->diffusion)](
-	        K, W, cs, cf, ce, nb, nn);
+	cell_pairs_impl = cell_pairs_v4;
+#ifdef TIDE_CPU_HAVE_V8
+	const char *e = getenv("TIDE_CPU_VECTOR");
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && !(e && atoi(e) == 4)) cell_pairs_impl = cell_pairs_v8;
+#endif
 }
 
 /* ---- the codelet ---- */
@@ -391,7 +223,7 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 
 /* All pairs of the block: cells of layers [tl0, l1), each with itself and the cells after it;
  * the lower halo layer (tl0 = l0 - 1) only meets layer l0. */
-static void block_pairs(const tide_sph_params *P, const kconst *K, fws *W, int L0, int L1,
+static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W, int L0, int L1,
                         int l0, int l1)
 {
 	const tide_grid *g = &P->grid;
@@ -436,7 +268,7 @@ static void block_pairs(const tide_sph_params *P, const kconst *K, fws *W, int L
 					}
 				}
 				if (!anyf || nn == 0) continue;   /* walls only: no pair contributes */
-				cell_pairs(K, W, cs, cf, ce, nb, nn);
+				cell_pairs_impl(K, W, cs, cf, ce, nb, nn);
 			}
 	}
 }
@@ -465,16 +297,15 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	STARPU_ASSERT_MSG(W, "sph_forces: out of memory for the workspace");
 	fill_workspace(&P, W, src, nsrc, base, ncell, L0);
 
-	kconst K;
-	K.h2x4 = vsplat(P.h2x4);
-	K.tiny = vsplat(1e-18f);
-	K.invh = vsplat(1.f / P.h);
-	K.af = vsplat(P.af);
-	K.h = vsplat(P.h);
-	K.eta2 = vsplat(P.eta2);
-	K.hvisc = vsplat(-P.visco * 0.5f);
-	K.one = vsplat(1.f);
-	K.two = vsplat(2.f);
+	pthread_once(&impl_once, impl_choose);
+	tide_kparams K;
+	K.h2x4 = P.h2x4;
+	K.tiny = 1e-18f;
+	K.invh = 1.f / P.h;
+	K.af = P.af;
+	K.h = P.h;
+	K.eta2 = P.eta2;
+	K.hvisc = -P.visco * 0.5f;
 	K.kernel = P.kernel;
 	K.diffusion = P.diffusion;
 	K.dhc0x2 = P.delta_hc0 * 2.f;
