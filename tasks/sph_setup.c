@@ -105,6 +105,10 @@ void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
 }
 
 /* Layer ranges with about equal particle counts, each at least one layer. */
+/* Relative cost of a fluid and a boundary particle in a step, for splitting the blocks. */
+#define TIDE_COST_FLUID 4
+#define TIDE_COST_BOUND 1
+
 static void split_layers(const tide_sph_params *P, const uint32_t *per_layer, int nb,
                          tide_block_arg *r)
 {
@@ -300,8 +304,11 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
 	tide_block_arg *r = malloc(sizeof *r * (size_t)sim->nblocks);
 	if (!per_layer || !r) return -1;
+	/* blocks of equal cost rather than equal count: a fixed-wall boundary particle only
+	 * interacts with fluid neighbours, so it costs a fraction of a fluid particle */
 	for (uint32_t i = 0; i < all->count; i++)
-		per_layer[tide_layer_of(g, all->x[i], all->y[i], all->z[i])]++;
+		per_layer[tide_layer_of(g, all->x[i], all->y[i], all->z[i])] +=
+		        all->type[i] == TIDE_FLUID ? TIDE_COST_FLUID : TIDE_COST_BOUND;
 	split_layers(&sim->P, per_layer, sim->nblocks, r);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = r[b];
 	free(per_layer);
