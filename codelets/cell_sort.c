@@ -20,13 +20,6 @@ size_t tide_sort_scratch_bytes(size_t cap)
 	return b;
 }
 
-static unsigned bits_for(uint32_t maxval)
-{
-	unsigned b = 0;
-	while (b < 32 && (maxval >> b) != 0) b++;
-	return b;
-}
-
 /* LSD radix sort of (key, index) pairs, 8 bits per pass; returns the buffer holding the result. */
 static void radix_sort(uint32_t n, unsigned bits, uint32_t **k, uint32_t **kt, uint32_t **ix,
                        uint32_t **ixt)
@@ -88,16 +81,11 @@ static void cell_sort_cpu(void *buffers[], void *cl_arg)
 	uint32_t base = (uint32_t)A.l0 * P.grid.plane;
 
 	for (uint32_t i = 0; i < n; i++) {
-		int c[3];
-		tide_cell_of(&P.grid, v.x[i], v.y[i], v.z[i], c);
-		uint32_t gk = tide_cell_key(&P.grid, c);
-		uint32_t k = gk < base ? 0 : gk - base;
-		/* Migration keeps every particle inside its block's layers; clamp for safety. */
-		ka[i] = k < ncell ? k : ncell - 1;
+		ka[i] = tide_local_key(&P.grid, v.x[i], v.y[i], v.z[i], base, ncell);
 		ia[i] = i;
 	}
 	uint32_t *k = ka, *kt = kb, *ix = ia, *ixt = ib;
-	radix_sort(n, bits_for(ncell), &k, &kt, &ix, &ixt);
+	radix_sort(n, tide_key_bits(ncell), &k, &kt, &ix, &ixt);
 	gather_fields(&v, ix, tmp);
 	for (uint32_t i = 0; i < n; i++) v.key[i] = base + k[i];
 	build_starts(k, n, start, ncell);

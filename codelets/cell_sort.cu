@@ -11,24 +11,13 @@ extern "C" {
 #include "tide/codelets.h"
 }
 
-static unsigned bits_for(uint32_t maxval)
-{
-	unsigned b = 0;
-	while (b < 32 && (maxval >> b) != 0) b++;
-	return b;
-}
-
 __global__ static void keys_kernel(tide_grid g, const double *x, const double *y, const double *z,
                                    uint32_t base, uint32_t ncell, uint32_t *key, uint32_t *idx,
                                    uint32_t n)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
-	int c[3];
-	tide_cell_of(&g, x[i], y[i], z[i], c);
-	uint32_t gk = tide_cell_key(&g, c);
-	uint32_t k = gk < base ? 0 : gk - base;
-	key[i] = k < ncell ? k : ncell - 1;
+	key[i] = tide_local_key(&g, x[i], y[i], z[i], base, ncell);
 	idx[i] = i;
 }
 
@@ -88,7 +77,7 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 	                                                    ia, n);
 	cub::DoubleBuffer<uint32_t> keys(ka, kb), vals(ia, ib);
 	size_t need = 0;
-	unsigned bits = bits_for(ncell);
+	unsigned bits = tide_key_bits(ncell);
 	cub::DeviceRadixSort::SortPairs(nullptr, need, keys, vals, (int)n, 0, bits, s);
 	STARPU_ASSERT_MSG(need <= cub_avail, "cell_sort scratch too small (%zu < %zu)", cub_avail,
 	                  need);

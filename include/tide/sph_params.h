@@ -38,6 +38,26 @@ TIDE_HD uint32_t tide_cell_key(const tide_grid *g, const int c[3])
 	               (uint32_t)g->n[g->axis[2]] + (uint32_t)c[g->axis[2]];
 }
 
+/* Key of a point's cell relative to a block's first cell `base`, clamped to the block's ncell
+ * cells (migration keeps every particle inside its block's layers; the clamp is for safety). */
+TIDE_HD uint32_t tide_local_key(const tide_grid *g, double x, double y, double z, uint32_t base,
+                                uint32_t ncell)
+{
+	int c[3];
+	tide_cell_of(g, x, y, z, c);
+	uint32_t gk = tide_cell_key(g, c);
+	uint32_t k = gk < base ? 0 : gk - base;
+	return k < ncell ? k : ncell - 1;
+}
+
+/* Bits a radix sort needs for keys up to maxval. */
+TIDE_HD unsigned tide_key_bits(uint32_t maxval)
+{
+	unsigned b = 0;
+	while (b < 32 && (maxval >> b) != 0) b++;
+	return b;
+}
+
 TIDE_HD int tide_layer_of(const tide_grid *g, double x, double y, double z)
 {
 	int c[3];
