@@ -44,6 +44,8 @@ static void run_usage(FILE *f)
 	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
 	        "  --out DIR         output directory (default runs/NAME)\n"
 	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
+	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
+	        "                    (same as --set decomposition=SPEC)\n"
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
@@ -111,6 +113,14 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			}
 		}
 		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
+		else if (!strcmp(a, "--decomp")) {
+			/* shorthand for --set decomposition=SPEC (kept for the life of the process) */
+			static char buf[MAX_SETS][48];
+			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --decomp needs slabs, 2d, 3d or NXxNYxNZ.\n"); return -1; }
+			snprintf(buf[o->nsets], sizeof buf[0], "decomposition=%s", argv[++i]);
+			o->sets[o->nsets] = buf[o->nsets];
+			o->nsets++;
+		}
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --set needs KEY=VALUE (at most %d).\n", MAX_SETS); return -1; }
 			o->sets[o->nsets++] = argv[++i];
@@ -502,8 +512,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		          sim.step, sim.t, out.n);
 	}
 	tide_ckpt_state_free(&cs);
-	tide_info("%d blocks along %c, %d CPU + %d CUDA workers%s, scheduler %s; output in %s\n",
-	          sim.nblocks, "xyz"[sim.P.grid.axis[0]], rt->ncpu, rt->ncuda,
+	int bx[3];
+	for (int k = 0; k < 3; k++) bx[sim.P.grid.axis[k]] = sim.p[k];
+	tide_info("%d blocks (%d x %d x %d along x, y, z), %d CPU + %d CUDA workers%s, scheduler %s; "
+	          "output in %s\n", sim.nblocks, bx[0], bx[1], bx[2], rt->ncpu, rt->ncuda,
 	          gpu_only ? " (SPH tasks on the GPUs only; --with-cpus to change)" : "", rt->sched,
 	          out.dir);
 

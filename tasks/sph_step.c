@@ -99,7 +99,7 @@ static void submit_integrate(tide_sim *sim, int stage)
 	}
 }
 
-static void submit_migration(tide_sim *sim)
+void tide_sim_submit_migration(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
@@ -172,7 +172,7 @@ int tide_sim_step(tide_sim *sim)
 		submit_forces(sim, sim->red2, forces);
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
 	}
-	submit_migration(sim);
+	tide_sim_submit_migration(sim);
 
 	if (sim->mpi) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, sim->red);
 	starpu_data_acquire(sim->red, STARPU_R);

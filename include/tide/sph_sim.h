@@ -88,6 +88,9 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces);
 
+/* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
+void tide_sim_submit_migration(tide_sim *sim);
+
 /* A particle-set view of a host block (no copy). */
 void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s);
 
