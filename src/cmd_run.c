@@ -20,6 +20,7 @@
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
 #include "tide/statistics.h"
+#include "tide/load_balance.h"
 #include "tide/step_profile.h"
 
 #define MAX_SETS 64
@@ -29,7 +30,8 @@ typedef struct run_opts {
 	double dp, ckpt_every_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile;
-	long max_steps, rebalance_every;
+	long max_steps, rebalance_every, balance_every;
+	double balance_threshold;
 	const char *sets[MAX_SETS];
 	int nsets;
 } run_opts;
@@ -52,6 +54,9 @@ static void run_usage(FILE *f)
 	        "                    DIR/step_profile.csv\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
 	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
+	        "  --balance-every N  every N steps, compare the ranks' measured task time and move\n"
+	        "                    the cuts when the slowest exceeds the mean by the threshold\n"
+	        "  --balance-threshold X  that threshold (default 0.1 = 10 %%)\n"
 	        "  --rebalance-every N  re-split the blocks by particle count every N steps (default:\n"
 	        "                    only when a block or halo is 80 %% full)\n"
 	        "  --checkpoint-every T  write DIR/checkpoint every T of wall time (30min, 100s, 2h)\n"
@@ -89,6 +94,7 @@ static int parse_num(const char *opt, const char *s, double lo, double *v)
 static int parse_opts(int argc, char **argv, run_opts *o)
 {
 	memset(o, 0, sizeof *o);
+	o->balance_threshold = 0.1;
 	o->max_steps = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -101,6 +107,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--profile")) o->profile = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
+		else if (!strcmp(a, "--balance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->balance_every = (long)v; }
+		else if (!strcmp(a, "--balance-threshold")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->balance_threshold = v; }
 		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
 		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
 		else if (!strcmp(a, "--restart")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; } o->restart = argv[++i]; }
@@ -300,6 +308,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		tide_info("removing the stop file %s left from an earlier run\n", stop_file);
 		unlink(stop_file);
 	}
+	tide_balance lb;
+	if (tide_balance_init(&lb, sim, o->balance_every, o->balance_threshold)) return -1;
 	tide_run_control rc;
 	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
 	             sim->step);
@@ -324,6 +334,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				tide_debug("\nrebalancing blocks (fullest at %.0f %%)\n", 100 * fill);
 				if (tide_sim_rebalance(sim)) { ret = -1; break; }
 			}
+			if (tide_balance_check(&lb, sim) < 0) { ret = -1; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
 		}
 		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -1; snprintf(st->status, sizeof st->status, "output failed"); break; }
@@ -359,6 +370,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		snprintf(st->status, sizeof st->status, "checkpoint failed");
 	}
 	tide_rc_free(&rc);
+	tide_balance_free(&lb);
 	progress(sim, c, wall0, t0, step0);
 	if (isatty(1)) tide_info("\n");
 	if (ret < 0) write_output(out, sim, c, "failed_state");

@@ -126,7 +126,13 @@ static void cut_axis(const double *w, int n, int p, int *cut)
 	}
 }
 
-void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const int p[3], int *cut[3])
+float tide_decomp_cost(uint32_t type)
+{
+	return type == TIDE_FLUID ? TIDE_COST_FLUID : TIDE_COST_BOUND;
+}
+
+void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const float *wt,
+                      const int p[3], int *cut[3])
 {
 	for (int k = 0; k < 3; k++) {
 		int n = g->n[g->axis[k]];
@@ -135,7 +141,7 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const int 
 		for (uint32_t i = 0; i < all->count; i++) {
 			int c[3];
 			tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
-			w[c[k]] += all->type[i] == TIDE_FLUID ? TIDE_COST_FLUID : TIDE_COST_BOUND;
+			w[c[k]] += wt ? wt[i] : tide_decomp_cost(all->type[i]);
 		}
 		cut_axis(w, n, p[k], cut[k]);
 		free(w);

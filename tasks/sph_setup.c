@@ -318,15 +318,21 @@ static void setup_end(tide_sim *sim, const tide_block_view *all)
 	sim->last.count = all->count;
 }
 
-int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+/* Blocks of equal cost along every cut axis: estimated (w == NULL) or measured (weights). */
+static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_view *all,
+                          int nblocks, const float *w)
 {
 	if (setup_begin(sim, c, nblocks, NULL)) return -1;
-	/* blocks of equal cost rather than equal count along every cut axis */
-	tide_decomp_cuts(&sim->P.grid, all, sim->p, sim->cut);
+	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
 	if (register_all(sim, all, NULL, NULL, 0)) return -1;
 	setup_end(sim, all);
 	return 0;
+}
+
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+{
+	return setup_weighted(sim, c, all, nblocks, NULL);
 }
 
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
@@ -431,23 +437,75 @@ void tide_sim_free(tide_sim *sim)
 	if (sim->blk) unregister_all(sim);
 }
 
-int tide_sim_rebalance(tide_sim *sim)
+/* Gathers every particle on every rank and splits them again (weights: see setup_weighted);
+ * block_time (or NULL) turns the measured time of each old block into per-particle weights. */
+static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                     uint32_t *fluid_new)
 {
-	/* every rank gets every particle and splits them again the same way */
 	void *mem = NULL;
 	tide_block_view all;
-	if (tide_sim_gather(sim, -1, &mem, &all)) {
+	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
+	float *w = NULL;
+	if (!counts || tide_sim_gather_blocks(sim, -1, &mem, &all, counts)) {
 		free(mem);
+		free(counts);
 		return -1;
 	}
+	if (block_time) {
+		/* a block's particles share its measured time in proportion to their estimated
+		 * cost: weight = estimate * (measured / estimated) of their block */
+		w = malloc(sizeof *w * (all.count ? all.count : 1));
+		double *est = calloc((size_t)sim->nblocks, sizeof *est), tsum = 0, esum = 0;
+		if (!w || !est) abort();
+		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
+			while (k >= counts[b]) { k = 0; b++; }
+			est[b] += tide_decomp_cost(all.type[i]);
+		}
+		for (int b = 0; b < sim->nblocks; b++) {
+			tsum += block_time[b];
+			esum += est[b];
+		}
+		double mean = esum > 0 && tsum > 0 ? tsum / esum : 1.0;
+		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
+			while (k >= counts[b]) { k = 0; b++; }
+			double f = est[b] > 0 && block_time[b] > 0 ? block_time[b] / est[b] / mean : 1.0;
+			/* at most a factor 2 either way per move: timings are noisy (a task preempted on
+			 * a shared core looks slow) and one bad window must not throw the cuts over */
+			f = f < 0.5 ? 0.5 : (f > 2.0 ? 2.0 : f);
+			w[i] = (float)(tide_decomp_cost(all.type[i]) * f);
+		}
+		free(est);
+	}
+	if (fluid_old)
+		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
+			while (k >= counts[b]) { k = 0; b++; }
+			fluid_old[sim->blk[b].owner] += all.type[i] == TIDE_FLUID;
+		}
 	tide_sim saved = *sim;
 	unregister_all(sim);
-	int ret = tide_sim_setup(sim, saved.c, &all, saved.nblocks_wanted);
+	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w);
+	if (!ret && fluid_new)
+		for (uint32_t i = 0; i < all.count; i++)
+			fluid_new[sim->blk[tide_sim_block_of(sim, all.x[i], all.y[i], all.z[i])].owner] +=
+			        all.type[i] == TIDE_FLUID;
 	free(mem);
+	free(counts);
+	free(w);
 	sim->step = saved.step;
 	sim->t = saved.t;
 	sim->verlet_count = saved.verlet_count;
 	sim->last = saved.last;
 	sim->rebalances = saved.rebalances + 1;
 	return ret;
+}
+
+int tide_sim_rebalance(tide_sim *sim)
+{
+	return rebalance(sim, NULL, NULL, NULL);
+}
+
+int tide_sim_rebalance_measured(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                                uint32_t *fluid_new)
+{
+	return rebalance(sim, block_time, fluid_old, fluid_new);
 }

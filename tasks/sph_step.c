@@ -30,8 +30,11 @@
 	                          "task insert")
 
 /* With --profile, every task reports its execution and data-wait time to step_profile.c. */
-#define PROFILE(kind) STARPU_CALLBACK_WITH_ARG_NFREE, tide_profile_enabled() ? tide_profile_cb : NULL, \
-	(void *)(intptr_t)(kind)
+#define PROFILE(kind) PROFILE_B(kind, -1)
+/* ... and with the load balancer on, the time of block b's tasks (tasks/load_balance.c). */
+#define PROFILE_B(kind, b) STARPU_CALLBACK_WITH_ARG_NFREE,                                     \
+	tide_profile_enabled() || tide_profile_blocks_enabled() ? tide_profile_cb : NULL,         \
+	tide_profile_arg(kind, b)
 
 /* A task's data: fixed handles first, then a variable list (halos, face buffers). */
 typedef struct data_list {
@@ -52,7 +55,7 @@ static void submit_sort(tide_sim *sim, struct starpu_codelet *cl)
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_W, k->C,
 		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE(TIDE_K_SORT), 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE_B(TIDE_K_SORT, b), 0);
 	}
 }
 
@@ -66,7 +69,7 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl)
 		add(&l, sim->scratch, STARPU_SCRATCH);
 		for (int f = 0; f < k->nface; f++) add(&l, k->H[f], STARPU_W);
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE(TIDE_K_HALO), 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(TIDE_K_HALO, b), 0);
 	}
 }
 
@@ -82,7 +85,7 @@ static void submit_forces(tide_sim *sim, starpu_data_handle_t red, struct starpu
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
 		        sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red, STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE(TIDE_K_FORCES), 0);
+		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
 	/* contributions of other ranks reach the owner (rank 0) */
 	if (sim->mpi) starpu_mpi_redux_data(MPI_COMM_WORLD, red);
@@ -95,7 +98,7 @@ static void submit_integrate(tide_sim *sim, int stage)
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
-		        STARPU_NAME, "integrate", PROFILE(TIDE_K_INTEGRATE), 0);
+		        STARPU_NAME, "integrate", PROFILE_B(TIDE_K_INTEGRATE, b), 0);
 	}
 }
 
@@ -109,7 +112,7 @@ void tide_sim_submit_migration(tide_sim *sim)
 		for (int f = 0; f < k->nface; f++) add(&l, k->M[f], STARPU_W);
 		SUBMIT(sim, &tide_migrate_pack_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "migrate_pack", PROFILE(TIDE_K_MIG_PACK), 0);
+		        STARPU_NAME, "migrate_pack", PROFILE_B(TIDE_K_MIG_PACK, b), 0);
 	}
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
@@ -124,7 +127,7 @@ void tide_sim_submit_migration(tide_sim *sim)
 		SUBMIT(sim, &tide_migrate_unpack_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		        STARPU_VALUE, &U, sizeof U, STARPU_NAME, "migrate_unpack",
-		        PROFILE(TIDE_K_MIG_UNPACK), 0);
+		        PROFILE_B(TIDE_K_MIG_UNPACK, b), 0);
 	}
 }
 

@@ -22,10 +22,15 @@ int tide_decomp_check(const char *spec, char *err, size_t errlen);
 int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3], char *err,
                      size_t errlen);
 
+/* Estimated cost of a particle in a step, for placing cuts: a fixed-wall boundary particle only
+ * interacts with fluid neighbours, so it costs a fraction of a fluid one. */
+float tide_decomp_cost(uint32_t type);
+
 /* Cuts along each key axis: cut[k][0] = 0 < ... < cut[k][p[k]] = cells along axis[k], placed by
- * the particles' cost (fluid 4, fixed boundary 1) projected on the axis.  cut[k] has p[k] + 1
- * entries, allocated by the caller. */
-void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const int p[3], int *cut[3]);
+ * the particles' cost projected on the axis: w[i] for particle i, or tide_decomp_cost when w is
+ * NULL.  cut[k] has p[k] + 1 entries, allocated by the caller. */
+void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const float *w,
+                      const int p[3], int *cut[3]);
 
 /* The box of block b of the aligned grid. */
 tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b);

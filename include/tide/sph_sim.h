@@ -78,6 +78,11 @@ int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view 
 size_t tide_sim_count(const tide_sim *sim, double *max_fill);
 /* Re-splits the blocks by the current particle positions (load balance, capacity). */
 int tide_sim_rebalance(tide_sim *sim);
+/* The same with the cuts placed by measured cost: block_time[b] is the time block b's tasks
+ * took (any unit, the same on every rank); its particles share it.  fluid_old / fluid_new (NULL
+ * or one entry per rank) receive the fluid particles each rank held before and holds after. */
+int tide_sim_rebalance_measured(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                                uint32_t *fluid_new);
 void tide_sim_free(tide_sim *sim);
 
 /* The block whose box holds a point. */
