@@ -226,6 +226,7 @@ static int note_time(run_out *o, double t)
 /* Collective: every rank takes part in the gather; rank 0 writes. */
 static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const char *tag)
 {
+	if (!tag) o->stats.e_self = tide_sim_self_gravity_energy(sim);
 	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
 	if (sim->rank != 0) {
 		o->n++;
@@ -437,6 +438,13 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	     memcmp(&c.domain, &c0.domain, sizeof c.domain))) {
 		fprintf(stderr, "tide run: a restart keeps the particles and their cell grid: --set may "
 		        "not change dim, dp, coefh or domain.\n");
+		bad = 1;
+	}
+	if (!bad && c.self_gravity.on && rt->size > 1) {
+		/* the distributed tree (locally essential trees) is not coupled to the SPH yet */
+		fprintf(stderr, "tide run: %s: key 'physics.self_gravity': self-gravity runs on one rank "
+		        "for now (this run has %d ranks); allowed: a run without mpirun.\n",
+		        o->restart ? o->restart : o->case_path, rt->size);
 		bad = 1;
 	}
 	restore_stderr(saved_err);

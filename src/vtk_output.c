@@ -93,7 +93,7 @@ static void fill_pressure(const vtp_ctx *x, size_t first, size_t count, void *bu
 {
 	float *o = buf;
 	for (size_t i = 0; i < count; i++)
-		o[i] = (float)(x->tait_b * (pow((double)x->s->rho[first + i] / x->c->rho0, x->c->gamma) - 1.0));
+		o[i] = (float)tide_case_pressure(x->c, x->s->rho[first + i]);
 }
 
 static void fill_type(const vtp_ctx *x, size_t first, size_t count, void *buf)
