@@ -421,6 +421,21 @@ static int get_items(struct ctx *x, const yaml_node_t *seq, const char *path, co
 	return 0;
 }
 
+/* Item i of a list of mappings: its path p ("fluid[2]"), its fields val[] by names[], of which
+ * the first nreq are required. */
+static int get_item(struct ctx *x, yaml_node_item_t *it, int i, const char *path,
+                    const char *const *names, int nreq, const yaml_node_t **val, int *line,
+                    char p[160])
+{
+	const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]);
+	snprintf(p, 160, "%s[%d]", path, i);
+	if (get_fields(x, item, p, names, val)) return -1;
+	for (int j = 0; j < nreq; j++)
+		if (!val[j]) return fail(x, line_of(item), "missing required key '%s.%s'.", p, names[j]);
+	*line = line_of(item);
+	return 0;
+}
+
 static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, tide_box *box,
                      int *count, int *lines)
 {
@@ -429,16 +444,13 @@ static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, ti
 	int n = 0;
 	if (get_items(x, seq, path, "a list of boxes {lo: [...], hi: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
+		const yaml_node_t *v[2];
 		char p[160], q[176];
-		snprintf(p, sizeof p, "%s[%d]", path, i);
-		if (get_fields(x, item, p, names, v)) return -1;
+		if (get_item(x, it, i, path, names, 2, v, &lines[i], p)) return -1;
 		for (int j = 0; j < 2; j++) {
 			snprintf(q, sizeof q, "%s.%s", p, names[j]);
-			if (!v[j]) return fail(x, line_of(item), "missing required key '%s'.", q);
 			if (get_point(x, v[j], q, j ? box[i].hi : box[i].lo)) return -1;
 		}
-		lines[i] = line_of(item);
 	}
 	*count = n;
 	return 0;
@@ -502,15 +514,10 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 	int n = 0;
 	if (get_items(x, seq, path, "a list of spheres {centre: [...], radius: R}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[3];
+		const yaml_node_t *v[3];
 		tide_sphere *s = &x->c->sphere[i];
 		char p[160], q[176];
-		snprintf(p, sizeof p, "%s[%d]", path, i);
-		if (get_fields(x, item, p, names, v)) return -1;
-		for (int j = 0; j < 2; j++) {
-			snprintf(q, sizeof q, "%s.%s", p, names[j]);
-			if (!v[j]) return fail(x, line_of(item), "missing required key '%s'.", q);
-		}
+		if (get_item(x, it, i, path, names, 2, v, &x->sphere_line[i], p)) return -1;
 		snprintf(q, sizeof q, "%s.centre", p);
 		if (get_point(x, v[0], q, s->c)) return -1;
 		snprintf(q, sizeof q, "%s.radius", p);
@@ -518,7 +525,6 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 		s->hydrostatic = 0;
 		snprintf(q, sizeof q, "%s.hydrostatic", p);
 		if (v[2] && get_bool(x, v[2], q, &s->hydrostatic)) return -1;
-		x->sphere_line[i] = line_of(item);
 	}
 	x->c->nsphere = n;
 	return 0;
