@@ -78,16 +78,31 @@ TIDE_HD uint64_t bh_spread(uint32_t v)
 	return x;
 }
 
+/* a * b and a + b, each rounded on its own.  nvcc fuses a * b + c into one fused multiply-add
+ * (rounded once) wherever it can, the host compiler does not (ISO C mode: -ffp-contract=off), so
+ * any arithmetic that decides the Morton order or the tree geometry goes through these, and the
+ * CPU and GPU builds give the same keys, the same root cube and the same cells. */
+TIDE_HD float bh_mul_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fmul_rn(a, b);
+#else
+	return a * b;
+#endif
+}
+TIDE_HD float bh_add_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fadd_rn(a, b);
+#else
+	return a + b;
+#endif
+}
+
 /* Grid coordinate (0 .. 2^21-1) of x in the root cube [lo, lo + 2 half). */
 TIDE_HD uint32_t bh_grid(float x, float lo, float inv_side)
 {
-	/* rounded step by step (no fused multiply-add on the GPU), so that CPU and GPU give every
-	 * particle the same key and the same Morton order */
-#ifdef __CUDA_ARCH__
-	float f = __fmul_rn(__fmul_rn(__fsub_rn(x, lo), inv_side), (float)(1u << BH_BITS));
-#else
-	float f = (x - lo) * inv_side * (float)(1u << BH_BITS);
-#endif
+	float f = bh_mul_rn(bh_mul_rn(bh_add_rn(x, -lo), inv_side), (float)(1u << BH_BITS));
 	if (!(f > 0.f)) return 0;                 /* also NaN */
 	if (f >= (float)((1u << BH_BITS) - 1)) return (1u << BH_BITS) - 1;
 	return (uint32_t)f;
@@ -111,9 +126,9 @@ TIDE_HD unsigned bh_digit(uint64_t key, int L)
 TIDE_HD void bh_child_cube(const bh_cell *p, unsigned o, bh_cell *c)
 {
 	float h = 0.5f * p->half;
-	c->cx = p->cx + ((o & 4) ? h : -h);
-	c->cy = p->cy + ((o & 2) ? h : -h);
-	c->cz = p->cz + ((o & 1) ? h : -h);
+	c->cx = bh_add_rn(p->cx, (o & 4) ? h : -h);
+	c->cy = bh_add_rn(p->cy, (o & 2) ? h : -h);
+	c->cz = bh_add_rn(p->cz, (o & 1) ? h : -h);
 	c->half = h;
 }
 
@@ -128,7 +143,11 @@ TIDE_HD void bh_root_cube(const float lo[3], const float hi[3], bh_cell *r)
 		float a = fabsf(lo[d]) > fabsf(hi[d]) ? fabsf(lo[d]) : fabsf(hi[d]);
 		big = a > big ? a : big;
 	}
-	float half = 0.5f * ext * 1.0001f + 1e-6f * big + 1e-30f;
+	/* not fused (bh_add_rn): nvcc made this fma(0.5 ext, 1.0001, 1e-6 big), one ulp off the
+	 * host's value for the 300 k uniform cube of test_bh, and that moved ~1000 particles to
+	 * other leaves (keys near cell boundaries), so the CUDA and CPU trees differed */
+	float half = bh_add_rn(bh_add_rn(bh_mul_rn(bh_mul_rn(0.5f, ext), 1.0001f), bh_mul_rn(1e-6f, big)),
+	                       1e-30f);
 	r->cx = 0.5f * (lo[0] + hi[0]);
 	r->cy = 0.5f * (lo[1] + hi[1]);
 	r->cz = 0.5f * (lo[2] + hi[2]);
