@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Test helper for tests/test_h5_output.sh: reads particle snapshots written by tide run, a .h5
-// through the HDF5 C API and a .vtp with its own small parser of the appended raw format (not
-// tide's code), and compares them as sets keyed by particle id.
+// through the HDF5 C API and a .vtp through tide's .vtp reader, and compares them as sets keyed
+// by particle id.
 //
 //   compare_particles A B      A, B: .h5 or .vtp files.  Exit 0 when both hold the same ids,
 //                              each once, with bit-identical position, velocity, density,
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tide/vtp_read.h"
 
 typedef struct pset {
 	size_t n;
@@ -94,83 +95,30 @@ static void load_h5(const char *file, pset *s)
 	H5Fclose(f);
 }
 
-/* ---- .vtp (VTK XML PolyData, appended raw, UInt64 headers) -------------------------------- */
-
-/* Value of attribute name="..." inside the element that starts at tag (up to its '>'). */
-static int xml_attr(const char *tag, const char *name, char *out, size_t n)
-{
-	const char *end = strchr(tag, '>');
-	char key[64];
-	snprintf(key, sizeof key, " %s=\"", name);
-	const char *p = strstr(tag, key);
-	if (!p || (end && p > end)) return -1;
-	p += strlen(key);
-	const char *q = strchr(p, '"');
-	if (!q || (size_t)(q - p) >= n) return -1;
-	memcpy(out, p, (size_t)(q - p));
-	out[q - p] = 0;
-	return 0;
-}
-
-static void *vtp_array(const char *file, const char *text, const char *data, size_t size,
-                       const char *name, const char *type, int ncomp, size_t esize, size_t n)
-{
-	char want[80], v[64];
-	snprintf(want, sizeof want, "Name=\"%s\"", name);
-	const char *tag = strstr(text, want);
-	while (tag && tag > text && *tag != '<') tag--;
-	if (!tag) die("%s: no array %s", file, name);
-	if (xml_attr(tag, "type", v, sizeof v) || strcmp(v, type)) die("%s: array %s has another type", file, name);
-	if (xml_attr(tag, "NumberOfComponents", v, sizeof v) || atoi(v) != ncomp)
-		die("%s: array %s has another component count", file, name);
-	if (xml_attr(tag, "offset", v, sizeof v)) die("%s: array %s has no offset", file, name);
-	size_t off = strtoull(v, NULL, 10);
-	uint64_t bytes;
-	if (off + 8 > size) die("%s: array %s lies beyond the end of the file", file, name);
-	memcpy(&bytes, data + off, 8);
-	if (bytes != (uint64_t)n * (uint64_t)ncomp * esize || off + 8 + bytes > size)
-		die("%s: array %s has the wrong byte count", file, name);
-	void *buf = malloc(bytes ? bytes : 1);
-	if (!buf) die("%s: out of memory%s", file, "");
-	memcpy(buf, data + off + 8, bytes);
-	return buf;
-}
+/* ---- .vtp (through tide's reader, src/vtp_read.c, which checks every array) -------------- */
 
 static void load_vtp(const char *file, pset *s)
 {
-	FILE *f = fopen(file, "rb");
-	if (!f) die("%s: cannot open%s", file, "");
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	rewind(f);
-	char *buf = malloc((size_t)size + 1);
-	if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) die("%s: cannot read%s", file, "");
-	buf[size] = 0;
-	fclose(f);
-	const char *app = strstr(buf, "<AppendedData encoding=\"raw\">");
-	const char *us = app ? strchr(app, '_') : NULL;
-	if (!us) die("%s: no raw appended data%s", file, "");
-	const char *data = us + 1;
-	size_t dsize = (size_t)(buf + size - data);
-	/* the XML part ends at the data: terminate it there so searches stay in the header */
-	buf[app - buf] = 0;
-	char v[64];
-	const char *vtk = strstr(buf, "<VTKFile");
-	if (!vtk || xml_attr(vtk, "header_type", v, sizeof v) || strcmp(v, "UInt64"))
-		die("%s: not a VTKFile with UInt64 headers%s", file, "");
-	if (xml_attr(vtk, "byte_order", v, sizeof v) || strcmp(v, "LittleEndian"))
-		die("%s: not little-endian%s", file, "");
-	const char *piece = strstr(buf, "<Piece");
-	if (!piece || xml_attr(piece, "NumberOfPoints", v, sizeof v)) die("%s: no Piece%s", file, "");
-	size_t n = strtoull(v, NULL, 10);
-	s->n = n;
-	s->pos = vtp_array(file, buf, data, dsize, "Points", "Float64", 3, 8, n);
-	s->vel = vtp_array(file, buf, data, dsize, "Velocity", "Float32", 3, 4, n);
-	s->rho = vtp_array(file, buf, data, dsize, "Density", "Float32", 1, 4, n);
-	s->p = vtp_array(file, buf, data, dsize, "Pressure", "Float32", 1, 4, n);
-	s->type = vtp_array(file, buf, data, dsize, "Type", "UInt8", 1, 1, n);
-	s->id = vtp_array(file, buf, data, dsize, "Id", "UInt32", 1, 4, n);
-	free(buf);
+	tide_particle_set ps;
+	memset(&ps, 0, sizeof ps);
+	if (tide_vtp_read(file, &ps, &s->p) != TIDE_READ_OK) exit(1);
+	s->n = ps.n;
+	s->pos = malloc((ps.n ? ps.n : 1) * 3 * sizeof *s->pos);
+	s->vel = malloc((ps.n ? ps.n : 1) * 3 * sizeof *s->vel);
+	s->type = malloc(ps.n ? ps.n : 1);
+	if (!s->pos || !s->vel || !s->type) die("%s: out of memory%s", file, "");
+	for (size_t i = 0; i < ps.n; i++) {
+		s->pos[3 * i] = ps.x[i];
+		s->pos[3 * i + 1] = ps.y[i];
+		s->pos[3 * i + 2] = ps.z[i];
+		s->vel[3 * i] = ps.vx[i];
+		s->vel[3 * i + 1] = ps.vy[i];
+		s->vel[3 * i + 2] = ps.vz[i];
+		if (ps.type[i] > 255) die("%s: a particle type does not fit UInt8%s", file, "");
+		s->type[i] = (uint8_t)ps.type[i];
+	}
+	s->rho = ps.rho;
+	s->id = ps.id;
 }
 
 /* ---- comparison --------------------------------------------------------------------------- */

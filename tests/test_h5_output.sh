@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # HDF5 + XDMF output (output.format: both): every particles_NNNN.h5 must hold exactly the particles
 # of the particles_NNNN.vtp of the same output (compared as sets keyed by id, bit for bit, by
-# compare_particles, which reads the .vtp with its own parser), with the output's time and step;
+# compare_particles), with the output's time and step;
 # particles.xmf must be well-formed XML listing every .h5 in order with the .pvd's times and the
 # particle count of the files.  The same on 2 MPI ranks, where the ranks write each .h5 together
 # (the file says how many wrote it), and against the 1-rank run with the same blocks (the physics
