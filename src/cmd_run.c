@@ -21,6 +21,7 @@
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
 #include "tide/statistics.h"
+#include "tide/load_balance.h"
 #include "tide/step_profile.h"
 
 #define MAX_SETS 64
@@ -30,7 +31,8 @@ typedef struct run_opts {
 	double dp, ckpt_every_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile;
-	long max_steps, rebalance_every;
+	long max_steps, rebalance_every, balance_every;
+	double balance_threshold;
 	const char *sets[MAX_SETS];
 	int nsets;
 } run_opts;
@@ -46,12 +48,17 @@ static void run_usage(FILE *f)
 	        "  --format F        particle files: vtp (default), hdf5 or both (= --set output.format=F)\n"
 	        "  --out DIR         output directory (default runs/NAME)\n"
 	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
+	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
+	        "                    (same as --set decomposition=SPEC)\n"
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
 	        "                    DIR/step_profile.csv\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
 	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
+	        "  --balance-every N  every N steps, compare the ranks' measured task time and move\n"
+	        "                    the cuts when the slowest exceeds the mean by the threshold\n"
+	        "  --balance-threshold X  that threshold (default 0.1 = 10 %%)\n"
 	        "  --rebalance-every N  re-split the blocks by particle count every N steps (default:\n"
 	        "                    only when a block or halo is 80 %% full)\n"
 	        "  --checkpoint-every T  write DIR/checkpoint every T of wall time (30min, 100s, 2h)\n"
@@ -90,6 +97,7 @@ static int parse_num(const char *opt, const char *s, double lo, double *v)
 static int parse_opts(int argc, char **argv, run_opts *o)
 {
 	memset(o, 0, sizeof *o);
+	o->balance_threshold = 0.1;
 	o->max_steps = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -102,6 +110,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--profile")) o->profile = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
+		else if (!strcmp(a, "--balance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->balance_every = (long)v; }
+		else if (!strcmp(a, "--balance-threshold")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->balance_threshold = v; }
 		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
 		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
 		else if (!strcmp(a, "--restart")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; } o->restart = argv[++i]; }
@@ -116,11 +126,19 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
 		else if (!strcmp(a, "--format")) {
 			/* shorthand for --set output.format=F, validated with the case */
-			static char fmt[80];
-			const char *v = i + 1 < argc ? argv[++i] : "";
-			if (o->nsets == MAX_SETS || strlen(v) > 60) { fprintf(stderr, "tide run: --format needs vtp, hdf5 or both.\n"); return -1; }
-			snprintf(fmt, sizeof fmt, "output.format=%s", v);
-			o->sets[o->nsets++] = fmt;
+			static char fmt[MAX_SETS][48];
+			if (i + 1 >= argc || o->nsets == MAX_SETS || strlen(argv[i + 1]) > 30) { fprintf(stderr, "tide run: --format needs vtp, hdf5 or both.\n"); return -1; }
+			snprintf(fmt[o->nsets], sizeof fmt[0], "output.format=%s", argv[++i]);
+			o->sets[o->nsets] = fmt[o->nsets];
+			o->nsets++;
+		}
+		else if (!strcmp(a, "--decomp")) {
+			/* shorthand for --set decomposition=SPEC (kept for the life of the process) */
+			static char buf[MAX_SETS][48];
+			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --decomp needs slabs, 2d, 3d or NXxNYxNZ.\n"); return -1; }
+			snprintf(buf[o->nsets], sizeof buf[0], "decomposition=%s", argv[++i]);
+			o->sets[o->nsets] = buf[o->nsets];
+			o->nsets++;
 		}
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --set needs KEY=VALUE (at most %d).\n", MAX_SETS); return -1; }
@@ -309,6 +327,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		tide_info("removing the stop file %s left from an earlier run\n", stop_file);
 		unlink(stop_file);
 	}
+	tide_balance lb;
+	if (tide_balance_init(&lb, sim, o->balance_every, o->balance_threshold)) return -1;
 	tide_run_control rc;
 	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
 	             sim->step);
@@ -333,6 +353,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				tide_debug("\nrebalancing blocks (fullest at %.0f %%)\n", 100 * fill);
 				if (tide_sim_rebalance(sim)) { ret = -1; break; }
 			}
+			if (tide_balance_check(&lb, sim) < 0) { ret = -1; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
 		}
 		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -1; snprintf(st->status, sizeof st->status, "output failed"); break; }
@@ -368,6 +389,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		snprintf(st->status, sizeof st->status, "checkpoint failed");
 	}
 	tide_rc_free(&rc);
+	tide_balance_free(&lb);
 	progress(sim, c, wall0, t0, step0);
 	if (isatty(1)) tide_info("\n");
 	if (ret < 0) write_output(out, sim, c, "failed_state");
@@ -523,8 +545,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		          sim.step, sim.t, out.n);
 	}
 	tide_ckpt_state_free(&cs);
-	tide_info("%d blocks along %c, %d CPU + %d CUDA workers%s, scheduler %s; output in %s\n",
-	          sim.nblocks, "xyz"[sim.P.grid.axis[0]], rt->ncpu, rt->ncuda,
+	int bx[3];
+	for (int k = 0; k < 3; k++) bx[sim.P.grid.axis[k]] = sim.p[k];
+	tide_info("%d blocks (%d x %d x %d along x, y, z), %d CPU + %d CUDA workers%s, scheduler %s; "
+	          "output in %s\n", sim.nblocks, bx[0], bx[1], bx[2], rt->ncpu, rt->ncuda,
 	          gpu_only ? " (SPH tasks on the GPUs only; --with-cpus to change)" : "", rt->sched,
 	          out.dir);
 

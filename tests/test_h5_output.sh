@@ -6,9 +6,10 @@
 # particles.xmf must be well-formed XML listing every .h5 in order with the .pvd's times and the
 # particle count of the files.  The same on 2 MPI ranks, where the ranks write each .h5 together
 # (the file says how many wrote it), and against the 1-rank run with the same blocks (the physics
-# does not depend on the rank count: bit-identical).  A restart continues the series: its .xmf
-# and .h5 files are those of the uninterrupted run.  output.format is validated.  With ParaView
-# installed (PVBATCH given), ParaView's own reader must read the .xmf as the .pvd.
+# does not depend on the rank count: bit-identical), also with a 2 x 2 box decomposition.  A
+# restart continues the series: its .xmf and .h5 files are those of the uninterrupted run.
+# output.format is validated.  With ParaView installed (PVBATCH given), ParaView's own reader
+# must read the .xmf as the .pvd.
 # usage: test_h5_output.sh TIDE COMPARE_PARTICLES SRC_ROOT PARALLEL_HDF5(0|1) [PVBATCH]
 set -euo pipefail
 tide=$1; cmp_p=$2; src=$3; parallel=$4; pvbatch=${5:-}
@@ -114,6 +115,9 @@ if command -v mpirun > /dev/null; then
 	cmp "$work/r1/particles.xmf" "$work/r2/particles.xmf" ||
 		{ echo "FAIL: particles.xmf of 2 ranks differs from 1 rank"; exit 1; }
 	echo "ok: 2 ranks ($ranks writing each file): the same .h5 particles and .xmf as 1 rank"
+	# boxes of blocks (2 x 2 in x-z): a rank's blocks are no longer one run of block numbers
+	"${mpi[@]}" -np 2 "$tide" "${args[@]}" --max-steps 30 --decomp 2x1x2 --format both --out "$work/b2"
+	check_dir "$work/b2" $ranks
 fi
 
 if [ -n "$pvbatch" ]; then
