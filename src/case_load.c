@@ -49,6 +49,7 @@ static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 static const char *const eos_names[] = {"tait", "isothermal", NULL};
+static const char *const format_names[] = {"vtp", "hdf5", "both", NULL};
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -101,6 +102,8 @@ static const struct key keys[] = {
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
 	NUM("time.output", t_out, R_GT, 0, 0),
+	SECTION("output"),
+	ENUM("output.format", output_format, format_names),
 	SECTION("gauges"),
 	LIST("gauges.height", list_height, 0),
 	LIST("gauges.pressure", list_pressure, 0),
@@ -708,6 +711,20 @@ static int check_surge(struct ctx *x)
 	return 0;
 }
 
+/* .h5 files need the HDF5 library, found (or not) when tide was built. */
+static int check_output(struct ctx *x)
+{
+#ifndef TIDE_HAVE_HDF5
+	if (x->c->output_format != TIDE_OUT_VTP)
+		return fail(x, x->line[find_key("output.format")], "key 'output.format' = '%s' needs "
+		            "HDF5, but this tide was built without it (install libhdf5-openmpi-dev and "
+		            "build again); allowed here: vtp.", format_names[x->c->output_format]);
+#else
+	(void)x;
+#endif
+	return 0;
+}
+
 /* Keys required always (REQ), or when their section is present (REQ_IN). */
 static int check_required(struct ctx *x, double dp_override)
 {
@@ -792,7 +809,7 @@ static int finish_load(struct ctx *x, double dp_override)
 {
 	tide_case *c = x->c;
 	if (dp_override > 0) c->dp = dp_override;
-	if (check_required(x, dp_override) || check_surge(x)) return -1;
+	if (check_required(x, dp_override) || check_surge(x) || check_output(x)) return -1;
 	if (!x->seen[find_key("domain")]) {
 		if (!c->tank.present)
 			return fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi} or a "
@@ -888,7 +905,7 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = default_domain(c);
 	if (old->hswl == default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = default_hswl(c);
-	if (check_surge(x) || check_geometry(x) || check_physics(x)) return -1;
+	if (check_surge(x) || check_output(x) || check_geometry(x) || check_physics(x)) return -1;
 	return derive(x);
 }
 
@@ -1066,6 +1083,7 @@ static void put_case(FILE *f, const tide_case *c)
 	put_physics(f, c);
 	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
 	fprintf(f, "output: %s}\n", num(c->t_out, b));
+	fprintf(f, "output: {format: %s}\n", format_names[c->output_format]);
 	fputs("gauges:\n", f);
 	put_probes(f, c, "height", c->height, c->nheight, 1);
 	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);

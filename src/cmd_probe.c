@@ -129,8 +129,9 @@ static int locate(const probe_opts *o, input *in)
 	struct stat sb;
 	memset(in, 0, sizeof *in);
 	if (stat(o->input, &sb)) {
-		fprintf(stderr, "tide probe: cannot read %s: %s.\n", o->input, strerror(errno));
-		return errno == ENOENT || errno == ENOTDIR ? 2 : 1;
+		int e = errno;
+		fprintf(stderr, "tide probe: cannot read %s: %s.\n", o->input, strerror(e));
+		return e == ENOENT || e == ENOTDIR ? 2 : 1;
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		snprintf(in->dir, sizeof in->dir, "%s", o->input);

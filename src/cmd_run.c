@@ -14,6 +14,7 @@
 #include "tide/case.h"
 #include "tide/checkpoint.h"
 #include "tide/commands.h"
+#include "tide/h5_output.h"
 #include "tide/log.h"
 #include "tide/output.h"
 #include "tide/run_control.h"
@@ -44,6 +45,7 @@ static void run_usage(FILE *f)
 	        "\n"
 	        "  --dp X            particle spacing [m], overrides the case's dp\n"
 	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
+	        "  --format F        particle files: vtp (default), hdf5 or both (= --set output.format=F)\n"
 	        "  --out DIR         output directory (default runs/NAME)\n"
 	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
 	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
@@ -68,7 +70,8 @@ static void run_usage(FILE *f)
 	        "                    numbering and gauge/statistics rows continued\n"
 	        "  --quiet, --verbose\n"
 	        "\n"
-	        "Writes DIR/particles_NNNN.vtp + DIR/particles.pvd (ParaView), DIR/gauges.csv,\n"
+	        "Writes DIR/particles_NNNN.vtp + DIR/particles.pvd (ParaView; with --format hdf5:\n"
+	        "DIR/particles_NNNN.h5 + DIR/particles.xmf, written by every MPI rank), DIR/gauges.csv,\n"
 	        "DIR/statistics.csv (mass, energies, momentum, extrema per output),\n"
 	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, and DIR/checkpoint when asked.\n"
 	        "SIGTERM or SIGINT (once) or creating the file DIR/STOP makes the run write\n"
@@ -121,6 +124,14 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			}
 		}
 		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
+		else if (!strcmp(a, "--format")) {
+			/* shorthand for --set output.format=F, validated with the case */
+			static char fmt[MAX_SETS][48];
+			if (i + 1 >= argc || o->nsets == MAX_SETS || strlen(argv[i + 1]) > 30) { fprintf(stderr, "tide run: --format needs vtp, hdf5 or both.\n"); return -1; }
+			snprintf(fmt[o->nsets], sizeof fmt[0], "output.format=%s", argv[++i]);
+			o->sets[o->nsets] = fmt[o->nsets];
+			o->nsets++;
+		}
 		else if (!strcmp(a, "--decomp")) {
 			/* shorthand for --set decomposition=SPEC (kept for the life of the process) */
 			static char buf[MAX_SETS][48];
@@ -198,6 +209,7 @@ static void abort_ranks(void)
 typedef struct run_out {
 	char dir[1024];
 	tide_pvd pvd;
+	tide_pvd xmf;                 /* the .h5 series (output.format hdf5 or both) */
 	tide_gauges gauges;
 	tide_stats_file stats;
 	char ckpt[1100];              /* checkpoint directory: DIR/checkpoint */
@@ -228,6 +240,12 @@ static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const cha
 {
 	if (!tag) o->stats.e_self = tide_sim_self_gravity_energy(sim);
 	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
+	/* the .h5 is written by every rank, each its own blocks (a failed_state stays a .vtp) */
+	if (!tag && c->output_format != TIDE_OUT_VTP &&
+	    tide_h5_output(&o->xmf, o->dir, o->n, sim, c, &o->all)) {
+		if (sim->size > 1) abort_ranks();
+		return -1;
+	}
 	if (sim->rank != 0) {
 		o->n++;
 		return 0;
@@ -237,11 +255,12 @@ static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const cha
 	char path[1100];
 	if (tag) snprintf(path, sizeof path, "%s/%s.vtp", o->dir, tag);
 	else snprintf(path, sizeof path, "%s/particles_%04d.vtp", o->dir, o->n);
-	int ret = tide_vtp_write(path, &s, c);
+	int vtp = tag || c->output_format != TIDE_OUT_HDF5;
+	int ret = vtp ? tide_vtp_write(path, &s, c) : 0;
 	if (!ret && !tag) {
 		ret = note_time(o, sim->t);
 		o->n++;
-		ret = ret || tide_pvd_add(&o->pvd, path, sim->t) ||
+		ret = ret || (vtp && tide_pvd_add(&o->pvd, path, sim->t)) ||
 		      tide_gauges_write(&o->gauges, &s, c, sim->t) ||
 		      tide_stats_write(&o->stats, &o->all, c, sim->t, sim->step, sim->last.dt, tide_wtime());
 	}
@@ -404,11 +423,13 @@ static int reopen_outputs(run_out *out, const tide_case *c, long step)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/particles.pvd", out->dir);
-	if (tide_pvd_open(&out->pvd, path)) return -1;
-	for (int i = 0; i < out->n; i++) {
+	if (c->output_format != TIDE_OUT_HDF5 && tide_pvd_open(&out->pvd, path)) return -1;
+	for (int i = 0; i < out->n && c->output_format != TIDE_OUT_HDF5; i++) {
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
 		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
 	}
+	if (c->output_format != TIDE_OUT_VTP && tide_h5_reopen(&out->xmf, out->dir, out->n, out->times))
+		return -1;
 	memset(&out->gauges, 0, sizeof out->gauges);
 	snprintf(out->gauges.path, sizeof out->gauges.path, "%s/gauges.csv", out->dir);
 	out->gauges.f = tide_csv_reopen(out->gauges.path, out->n);
@@ -543,7 +564,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	int ret = 0;
 	if (rt->rank == 0 && !o->no_output) {
 		if (o->restart) ret = reopen_outputs(&out, &c, sim.step);
-		else if (tide_pvd_open(&out.pvd, path) || tide_gauges_open(&out.gauges, out.dir, &c) ||
+		else if ((c.output_format != TIDE_OUT_HDF5 && tide_pvd_open(&out.pvd, path)) ||
+		         tide_gauges_open(&out.gauges, out.dir, &c) ||
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}
@@ -562,6 +584,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0 && !o->no_output) {
 		tide_gauges_close(&out.gauges);
 		tide_pvd_close(&out.pvd);
+		tide_pvd_close(&out.xmf);
 		tide_stats_close(&out.stats);
 	}
 	free(out.mem);
@@ -569,9 +592,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	tide_sim_free(&sim);
 	if (!ret)
 		tide_info("done: %ld steps, %.4g s simulated in %.1f s wall, %.3g ms per step, %.3g "
-		          "particle-steps/s\nParaView: %s/particles.pvd; summary: %s/run_summary.csv; "
+		          "particle-steps/s\nParaView: %s/particles.%s; summary: %s/run_summary.csv; "
 		          "gauges: %s/gauges.csv\n", st.steps, st.t_sim, st.wall_s,
-		          1e3 * st.time_per_step_s, st.particle_steps_per_s, out.dir, out.dir, out.dir);
+		          1e3 * st.time_per_step_s, st.particle_steps_per_s, out.dir,
+		          c.output_format == TIDE_OUT_HDF5 ? "xmf" : "pvd", out.dir, out.dir);
 	if (ret == TIDE_RC_STOP_FILE) return 0;
 	if (ret == TIDE_RC_SIGNAL) return 128 + signo;
 	return ret ? 1 : 0;

@@ -15,6 +15,8 @@ typedef struct tide_box { double lo[3], hi[3]; } tide_box;
 
 enum tide_integrator { TIDE_VERLET = 0, TIDE_SYMPLECTIC = 1 };
 enum tide_diffusion { TIDE_DIFF_NONE = 0, TIDE_DIFF_MOLTENI = 1, TIDE_DIFF_FOURTAKAS = 2 };
+/* Particle files of a run: .vtp + .pvd, .h5 + .xmf (needs HDF5 at build time), or both. */
+enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2 };
 
 typedef struct tide_tank {
 	int present;
@@ -82,6 +84,7 @@ typedef struct tide_case {
 
 	/* time */
 	double t_end, t_out;          /* simulated time, output interval [s] */
+	int output_format;            /* enum tide_output_format */
 
 	/* gauges (written to gauges.csv at every output) */
 	int nheight;                  /* water-height probes: vertical lines at (x, y) */
