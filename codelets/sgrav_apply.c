@@ -11,7 +11,7 @@
 static void sgrav_apply_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
-	int b;
+	int b;   /* the block's index among its rank's blocks */
 	starpu_codelet_unpack_args(cl_arg, &P, &b);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const bh_acc *g = (const bh_acc *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -37,14 +37,17 @@ static struct starpu_perfmodel sgrav_apply_model = {
 	.symbol = "tide_sgrav_apply",
 };
 
-struct starpu_codelet tide_sgrav_apply_cl = {
-	.name = "sgrav_apply",
-	.cpu_funcs = {sgrav_apply_cpu},
 #ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_sgrav_apply_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
+#define APPLY_CUDA .cuda_funcs = {tide_sgrav_apply_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
+#define APPLY_CUDA
 #endif
-	.nbuffers = 4,
-	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_REDUX},
-	.model = &sgrav_apply_model,
-};
+#define APPLY_CL(red_mode) {                                                          \
+	.name = "sgrav_apply", .cpu_funcs = {sgrav_apply_cpu}, APPLY_CUDA .nbuffers = 4,    \
+	.modes = {STARPU_RW, STARPU_R, STARPU_R, red_mode}, .model = &sgrav_apply_model, }
+
+/* One process: the step reduction is a StarPU reduction (STARPU_REDUX). */
+struct starpu_codelet tide_sgrav_apply_cl = APPLY_CL(STARPU_REDUX);
+/* Under MPI the tasks give STARPU_MPI_REDUX (a commutative read-write of each rank's copy, the
+ * copies combined on the owner), as for sph_forces. */
+struct starpu_codelet tide_sgrav_apply_mpi_cl = APPLY_CL(STARPU_RW | STARPU_COMMUTE);

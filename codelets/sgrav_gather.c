@@ -28,11 +28,11 @@ static void sgrav_gather_cpu(void *buffers[], void *cl_arg)
 		}
 	}
 	offs[A.nblocks] = k;
-	/* particles that left the domain since the count: massless bodies on the first one */
-	bh_body pad = {0.f, 0.f, 0.f, 0.f};
-	if (k > 0) pad = body[0], pad.m = 0.f;
-	for (; k < A.n; k++) {
-		body[k] = pad;
+	/* room left (sph_gravity.c says why there is some): massless bodies on the real ones in
+	 * turn, so that they change neither the rank's box nor the tree's shape much */
+	for (uint32_t np = k; k < A.n; k++) {
+		body[k] = np ? body[k % np] : (bh_body){0.f, 0.f, 0.f, 0.f};
+		body[k].m = 0.f;
 		tide_sgrav_set_id(vel + 4 * (size_t)k, TIDE_SGRAV_NO_ID);
 	}
 }

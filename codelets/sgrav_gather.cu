@@ -28,7 +28,8 @@ __global__ static void pad_kernel(uint32_t k0, uint32_t n, int nblocks, bh_body 
 	if (k == k0) offs[nblocks] = k0;
 	if (k >= n) return;
 	bh_body pad = {0.f, 0.f, 0.f, 0.f};
-	if (k0 > 0) pad = body[0], pad.m = 0.f;
+	if (k0 > 0) pad = body[k % k0];   /* a real body, written by the kernels before */
+	pad.m = 0.f;
 	body[k] = pad;
 	tide_sgrav_set_id(vel + 4 * (size_t)k, TIDE_SGRAV_NO_ID);
 }
@@ -50,7 +51,7 @@ extern "C" void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg)
 		                                body, vel, offs);
 		k += v.count;
 	}
-	/* the pads copy body[0]: same stream, so after the block kernels */
+	/* the pads copy real bodies: same stream, so after the block kernels */
 	unsigned np = A.n > k ? tide_blocks_for(A.n - k, 256) : 1;
 	pad_kernel<<<np, 256, 0, s>>>(k, A.n, A.nblocks, body, vel, offs);
 	TIDE_CUDA_CHECK(cudaGetLastError());

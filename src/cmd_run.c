@@ -461,13 +461,6 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		        "not change dim, dp, coefh or domain.\n");
 		bad = 1;
 	}
-	if (!bad && c.self_gravity.on && rt->size > 1) {
-		/* the distributed tree (locally essential trees) is not coupled to the SPH yet */
-		fprintf(stderr, "tide run: %s: key 'physics.self_gravity': self-gravity runs on one rank "
-		        "for now (this run has %d ranks); allowed: a run without mpirun.\n",
-		        o->restart ? o->restart : o->case_path, rt->size);
-		bad = 1;
-	}
 	restore_stderr(saved_err);
 	if (bad) {
 		tide_ckpt_state_free(&cs);

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The data of the SPH self-gravity (include/tide/sph_gravity.h): one Barnes-Hut solver
-// (tasks/gravity.c) whose bodies are all particles of all blocks, the field in gather order and
-// the blocks' offsets.  The tasks are submitted in tasks/sph_step.c.
+// The data of the SPH self-gravity (include/tide/sph_gravity.h): one Barnes-Hut solver per rank
+// (tasks/gravity.c, and tasks/gravity_ranks.c for the essential nodes other ranks need) whose
+// bodies are all particles of the rank's blocks, the field in gather order and the blocks'
+// offsets.  The tasks are submitted in tasks/sph_step.c.
 //
-// The body count is the particle count.  Particles only leave (through the domain's faces), so
-// between two counts the gather sees at most n particles and pads the rest with massless bodies;
-// the next step's count is smaller and the bodies are registered again (a rare event: a
-// self-gravitating case has a domain far larger than its fluid).
+// Bodies: no step may need a particle count on the host before its tasks run, so a gather has
+// room for more particles than it sees and fills the rest with massless bodies.
+//  * one rank: room for the particle count of the last step's reduction.  Particles only leave
+//    (through the domain's faces), so a gather sees at most that many; when the count drops the
+//    bodies are registered again (a rare event: a self-gravitating case has a domain far larger
+//    than its fluid).
+//  * several ranks: particles also move between ranks, which no reduction counts, and every
+//    rank must know every rank's body count (tide_gravity_init_ranks); the room is the
+//    capacity of the rank's blocks or the particle count, whichever is less, known everywhere
+//    and fixed until the blocks are made again.  The massless bodies cost walk time (they sit on real ones, so the tree stays
+//    the same shape), not accuracy.
 #include <stdio.h>
 #include <stdlib.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include "tide/sph_gravity.h"
 #include "tide/sph_sim.h"
 
@@ -23,7 +32,9 @@ static enum tide_gravity_where where_of_sph(void)
 	return TIDE_WHERE_ANY;
 }
 
-static int register_bodies(tide_sph_gravity *sg, uint32_t n)
+/* counts: every rank's bodies (several ranks), or NULL (one rank: n) */
+static int register_bodies(tide_sph_gravity *sg, uint32_t n, const uint32_t *counts,
+                           const float *box)
 {
 	size_t m = n ? n : 1;
 	sg->body = malloc(m * sizeof *sg->body);
@@ -35,7 +46,8 @@ static int register_bodies(tide_sph_gravity *sg, uint32_t n)
 		sg->body = NULL; sg->vel = NULL; sg->acc = NULL;
 		return -1;
 	}
-	tide_gravity_init(&sg->g, sg->body, sg->vel, sg->acc, n, sg->bp, 0, sg->where);
+	if (counts) tide_gravity_init_ranks(&sg->g, sg->body, sg->vel, sg->acc, counts, box, sg->bp, 0, sg->where);
+	else tide_gravity_init(&sg->g, sg->body, sg->vel, sg->acc, n, sg->bp, 0, sg->where);
 	starpu_vector_data_register(&sg->accg, -1, 0, (uint32_t)m, sizeof(bh_acc));
 	sg->n = n;
 	sg->gather.n = n;
@@ -56,34 +68,78 @@ static void unregister_bodies(tide_sph_gravity *sg)
 	sg->body = NULL; sg->vel = NULL; sg->acc = NULL;
 }
 
+/* Several ranks: every rank's field and offsets as StarPU-MPI data, so that each block's
+ * sgrav_apply (submitted by all ranks, run by the block's owner) can name its owner's. */
+static void register_ranks(tide_sph_gravity *sg, const uint32_t *counts, const int *nown)
+{
+	sg->accg_r = calloc((size_t)sg->size, sizeof *sg->accg_r);
+	sg->offs_r = calloc((size_t)sg->size, sizeof *sg->offs_r);
+	if (!sg->accg_r || !sg->offs_r) abort();
+	sg->tag0 = starpu_mpi_tags_allocate(2 * (int64_t)sg->size);
+	for (int q = 0; q < sg->size; q++) {
+		if (q == sg->rank) {
+			sg->accg_r[q] = sg->accg;
+			sg->offs_r[q] = sg->offs;
+		} else {
+			starpu_vector_data_register(&sg->accg_r[q], -1, 0, counts[q] ? counts[q] : 1,
+			                            sizeof(bh_acc));
+			starpu_vector_data_register(&sg->offs_r[q], -1, 0, (uint32_t)nown[q] + 1,
+			                            sizeof(uint32_t));
+		}
+		starpu_mpi_data_register(sg->accg_r[q], sg->tag0 + 2 * q, q);
+		starpu_mpi_data_register(sg->offs_r[q], sg->tag0 + 2 * q + 1, q);
+	}
+}
+
 int tide_sph_gravity_init(tide_sim *sim)
 {
 	sim->grav = NULL;
 	const tide_case *c = sim->c;
 	if (!c->self_gravity.on) return 0;
-	if (sim->mpi) {
-		if (sim->rank == 0) fprintf(stderr, "tide: %s: key 'physics.self_gravity': self-gravity runs on one rank for "
-		        "now (this run has %d under StarPU-MPI); allowed: a run without mpirun.\n", c->path,
-		        sim->size);
-		return -1;
-	}
 	tide_sph_gravity *sg = calloc(1, sizeof *sg);
-	if (!sg) return -1;
+	uint32_t *counts = calloc((size_t)sim->size, sizeof *counts);
+	int *nown = calloc((size_t)sim->size, sizeof *nown);
+	if (!sg || !counts || !nown) abort();
+	sg->mpi = sim->mpi && sim->size > 1;
+	sg->rank = sim->rank;
+	sg->size = sim->size;
 	sg->bp.theta = (float)c->self_gravity.theta;
 	sg->bp.eps = (float)tide_case_softening(c);
 	sg->bp.G = (float)c->self_gravity.G;
 	sg->bp.quadrupole = c->self_gravity.quadrupole;
 	sg->where = where_of_sph();
-	for (int d = 0; d < 3; d++)
+	sg->own = malloc(sizeof(int) * (size_t)sim->nblocks);
+	sg->lidx = malloc(sizeof(int) * (size_t)sim->nblocks);
+	if (!sg->own || !sg->lidx) abort();
+	for (int b = 0; b < sim->nblocks; b++) {
+		int q = sim->blk[b].owner;
+		sg->lidx[b] = nown[q]++;
+		counts[q] += sim->blk[b].cap;
+		if (q == sim->rank) sg->own[sg->nown++] = b;
+	}
+	/* nor can a rank hold more than all the particles */
+	for (int q = 0; q < sim->size; q++)
+		if (counts[q] > sim->n_total) counts[q] = (uint32_t)sim->n_total;
+	float box[6];
+	for (int d = 0; d < 3; d++) {
 		sg->gather.centre[d] = 0.5 * (c->domain.lo[d] + c->domain.hi[d]);
+		/* the domain as the ranks' common root (bodies are relative to its centre) */
+		box[d] = (float)(c->domain.lo[d] - sg->gather.centre[d]);
+		box[3 + d] = (float)(c->domain.hi[d] - sg->gather.centre[d]);
+	}
 	sg->gather.mass = sim->P.mass[TIDE_FLUID];
-	sg->gather.nblocks = sim->nblocks;
-	starpu_vector_data_register(&sg->offs, -1, 0, (uint32_t)sim->nblocks + 1, sizeof(uint32_t));
-	if (register_bodies(sg, (uint32_t)sim->n_total)) {
+	sg->gather.nblocks = sg->nown;
+	starpu_vector_data_register(&sg->offs, -1, 0, (uint32_t)sg->nown + 1, sizeof(uint32_t));
+	int ret = sg->mpi ? register_bodies(sg, counts[sim->rank], counts, box)
+	                  : register_bodies(sg, (uint32_t)sim->n_total, NULL, NULL);
+	if (ret) {
 		starpu_data_unregister_no_coherency(sg->offs);
-		free(sg);
+		free(sg->own); free(sg->lidx); free(sg); free(counts); free(nown);
 		return -1;
 	}
+	if (sg->mpi) register_ranks(sg, counts, nown);
+	free(counts);
+	free(nown);
 	sim->grav = sg;
 	return 0;
 }
@@ -91,17 +147,29 @@ int tide_sph_gravity_init(tide_sim *sim)
 void tide_sph_gravity_prepare(tide_sim *sim)
 {
 	tide_sph_gravity *sg = sim->grav;
-	if (!sg || sim->last.count == sg->n) return;
+	if (!sg || sg->mpi || sim->last.count == sg->n) return;
 	unregister_bodies(sg);
-	if (register_bodies(sg, sim->last.count)) abort(); /* message printed; nothing to go on with */
+	if (register_bodies(sg, sim->last.count, NULL, NULL)) abort(); /* message printed */
 }
 
 void tide_sph_gravity_fini(tide_sim *sim)
 {
 	tide_sph_gravity *sg = sim->grav;
 	if (!sg) return;
-	unregister_bodies(sg);
+	unregister_bodies(sg);   /* waits for every rank's exchange of this evaluation */
+	if (sg->mpi) {
+		for (int q = 0; q < sg->size; q++) {
+			if (q == sg->rank) continue;
+			starpu_data_unregister_no_coherency(sg->accg_r[q]);
+			starpu_data_unregister_no_coherency(sg->offs_r[q]);
+		}
+		starpu_mpi_tags_free(sg->tag0);
+		free(sg->accg_r);
+		free(sg->offs_r);
+	}
 	starpu_data_unregister_no_coherency(sg->offs);
+	free(sg->own);
+	free(sg->lidx);
 	free(sg);
 	sim->grav = NULL;
 }

@@ -94,7 +94,12 @@ static void submit_forces(tide_sim *sim, starpu_data_handle_t red, struct starpu
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
-	/* contributions of other ranks reach the owner (rank 0) */
+}
+
+/* After the last contribution to a step reduction (sph_forces, sgrav_apply): those of other
+ * ranks reach its owner (rank 0). */
+static void finish_reduction(tide_sim *sim, starpu_data_handle_t red)
+{
 	if (sim->mpi) starpu_mpi_redux_data(MPI_COMM_WORLD, red);
 }
 
@@ -109,41 +114,49 @@ static void submit_integrate(tide_sim *sim, int stage)
 	}
 }
 
-/* Every block's particles into the bodies, then the tree and its field (Morton order). */
-static void submit_gravity_field(tide_sim *sim, tide_sph_gravity *sg, struct starpu_data_descr *d)
+/* This rank's blocks' particles into its bodies, then the tree and its field (Morton order;
+ * with several ranks the essential-node exchange adds the other ranks' part).  The gather and
+ * sgrav_unsort are this rank's own tasks: they touch only its blocks and its solver. */
+static void submit_gravity_field(tide_sim *sim, tide_sph_gravity *sg)
 {
-	int nb = sim->nblocks;
+	int nb = sg->nown;
+	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(3 + nb));
+	STARPU_ASSERT_MSG(d, "out of memory");
 	d[0] = (struct starpu_data_descr){sg->g.hbody, STARPU_W};
 	d[1] = (struct starpu_data_descr){sg->g.hvel, STARPU_W};
 	d[2] = (struct starpu_data_descr){sg->offs, STARPU_W};
-	for (int b = 0; b < nb; b++) d[3 + b] = (struct starpu_data_descr){sim->blk[b].B, STARPU_R};
-	SUBMIT(sim, &tide_sgrav_gather_cl, STARPU_DATA_MODE_ARRAY, d, 3 + nb, STARPU_VALUE,
-	       &sg->gather, sizeof sg->gather, STARPU_NAME, "sgrav_gather",
-	       PROFILE(TIDE_K_SELF_GRAVITY), 0);
+	for (int j = 0; j < nb; j++) d[3 + j] = (struct starpu_data_descr){sim->blk[sg->own[j]].B, STARPU_R};
+	STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sgrav_gather_cl, STARPU_DATA_MODE_ARRAY, d,
+	                          3 + nb, STARPU_VALUE, &sg->gather, sizeof sg->gather, STARPU_NAME,
+	                          "sgrav_gather", PROFILE(TIDE_K_SELF_GRAVITY), 0), "task insert");
+	free(d);
 	tide_gravity_submit_forces(&sg->g);
 }
 
-void tide_sim_submit_self_gravity(tide_sim *sim, starpu_data_handle_t red)
+/* Self-gravity after sph_forces, into the step reduction red (see the head of the file). */
+static void submit_self_gravity(tide_sim *sim, starpu_data_handle_t red)
 {
 	tide_sph_gravity *sg = sim->grav;
 	if (!sg) return;
 	tide_sph_gravity_prepare(sim);
-	int nb = sim->nblocks, np = sg->g.nparts;
-	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(3 + (nb > np ? nb : np)));
-	STARPU_ASSERT_MSG(d, "out of memory");
-	submit_gravity_field(sim, sg, d);
+	submit_gravity_field(sim, sg);
+	int np = sg->g.nparts;
+	struct starpu_data_descr d[2 + TIDE_SGRAV_MAX_PARTS];
 	d[0] = (struct starpu_data_descr){sg->g.hvel, STARPU_R};
 	d[1] = (struct starpu_data_descr){sg->accg, STARPU_W};
 	for (int p = 0; p < np; p++) d[2 + p] = (struct starpu_data_descr){sg->g.hacc[p], STARPU_R};
-	SUBMIT(sim, &tide_sgrav_unsort_cl, STARPU_DATA_MODE_ARRAY, d, 2 + np, STARPU_VALUE,
-	       &sg->unsort, sizeof sg->unsort, STARPU_NAME, "sgrav_unsort",
-	       PROFILE(TIDE_K_SELF_GRAVITY), 0);
-	free(d);
-	for (int b = 0; b < nb; b++)
-		SUBMIT(sim, &tide_sgrav_apply_cl, STARPU_RW, sim->blk[b].B, STARPU_R, sg->accg,
-		       STARPU_R, sg->offs, STARPU_REDUX, red, STARPU_VALUE, &sim->P, sizeof sim->P,
-		       STARPU_VALUE, &b, sizeof b, STARPU_NAME, "sgrav_apply",
-		       PROFILE_B(TIDE_K_SELF_GRAVITY, b), 0);
+	STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sgrav_unsort_cl, STARPU_DATA_MODE_ARRAY, d,
+	                          2 + np, STARPU_VALUE, &sg->unsort, sizeof sg->unsort, STARPU_NAME,
+	                          "sgrav_unsort", PROFILE(TIDE_K_SELF_GRAVITY), 0), "task insert");
+	/* every rank submits every block's; it runs on the block's owner, with the owner's field */
+	for (int b = 0; b < sim->nblocks; b++) {
+		int q = sim->blk[b].owner, lb = sg->lidx[b];
+		SUBMIT(sim, sim->mpi ? &tide_sgrav_apply_mpi_cl : &tide_sgrav_apply_cl, STARPU_RW,
+		       sim->blk[b].B, STARPU_R, sg->mpi ? sg->accg_r[q] : sg->accg, STARPU_R,
+		       sg->mpi ? sg->offs_r[q] : sg->offs, sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red,
+		       STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &lb, sizeof lb,
+		       STARPU_NAME, "sgrav_apply", PROFILE_B(TIDE_K_SELF_GRAVITY, b), 0);
+	}
 }
 
 double tide_sim_self_gravity_energy(tide_sim *sim)
@@ -151,17 +164,20 @@ double tide_sim_self_gravity_energy(tide_sim *sim)
 	tide_sph_gravity *sg = sim->grav;
 	if (!sg) return 0.0;
 	tide_sph_gravity_prepare(sim);
-	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(3 + sim->nblocks));
-	STARPU_ASSERT_MSG(d, "out of memory");
-	submit_gravity_field(sim, sg, d);
-	free(d);
+	submit_gravity_field(sim, sg);
 	/* the walk's potential is per unit mass, G included, without self-energy; padding bodies
 	 * have mass 0 */
 	tide_gravity_acquire(&sg->g);
 	double e = 0;
 	for (uint32_t i = 0; i < sg->n; i++) e += 0.5 * (double)sg->body[i].m * sg->acc[i].pot;
 	tide_gravity_release(&sg->g);
-	return e;
+	if (!sg->mpi) return e;
+	double *all = malloc(sizeof(double) * (size_t)sg->size), total = 0;
+	STARPU_ASSERT_MSG(all, "out of memory");
+	tide_gravity_gather_values(&sg->g, 0, &e, 1, all);
+	for (int q = 0; sim->rank == 0 && q < sg->size; q++) total += all[q];
+	free(all);
+	return total;
 }
 
 void tide_sim_submit_migration(tide_sim *sim)
@@ -199,6 +215,8 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
 	submit_forces(sim, sim->red, forces ? forces : sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl);
+	submit_self_gravity(sim, sim->red);
+	finish_reduction(sim, sim->red);
 }
 
 /* The stop conditions of a weakly compressible run: NaN/Inf anywhere, density beyond the range
@@ -233,7 +251,6 @@ int tide_sim_step(tide_sim *sim)
 {
 	struct starpu_codelet *forces = sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl;
 	tide_sim_submit_forces_with(sim, NULL, NULL, forces);
-	tide_sim_submit_self_gravity(sim, sim->red);
 	if (sim->integrator == 0) {
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
@@ -243,7 +260,8 @@ int tide_sim_step(tide_sim *sim)
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
 		submit_halos(sim, &tide_halo_pack_cl);
 		submit_forces(sim, sim->red2, forces);
-		tide_sim_submit_self_gravity(sim, sim->red2);
+		submit_self_gravity(sim, sim->red2);
+		finish_reduction(sim, sim->red2);
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
 	}
 	tide_sim_submit_migration(sim);

@@ -77,7 +77,6 @@ static int first_forces(const tide_case *c, const tide_block_view *all, field *f
 	tide_sim sim;
 	if (tide_sim_setup(&sim, c, all, 4)) return -1;
 	tide_sim_submit_forces_with(&sim, NULL, NULL, NULL);
-	tide_sim_submit_self_gravity(&sim, sim.red);
 	int ret = gather(&sim, f);
 	tide_sim_free(&sim);
 	return ret;

@@ -90,13 +90,11 @@ void tide_sim_free(tide_sim *sim);
 int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
 
 /* Submits cell_sort, halo_pack and sph_forces of every block into sim->red (the first part of
- * a step), with the given codelets (NULL: tide's), for tests that compare implementations. */
+ * a step; with physics.self_gravity also its tasks), with the given codelets (NULL: tide's),
+ * for tests that compare implementations. */
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces);
 
-/* Submits the self-gravity tasks (gather, tree, walk, apply) after sph_forces, into the step
- * reduction red; nothing when the case has none.  Part of tide_sim_step, public for tests. */
-void tide_sim_submit_self_gravity(tide_sim *sim, starpu_data_handle_t red);
 /* Self-gravity potential energy [J] of the particles now, sum m phi / 2 (a tree evaluation of
  * its own; waits for it).  0 without self-gravity. */
 double tide_sim_self_gravity_energy(tide_sim *sim);
