@@ -19,6 +19,7 @@ static void usage(FILE *f)
 	        "usage: tide gravity [--n N] [--dist plummer|uniform|sphere] [--theta T]\n"
 	        "                    [--quadrupole] [--eps E] [--check K] [--seed S] [--repeat R]\n"
 	        "                    [--device any|cpu|cuda] [--parts P] [--csv FILE]\n"
+	        "                    [--quiet|--verbose]\n"
 	        "\n"
 	        "Generates N particles (G = M = 1; Plummer scale radius 1, cube [-1,1]^3 or unit ball),\n"
 	        "evaluates the Barnes-Hut accelerations once for warm-up and R more times, and prints\n"
@@ -27,7 +28,9 @@ static void usage(FILE *f)
 	        "direct sum: median, 99th percentile and maximum of |a_tree - a_direct| / |a_direct|.\n"
 	        "--csv appends one row (header when the file is new).  Defaults: N 100000, plummer,\n"
 	        "theta 0.5, monopoles, eps 0, R 3, device any, P one walk task per CPU worker\n"
-	        "(one without --device cpu when a GPU is present).\n");
+	        "(one without --device cpu when a GPU is present).  --quiet prints nothing (use\n"
+	        "--csv), --verbose also the times of every repetition.\n"
+	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n");
 }
 
 static int parse_num(const char *opt, const char *s, double *v)
@@ -64,6 +67,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
 		if (!strcmp(a, "--quadrupole")) { quad = 1; continue; }
+		if (!strcmp(a, "--quiet")) { tide_verbosity = 0; continue; }
+		if (!strcmp(a, "--verbose")) { tide_verbosity = 2; continue; }
 		if (i + 1 >= argc) {
 			fprintf(stderr, "tide gravity: unknown option or missing value '%s'.\n", a);
 			usage(stderr);
@@ -112,7 +117,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	float *vel = malloc(16 * (size_t)m);
 	bh_acc *acc = calloc(m, sizeof(bh_acc));
 	if (!body || !vel || !acc) {
-		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
+		fprintf(stderr, "tide gravity: out of host memory for %u particles; use a smaller --n.\n", n);
+		free(body); free(vel); free(acc);
+		tide_runtime_shutdown();
 		return 1;
 	}
 	double t0 = tide_wtime();
@@ -128,7 +135,13 @@ int tide_cmd_gravity(int argc, char **argv)
 	starpu_task_wait_for_all();
 	double t_first = tide_wtime() - t0;
 	int reps = (int)R;
-	double *tb = malloc(sizeof(double) * 4 * reps), *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
+	double *tb = malloc(sizeof(double) * 4 * reps);
+	if (!tb) {
+		fprintf(stderr, "tide gravity: out of host memory for %d repetitions; use a smaller "
+		        "--repeat.\n", reps);
+		exit(1);
+	}
+	double *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
 		tide_gravity_submit_build(&g);
@@ -141,6 +154,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		starpu_task_wait_for_all();
 		double d = tide_wtime();
 		tb[r] = b - a; tm[r] = c - b; tw[r] = d - c;
+		tide_debug("repetition %d: build %.4f  moments %.4f  walk %.4f s\n", r + 1, tb[r], tm[r], tw[r]);
 	}
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
@@ -154,14 +168,15 @@ int tide_cmd_gravity(int argc, char **argv)
 	double mb = median(tb, reps), mm = median(tm, reps), mw = median(tw, reps), mt = median(tt, reps);
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
-	printf("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)\n", n,
+	tide_info("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)\n", n,
 	       bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts);
-	printf("tree: %d cells, %d groups (%.1f particles per group)\n", ncells, ngroups,
+	tide_info("tree: %d cells, %d groups (%.1f particles per group)\n", ncells, ngroups,
 	       ngroups ? (double)n / ngroups : 0.0);
-	printf("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
+	tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
 	       "(first evaluation %.3f, initial conditions %.2f)\n",
 	       mb, mm, mw, mb + mm + mw, mt, t_first, t_ic);
 
+	int ret = 0;
 	tide_gravity_err e = {0, 0, 0, 0};
 	uint32_t ns = (uint32_t)K < n ? (uint32_t)K : n;
 	double t_check = 0;
@@ -170,6 +185,11 @@ int tide_cmd_gravity(int argc, char **argv)
 		double *ref = malloc(sizeof(double) * 4 * ns);
 		/* K distinct random particles: a partial Fisher–Yates shuffle of the indices */
 		uint32_t *idx = malloc(sizeof(uint32_t) * n);
+		if (!sample || !ref || !idx) {
+			fprintf(stderr, "tide gravity: out of host memory for the --check sample; use a "
+			        "smaller --n.\n");
+			exit(1);
+		}
 		for (uint32_t i = 0; i < n; i++) idx[i] = i;
 		uint64_t s = (uint64_t)seed * 977 + 3;
 		for (uint32_t k = 0; k < ns; k++) {
@@ -183,7 +203,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		tide_gravity_direct(body, n, sample, ns, P, ref, rt.ncuda ? TIDE_WHERE_CUDA : TIDE_WHERE_CPU);
 		t_check = tide_wtime() - t0;
 		e = tide_gravity_errors(acc, sample, ns, ref);
-		printf("check: %u particles vs double direct sum (%.2f s): |da|/|a| median %.3e, "
+		tide_info("check: %u particles vs double direct sum (%.2f s): |da|/|a| median %.3e, "
 		       "99%% %.3e, max %.3e; potential 99%% %.3e\n",
 		       ns, t_check, e.median, e.p99, e.max, e.pot_p99);
 		free(sample);
@@ -195,7 +215,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		if (f) fclose(f);
 		f = fopen(csv, "a");
 		if (!f) {
-			fprintf(stderr, "tide gravity: cannot write '%s'.\n", csv);
+			fprintf(stderr, "tide gravity: cannot write %s: %s.\n", csv, tide_io_reason(errno));
+			ret = 1;
 		} else {
 			if (fresh)
 				fprintf(f, "n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,"
@@ -204,7 +225,13 @@ int tide_cmd_gravity(int argc, char **argv)
 			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,%.4e\n",
 			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, ncells, ngroups, mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99);
-			fclose(f);
+			errno = 0;
+			int bad = ferror(f), err = errno;
+			if (fclose(f) || bad) {
+				fprintf(stderr, "tide gravity: cannot write %s: %s.\n", csv,
+				        tide_io_reason(err ? err : errno));
+				ret = 1;
+			}
 		}
 	}
 	free(tb);
@@ -212,5 +239,5 @@ int tide_cmd_gravity(int argc, char **argv)
 	free(vel);
 	free(acc);
 	tide_runtime_shutdown();
-	return 0;
+	return ret;
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tide/log.h"
 #include "tide/output.h"
 #include "tide/sph_kernel.h"
 
@@ -271,7 +272,7 @@ double tide_gauge_front(const tide_particle_set *s, const tide_case *c)
 
 static int gauges_fail(tide_gauges *g)
 {
-	fprintf(stderr, "tide: cannot write %s: %s.\n", g->path, strerror(errno ? errno : EIO));
+	fprintf(stderr, "tide: cannot write %s: %s.\n", g->path, tide_io_reason(errno));
 	return -1;
 }
 
