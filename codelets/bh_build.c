@@ -67,7 +67,8 @@ static void split_cell(bh_cell *cells, int32_t c, int L, const uint64_t *key, in
 static void build_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
-	starpu_codelet_unpack_args(cl_arg, &n);
+	bh_cell universe;
+	starpu_codelet_unpack_args(cl_arg, &n, &universe);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float *vel = (float *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_cell *cells = (bh_cell *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -88,7 +89,7 @@ static void build_cpu(void *buffers[], void *cl_arg)
 		}
 	}
 	if (n == 0) for (int d = 0; d < 3; d++) lo[d] = hi[d] = 0.f;
-	bh_root_cube(lo, hi, &cells[0]);
+	bh_root_within(lo, hi, &universe, &cells[0]);
 	cells[0].pbegin = 0;
 	cells[0].pend = (int32_t)n;
 
@@ -108,6 +109,7 @@ static void build_cpu(void *buffers[], void *cl_arg)
 
 	int32_t ncells = 1;
 	memset(meta, 0, sizeof(int32_t) * BH_META_LEN);
+	bh_meta_set_box(meta, lo, hi); /* the rank's box for the essential nodes of other ranks */
 	meta[BH_META_LEVEL + 0] = 0;
 	meta[BH_META_LEVEL + 1] = 1;
 	for (int L = 0; L <= BH_MAXLEVEL; L++) {

@@ -52,17 +52,19 @@ __global__ static void box_kernel(const bh_body *b, uint32_t n, uint32_t *box)
 		for (int d = 0; d < 3; d++) { atomicMin(&box[d], s[d][0]); atomicMax(&box[3 + d], s[3 + d][0]); }
 }
 
-__global__ static void root_kernel(const uint32_t *box, uint32_t n, bh_cell *cells, int32_t *meta)
+__global__ static void root_kernel(const uint32_t *box, uint32_t n, bh_cell universe, bh_cell *cells,
+                                   int32_t *meta)
 {
 	float lo[3], hi[3];
 	for (int d = 0; d < 3; d++) {
 		lo[d] = n ? u2f(box[d]) : 0.f;
 		hi[d] = n ? u2f(box[3 + d]) : 0.f;
 	}
-	bh_root_cube(lo, hi, &cells[0]);
+	bh_root_within(lo, hi, &universe, &cells[0]);
 	cells[0].pbegin = 0;
 	cells[0].pend = (int32_t)n;
 	for (int i = 0; i < BH_META_LEN; i++) meta[i] = 0;
+	bh_meta_set_box(meta, lo, hi);
 	meta[BH_META_NCELLS] = 1;
 	meta[BH_META_LEVEL + 1] = 1;
 }
@@ -147,7 +149,8 @@ extern "C" size_t tide_bh_build_cuda_temp_bytes(uint32_t n)
 extern "C" void tide_bh_build_cuda(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
-	starpu_codelet_unpack_args(cl_arg, &n);
+	bh_cell universe;
+	starpu_codelet_unpack_args(cl_arg, &n, &universe);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float4 *vel = (float4 *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_cell *cells = (bh_cell *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -169,7 +172,7 @@ extern "C" void tide_bh_build_cuda(void *buffers[], void *cl_arg)
 
 	box_init<<<1, 32, 0, s>>>(box);
 	if (n) box_kernel<<<grid, TPB, 0, s>>>(body, n, box);
-	root_kernel<<<1, 1, 0, s>>>(box, n, cells, meta);
+	root_kernel<<<1, 1, 0, s>>>(box, n, universe, cells, meta);
 	const uint64_t *key = ka;
 	if (n) {
 		key_kernel<<<tide_blocks_for(n, TPB), TPB, 0, s>>>(body, n, cells, ka, ia);

@@ -5,10 +5,13 @@
 // accepted nodes and opened leaves are then applied by the whole warp one after the other (their
 // data are broadcast loads), opened internal cells push their children (warp prefix sum).
 // Persistent warps take groups from an atomic counter; their stacks live in the scratch buffer.
+// The same kernel walks the essential nodes received from another rank (LET = true): sources
+// from the received buffer, BH_LET_MULTIPOLE cells used without testing, field added to out.
 #include "tide/cuda_util.cuh"
 
 extern "C" {
 #include "tide/bh_codelets.h"
+#include "tide/let_interface.h"
 }
 
 #define WALK_TPB 128
@@ -31,17 +34,19 @@ __device__ static inline float warp_max(float v)
 	return v;
 }
 
+template <bool LET>
 __global__ static void __launch_bounds__(WALK_TPB)
 walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
-            const bh_mom *__restrict__ mom, const int32_t *meta, const bh_group *groups,
-            bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
+            const bh_mom *__restrict__ mom, const bh_body *__restrict__ src, const int32_t *meta,
+            const bh_group *groups, bh_acc *out, bh_params P, bh_range R, int32_t *counter,
+            int32_t *stacks)
 {
 	const unsigned full = 0xffffffffu;
 	int lane = threadIdx.x & 31;
 	int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	int32_t *stack = stacks + (size_t)warp * WALK_STACK;
 	int32_t ng = meta[BH_META_NGROUPS];
-	float eps2 = P.eps * P.eps, self = P.eps > 0.f ? 1.f / P.eps : 0.f;
+	float eps2 = P.eps * P.eps, self = P.eps > 0.f && !LET ? 1.f / P.eps : 0.f;
 	for (;;) {
 		int32_t g = 0;
 		if (lane == 0) g = atomicAdd(counter, 1);
@@ -74,9 +79,9 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 			if (node >= 0) {
 				bh_cell C = cells[node];
 				bh_mom M = mom[node];
-				acc = bh_accept(&M, &C, &box);
+				acc = C.nchild == BH_LET_MULTIPOLE || bh_accept(&M, &C, &box);
 				leaf = !acc && C.nchild == 0;
-				if (!acc && C.nchild) { nch = C.nchild; child = C.child; }
+				if (!acc && C.nchild > 0) { nch = C.nchild; child = C.child; }
 			}
 			int off = nch;
 			for (int o = 1; o < 32; o <<= 1) {
@@ -103,7 +108,7 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 				int32_t b = cells[c].pbegin, e = cells[c].pend;
 				for (int32_t j0 = b; j0 < e; j0 += 32) {
 					bh_body s = {0.f, 0.f, 0.f, 0.f};
-					if (j0 + lane < e) s = body[j0 + lane];
+					if (j0 + lane < e) s = src[j0 + lane];
 					int cnt = min(32, e - j0);
 					for (int j = 0; j < cnt; j++) {
 						bh_body t;
@@ -118,9 +123,36 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 		}
 		if (active) {
 			bh_acc o = {P.G * a.ax, P.G * a.ay, P.G * a.az, P.G * (a.pot + me.m * self)};
-			out[i - (int32_t)R.r0] = o;
+			bh_acc *d = &out[i - (int32_t)R.r0];
+			if (LET) { d->ax += o.ax; d->ay += o.ay; d->az += o.az; d->pot += o.pot; }
+			else *d = o;
 		}
 	}
+}
+
+/* Launches the persistent warps over the groups of the particles [r0, r1). */
+template <bool LET>
+static void launch_walk(const bh_body *body, const bh_cell *cells, const bh_mom *mom,
+                        const bh_body *src, const int32_t *meta, const bh_group *groups, bh_acc *out,
+                        bh_params P, bh_range R, void *scratch_buf)
+{
+	char *scr = (char *)STARPU_VECTOR_GET_PTR(scratch_buf);
+	size_t scr_bytes = STARPU_VECTOR_GET_NX(scratch_buf) * STARPU_VECTOR_GET_ELEMSIZE(scratch_buf);
+	STARPU_ASSERT_MSG(scr_bytes >= tide_bh_walk_cuda_scratch_bytes(), "bh_walk scratch too small");
+	if (R.r1 <= R.r0) return;
+	cudaStream_t s = starpu_cuda_get_local_stream();
+	int dev = 0, sms = 1, per_sm = 1;
+	cudaGetDevice(&dev);
+	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<LET>, WALK_TPB, 0);
+	int blocks = sms * (per_sm > 0 ? per_sm : 1);
+	if (blocks * (WALK_TPB / 32) > WALK_MAX_WARPS) blocks = WALK_MAX_WARPS / (WALK_TPB / 32);
+	int32_t *counter = (int32_t *)scr;
+	int32_t *stacks = (int32_t *)(scr + 256);
+	TIDE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int32_t), s));
+	walk_kernel<LET><<<blocks, WALK_TPB, 0, s>>>(body, cells, mom, src, meta, groups, out, P, R,
+	                                              counter, stacks);
+	TIDE_CUDA_CHECK(cudaGetLastError());
 }
 
 extern "C" void tide_bh_walk_cuda(void *buffers[], void *cl_arg)
@@ -129,26 +161,24 @@ extern "C" void tide_bh_walk_cuda(void *buffers[], void *cl_arg)
 	bh_range R;
 	starpu_codelet_unpack_args(cl_arg, &P, &R);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
-	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-	const bh_group *groups = (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]);
-	bh_acc *out = (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]);
-	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[6]);
-	size_t scr_bytes = STARPU_VECTOR_GET_NX(buffers[6]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[6]);
-	STARPU_ASSERT_MSG(scr_bytes >= tide_bh_walk_cuda_scratch_bytes(), "bh_walk scratch too small");
-	if (R.r1 <= R.r0) return;
-	cudaStream_t s = starpu_cuda_get_local_stream();
-	int dev = 0, sms = 1, per_sm = 1;
-	cudaGetDevice(&dev);
-	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-	cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel, WALK_TPB, 0);
-	int blocks = sms * (per_sm > 0 ? per_sm : 1);
-	if (blocks * (WALK_TPB / 32) > WALK_MAX_WARPS) blocks = WALK_MAX_WARPS / (WALK_TPB / 32);
-	int32_t *counter = (int32_t *)scr;
-	int32_t *stacks = (int32_t *)(scr + 256);
-	TIDE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int32_t), s));
-	walk_kernel<<<blocks, WALK_TPB, 0, s>>>(body, cells, mom, meta, groups, out, P, R, counter,
-	                                         stacks);
-	TIDE_CUDA_CHECK(cudaGetLastError());
+	launch_walk<false>(body, (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
+	                   (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body,
+	                   (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
+	                   (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]),
+	                   (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), P, R, buffers[6]);
+}
+
+extern "C" void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg)
+{
+	bh_params P;
+	bh_range R;
+	starpu_codelet_unpack_args(cl_arg, &P, &R);
+	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
+	if (L->ncells == 0) return;
+	void *let = (void *)L->ptr;
+	launch_walk<true>((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]), bh_let_cells(let),
+	                  bh_let_moms(let, L->cap_cells), bh_let_parts(let, L->cap_cells),
+	                  (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
+	                  (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]),
+	                  (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), P, R, buffers[5]);
 }

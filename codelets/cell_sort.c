@@ -78,16 +78,16 @@ static void cell_sort_cpu(void *buffers[], void *cl_arg)
 	uint32_t n = v.count, cap = v.cap;
 	uint32_t *ka = (uint32_t *)scr, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
 	void *tmp = ib + cap;
-	uint32_t base = (uint32_t)A.l0 * P.grid.plane;
+	STARPU_ASSERT(ncell == tide_box_ncell(&A));
 
 	for (uint32_t i = 0; i < n; i++) {
-		ka[i] = tide_local_key(&P.grid, v.x[i], v.y[i], v.z[i], base, ncell);
+		ka[i] = tide_local_key(&P.grid, v.x[i], v.y[i], v.z[i], &A);
 		ia[i] = i;
 	}
 	uint32_t *k = ka, *kt = kb, *ix = ia, *ixt = ib;
 	radix_sort(n, tide_key_bits(ncell), &k, &kt, &ix, &ixt);
 	gather_fields(&v, ix, tmp);
-	for (uint32_t i = 0; i < n; i++) v.key[i] = base + k[i];
+	for (uint32_t i = 0; i < n; i++) v.key[i] = tide_box_key(&P.grid, &A, k[i]);
 	build_starts(k, n, start, ncell);
 }
 

@@ -12,19 +12,19 @@ extern "C" {
 }
 
 __global__ static void keys_kernel(tide_grid g, const double *x, const double *y, const double *z,
-                                   uint32_t base, uint32_t ncell, uint32_t *key, uint32_t *idx,
-                                   uint32_t n)
+                                   tide_block_arg A, uint32_t *key, uint32_t *idx, uint32_t n)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
-	key[i] = tide_local_key(&g, x[i], y[i], z[i], base, ncell);
+	key[i] = tide_local_key(&g, x[i], y[i], z[i], &A);
 	idx[i] = i;
 }
 
 /* Each particle fills the start entries of the cells between its predecessor's key and its own;
  * the last one fills up to ncell.  Every entry is written exactly once. */
 __global__ static void starts_kernel(const uint32_t *key, uint32_t n, uint32_t *start,
-                                     uint32_t ncell, uint32_t base, uint32_t *gkey)
+                                     uint32_t ncell, tide_grid g, tide_block_arg A,
+                                     uint32_t *gkey)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
@@ -33,7 +33,7 @@ __global__ static void starts_kernel(const uint32_t *key, uint32_t n, uint32_t *
 	for (uint32_t c = from; c <= k; c++) start[c] = i;
 	if (i == n - 1)
 		for (uint32_t c = k + 1; c <= ncell; c++) start[c] = n;
-	gkey[i] = base + k;
+	gkey[i] = tide_box_key(&g, &A, k);
 }
 
 __global__ static void fill_kernel(uint32_t *p, uint32_t v, uint32_t n)
@@ -62,7 +62,7 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 	size_t scr_bytes = STARPU_VECTOR_GET_NX(buffers[2]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[2]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	uint32_t n = v.count, cap = v.cap;
-	uint32_t base = (uint32_t)A.l0 * P.grid.plane;
+	STARPU_ASSERT(ncell == tide_box_ncell(&A));
 
 	if (n == 0) {
 		fill_kernel<<<tide_blocks_for(ncell + 1, 256), 256, 0, s>>>(start, 0, ncell + 1);
@@ -73,8 +73,7 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 	char *cub_tmp = (char *)tmp + (size_t)cap * sizeof(double);
 	size_t cub_avail = scr_bytes - (size_t)(cub_tmp - scr);
 
-	keys_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(P.grid, v.x, v.y, v.z, base, ncell, ka,
-	                                                    ia, n);
+	keys_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(P.grid, v.x, v.y, v.z, A, ka, ia, n);
 	cub::DoubleBuffer<uint32_t> keys(ka, kb), vals(ia, ib);
 	size_t need = 0;
 	unsigned bits = tide_key_bits(ncell);
@@ -83,7 +82,7 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 	                  need);
 	TIDE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_tmp, need, keys, vals, (int)n, 0, bits, s));
 	tide_gather_block(v, vals.Current(), tmp, n, s);
-	starts_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(keys.Current(), n, start, ncell, base,
-	                                                      v.key);
+	starts_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(keys.Current(), n, start, ncell, P.grid,
+	                                                      A, v.key);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

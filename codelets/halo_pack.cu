@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// halo_pack on the GPU.  The two edge sizes live in the device's cell-start table; they are read
-// back (8 bytes) because the halo's particle count is part of its StarPU interface, then the
-// edge runs are copied device to device on StarPU's stream.
-#include "tide/cuda_util.cuh"
+// halo_pack on the GPU.  Along axis[0] the two edge sizes live in the device's cell-start table;
+// they are read back (8 bytes) because a halo's particle count is part of its StarPU interface,
+// then the edge runs are copied device to device on StarPU's stream.  Along the other axes an
+// edge is a stable selection of the block by cell coordinate, whose size comes back the same way.
+#include "tide/cuda_select.cuh"
 #include "tide/sph_params.h"
 
 extern "C" {
@@ -10,12 +11,17 @@ extern "C" {
 #include "tide/codelets.h"
 }
 
+static void check_cap(uint32_t n, uint32_t cap)
+{
+	STARPU_ASSERT_MSG(n <= cap,
+	                  "halo of %u particles exceeds its capacity %u (particles far denser than "
+	                  "at rest: the run has gone unphysical)", n, cap);
+}
+
 static void copy_run(struct tide_block_iface *dst, const tide_block_view &src, uint32_t from,
                      uint32_t n, cudaStream_t s)
 {
-	STARPU_ASSERT_MSG(n <= dst->cap,
-	                  "halo of %u particles exceeds its capacity %u (particles far denser than "
-	                  "at rest: the run has gone unphysical)", n, dst->cap);
+	check_cap(n, dst->cap);
 	tide_block_view d = tide_block_view_of(dst);
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
 		size_t elem;
@@ -27,21 +33,68 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view &src, u
 	dst->count = n;
 }
 
+struct in_layer {
+	tide_grid g;
+	const uint32_t *key;
+	int k, layer;
+	__device__ bool operator()(uint32_t i) const
+	{
+		int c[3];
+		tide_key_cell(&g, key[i], c);
+		return c[k] == layer;
+	}
+};
+
+static void copy_layer(const tide_grid &g, struct tide_block_iface *dst, const tide_block_view &v,
+                       int k, int layer, char *scr, size_t scr_bytes, cudaStream_t s)
+{
+	if (v.count == 0) return;
+	uint32_t *list = (uint32_t *)scr, *n_d = list + v.cap;
+	char *tmp = (char *)(n_d + 64);
+	STARPU_ASSERT((size_t)(tmp - scr) < scr_bytes);
+	tide_select_if(0, v.count, in_layer{g, v.key, k, layer}, list, n_d, tmp,
+	               scr_bytes - (size_t)(tmp - scr), s);
+	uint32_t n;
+	TIDE_CUDA_CHECK(cudaMemcpyAsync(&n, n_d, sizeof n, cudaMemcpyDeviceToHost, s));
+	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
+	check_cap(n, dst->cap);
+	tide_block_view d = tide_block_view_of(dst);
+	tide_copy_fields(d, nullptr, 0, v, list, n, nullptr, s);
+	dst->count = n;
+}
+
 extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
 	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	const tide_grid &g = P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
+	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[2]);
+	size_t scr_bytes = STARPU_VECTOR_GET_NX(buffers[2]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[2]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
-	uint32_t ends[2];
-	TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[0], start + P.grid.plane, sizeof(uint32_t),
-	                                cudaMemcpyDeviceToHost, s));
-	TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[1], start + ncell - P.grid.plane, sizeof(uint32_t),
-	                                cudaMemcpyDeviceToHost, s));
-	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
-	copy_run(TIDE_BLOCK_IFACE(buffers[2]), v, 0, ends[0], s);
-	copy_run(TIDE_BLOCK_IFACE(buffers[3]), v, ends[1], v.count - ends[1], s);
+	int lo[3], hi[3], slot[6];
+	tide_box_bounds(&A, lo, hi);
+	tide_face_slots(&g, &A, slot);
+	/* the two edges along axis[0] are runs: their bounds come back together */
+	uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0), ends[2] = {0, v.count};
+	if (slot[0] >= 0)
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[0], start + layer, sizeof(uint32_t),
+		                                cudaMemcpyDeviceToHost, s));
+	if (slot[1] >= 0)
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[1], start + ncell - layer, sizeof(uint32_t),
+		                                cudaMemcpyDeviceToHost, s));
+	if (slot[0] >= 0 || slot[1] >= 0) TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
+	for (int f = 0; f < 6; f++) {
+		if (slot[f] < 0) continue;
+		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
+		int k = f / 2, side = f % 2;
+		dst->count = 0;
+		if (f == 0) copy_run(dst, v, 0, ends[0], s);
+		else if (f == 1) copy_run(dst, v, ends[1], v.count - ends[1], s);
+		else copy_layer(g, dst, v, k, side ? hi[k] - 1 : lo[k], scr, scr_bytes, s);
+	}
+	TIDE_CUDA_CHECK(cudaGetLastError());
 }

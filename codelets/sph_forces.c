@@ -151,19 +151,23 @@ typedef struct source {
 	int own;
 } source;
 
-/* Copies the block and its halo layers into the workspace (cell order, fluid first). */
+/* Copies the block and the halo particles inside its grown box E into the workspace (E's cell
+ * order, fluid first in every cell).  Keys are global, so a halo particle's cell in E comes from
+ * its key; halo particles outside E (a face halo also serves the neighbour's other neighbours)
+ * are skipped. */
 static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, int nsrc,
-                           uint32_t base, uint32_t ncell, int L0)
+                           const tide_block_arg *E, uint32_t ncell)
 {
 	const tide_grid *g = &P->grid;
-	uint32_t n2 = (uint32_t)g->n[g->axis[2]], plane = g->plane;
 	memset(W->cur_f, 0, sizeof(uint32_t) * ncell);
 	memset(W->cur_b, 0, sizeof(uint32_t) * ncell);
 	for (int s = 0; s < nsrc; s++) {
 		const tide_block_view *v = src[s].v;
 		for (uint32_t i = 0; i < v->count; i++) {
-			uint32_t c = v->key[i] - base;
-			if (v->key[i] < base || c >= ncell) continue;
+			int k[3];
+			tide_key_cell(g, v->key[i], k);
+			if (!tide_box_contains(E, k)) continue;
+			uint32_t c = tide_box_index(E, k);
 			if (v->type[i] == TIDE_FLUID) W->cur_f[c]++;
 			else W->cur_b[c]++;
 		}
@@ -179,20 +183,19 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 	}
 	W->cstart[ncell] = at;
 	double cell = (double)g->cell;
-	uint32_t lastc = UINT32_MAX;
+	uint32_t lastkey = UINT32_MAX;
 	double corner[3] = {0, 0, 0};
 	for (int s = 0; s < nsrc; s++) {
 		const tide_block_view *v = src[s].v;
 		for (uint32_t i = 0; i < v->count; i++) {
-			uint32_t c = v->key[i] - base;
-			if (v->key[i] < base || c >= ncell) continue;
-			if (c != lastc) {
-				int cc[3];
-				cc[g->axis[0]] = L0 + (int)(c / plane);
-				cc[g->axis[1]] = (int)((c % plane) / n2);
-				cc[g->axis[2]] = (int)(c % n2);
-				for (int d = 0; d < 3; d++) corner[d] = g->origin[d] + cc[d] * cell;
-				lastc = c;
+			int k[3];
+			tide_key_cell(g, v->key[i], k);
+			if (!tide_box_contains(E, k)) continue;
+			uint32_t c = tide_box_index(E, k);
+			if (v->key[i] != lastkey) {
+				for (int j = 0; j < 3; j++)
+					corner[g->axis[j]] = g->origin[g->axis[j]] + k[j] * cell;
+				lastkey = v->key[i];
 			}
 			int fluid = v->type[i] == TIDE_FLUID;
 			uint32_t u = fluid ? W->cur_f[c]++ : W->cur_b[c]++;
@@ -221,36 +224,38 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 	}
 }
 
-/* All pairs of the block: cells of layers [tl0, l1), each with itself and the cells after it;
- * the lower halo layer (tl0 = l0 - 1) only meets layer l0. */
-static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W, int L0, int L1,
-                        int l0, int l1)
+/* All pairs with at least one particle of the block: every cell of E meets itself and the cells
+ * after it in key order (each unordered pair of adjacent cells once); pairs of two halo cells
+ * are skipped, what a pair gives a halo particle is dropped. */
+static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W,
+                        const tide_block_arg *A, const tide_block_arg *E)
 {
 	const tide_grid *g = &P->grid;
 	int a0 = g->axis[0], a1 = g->axis[1], a2 = g->axis[2];
-	int n1 = g->n[a1], n2 = g->n[a2];
-	uint32_t plane = g->plane;
 	float cell = g->cell;
-	int tl0 = l0 > L0 ? l0 - 1 : l0;
-	for (int tl = tl0; tl < l1; tl++) {
-		int halo = tl < l0;
-		for (int c1 = 0; c1 < n1; c1++)
-			for (int c2 = 0; c2 < n2; c2++) {
-				uint32_t c = (uint32_t)(tl - L0) * plane + (uint32_t)c1 * (uint32_t)n2 +
-				             (uint32_t)c2;
+	int lo[3], hi[3];
+	tide_box_bounds(E, lo, hi);
+	int k[3];
+	for (k[0] = lo[0]; k[0] < hi[0]; k[0]++)
+		for (k[1] = lo[1]; k[1] < hi[1]; k[1]++)
+			for (k[2] = lo[2]; k[2] < hi[2]; k[2]++) {
+				uint32_t c = tide_box_index(E, k);
 				uint32_t cs = W->cstart[c], ce = W->cstart[c + 1], cf = W->cfend[c];
 				if (cs == ce) continue;
+				int own = tide_box_contains(A, k);
 				nbr nb[14];
 				int nn = 0, anyf = cf > cs;
 				/* offsets after (0,0,0) in key order: (0,0,1), (0,1,*), (1,*,*) */
-				for (int o0 = halo ? 1 : 0; o0 <= 1; o0++) {
-					if (tl + o0 >= L1) break;
+				for (int o0 = 0; o0 <= 1; o0++) {
+					if (k[0] + o0 >= hi[0]) break;
 					for (int o1 = o0 ? -1 : 0; o1 <= 1; o1++) {
-						if (c1 + o1 < 0 || c1 + o1 >= n1) continue;
+						if (k[1] + o1 < lo[1] || k[1] + o1 >= hi[1]) continue;
 						int o2lo = (o0 || o1) ? -1 : 0;
 						for (int o2 = o2lo; o2 <= 1; o2++) {
-							if (c2 + o2 < 0 || c2 + o2 >= n2) continue;
-							uint32_t d = (uint32_t)((int)c + o0 * (int)plane + o1 * n2 + o2);
+							if (k[2] + o2 < lo[2] || k[2] + o2 >= hi[2]) continue;
+							int kd[3] = {k[0] + o0, k[1] + o1, k[2] + o2};
+							if (!own && !tide_box_contains(A, kd)) continue;
+							uint32_t d = tide_box_index(E, kd);
 							nbr *e = &nb[nn];
 							e->s = W->cstart[d];
 							e->e = W->cstart[d + 1];
@@ -270,32 +275,36 @@ static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W,
 				if (!anyf || nn == 0) continue;   /* walls only: no pair contributes */
 				cell_pairs_impl(K, W, cs, cf, ce, nb, nn);
 			}
-	}
 }
 
 static void sph_forces_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
-	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	int nh;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh);
 	tide_block_view v = tide_block_view_of(buffers[0]);
-	tide_block_view lo = tide_block_view_of(buffers[2]);
-	tide_block_view hi = tide_block_view_of(buffers[3]);
-	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[4]);
+	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[2]);
+	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 
-	const tide_grid *g = &P.grid;
-	int n0 = g->n[g->axis[0]];
-	int L0 = A.l0 > 0 ? A.l0 - 1 : 0, L1 = A.l1 < n0 ? A.l1 + 1 : n0;
-	uint32_t base = (uint32_t)L0 * g->plane, ncell = (uint32_t)(L1 - L0) * g->plane;
-	source src[3];
+	tide_block_arg E = tide_box_grow(&P.grid, &A);
+	uint32_t ncell = tide_box_ncell(&E);
+	tide_block_view halo[TIDE_MAX_NEIGHBOURS];
+	source src[TIDE_MAX_NEIGHBOURS + 1];
 	int nsrc = 0;
-	if (A.l0 > 0) src[nsrc++] = (source){&lo, 0};
+	size_t np = v.count;
 	src[nsrc++] = (source){&v, 1};
-	if (A.l1 < n0) src[nsrc++] = (source){&hi, 0};
-	size_t np = (size_t)v.count + (A.l0 > 0 ? lo.count : 0) + (A.l1 < n0 ? hi.count : 0);
+	float hfill = 0.f;
+	for (int h = 0; h < nh; h++) {
+		halo[h] = tide_block_view_of(buffers[3 + h]);
+		src[nsrc++] = (source){&halo[h], 0};
+		np += halo[h].count;
+		float f = tide_fill_of(halo[h].count, halo[h].cap, 0, 0, 0, 0);
+		if (f > hfill) hfill = f;
+	}
 	fws *W = fws_get(np, ncell);
 	STARPU_ASSERT_MSG(W, "sph_forces: out of memory for the workspace");
-	fill_workspace(&P, W, src, nsrc, base, ncell, L0);
+	fill_workspace(&P, W, src, nsrc, &E, ncell);
 
 	pthread_once(&impl_once, impl_choose);
 	tide_kparams K;
@@ -312,7 +321,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	K.rho0 = P.rho0;
 	K.rhoh_k = P.rhoh_k;
 	K.inv_gamma = 1.f / P.gamma;
-	block_pairs(&P, &K, W, L0, L1, A.l0, A.l1);
+	block_pairs(&P, &K, W, &A, &E);
 
 	tide_step_reduce r;
 	tide_step_reduce_init(&r);
@@ -342,7 +351,8 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 		}
 	}
 	r.count = v.count;
-	r.fill = tide_fill_of(v.count, v.cap, lo.count, lo.cap, hi.count, hi.cap);
+	r.fill = tide_fill_of(v.count, v.cap, 0, 0, 0, 0);
+	if (hfill > r.fill) r.fill = hfill;
 	/* this worker's private copy of the reduction: no other task touches it concurrently */
 	tide_step_reduce_combine(red, &r);
 }
@@ -363,8 +373,7 @@ struct starpu_codelet tide_sph_forces_cl = {
 	.name = "sph_forces",
 	.cpu_funcs = {sph_forces_cpu},
 	FORCES_CUDA
-	.nbuffers = 5,
-	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_REDUX},
+	.nbuffers = STARPU_VARIABLE_NBUFFERS,
 	.model = &sph_forces_model,
 };
 
@@ -374,7 +383,6 @@ struct starpu_codelet tide_sph_forces_mpi_cl = {
 	.name = "sph_forces",
 	.cpu_funcs = {sph_forces_cpu},
 	FORCES_CUDA
-	.nbuffers = 5,
-	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_R, STARPU_RW | STARPU_COMMUTE},
+	.nbuffers = STARPU_VARIABLE_NBUFFERS,
 	.model = &sph_forces_model,
 };

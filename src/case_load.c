@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "tide/case.h"
+#include "tide/decomposition.h"
 #include "tide/log.h"
 #include "tide/sph_kernel.h"
 
@@ -88,6 +89,7 @@ static const struct key keys[] = {
 	NUM("physics.cfl", cfl, R_GT | R_LE, 0, 1),
 	ENUM("physics.integrator", integrator, integrator_names),
 	INT("physics.verlet_steps", verlet_steps, R_GE, 1, 0),
+	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
 	NUM("time.output", t_out, R_GT, 0, 0),
@@ -313,7 +315,14 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		*(int *)dst = (int)d;
 		return 0;
 	case K_BOOL: return get_bool(x, v, path, dst);
-	case K_STR: return get_string(x, v, path, dst, k->size);
+	case K_STR:
+		if (get_string(x, v, path, dst, k->size)) return -1;
+		if (!strcmp(path, "decomposition")) {
+			char err[200];
+			if (tide_decomp_check(dst, err, sizeof err))
+				return fail(x, line_of(v), "key 'decomposition': %s.", err);
+		}
+		return 0;
 	case K_ENUM: return get_enum(x, k, v, path, dst);
 	case K_POINT: return get_point(x, v, path, dst);
 	}
@@ -669,6 +678,7 @@ static void set_defaults(tide_case *c, const char *path)
 	c->cfl = 0.2;
 	c->integrator = TIDE_VERLET;
 	c->verlet_steps = 40;
+	strcpy(c->decomp, "slabs");
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */
@@ -930,7 +940,9 @@ void tide_case_print(FILE *f, const tide_case *c)
 	put_str(f, c->description);
 	fprintf(f, "\ndim: %d\ndp: %s\n", c->dim, num(c->dp, b));
 	fprintf(f, "coefh: %s\n", num(c->coefh, b));
-	fputs("domain: ", f);
+	fputs("decomposition: ", f);
+	put_str(f, c->decomp);
+	fputs("\ndomain: ", f);
 	put_box(f, c, &c->domain);
 	fputc('\n', f);
 	if (c->tank.present) {

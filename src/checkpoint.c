@@ -99,6 +99,11 @@ static void put_header(buf *b, const tide_ckpt_state *st)
 	for (int i = 0; i < st->nblocks; i++) {
 		PUT(b, st->range[i].l0);
 		PUT(b, st->range[i].l1);
+		PUT(b, st->range[i].lo1);
+		PUT(b, st->range[i].hi1);
+		PUT(b, st->range[i].lo2);
+		PUT(b, st->range[i].hi2);
+		PUT(b, st->range[i].split);
 		PUT(b, st->count[i]);
 		PUT(b, st->cap[i]);
 	}
@@ -260,8 +265,9 @@ static int write_text(const char *path, const tide_ckpt_state *st, const tide_ca
 	fprintf(f, "outputs: %d, next at %.17g s\nhalo_cap: %u\nblocks: %d\n", st->n_outputs,
 	        st->next_out, st->halo_cap, st->nblocks);
 	for (int b = 0; b < st->nblocks; b++)
-		fprintf(f, "  - {layers: [%d, %d), particles: %u, capacity: %u}\n", st->range[b].l0,
-		        st->range[b].l1, st->count[b], st->cap[b]);
+		fprintf(f, "  - {cells: [%d, %d) x [%d, %d) x [%d, %d), particles: %u, capacity: %u}\n",
+		        st->range[b].l0, st->range[b].l1, st->range[b].lo1, st->range[b].hi1,
+		        st->range[b].lo2, st->range[b].hi2, st->count[b], st->cap[b]);
 	fprintf(f, "particles.bin FNV-1a 64: %016llx\nused_parameters.yaml FNV-1a 64: %016llx\n",
 	        (unsigned long long)st->particles_fnv, (unsigned long long)st->params_fnv);
 	errno = 0;
@@ -453,6 +459,11 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	for (int i = 0; i < st->nblocks; i++) {
 		GET(&b, st->range[i].l0);
 		GET(&b, st->range[i].l1);
+		GET(&b, st->range[i].lo1);
+		GET(&b, st->range[i].hi1);
+		GET(&b, st->range[i].lo2);
+		GET(&b, st->range[i].hi2);
+		GET(&b, st->range[i].split);
 		GET(&b, st->count[i]);
 		GET(&b, st->cap[i]);
 		sum += st->count[i];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // tide gravity: one Barnes–Hut force evaluation of a generated distribution, timed step by step
 // (build, moments, walk) and as a whole, with optional accuracy check against a double-precision
-// direct sum on K random particles.  The benchmark mode of issue 5.
+// direct sum on K random particles.  The benchmark mode of issue 5.  On several ranks the walk
+// includes the exchange of virtual roots and essential nodes, and rank 0 reports for all.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "tide/bh_gravity.h"
 #include "tide/bh_ic.h"
 #include "tide/commands.h"
+#include "tide/let_interface.h"
 #include "tide/log.h"
 #include "tide/runtime.h"
 
@@ -30,6 +32,10 @@ static void usage(FILE *f)
 	        "theta 0.5, monopoles, eps 0, R 3, device any, P one walk task per CPU worker\n"
 	        "(one without --device cpu when a GPU is present).  --quiet prints nothing (use\n"
 	        "--csv), --verbose also the times of every repetition.\n"
+	        "Under mpirun every rank takes a contiguous range of the particles' Morton order and\n"
+	        "builds its own tree; ranks send each other the essential nodes of their trees\n"
+	        "(docs/gravity.md).  Rank 0 prints the figures of all ranks, with the essential\n"
+	        "nodes each rank sent; the check covers all particles.\n"
 	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n");
 }
 
@@ -112,46 +118,61 @@ int tide_cmd_gravity(int argc, char **argv)
 		tide_runtime_shutdown();
 		return 1;
 	}
+	/* every rank makes the same particles and keeps its share (a range of their Morton order) */
 	uint32_t n = (uint32_t)N, m = n ? n : 1;
-	bh_body *body = malloc(sizeof(bh_body) * m);
-	float *vel = malloc(16 * (size_t)m);
-	bh_acc *acc = calloc(m, sizeof(bh_acc));
-	if (!body || !vel || !acc) {
-		fprintf(stderr, "tide gravity: out of host memory for %u particles; use a smaller --n.\n", n);
-		free(body); free(vel); free(acc);
-		tide_runtime_shutdown();
+	bh_body *all = malloc(sizeof(bh_body) * m);
+	float *all_vel = malloc(16 * (size_t)m);
+	uint32_t *counts = malloc(sizeof(uint32_t) * rt.size);
+	if (!all || !all_vel || !counts) {
+		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
 		return 1;
 	}
 	double t0 = tide_wtime();
-	bh_ic_make(dist, n, (uint64_t)seed, body, vel);
+	bh_ic_make(dist, n, (uint64_t)seed, all, all_vel);
 	double t_ic = tide_wtime() - t0;
+	float box[6];
+	bh_bounding_box(all, n, box);
+	bh_body *body;
+	float *vel;
+	bh_acc *acc;
+	if (rt.size == 1) {
+		body = all; /* sorted in place */
+		vel = all_vel;
+		acc = calloc(m, sizeof(bh_acc));
+		counts[0] = n;
+		for (uint32_t i = 0; i < n; i++) bh_set_id(&vel[4 * i], i);
+		all = NULL;
+		all_vel = NULL;
+	} else if (bh_take_share(all, all_vel, n, rt.rank, rt.size, &body, &vel, &acc, counts)) {
+		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
+		return 1;
+	}
+	free(all_vel);
+	if (!acc) {
+		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
+		return 1;
+	}
 	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
 	tide_gravity g;
-	tide_gravity_init(&g, body, vel, acc, n, P, (int)parts, where);
+	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where);
 
 	/* warm-up: allocations, transfers to the device, CUDA module loading */
 	t0 = tide_wtime();
 	tide_gravity_submit_forces(&g);
-	starpu_task_wait_for_all();
+	tide_gravity_wait(&g);
 	double t_first = tide_wtime() - t0;
 	int reps = (int)R;
-	double *tb = malloc(sizeof(double) * 4 * reps);
-	if (!tb) {
-		fprintf(stderr, "tide gravity: out of host memory for %d repetitions; use a smaller "
-		        "--repeat.\n", reps);
-		exit(1);
-	}
-	double *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
+	double *tb = malloc(sizeof(double) * 4 * reps), *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
 		tide_gravity_submit_build(&g);
-		starpu_task_wait_for_all();
+		tide_gravity_wait(&g);
 		double b = tide_wtime();
 		tide_gravity_submit_moments(&g);
-		starpu_task_wait_for_all();
+		tide_gravity_wait(&g);
 		double c = tide_wtime();
 		tide_gravity_submit_walk(&g);
-		starpu_task_wait_for_all();
+		tide_gravity_wait(&g);
 		double d = tide_wtime();
 		tb[r] = b - a; tm[r] = c - b; tw[r] = d - c;
 		tide_debug("repetition %d: build %.4f  moments %.4f  walk %.4f s\n", r + 1, tb[r], tm[r], tw[r]);
@@ -159,37 +180,77 @@ int tide_cmd_gravity(int argc, char **argv)
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
 		tide_gravity_submit_forces(&g);
-		starpu_task_wait_for_all();
+		tide_gravity_wait(&g);
 		tt[r] = tide_wtime() - a;
 	}
 	int32_t ncells, ngroups;
 	tide_gravity_tree_size(&g, &ncells, &ngroups);
+	/* per rank: cells, groups, and the essential nodes it sent; summed on rank 0 */
+	double mine[5] = {ncells, ngroups, 0, 0, 0};
+	for (int q = 0; q < rt.size; q++) {
+		uint32_t nc, np;
+		tide_gravity_let_sent(&g, q, &nc, &np);
+		mine[2] += nc; mine[3] += np;
+		if (q != rt.rank) mine[4] += (double)tide_let_message_bytes(nc, np);
+	}
+	double *per_rank = malloc(sizeof(double) * 5 * rt.size);
+	tide_gravity_gather_values(&g, 0, mine, 5, per_rank);
+	double tot[5] = {0, 0, 0, 0, 0};
+	for (int q = 0; q < rt.size; q++)
+		for (int k = 0; k < 5; k++) tot[k] += per_rank[5 * q + k];
+	/* the forces by particle index, on rank 0 */
+	bh_acc *byid = NULL;
+	float *gvel = NULL;
+	bh_acc *gacc = NULL;
+	if (rt.size > 1 && rt.rank == 0) {
+		gvel = malloc(16 * (size_t)m);
+		gacc = malloc(sizeof(bh_acc) * m);
+	}
+	if (rt.size > 1) tide_gravity_gather(&g, 0, NULL, gvel, gacc);
 	tide_gravity_fini(&g);
+	if (rt.rank == 0) {
+		if (rt.size == 1) { gvel = vel; gacc = acc; }
+		byid = malloc(sizeof(bh_acc) * m);
+		for (uint32_t i = 0; i < n; i++) byid[bh_get_id(&gvel[4 * i])] = gacc[i];
+	}
 	double mb = median(tb, reps), mm = median(tm, reps), mw = median(tw, reps), mt = median(tt, reps);
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
-	tide_info("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)\n", n,
-	       bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts);
-	tide_info("tree: %d cells, %d groups (%.1f particles per group)\n", ncells, ngroups,
-	       ngroups ? (double)n / ngroups : 0.0);
-	tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
-	       "(first evaluation %.3f, initial conditions %.2f)\n",
-	       mb, mm, mw, mb + mm + mw, mt, t_first, t_ic);
+	if (rt.rank == 0) {
+		tide_info("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", n,
+		       bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts,
+		       rt.size > 1 ? " per rank" : "");
+		tide_info("tree: %.0f cells, %.0f groups (%.1f particles per group)%s\n", tot[0], tot[1],
+		       tot[1] > 0 ? n / tot[1] : 0.0, rt.size > 1 ? ", all ranks" : "");
+		if (rt.size > 1) {
+			tide_info("ranks: %d, particles per rank %u .. %u (Morton split); essential nodes sent: "
+			       "%.0f cells + %.0f particles, %.3f MB in %d messages\n", rt.size, counts[0],
+			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, rt.size * (rt.size - 1));
+			for (int q = 0; q < rt.size; q++)
+				tide_info("  rank %d: %u particles, %.0f cells; sent %.0f essential cells + %.0f "
+				       "particles (%.3f MB)\n", q, counts[q], per_rank[5 * q], per_rank[5 * q + 2],
+				       per_rank[5 * q + 3], per_rank[5 * q + 4] / 1e6);
+		}
+		tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
+		       "(first evaluation %.3f, initial conditions %.2f)\n",
+		       mb, mm, mw, mb + mm + mw, mt, t_first, t_ic);
+	}
 
 	int ret = 0;
 	tide_gravity_err e = {0, 0, 0, 0};
 	uint32_t ns = (uint32_t)K < n ? (uint32_t)K : n;
 	double t_check = 0;
-	if (ns > 0) {
+	if (ns > 0 && rt.rank == 0) {
+		/* positions by index: the input (several ranks), or the sorted copy put back in order */
+		bh_body *pos = all;
+		if (rt.size == 1) {
+			pos = malloc(sizeof(bh_body) * m);
+			for (uint32_t i = 0; i < n; i++) pos[bh_get_id(&vel[4 * i])] = body[i];
+		}
 		uint32_t *sample = malloc(sizeof(uint32_t) * ns);
 		double *ref = malloc(sizeof(double) * 4 * ns);
 		/* K distinct random particles: a partial Fisher–Yates shuffle of the indices */
 		uint32_t *idx = malloc(sizeof(uint32_t) * n);
-		if (!sample || !ref || !idx) {
-			fprintf(stderr, "tide gravity: out of host memory for the --check sample; use a "
-			        "smaller --n.\n");
-			exit(1);
-		}
 		for (uint32_t i = 0; i < n; i++) idx[i] = i;
 		uint64_t s = (uint64_t)seed * 977 + 3;
 		for (uint32_t k = 0; k < ns; k++) {
@@ -200,16 +261,17 @@ int tide_cmd_gravity(int argc, char **argv)
 		}
 		free(idx);
 		t0 = tide_wtime();
-		tide_gravity_direct(body, n, sample, ns, P, ref, rt.ncuda ? TIDE_WHERE_CUDA : TIDE_WHERE_CPU);
+		tide_gravity_direct(pos, n, sample, ns, P, ref, rt.ncuda ? TIDE_WHERE_CUDA : TIDE_WHERE_CPU);
 		t_check = tide_wtime() - t0;
-		e = tide_gravity_errors(acc, sample, ns, ref);
+		e = tide_gravity_errors(byid, sample, ns, ref);
 		tide_info("check: %u particles vs double direct sum (%.2f s): |da|/|a| median %.3e, "
 		       "99%% %.3e, max %.3e; potential 99%% %.3e\n",
 		       ns, t_check, e.median, e.p99, e.max, e.pot_p99);
 		free(sample);
 		free(ref);
+		if (pos != all) free(pos);
 	}
-	if (csv) {
+	if (csv && rt.rank == 0) {
 		FILE *f = fopen(csv, "r");
 		int fresh = f == NULL;
 		if (f) fclose(f);
@@ -221,10 +283,13 @@ int tide_cmd_gravity(int argc, char **argv)
 			if (fresh)
 				fprintf(f, "n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,"
 				           "t_build_s,t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,"
-				           "err_median,err_p99,err_max,pot_err_p99\n");
-			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,%.4e\n",
-			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, ncells, ngroups, mb,
-			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99);
+				           "err_median,err_p99,err_max,pot_err_p99,ranks,let_cells,let_particles,"
+				           "let_bytes\n");
+			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
+			        "%.4e,%d,%.0f,%.0f,%.0f\n",
+			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
+			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
+			        tot[3], tot[4]);
 			errno = 0;
 			int bad = ferror(f), err = errno;
 			if (fclose(f) || bad) {
@@ -235,9 +300,13 @@ int tide_cmd_gravity(int argc, char **argv)
 		}
 	}
 	free(tb);
+	free(per_rank);
+	free(byid);
+	if (rt.size > 1) { free(gvel); free(gacc); free(all); }
 	free(body);
 	free(vel);
 	free(acc);
+	free(counts);
 	tide_runtime_shutdown();
 	return ret;
 }

@@ -21,6 +21,7 @@
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
 #include "tide/statistics.h"
+#include "tide/load_balance.h"
 #include "tide/step_profile.h"
 
 #define MAX_SETS 64
@@ -30,7 +31,8 @@ typedef struct run_opts {
 	double dp, ckpt_every_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile;
-	long max_steps, rebalance_every;
+	long max_steps, rebalance_every, balance_every;
+	double balance_threshold;
 	const char *sets[MAX_SETS];
 	int nsets;
 } run_opts;
@@ -46,12 +48,17 @@ static void run_usage(FILE *f)
 	        "  --out DIR         output directory (default runs/NAME)\n"
 	        "  --blocks N        number of particle blocks (default 2 per worker, or 1 per GPU;\n"
 	        "                    under mpirun rank 0's default times the ranks; >= the ranks)\n"
+	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
+	        "                    (same as --set decomposition=SPEC)\n"
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
 	        "                    DIR/step_profile.csv\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
 	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
+	        "  --balance-every N  every N steps, compare the ranks' measured task time and move\n"
+	        "                    the cuts when the slowest exceeds the mean by the threshold\n"
+	        "  --balance-threshold X  that threshold (default 0.1 = 10 %%)\n"
 	        "  --rebalance-every N  re-split the blocks by particle count every N steps (default:\n"
 	        "                    only when a block or halo is 80 %% full)\n"
 	        "  --checkpoint-every T  write DIR/checkpoint every T of wall time (30min, 100s, 2h)\n"
@@ -93,6 +100,7 @@ static int parse_num(const char *opt, const char *s, double lo, double *v)
 static int parse_opts(int argc, char **argv, run_opts *o)
 {
 	memset(o, 0, sizeof *o);
+	o->balance_threshold = 0.1;
 	o->max_steps = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -105,6 +113,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--profile")) o->profile = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
+		else if (!strcmp(a, "--balance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->balance_every = (long)v; }
+		else if (!strcmp(a, "--balance-threshold")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->balance_threshold = v; }
 		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
 		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
 		else if (!strcmp(a, "--restart")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; } o->restart = argv[++i]; }
@@ -117,6 +127,14 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			}
 		}
 		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
+		else if (!strcmp(a, "--decomp")) {
+			/* shorthand for --set decomposition=SPEC (kept for the life of the process) */
+			static char buf[MAX_SETS][48];
+			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --decomp needs slabs, 2d, 3d or NXxNYxNZ.\n"); return -1; }
+			snprintf(buf[o->nsets], sizeof buf[0], "decomposition=%s", argv[++i]);
+			o->sets[o->nsets] = buf[o->nsets];
+			o->nsets++;
+		}
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --set needs KEY=VALUE (at most %d).\n", MAX_SETS); return -1; }
 			o->sets[o->nsets++] = argv[++i];
@@ -316,7 +334,7 @@ static void save_after_failure(run_out *o, tide_sim *sim, const tide_case *c, in
 			        "written, continue with tide run --restart %s.\n", sim->step, o->ckpt, o->ckpt);
 		return;
 	}
-	if (sim->rank == 0 && why != RUN_LOST && o->ckpt_step >= 0)
+	if (sim->rank == 0 && o->ckpt_step >= 0)
 		fprintf(stderr, "tide: the last checkpoint, %s (step %ld), is intact: continue from it "
 		        "with tide run --restart %s.\n", o->ckpt, o->ckpt_step, o->ckpt);
 }
@@ -348,6 +366,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		tide_info("removing the stop file %s left from an earlier run\n", stop_file);
 		unlink(stop_file);
 	}
+	tide_balance lb;
+	if (tide_balance_init(&lb, sim, o->balance_every, o->balance_threshold)) return -1;
 	tide_run_control rc;
 	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
 	             sim->step);
@@ -378,6 +398,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 					break;
 				}
 			}
+			if (tide_balance_check(&lb, sim) < 0) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
 		}
 		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -RUN_IO; snprintf(st->status, sizeof st->status, "output failed"); break; }
@@ -412,6 +433,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		snprintf(st->status, sizeof st->status, "checkpoint failed");
 	}
 	tide_rc_free(&rc);
+	tide_balance_free(&lb);
 	progress(sim, c, wall0, t0, step0);
 	if (isatty(1)) tide_info("\n");
 	if (ret < 0) {
@@ -501,12 +523,18 @@ static uint64_t input_fingerprint(const tide_case *c, const tide_ckpt_state *cs,
  * collective outputs and checkpoints. */
 static uint64_t options_fingerprint(const run_opts *o)
 {
-	struct { double ckpt_s; long ckpt_steps, max_steps, rebalance; int32_t blocks, no_output, restart; } k;
+	struct {
+		double ckpt_s, balance_threshold;
+		long ckpt_steps, max_steps, rebalance, balance;
+		int32_t blocks, no_output, restart;
+	} k;
 	memset(&k, 0, sizeof k); /* padding too: it is hashed */
 	k.ckpt_s = o->ckpt_every_s;
 	k.ckpt_steps = o->ckpt_every_steps;
 	k.max_steps = o->max_steps;
 	k.rebalance = o->rebalance_every;
+	k.balance = o->balance_every;
+	k.balance_threshold = o->balance_threshold;
 	k.blocks = o->blocks;
 	k.no_output = o->no_output;
 	k.restart = o->restart != NULL;
@@ -536,7 +564,8 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 			                   ? "was given another case than rank 0 (another case file, --dp or "
 			                     "--set, or another checkpoint)"
 			                   : "was given other options than rank 0 (--blocks, --max-steps, "
-			                     "--checkpoint-every, --rebalance-every, --no-output or --restart)";
+			                     "--checkpoint-every, --rebalance-every, --balance-every, "
+			                     "--balance-threshold, --no-output or --restart)";
 			fprintf(stderr, "tide: MPI rank %d %s; every rank of an mpirun must run the same "
 			        "tide run command.\n", v.first_bad, what);
 		}
@@ -678,8 +707,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		          sim.step, sim.t, out.n);
 	}
 	tide_ckpt_state_free(&cs);
-	tide_info("%d blocks along %c, %d CPU + %d CUDA workers%s, scheduler %s; output in %s\n",
-	          sim.nblocks, "xyz"[sim.P.grid.axis[0]], rt->ncpu, rt->ncuda,
+	int bx[3];
+	for (int k = 0; k < 3; k++) bx[sim.P.grid.axis[k]] = sim.p[k];
+	tide_info("%d blocks (%d x %d x %d along x, y, z), %d CPU + %d CUDA workers%s, scheduler %s; "
+	          "output in %s\n", sim.nblocks, bx[0], bx[1], bx[2], rt->ncpu, rt->ncuda,
 	          gpu_only ? " (SPH tasks on the GPUs only; --with-cpus to change)" : "", rt->sched,
 	          out.dir);
 

@@ -157,13 +157,15 @@ typedef struct kernel_sum {
 	const tide_case *c;
 	double h, alpha, mass, tait_b;
 	double vw, pvw;        /* sum V_j W, sum p_j V_j W */
+	double vvw[3], rvw;    /* sum v_j V_j W, sum rho_j V_j W */
+	size_t n;              /* fluid particles visited (within 2h) */
 } kernel_sum;
 
 static kernel_sum kernel_sum_init(const tide_particle_set *s, const tide_case *c)
 {
 	double h = tide_case_h(c);
 	kernel_sum k = { s, c, h, tide_kernel_alpha(c->kernel, c->dim, h), tide_case_mass(c),
-		         tide_case_tait_b(c), 0.0, 0.0 };
+		         tide_case_tait_b(c), 0.0, 0.0, {0.0, 0.0, 0.0}, 0.0, 0 };
 	return k;
 }
 
@@ -179,6 +181,11 @@ static void add_kernel(void *ctx, size_t j, double r2)
 	double vw = k->mass / k->s->rho[j] * w;
 	k->vw += vw;
 	k->pvw += tait_pressure(k, k->s->rho[j]) * vw;
+	k->vvw[0] += k->s->vx[j] * vw;
+	k->vvw[1] += k->s->vy[j] * vw;
+	k->vvw[2] += k->s->vz[j] * vw;
+	k->rvw += k->s->rho[j] * vw;
+	k->n++;
 }
 
 static kernel_sum sum_at(const fluid_grid *g, const tide_case *c, const double r[3])
@@ -205,11 +212,24 @@ static double height_on(const fluid_grid *g, const tide_case *c, double x, doubl
 	return height;
 }
 
-static double pressure_on(const fluid_grid *g, const tide_case *c, const double p[3])
+/* Shepard interpolation: sum f_j V_j W / sum V_j W, exact for a constant field. */
+static void sample_on(const fluid_grid *g, const tide_case *c, const double p[3], tide_sample *out)
 {
 	double r[3] = { p[0], c->dim == 3 ? p[1] : 0.0, p[2] };
 	kernel_sum k = sum_at(g, c, r);
-	return k.vw > 0.0 ? k.pvw / k.vw : 0.0;
+	memset(out, 0, sizeof *out);
+	out->nfluid = k.n;
+	if (!(k.vw > 0.0)) return;
+	for (int d = 0; d < 3; d++) out->v[d] = k.vvw[d] / k.vw;
+	out->p = k.pvw / k.vw;
+	out->rho = k.rvw / k.vw;
+}
+
+static double pressure_on(const fluid_grid *g, const tide_case *c, const double p[3])
+{
+	tide_sample smp;
+	sample_on(g, c, p, &smp);
+	return smp.p;
 }
 
 typedef struct neighbour_count {
@@ -266,6 +286,45 @@ double tide_gauge_front(const tide_particle_set *s, const tide_case *c)
 	double v = front_on(&g, c);
 	grid_free(&g);
 	return v;
+}
+
+/* ---- many measurements on one snapshot (tide probe) ---- */
+
+struct tide_fluid_grid {
+	fluid_grid g;
+	const tide_case *c;
+};
+
+tide_fluid_grid *tide_fluid_grid_new(const tide_particle_set *s, const tide_case *c)
+{
+	tide_fluid_grid *fg = malloc(sizeof *fg);
+	if (!fg) {
+		fprintf(stderr, "tide: out of memory for the gauge grid.\n");
+		return NULL;
+	}
+	if (grid_build(&fg->g, s, c)) {
+		free(fg);
+		return NULL;
+	}
+	fg->c = c;
+	return fg;
+}
+
+void tide_fluid_grid_free(tide_fluid_grid *fg)
+{
+	if (!fg) return;
+	grid_free(&fg->g);
+	free(fg);
+}
+
+void tide_fluid_grid_sample(const tide_fluid_grid *fg, const double p[3], tide_sample *out)
+{
+	sample_on(&fg->g, fg->c, p, out);
+}
+
+double tide_fluid_grid_height(const tide_fluid_grid *fg, double x, double y)
+{
+	return height_on(&fg->g, fg->c, x, y);
 }
 
 /* ---- gauges.csv ---- */

@@ -3,6 +3,8 @@
 //   bh_build (bodies RW, velocities RW → cells, meta, groups)
 //   → bh_moments (→ moments)
 //   → bh_walk × nparts (each writes the accelerations of its range of sorted particles).
+// With several ranks (gravity_ranks.c), between moments and walk: bh_vroot, bh_essential for
+// every other rank and the exchanges; after the walk, bh_walk_let × nparts per other rank.
 // The tree arrays are registered without a host copy (home node -1): on a GPU they are made and
 // used there and never cross the bus.  The leapfrog's kick and drift tasks are here too, so that
 // one N-body step is build → moments → walk → kick → drift without leaving the device.
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
 
 static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *src,
@@ -41,6 +44,9 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	restrict_cl(&g->walk_cl, &tide_bh_walk_cl, where);
 	restrict_cl(&g->kick_cl, &tide_bh_kick_cl, where);
 	restrict_cl(&g->drift_cl, &tide_bh_drift_cl, where);
+	restrict_cl(&g->vroot_cl, &tide_bh_vroot_cl, where);
+	restrict_cl(&g->essential_cl, &tide_bh_essential_cl, where);
+	restrict_cl(&g->walk_let_cl, &tide_bh_walk_let_cl, where);
 
 	uint32_t m = n ? n : 1;
 	starpu_vector_data_register(&g->hbody, STARPU_MAIN_RAM, (uintptr_t)body, m, sizeof(bh_body));
@@ -67,6 +73,7 @@ void tide_gravity_submit_build(tide_gravity *g)
 	int ret = starpu_task_insert(&g->build_cl, STARPU_RW, g->hbody, STARPU_RW, g->hvel,
 	                             STARPU_W, g->hcells, STARPU_W, g->hmeta, STARPU_W, g->hgroups,
 	                             STARPU_SCRATCH, g->hbscr, STARPU_VALUE, &g->n, sizeof g->n,
+	                             STARPU_VALUE, &g->universe, sizeof g->universe,
 	                             STARPU_FLOPS, (double)g->n, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_build");
 }
@@ -81,6 +88,7 @@ void tide_gravity_submit_moments(tide_gravity *g)
 
 void tide_gravity_submit_walk(tide_gravity *g)
 {
+	if (g->mpi) tide_gravity_submit_exchange(g); /* in flight while the local walk runs */
 	for (int k = 0; k < g->nparts; k++) {
 		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
@@ -89,6 +97,7 @@ void tide_gravity_submit_walk(tide_gravity *g)
 		                             sizeof g->part[k], 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
+	if (g->mpi) tide_gravity_submit_let_walks(g);
 }
 
 void tide_gravity_submit_kick(tide_gravity *g, float dt)
@@ -118,11 +127,19 @@ void tide_gravity_tree_size(tide_gravity *g, int32_t *ncells, int32_t *ngroups)
 	starpu_data_release(g->hmeta);
 }
 
-void tide_gravity_acquire(tide_gravity *g)
+void tide_gravity_acquire_mode(tide_gravity *g, enum starpu_data_access_mode mode)
 {
-	starpu_data_acquire(g->hbody, STARPU_R);
-	starpu_data_acquire(g->hvel, STARPU_R);
-	for (int k = 0; k < g->nparts; k++) starpu_data_acquire(g->hacc[k], STARPU_R);
+	starpu_data_acquire(g->hbody, mode);
+	starpu_data_acquire(g->hvel, mode);
+	for (int k = 0; k < g->nparts; k++) starpu_data_acquire(g->hacc[k], mode);
+}
+
+void tide_gravity_acquire(tide_gravity *g) { tide_gravity_acquire_mode(g, STARPU_R); }
+
+void tide_gravity_wait(tide_gravity *g)
+{
+	if (g->mpi) starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+	else starpu_task_wait_for_all();
 }
 
 void tide_gravity_release(tide_gravity *g)
@@ -134,6 +151,7 @@ void tide_gravity_release(tide_gravity *g)
 
 void tide_gravity_fini(tide_gravity *g)
 {
+	if (g->mpi) tide_gravity_ranks_fini(g);
 	starpu_data_unregister(g->hbody);
 	starpu_data_unregister(g->hvel);
 	for (int k = 0; k < g->nparts; k++) starpu_data_unregister(g->hacc[k]);

@@ -29,16 +29,20 @@ int tide_sim_check_memory(const tide_sim *sim)
 		const tide_sim_block *k = &sim->blk[b];
 		if (k->owner != sim->rank) continue;
 		owned++;
-		double cells = 4.0 * ((double)(k->range.l1 - k->range.l0) * sim->P.grid.plane + 1);
-		/* a task reads or writes at most the block, its cell table, two halos (or its two
-		 * migrant buffers) and the sort scratch */
-		double task = (double)k->cap * TIDE_BLOCK_BPP + cells + 2 * halo + scratch;
+		double cells = 4.0 * ((double)tide_box_ncell(&k->range) + 1);
+		/* a task reads or writes at most the block, its cell table, the edge (halo) buffers of
+		 * its neighbours or its own migrant buffers, and the sort scratch */
+		int nbuf = k->nnb > k->nface ? k->nnb : k->nface;
+		double task = (double)k->cap * TIDE_BLOCK_BPP + cells + nbuf * halo + scratch;
 		if (task > task_max) { task_max = task; worst = b; }
-		lazy_ram += cells + 4 * halo; /* the block itself is in main memory already */
+		/* the block itself is in main memory already; its edge and migrant buffers are not,
+		 * nor those its neighbours on other ranks send it */
+		lazy_ram += cells + 2.0 * k->nface * halo;
+		for (int j = 0; j < k->nnb; j++)
+			if (sim->blk[k->nb[j]].owner != sim->rank) lazy_ram += 2 * halo;
 	}
 	if (!owned) return 0;
-	/* halos of neighbours on other ranks are received into main memory; one scratch per worker */
-	lazy_ram += 2 * halo + scratch * starpu_cpu_worker_get_count();
+	lazy_ram += scratch * starpu_cpu_worker_get_count(); /* one scratch per worker */
 
 	uint32_t where = tide_sph_forces_cl.where;
 	int on_cpu = !where || (where & STARPU_CPU), on_cuda = !where || (where & STARPU_CUDA);

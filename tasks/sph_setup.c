@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The SPH data as StarPU handles: parameters from the case, the cell grid, the split of the
-// domain into blocks (slabs of cell layers along the longest axis, each holding about the same
-// number of particles), registration of every handle, gathering for output, and rebalancing.
+// domain into blocks (tasks/decomposition.c: slabs or a grid of boxes of about equal estimated
+// cost), registration of every handle, gathering for output, and rebalancing.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "tide/block_interface.h"
 #include "tide/runtime.h"
 #include "tide/codelets.h"
+#include "tide/decomposition.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 
@@ -105,62 +106,50 @@ void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
 	s->rho = v->rho; s->id = v->id; s->type = v->type;
 }
 
-/* Layer ranges with about equal particle counts, each at least one layer. */
-/* Relative cost of a fluid and a boundary particle in a step, for splitting the blocks. */
-#define TIDE_COST_FLUID 4
-#define TIDE_COST_BOUND 1
-
-static void split_layers(const tide_sph_params *P, const uint32_t *per_layer, int nb,
-                         tide_block_arg *r)
+int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
 {
-	int n0 = P->grid.n[P->grid.axis[0]];
-	double total = 0;
-	for (int l = 0; l < n0; l++) total += per_layer[l];
-	int l = 0;
-	double acc = 0;
-	for (int b = 0; b < nb; b++) {
-		r[b].l0 = l;
-		double target = total * (b + 1) / nb;
-		int must_leave = nb - 1 - b; /* layers the remaining blocks need */
-		while (l < n0 - must_leave && (l == r[b].l0 || acc + per_layer[l] * 0.5 <= target)) {
-			acc += per_layer[l];
-			l++;
-		}
-		if (b == nb - 1) l = n0;
-		r[b].l1 = l;
+	int k[3], i[3];
+	tide_cell_k(&sim->P.grid, x, y, z, k);
+	for (int a = 0; a < 3; a++) {
+		i[a] = 0;
+		while (i[a] < sim->p[a] - 1 && k[a] >= sim->cut[a][i[a] + 1]) i[a]++;
 	}
+	return (i[0] * sim->p[1] + i[1]) * sim->p[2] + i[2];
 }
 
+/* Handles of a block: B, C, then its halo and migration buffers. */
+#define TIDE_BLOCK_TAGS 14
+
 /* Registers the blocks of sim->blk[*].range.  counts == NULL: every particle of `all` goes to the
- * block of its cell layer (in the order of `all`); otherwise block b takes the next counts[b]
- * particles of `all`, in order (each must lie in the block's layers).  caps == NULL / halo_cap
+ * block of its cell (in the order of `all`); otherwise block b takes the next counts[b]
+ * particles of `all`, in order (each must lie in the block's box).  caps == NULL / halo_cap
  * == 0: capacities are computed from the counts; otherwise they are the given ones. */
 static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
                         const uint32_t *caps, uint32_t halo_cap)
 {
 	const tide_sph_params *P = &sim->P;
-	int nb = sim->nblocks, n0 = P->grid.n[P->grid.axis[0]];
+	const tide_grid *g = &P->grid;
+	int nb = sim->nblocks;
 	uint32_t *cnt = calloc(nb, sizeof *cnt);
-	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
-	int *owner = malloc(sizeof(int) * (size_t)n0);
+	uint32_t *face = calloc((size_t)nb * 6, sizeof *face);
+	int *where = malloc(sizeof(int) * (all->count ? all->count : 1));
+	tide_block_arg *box = malloc(sizeof *box * (size_t)nb);
 	int ret = -1;
-	if (!cnt || !per_layer || !owner) goto out;
-	for (int b = 0; b < nb; b++)
-		for (int l = sim->blk[b].range.l0; l < sim->blk[b].range.l1; l++) owner[l] = b;
-	for (uint32_t i = 0; i < all->count; i++)
-		per_layer[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])]++;
+	if (!cnt || !face || !where || !box) goto out;
+	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
 	if (counts) {
 		uint32_t i = 0;
 		for (int b = 0; b < nb; b++) {
 			cnt[b] = counts[b];
 			for (uint32_t k = 0; k < counts[b]; k++, i++) {
-				int l = i < all->count ? tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i]) : -1;
-				if (l < sim->blk[b].range.l0 || l >= sim->blk[b].range.l1) {
-					fprintf(stderr, "tide: particle %u (id %u) is not in the cell layers [%d, %d) "
-					        "of its block %d.\n", i, i < all->count ? all->id[i] : 0,
-					        sim->blk[b].range.l0, sim->blk[b].range.l1, b);
+				int c[3];
+				if (i < all->count) tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
+				if (i >= all->count || !tide_box_contains(&box[b], c)) {
+					fprintf(stderr, "tide: particle %u (id %u) is not in the box of its "
+					        "block %d.\n", i, i < all->count ? all->id[i] : 0, b);
 					goto out;
 				}
+				where[i] = b;
 			}
 		}
 		if (i != all->count) {
@@ -168,16 +157,28 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			goto out;
 		}
 	} else {
-		for (uint32_t i = 0; i < all->count; i++)
-			cnt[owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])]]++;
+		for (uint32_t i = 0; i < all->count; i++) {
+			where[i] = tide_sim_block_of(sim, all->x[i], all->y[i], all->z[i]);
+			cnt[where[i]]++;
+		}
 	}
+	/* particles on each face of each block: the halo capacity */
+	for (uint32_t i = 0; i < all->count; i++) {
+		int c[3], lo[3], hi[3];
+		tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
+		tide_box_bounds(&box[where[i]], lo, hi);
+		for (int k = 0; k < 3; k++) {
+			if (c[k] == lo[k]) face[6 * where[i] + 2 * k]++;
+			if (c[k] == hi[k] - 1) face[6 * where[i] + 2 * k + 1]++;
+		}
+	}
+	uint32_t maxface = 0;
+	for (int f = 0; f < 6 * nb; f++)
+		if (face[f] > maxface) maxface = face[f];
 
 	/* Room to grow: blocks gain particles as the flow moves; the run rebalances before a
 	 * block or a halo fills up (tide_sim_step checks). */
-	uint32_t maxlayer = 0;
-	for (int l = 0; l < n0; l++)
-		if (per_layer[l] > maxlayer) maxlayer = per_layer[l];
-	sim->halo_cap = halo_cap ? halo_cap : 2 * maxlayer + 256;
+	sim->halo_cap = halo_cap ? halo_cap : 2 * maxface + 256;
 	uint32_t avg = (uint32_t)(all->count / (uint32_t)nb);
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {
@@ -189,7 +190,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			goto out;
 		}
 		k->cap = cap;
-		k->owner = (int)((long)b * sim->size / nb);
+		k->owner = tide_decomp_owner(sim->p, b, sim->size);
 		if (cap > maxcap) maxcap = cap;
 		if (k->owner != sim->rank) continue;
 		k->host = tide_block_alloc_host(cap);
@@ -200,14 +201,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 	}
 	for (int b = 0; b < nb; b++) cnt[b] = 0;
-	for (uint32_t i = 0, kb = 0; i < all->count; i++) {
-		int b;
-		if (counts) {
-			while (cnt[kb] == counts[kb]) kb++;
-			b = (int)kb;
-		} else {
-			b = owner[tide_layer_of(&P->grid, all->x[i], all->y[i], all->z[i])];
-		}
+	for (uint32_t i = 0; i < all->count; i++) {
+		int b = where[i];
 		if (!sim->blk[b].host) {
 			cnt[b]++;
 			continue;
@@ -217,33 +212,52 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	}
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		uint32_t ncell = (uint32_t)(k->range.l1 - k->range.l0) * P->grid.plane;
+		int slot[6], nbface[26];
+		k->nface = tide_face_slots(g, &k->range, slot);
+		k->nnb = tide_decomp_neighbours(g, box, nb, b, k->nb, nbface);
+		for (int j = 0; j < k->nnb; j++) {
+			int ns[6];
+			tide_face_slots(g, &box[k->nb[j]], ns);
+			k->nb_slot[j] = ns[nbface[j]];
+			if (ns[nbface[j]] < 0) {
+				fprintf(stderr, "tide: internal error: block %d has no face toward block %d.\n",
+				        k->nb[j], b);
+				goto out;
+			}
+		}
 		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
 		else tide_block_register(&k->B, -1, NULL, k->cap, cnt[b]);
-		starpu_vector_data_register(&k->C, -1, 0, ncell + 1, sizeof(uint32_t));
-		tide_block_register(&k->HL, -1, NULL, sim->halo_cap, 0);
-		tide_block_register(&k->HR, -1, NULL, sim->halo_cap, 0);
-		tide_block_register(&k->ML, -1, NULL, sim->halo_cap, 0);
-		tide_block_register(&k->MR, -1, NULL, sim->halo_cap, 0);
+		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
+		for (int f = 0; f < k->nface; f++) {
+			tide_block_register(&k->H[f], -1, NULL, sim->halo_cap, 0);
+			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
+		}
 		if (sim->mpi) {
 			/* everything of a block lives on its owner; StarPU-MPI sends the halos and
 			 * migrants a neighbour on another rank reads */
-			starpu_data_handle_t hs[6] = {k->B, k->C, k->HL, k->HR, k->ML, k->MR};
-			for (int j = 0; j < 6; j++)
-				starpu_mpi_data_register(hs[j], sim->tag0 + 6 * b + j, k->owner);
+			int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * b;
+			starpu_mpi_data_register(k->B, t, k->owner);
+			starpu_mpi_data_register(k->C, t + 1, k->owner);
+			for (int f = 0; f < k->nface; f++) {
+				starpu_mpi_data_register(k->H[f], t + 2 + f, k->owner);
+				starpu_mpi_data_register(k->M[f], t + 8 + f, k->owner);
+			}
 		}
 	}
 	starpu_vector_data_register(&sim->scratch, -1, 0, tide_sort_scratch_bytes(maxcap), 1);
 	ret = 0;
 out:
 	free(cnt);
-	free(per_layer);
-	free(owner);
+	free(face);
+	free(where);
+	free(box);
 	return ret;
 }
 
-/* What both setups share before the split: parameters, grid check, block table, MPI tags. */
-static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks)
+/* What both setups share before the split: parameters, grid check, block grid, MPI tags.
+ * With boxes == NULL the grid comes from the case's decomposition and nblocks, otherwise from
+ * the boxes (a restart). */
+static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tide_block_arg *boxes)
 {
 	memset(sim, 0, sizeof *sim);
 	sim->c = c;
@@ -260,23 +274,34 @@ static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks)
 		        "a 32-bit cell key allows; shrink 'domain' or raise 'dp'.\n", c->path, ncells);
 		return -1;
 	}
-	int n0 = g->n[g->axis[0]];
 	sim->nblocks_wanted = nblocks;
-	sim->nblocks = nblocks < 1 ? 1 : (nblocks > n0 ? n0 : nblocks);
+	for (int k = 0; k < 3; k++) {
+		sim->cut[k] = calloc((size_t)(nblocks > 0 ? nblocks : 1) + g->n[g->axis[k]] + 1, sizeof(int));
+		if (!sim->cut[k]) return -1;
+	}
+	if (boxes) {
+		if (tide_decomp_from_boxes(g, boxes, nblocks, sim->p, sim->cut)) {
+			fprintf(stderr, "tide: the %d block boxes are not an aligned grid of the %dx%dx%d "
+			        "cells.\n", nblocks, g->n[g->axis[0]], g->n[g->axis[1]], g->n[g->axis[2]]);
+			return -1;
+		}
+	} else {
+		char err[256];
+		if (tide_decomp_grid(g, c->decomp, nblocks, sim->p, err, sizeof err)) {
+			fprintf(stderr, "tide: %s: %s.\n", c->path, err);
+			return -1;
+		}
+	}
+	sim->nblocks = sim->p[0] * sim->p[1] * sim->p[2];
 	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
 	if (!sim->blk) return -1;
-	if (sim->mpi) sim->tag0 = starpu_mpi_tags_allocate(6 * sim->nblocks + 4);
+	if (sim->mpi) sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 4);
 	return 0;
 }
 
-/* What both setups share after the blocks: zero-particle halos and the step reductions. */
+/* What both setups share after the blocks: the step reductions. */
 static void setup_end(tide_sim *sim, const tide_block_view *all)
 {
-	for (int k = 0; k < 2; k++) {
-		sim->empty_mem[k] = tide_block_alloc_host(1);
-		tide_block_register(k ? &sim->empty_hi : &sim->empty_lo, STARPU_MAIN_RAM,
-		                    sim->empty_mem[k], 1, 0);
-	}
 	tide_step_reduce_init(&sim->red_host);
 	tide_step_reduce_init(&sim->red2_host);
 	starpu_variable_data_register(&sim->red, STARPU_MAIN_RAM, (uintptr_t)&sim->red_host,
@@ -286,59 +311,42 @@ static void setup_end(tide_sim *sim, const tide_block_view *all)
 	starpu_data_set_reduction_methods(sim->red, &tide_dt_redux_cl, &tide_dt_init_cl);
 	starpu_data_set_reduction_methods(sim->red2, &tide_dt_redux_cl, &tide_dt_init_cl);
 	if (sim->mpi) {
-		/* the reductions are owned by rank 0 and sent to all; zero-particle halos exist on
-		 * every rank */
-		int64_t t = sim->tag0 + 6 * sim->nblocks;
+		/* the reductions are owned by rank 0 and sent to all */
+		int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * sim->nblocks;
 		starpu_mpi_data_register(sim->red, t, 0);
 		starpu_mpi_data_register(sim->red2, t + 1, 0);
-		starpu_mpi_data_register(sim->empty_lo, t + 2, STARPU_MPI_PER_NODE);
-		starpu_mpi_data_register(sim->empty_hi, t + 3, STARPU_MPI_PER_NODE);
 	}
 	sim->n_total = all->count;
 	sim->last.count = all->count;
 }
 
-int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+/* Blocks of equal cost along every cut axis: estimated (w == NULL) or measured (weights). */
+static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_view *all,
+                          int nblocks, const float *w)
 {
-	if (setup_begin(sim, c, nblocks)) return -1;
-	const tide_grid *g = &sim->P.grid;
-	int n0 = g->n[g->axis[0]];
-	uint32_t *per_layer = calloc((size_t)n0, sizeof *per_layer);
-	tide_block_arg *r = malloc(sizeof *r * (size_t)sim->nblocks);
-	if (!per_layer || !r) return -1;
-	/* blocks of equal cost rather than equal count: a fixed-wall boundary particle only
-	 * interacts with fluid neighbours, so it costs a fraction of a fluid particle */
-	for (uint32_t i = 0; i < all->count; i++)
-		per_layer[tide_layer_of(g, all->x[i], all->y[i], all->z[i])] +=
-		        all->type[i] == TIDE_FLUID ? TIDE_COST_FLUID : TIDE_COST_BOUND;
-	split_layers(&sim->P, per_layer, sim->nblocks, r);
-	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = r[b];
-	free(per_layer);
-	free(r);
+	if (setup_begin(sim, c, nblocks, NULL)) return -1;
+	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
+	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
 	if (register_all(sim, all, NULL, NULL, 0)) return -1;
 	setup_end(sim, all);
 	return 0;
+}
+
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+{
+	return setup_weighted(sim, c, all, nblocks, NULL);
 }
 
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
                           const uint32_t *caps, uint32_t halo_cap)
 {
-	if (setup_begin(sim, c, nblocks)) return -1;
-	int n0 = sim->P.grid.n[sim->P.grid.axis[0]];
-	if (sim->nblocks != nblocks) {
-		fprintf(stderr, "tide: %d blocks asked for a grid of %d cell layers.\n", nblocks, n0);
+	if (nblocks < 1) {
+		fprintf(stderr, "tide: %d blocks: at least one is needed.\n", nblocks);
 		return -1;
 	}
-	for (int b = 0; b < nblocks; b++) {
-		if (ranges[b].l0 != (b ? ranges[b - 1].l1 : 0) || ranges[b].l1 <= ranges[b].l0 ||
-		    (b == nblocks - 1 && ranges[b].l1 != n0)) {
-			fprintf(stderr, "tide: the block layer ranges do not tile the %d cell layers "
-			        "(block %d: [%d, %d)).\n", n0, b, ranges[b].l0, ranges[b].l1);
-			return -1;
-		}
-		sim->blk[b].range = ranges[b];
-	}
+	if (setup_begin(sim, c, nblocks, ranges)) return -1;
+	for (int b = 0; b < nblocks; b++) sim->blk[b].range = ranges[b];
 	if (register_all(sim, all, counts, caps, halo_cap)) return -1;
 	setup_end(sim, all);
 	return 0;
@@ -409,21 +417,22 @@ static void unregister_all(tide_sim *sim)
 		tide_sim_block *k = &sim->blk[b];
 		starpu_data_unregister(k->B);
 		starpu_data_unregister(k->C);
-		starpu_data_unregister(k->HL);
-		starpu_data_unregister(k->HR);
-		starpu_data_unregister(k->ML);
-		starpu_data_unregister(k->MR);
+		for (int f = 0; f < k->nface; f++) {
+			starpu_data_unregister(k->H[f]);
+			starpu_data_unregister(k->M[f]);
+		}
 		if (k->host) tide_block_free_host(k->host, k->cap);
 	}
 	starpu_data_unregister(sim->scratch);
-	starpu_data_unregister(sim->empty_lo);
-	starpu_data_unregister(sim->empty_hi);
-	for (int k = 0; k < 2; k++) tide_block_free_host(sim->empty_mem[k], 1);
 	starpu_data_unregister(sim->red);
 	starpu_data_unregister(sim->red2);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
 	free(sim->blk);
 	sim->blk = NULL;
+	for (int k = 0; k < 3; k++) {
+		free(sim->cut[k]);
+		sim->cut[k] = NULL;
+	}
 }
 
 void tide_sim_free(tide_sim *sim)
@@ -431,23 +440,75 @@ void tide_sim_free(tide_sim *sim)
 	if (sim->blk) unregister_all(sim);
 }
 
-int tide_sim_rebalance(tide_sim *sim)
+/* Gathers every particle on every rank and splits them again (weights: see setup_weighted);
+ * block_time (or NULL) turns the measured time of each old block into per-particle weights. */
+static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                     uint32_t *fluid_new)
 {
-	/* every rank gets every particle and splits them again the same way */
 	void *mem = NULL;
 	tide_block_view all;
-	if (tide_sim_gather(sim, -1, &mem, &all)) {
+	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
+	float *w = NULL;
+	if (!counts || tide_sim_gather_blocks(sim, -1, &mem, &all, counts)) {
 		free(mem);
+		free(counts);
 		return -1;
 	}
+	if (block_time) {
+		/* a block's particles share its measured time in proportion to their estimated
+		 * cost: weight = estimate * (measured / estimated) of their block */
+		w = malloc(sizeof *w * (all.count ? all.count : 1));
+		double *est = calloc((size_t)sim->nblocks, sizeof *est), tsum = 0, esum = 0;
+		if (!w || !est) abort();
+		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
+			while (k >= counts[b]) { k = 0; b++; }
+			est[b] += tide_decomp_cost(all.type[i]);
+		}
+		for (int b = 0; b < sim->nblocks; b++) {
+			tsum += block_time[b];
+			esum += est[b];
+		}
+		double mean = esum > 0 && tsum > 0 ? tsum / esum : 1.0;
+		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
+			while (k >= counts[b]) { k = 0; b++; }
+			double f = est[b] > 0 && block_time[b] > 0 ? block_time[b] / est[b] / mean : 1.0;
+			/* at most a factor 2 either way per move: timings are noisy (a task preempted on
+			 * a shared core looks slow) and one bad window must not throw the cuts over */
+			f = f < 0.5 ? 0.5 : (f > 2.0 ? 2.0 : f);
+			w[i] = (float)(tide_decomp_cost(all.type[i]) * f);
+		}
+		free(est);
+	}
+	if (fluid_old)
+		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
+			while (k >= counts[b]) { k = 0; b++; }
+			fluid_old[sim->blk[b].owner] += all.type[i] == TIDE_FLUID;
+		}
 	tide_sim saved = *sim;
 	unregister_all(sim);
-	int ret = tide_sim_setup(sim, saved.c, &all, saved.nblocks_wanted);
+	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w);
+	if (!ret && fluid_new)
+		for (uint32_t i = 0; i < all.count; i++)
+			fluid_new[sim->blk[tide_sim_block_of(sim, all.x[i], all.y[i], all.z[i])].owner] +=
+			        all.type[i] == TIDE_FLUID;
 	free(mem);
+	free(counts);
+	free(w);
 	sim->step = saved.step;
 	sim->t = saved.t;
 	sim->verlet_count = saved.verlet_count;
 	sim->last = saved.last;
 	sim->rebalances = saved.rebalances + 1;
 	return ret;
+}
+
+int tide_sim_rebalance(tide_sim *sim)
+{
+	return rebalance(sim, NULL, NULL, NULL);
+}
+
+int tide_sim_rebalance_measured(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                                uint32_t *fluid_new)
+{
+	return rebalance(sim, block_time, fluid_old, fluid_new);
 }

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // One SPH time step as StarPU tasks: the whole task graph of a step is in this file.
 //
-// per block b (slab of cell layers [l0, l1)):
+// per block b (a box of cells; its neighbours n are the blocks touching it, up to 26):
 //   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
-//   halo_pack(B[b]) -> HL[b], HR[b]       first / last cell layer, for blocks b-1 / b+1
+//   halo_pack(B[b]) -> H[b][f]            boundary cell layer of every face f with neighbours
 //   dt_init(red)                          (once) reset of the step reduction
-//   sph_forces(B[b], C[b], HR[b-1], HL[b+1]) -> red (REDUX: CFL time step, health)
+//   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
+//                                         each neighbour the face that faces b
 //   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector)
-//   migrate_pack(B[b]) -> ML[b], MR[b]    particles that left the slab
-//   migrate_unpack(B[b], MR[b-1], ML[b+1])
+//   migrate_pack(B[b]) -> M[b][f]         particles that left the box, by the face they crossed
+//   migrate_unpack(B[b], M[n][f_nb]...)   those of them inside b's box
 // The host then reads the reduction (the one value per step the algorithm needs: the global
-// time step) to advance the clock and check the run is still physical.  Blocks on the domain's
-// two ends see zero-particle halos.
+// time step) to advance the clock and check the run is still physical.  With 1-D slabs a block
+// has two faces and two neighbours: the multi-GPU paper's scheme.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,47 +31,62 @@
 	                          "task insert")
 
 /* With --profile, every task reports its execution and data-wait time to step_profile.c. */
-#define PROFILE(kind) STARPU_CALLBACK_WITH_ARG_NFREE, tide_profile_enabled() ? tide_profile_cb : NULL, \
-	(void *)(intptr_t)(kind)
+#define PROFILE(kind) PROFILE_B(kind, -1)
+/* ... and with the load balancer on, the time of block b's tasks (tasks/load_balance.c). */
+#define PROFILE_B(kind, b) STARPU_CALLBACK_WITH_ARG_NFREE,                                     \
+	tide_profile_enabled() || tide_profile_blocks_enabled() ? tide_profile_cb : NULL,         \
+	tide_profile_arg(kind, b)
 
-static starpu_data_handle_t lower_halo(tide_sim *sim, int b)
+/* A task's data: fixed handles first, then a variable list (halos, face buffers). */
+typedef struct data_list {
+	struct starpu_data_descr d[3 + TIDE_MAX_NEIGHBOURS];
+	int n;
+} data_list;
+
+static void add(data_list *l, starpu_data_handle_t h, enum starpu_data_access_mode mode)
 {
-	return b > 0 ? sim->blk[b - 1].HR : sim->empty_lo;
-}
-static starpu_data_handle_t upper_halo(tide_sim *sim, int b)
-{
-	return b < sim->nblocks - 1 ? sim->blk[b + 1].HL : sim->empty_hi;
+	l->d[l->n].handle = h;
+	l->d[l->n].mode = mode;
+	l->n++;
 }
 
-static void submit_sort(tide_sim *sim)
+static void submit_sort(tide_sim *sim, struct starpu_codelet *cl)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, &tide_cell_sort_cl, STARPU_RW, k->B, STARPU_W, k->C,
+		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_W, k->C,
 		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE(TIDE_K_SORT), 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE_B(TIDE_K_SORT, b), 0);
 	}
 }
 
-static void submit_halos(tide_sim *sim)
+static void submit_halos(tide_sim *sim, struct starpu_codelet *cl)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, &tide_halo_pack_cl, STARPU_R, k->B, STARPU_R, k->C,
-		        STARPU_W, k->HL, STARPU_W, k->HR, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE(TIDE_K_HALO), 0);
+		data_list l = {.n = 0};
+		add(&l, k->B, STARPU_R);
+		add(&l, k->C, STARPU_R);
+		add(&l, sim->scratch, STARPU_SCRATCH);
+		for (int f = 0; f < k->nface; f++) add(&l, k->H[f], STARPU_W);
+		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(TIDE_K_HALO, b), 0);
 	}
 }
 
-static void submit_forces(tide_sim *sim, starpu_data_handle_t red)
+static void submit_forces(tide_sim *sim, starpu_data_handle_t red, struct starpu_codelet *cl)
 {
 	SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", PROFILE(TIDE_K_DT), 0);
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl, STARPU_RW, k->B, STARPU_R, k->C,
-		        STARPU_R, lower_halo(sim, b), STARPU_R, upper_halo(sim, b), sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red,
+		data_list l = {.n = 0};
+		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
+		int nh = k->nnb;
+		/* the reduction is not in the array: StarPU-MPI reads STARPU_MPI_REDUX only there */
+		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
+		        sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red, STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "sph_forces", PROFILE(TIDE_K_FORCES), 0);
+		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
 	/* contributions of other ranks reach the owner (rank 0) */
 	if (sim->mpi) starpu_mpi_redux_data(MPI_COMM_WORLD, red);
@@ -83,26 +99,45 @@ static void submit_integrate(tide_sim *sim, int stage)
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
-		        STARPU_NAME, "integrate", PROFILE(TIDE_K_INTEGRATE), 0);
+		        STARPU_NAME, "integrate", PROFILE_B(TIDE_K_INTEGRATE, b), 0);
 	}
 }
 
-static void submit_migration(tide_sim *sim)
+void tide_sim_submit_migration(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, &tide_migrate_pack_cl, STARPU_RW, k->B, STARPU_W, k->ML,
-		        STARPU_W, k->MR, STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P,
-		        sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_NAME, "migrate_pack", PROFILE(TIDE_K_MIG_PACK), 0);
+		data_list l = {.n = 0};
+		add(&l, k->B, STARPU_RW);
+		add(&l, sim->scratch, STARPU_SCRATCH);
+		for (int f = 0; f < k->nface; f++) add(&l, k->M[f], STARPU_W);
+		SUBMIT(sim, &tide_migrate_pack_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
+		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
+		        STARPU_NAME, "migrate_pack", PROFILE_B(TIDE_K_MIG_PACK, b), 0);
 	}
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		starpu_data_handle_t from_lo = b > 0 ? sim->blk[b - 1].MR : sim->empty_lo;
-		starpu_data_handle_t from_hi = b < sim->nblocks - 1 ? sim->blk[b + 1].ML : sim->empty_hi;
-		SUBMIT(sim, &tide_migrate_unpack_cl, STARPU_RW, k->B, STARPU_R,
-		        from_lo, STARPU_R, from_hi, STARPU_NAME, "migrate_unpack", PROFILE(TIDE_K_MIG_UNPACK), 0);
+		data_list l = {.n = 0};
+		tide_unpack_arg U = {.nsrc = k->nnb};
+		add(&l, k->B, STARPU_RW);
+		add(&l, sim->scratch, STARPU_SCRATCH);
+		for (int j = 0; j < k->nnb; j++) {
+			add(&l, sim->blk[k->nb[j]].M[k->nb_slot[j]], STARPU_R);
+			U.src[j] = sim->blk[k->nb[j]].range;
+		}
+		SUBMIT(sim, &tide_migrate_unpack_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
+		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
+		        STARPU_VALUE, &U, sizeof U, STARPU_NAME, "migrate_unpack",
+		        PROFILE_B(TIDE_K_MIG_UNPACK, b), 0);
 	}
+}
+
+void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
+                                 struct starpu_codelet *halo, struct starpu_codelet *forces)
+{
+	submit_sort(sim, sort ? sort : &tide_cell_sort_cl);
+	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
+	submit_forces(sim, sim->red, forces ? forces : sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl);
 }
 
 /* The stop conditions of a weakly compressible run: NaN/Inf anywhere, density beyond the range
@@ -137,9 +172,8 @@ static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 
 int tide_sim_step(tide_sim *sim)
 {
-	submit_sort(sim);
-	submit_halos(sim);
-	submit_forces(sim, sim->red);
+	struct starpu_codelet *forces = sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl;
+	tide_sim_submit_forces_with(sim, NULL, NULL, forces);
 	if (sim->integrator == 0) {
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
@@ -147,11 +181,11 @@ int tide_sim_step(tide_sim *sim)
 		sim->verlet_count = euler ? 0 : sim->verlet_count + 1;
 	} else {
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
-		submit_halos(sim);
-		submit_forces(sim, sim->red2);
+		submit_halos(sim, &tide_halo_pack_cl);
+		submit_forces(sim, sim->red2, forces);
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
 	}
-	submit_migration(sim);
+	tide_sim_submit_migration(sim);
 
 	if (sim->mpi) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, sim->red);
 	starpu_data_acquire(sim->red, STARPU_R);

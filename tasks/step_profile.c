@@ -2,11 +2,13 @@
 // Per-task-family time breakdown of the SPH step (see step_profile.h).
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <starpu.h>
 #include <starpu_profiling.h>
 #include "tide/step_profile.h"
 
-static int enabled;
+static int enabled, blocks_enabled, nblk;
+static double *blk_s;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double exec_s[TIDE_K_COUNT], data_s[TIDE_K_COUNT];
 static long ntasks[TIDE_K_COUNT];
@@ -21,6 +23,29 @@ void tide_profile_enable(void)
 
 int tide_profile_enabled(void) { return enabled; }
 
+void tide_profile_enable_blocks(int nblocks)
+{
+	pthread_mutex_lock(&lock);
+	free(blk_s);
+	blk_s = calloc((size_t)(nblocks > 0 ? nblocks : 1), sizeof *blk_s);
+	nblk = blk_s ? nblocks : 0;
+	blocks_enabled = 1;
+	pthread_mutex_unlock(&lock);
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+}
+
+int tide_profile_blocks_enabled(void) { return blocks_enabled; }
+
+void tide_profile_block_times(double *out, int nblocks, int reset)
+{
+	pthread_mutex_lock(&lock);
+	for (int b = 0; b < nblocks; b++) {
+		out[b] = b < nblk ? blk_s[b] : 0;
+		if (reset && b < nblk) blk_s[b] = 0;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 static double span(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
@@ -29,15 +54,19 @@ static double span(const struct timespec *a, const struct timespec *b)
 void tide_profile_cb(void *arg)
 {
 	struct starpu_task *t = starpu_task_get_current();
-	int k = (int)(intptr_t)arg;
-	if (!t || !t->profiling_info || k < 0 || k >= TIDE_K_COUNT) return;
+	intptr_t a = (intptr_t)arg;
+	int k = (int)(a % TIDE_K_COUNT), b = (int)(a / TIDE_K_COUNT) - 1;
+	if (!t || !t->profiling_info || k < 0) return;
 	const struct starpu_profiling_task_info *p = t->profiling_info;
 	double e = span(&p->start_time, &p->end_time);
 	double d = span(&p->acquire_data_start_time, &p->acquire_data_end_time);
 	pthread_mutex_lock(&lock);
-	exec_s[k] += e > 0 ? e : 0;
-	data_s[k] += d > 0 ? d : 0;
-	ntasks[k]++;
+	if (enabled) {
+		exec_s[k] += e > 0 ? e : 0;
+		data_s[k] += d > 0 ? d : 0;
+		ntasks[k]++;
+	}
+	if (blocks_enabled && b >= 0 && b < nblk) blk_s[b] += e > 0 ? e : 0;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -112,7 +112,7 @@ static void one_case(const char *what, uint32_t n, enum layout lay, int have_cud
 	int nx = 24, ny = 7, nz = 13;
 	double cell = 0.04;
 	tide_sph_params P = make_params(nx, ny, nz, cell);
-	tide_block_arg A = {.l0 = 5, .l1 = 17};
+	tide_block_arg A = {.l0 = 5, .l1 = 17, .lo1 = 0, .hi1 = ny, .lo2 = 0, .hi2 = nz, .split = 1};
 	uint32_t ncell = (uint32_t)(A.l1 - A.l0) * P.grid.plane;
 	uint32_t cap = n + 17;
 	void *mem = tide_block_alloc_host(cap), *ref = malloc((size_t)cap * TIDE_BLOCK_BPP);

@@ -94,13 +94,23 @@ fi
 expect host_oom 1 "out of host memory for" bash -c 'ulimit -v 2000000 && exec "$@"' _ \
 	env STARPU_NCUDA=0 "$tide" run "$src/cases/spheric2.yaml" --dp 0.002 --no-output --quiet --out "$work/oom"
 grep -qF -- "--dp" "$work/host_oom.err" || fail "host_oom: the message does not say what to do"
-# what StarPU would allocate lazily (cell tables, halos, scratch) does not fit its memory limit:
-# refused before the first step (the same check compares a block's task with each GPU's memory)
+# what StarPU allocates lazily (cell tables, halos, scratch) does not fit its memory limit: the
+# smallest STARPU_LIMIT_CPU_MEM (MiB) that still holds the particle blocks leaves no room for it
 big=("$src/cases/dambreak2d.yaml" --dp 0.0025 --max-steps 2 --no-output --quiet --out "$work/lim")
-expect memory_limit 1 "(STARPU_LIMIT_CPU_MEM=4 MiB)" env STARPU_LIMIT_CPU_MEM=4 "$tide" run "${big[@]}"
-# ... and past the check, the allocation itself: StarPU would retry for ever, tide gives up
-expect allocation_watchdog 1 "out of memory on the host" env STARPU_LIMIT_CPU_MEM=4 \
-	TIDE_TEST_SKIP_MEMORY_CHECK=1 TIDE_ALLOC_WAIT_S=2 "$tide" run "${big[@]}"
+lim=
+for m in $(seq 1 64); do
+	STARPU_LIMIT_CPU_MEM=$m timeout -k 10 120 "$tide" run "${big[@]}" >/dev/null 2>"$work/lim.err"
+	grep -q "out of host memory for a block" "$work/lim.err" || { lim=$m; break; }
+done
+if [ -z "$lim" ]; then
+	fail "memory_limit: the blocks do not fit in 64 MiB: $(head -c 300 "$work/lim.err")"
+else
+	# refused before the first step (the same check compares a block's task with each GPU)
+	expect memory_limit 1 "(STARPU_LIMIT_CPU_MEM=$lim MiB)" env STARPU_LIMIT_CPU_MEM=$lim "$tide" run "${big[@]}"
+	# ... and past the check, the allocation itself: StarPU would retry for ever, tide gives up
+	expect allocation_watchdog 1 "out of memory on the host" env STARPU_LIMIT_CPU_MEM=$lim \
+		TIDE_TEST_SKIP_MEMORY_CHECK=1 TIDE_ALLOC_WAIT_S=2 "$tide" run "${big[@]}"
+fi
 
 # ---- running simulations that go wrong ----
 expect density_blowup 1 "fluid density reached" "$tide" run "${dam[@]}" --set physics.coefsound=0.5 \

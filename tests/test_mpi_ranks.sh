@@ -5,7 +5,8 @@
 # they live, halos and migrants travel through StarPU-MPI, and the time step is an MPI
 # reduction.  With 4 ranks and 6 blocks some ranks hold blocks that start with no fluid at all.
 # A third variant re-splits the blocks every 60 steps (all particles gathered and dealt out
-# again on every rank) on 3 ranks: ids and results still match the 1-rank run.
+# again on every rank) on 3 ranks: ids and results still match the 1-rank run.  The fourth cuts
+# the domain into a 2-D grid of boxes.
 # usage: test_mpi_ranks.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -15,19 +16,26 @@ mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
 [ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
 args=(run "$src/cases/dambreak2d.yaml" --dp 0.01 --max-steps 240 --set time.output=0.004 --quiet)
 # name: blocks and extra options
-for variant in "4" "6" "6 --rebalance-every 60"; do
+# A 2-D grid of boxes: 2 x 2 on 2 and 4 ranks (with 4 ranks every rank owns one box, so halos
+# and migrants cross rank boundaries along both axes, corners included).
+for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2"; do
 	set -- $variant; nb=$1; shift
 	extra=("$@")
-	STARPU_NCPU=1 "$tide" "${args[@]}" --blocks $nb "${extra[@]}" --out "$work/r1_$nb"
-	nps="2 3 4"; [ ${#extra[@]} -gt 0 ] && nps=3
+	v=$((${v:-0} + 1))
+	STARPU_NCPU=1 "$tide" "${args[@]}" --blocks $nb "${extra[@]}" --out "$work/r1_$v"
+	case "${extra[*]}" in
+		"") nps="2 3 4" ;;
+		*decomposition*) nps="2 4" ;;
+		*) nps=3 ;;
+	esac
 	for np in $nps; do
-		"${mpi[@]}" -np $np "$tide" "${args[@]}" --blocks $nb "${extra[@]}" --out "$work/r${np}_$nb"
-		cmp "$work/r1_$nb/gauges.csv" "$work/r${np}_$nb/gauges.csv" ||
+		"${mpi[@]}" -np $np "$tide" "${args[@]}" --blocks $nb "${extra[@]}" --out "$work/r${np}_$v"
+		cmp "$work/r1_$v/gauges.csv" "$work/r${np}_$v/gauges.csv" ||
 			{ echo "FAIL: gauges of $np ranks ($nb blocks) differ from 1 rank"; exit 1; }
-		for f in "$work/r1_$nb"/particles_*.vtp; do
-			cmp "$f" "$work/r${np}_$nb/$(basename "$f")" ||
+		for f in "$work/r1_$v"/particles_*.vtp; do
+			cmp "$f" "$work/r${np}_$v/$(basename "$f")" ||
 				{ echo "FAIL: $(basename "$f") of $np ranks ($nb blocks) differs from 1 rank"; exit 1; }
 		done
-		echo "ok: $np ranks, $nb blocks ${extra[*]}: $(ls "$work/r1_$nb"/particles_*.vtp | wc -l) outputs identical to 1 rank"
+		echo "ok: $np ranks, $nb blocks ${extra[*]}: $(ls "$work/r1_$v"/particles_*.vtp | wc -l) outputs identical to 1 rank"
 	done
 done

@@ -14,39 +14,11 @@
 #include "tide/case.h"
 #include "tide/output.h"
 #include "tide/sph_kernel.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                              \
-	do {                                                                              \
-		if (!(cond)) {                                                                \
-			failures++;                                                               \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);          \
-			fprintf(stderr, __VA_ARGS__);                                             \
-			fputc('\n', stderr);                                                      \
-		}                                                                             \
-	} while (0)
-
-static char tmpdir[256];
+#include "test_util.h"
 
 static void path_in_tmp(char *out, size_t n, const char *name)
 {
 	snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
-/* Whole file in memory, NUL-terminated; *len excludes the NUL. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-	fclose(f);
-	if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
-	return buf;
 }
 
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
@@ -78,18 +50,7 @@ static char *capture_end(void)
 
 static tide_case make_case(int dim, double dp, int kernel)
 {
-	tide_case c;
-	memset(&c, 0, sizeof c);
-	strcpy(c.name, "test");
-	c.dim = dim;
-	c.dp = dp;
-	c.coefh = 1.2;
-	c.rho0 = 1000.0;
-	c.gamma = 7.0;
-	c.c0 = 10.0 * sqrt(9.81 * 0.5);
-	c.kernel = kernel;
-	c.gravity[2] = -9.81;
-	return c;
+	return test_make_case(dim, dp, 1.2, 10.0, kernel);
 }
 
 /* Density whose Tait pressure is p. */
@@ -512,21 +473,9 @@ static void test_errors(void)
 	tide_pset_free(&s);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(path);
-}
-
 int main(void)
 {
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(tmpdir, sizeof tmpdir, "%s/tide_test_output.XXXXXX", base);
-	if (!mkdtemp(tmpdir)) {
-		fprintf(stderr, "cannot create a temporary directory in %s: %s\n", base, strerror(errno));
-		return 1;
-	}
-	printf("test_output in %s\n", tmpdir);
+	if (test_tmpdir_create("test_output")) return 1;
 	test_vtp();
 	test_pvd();
 	test_gauges_hydrostatic(TIDE_KERNEL_WENDLAND);
@@ -536,11 +485,5 @@ int main(void)
 	test_gauges_csv();
 	test_summary();
 	test_errors();
-	if (failures) {
-		printf("test_output: %d check(s) FAILED; files kept in %s\n", failures, tmpdir);
-		return 1;
-	}
-	nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	printf("test_output: all checks passed\n");
-	return 0;
+	return test_finish("test_output");
 }

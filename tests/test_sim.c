@@ -37,6 +37,7 @@ typedef struct state {
 	long step;
 	int ok;
 	uint32_t migrated;   /* particles whose block differs from their initial one */
+	uint32_t crossed;    /* ... in the same layers of axis[0]: they crossed a face of another axis */
 } state;
 
 static void state_alloc(state *s, uint32_t n)
@@ -119,16 +120,14 @@ static void run(const tide_case *c, const tide_block_view *all, int nblocks, int
 	s->step = sim.step;
 	s->ok = gather_check(&sim, all->count, what, s, 1) == 0;
 	/* how many particles migration has moved to another block */
-	int *owner = malloc(sizeof(int) * (size_t)sim.P.grid.n[sim.P.grid.axis[0]]);
-	for (int b = 0; b < sim.nblocks; b++)
-		for (int l = sim.blk[b].range.l0; l < sim.blk[b].range.l1; l++) owner[l] = b;
-	s->migrated = 0;
+	s->migrated = s->crossed = 0;
 	for (uint32_t i = 0; i < all->count && s->ok; i++) {
 		uint32_t id = all->id[i];
-		s->migrated += owner[tide_layer_of(&sim.P.grid, all->x[i], all->y[i], all->z[i])] !=
-		               owner[tide_layer_of(&sim.P.grid, s->x[id], s->y[id], s->z[id])];
+		int b0 = tide_sim_block_of(&sim, all->x[i], all->y[i], all->z[i]);
+		int b1 = tide_sim_block_of(&sim, s->x[id], s->y[id], s->z[id]);
+		s->migrated += b0 != b1;
+		s->crossed += b0 != b1 && sim.blk[b0].range.l0 == sim.blk[b1].range.l0;
 	}
-	free(owner);
 	tide_sim_free(&sim);
 }
 
@@ -167,7 +166,7 @@ int main(int argc, char **argv)
 	       nb0, starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count());
 
 	/* the initial state, by id (ids are 0..n-1 at creation) */
-	state s0, s1, s4, sr;
+	state s0, s1, s4, sr, sb, sbr;
 	state_alloc(&s0, n0);
 	for (uint32_t i = 0; i < n0; i++) {
 		uint32_t id = all.id[i];
@@ -177,6 +176,8 @@ int main(int argc, char **argv)
 	state_alloc(&s1, n0);
 	state_alloc(&s4, n0);
 	state_alloc(&sr, n0);
+	state_alloc(&sb, n0);
+	state_alloc(&sbr, n0);
 	double w0 = starpu_timing_now();
 	run(&c, &all, 1, -1, "1 block", &s1);
 	double w1 = starpu_timing_now();
@@ -185,8 +186,15 @@ int main(int argc, char **argv)
 	run(&c, &all, 4, NSTEPS / 2, "4 blocks with a rebalance", &sr);
 	printf("runs of %d steps: 1 block %.1f s, 4 blocks %.1f s, 4 blocks + rebalance %.1f s\n",
 	       NSTEPS, (w1 - w0) * 1e-6, (w2 - w1) * 1e-6, (starpu_timing_now() - w2) * 1e-6);
+	/* a 2-D grid of boxes: 2 x 2, and 4 x 3 (blocks with 8 neighbours, corner crossings) with a
+	 * rebalance half way */
+	tide_case cb = c;
+	snprintf(cb.decomp, sizeof cb.decomp, "2x1x2");
+	run(&cb, &all, 4, -1, "2x2 boxes", &sb);
+	snprintf(cb.decomp, sizeof cb.decomp, "4x1x3");
+	run(&cb, &all, 12, NSTEPS / 2, "4x3 boxes with a rebalance", &sbr);
 
-	if (s1.ok && s4.ok && sr.ok) {
+	if (s1.ok && s4.ok && sr.ok && sb.ok && sbr.ok) {
 		printf("after %ld steps: t = %.6g s (1 block), %.6g s (4 blocks), %.6g s (rebalanced)\n",
 		       s4.step, s1.t, s4.t, sr.t);
 		/* the flow has moved: the fluid front has advanced and fluid particles have fallen */
@@ -232,6 +240,19 @@ int main(int argc, char **argv)
 		       fabs(s1.t - s4.t) / s4.t);
 		printf("(b) 1 vs 4 blocks: largest position difference %.3g m\n", d14);
 
+		/* (e) boxes: the same pairs as the slabs, so the same tolerance */
+		printf("particles that crossed a face between boxes of the same x layers: %u (2x2), "
+		       "%u (4x3)\n", sb.crossed, sbr.crossed);
+		EXPECT(sb.crossed > 0 && sbr.crossed > 0, "no particle crossed a face along z in the "
+		       "box runs (%u, %u): migration between boxes is not exercised", sb.crossed,
+		       sbr.crossed);
+		double d1b = max_dist(&s1, &sb, &w), d1br = max_dist(&s1, &sbr, &w);
+		EXPECT(d1b <= 1e-6 && fabs(s1.t - sb.t) <= 1e-6 * s1.t, "1 block and 2x2 boxes differ by "
+		       "%.3g m (limit 1e-6 m), t = %.9g vs %.9g s", d1b, s1.t, sb.t);
+		EXPECT(d1br <= 1e-6 && fabs(s1.t - sbr.t) <= 1e-6 * s1.t, "1 block and 4x3 boxes differ "
+		       "by %.3g m (limit 1e-6 m), t = %.9g vs %.9g s", d1br, s1.t, sbr.t);
+		printf("(e) 1 block vs 2x2 boxes: %.3g m, vs 4x3 boxes (rebalanced): %.3g m\n", d1b, d1br);
+
 		/* (d) the rebalanced run continues as the uninterrupted one */
 		double d4r = max_dist(&s4, &sr, &w);
 		EXPECT(d4r <= 1e-6 && fabs(sr.t - s4.t) <= 1e-6 * s4.t, "the rebalanced run differs from the 4-block run by "
@@ -239,9 +260,9 @@ int main(int argc, char **argv)
 		printf("(d) rebalanced vs 4 blocks: largest position difference %.3g m\n", d4r);
 
 		/* (c) boundary particles never move, and nothing changes type */
-		const state *runs[3] = {&s1, &s4, &sr};
-		const char *names[3] = {"1 block", "4 blocks", "rebalanced"};
-		for (int k = 0; k < 3; k++) {
+		const state *runs[5] = {&s1, &s4, &sr, &sb, &sbr};
+		const char *names[5] = {"1 block", "4 blocks", "rebalanced", "2x2 boxes", "4x3 boxes"};
+		for (int k = 0; k < 5; k++) {
 			const state *s = runs[k];
 			uint32_t moved_b = 0, vel_b = 0, retyped = 0, off_plane = 0, first = 0;
 			for (uint32_t i = 0; i < n0; i++) {
@@ -264,10 +285,12 @@ int main(int argc, char **argv)
 		printf("(a) ids 0..%u each present once in every run; (c) %zu boundary particles checked\n",
 		       n0 - 1, nb0);
 	} else {
-		EXPECT(0, "a run failed (1 block %s, 4 blocks %s, rebalanced %s)", s1.ok ? "ok" : "failed",
-		       s4.ok ? "ok" : "failed", sr.ok ? "ok" : "failed");
+		EXPECT(0, "a run failed (1 block %s, 4 blocks %s, rebalanced %s, 2x2 boxes %s, 4x3 boxes "
+		       "%s)", s1.ok ? "ok" : "failed", s4.ok ? "ok" : "failed", sr.ok ? "ok" : "failed",
+		       sb.ok ? "ok" : "failed", sbr.ok ? "ok" : "failed");
 	}
 	state_free(&s0); state_free(&s1); state_free(&s4); state_free(&sr);
+	state_free(&sb); state_free(&sbr);
 
 	/* Last, because a failure aborts: tide run calls tide_sim_count (through its output)
 	 * right after a rebalance when an output time falls on a rebalance step. */

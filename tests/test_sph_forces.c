@@ -228,31 +228,7 @@ static int run_forces(const tide_case *c, const tide_block_view *all, int nblock
 	                      forces = tide_sph_forces_cl;
 	if (cuda_only) { sort.cpu_funcs[0] = NULL; halo.cpu_funcs[0] = NULL; forces.cpu_funcs[0] = NULL; }
 	if (cpu_only) { sort.cuda_funcs[0] = NULL; halo.cuda_funcs[0] = NULL; forces.cuda_funcs[0] = NULL; }
-	for (int b = 0; b < sim.nblocks; b++) {
-		tide_sim_block *k = &sim.blk[b];
-		int ret = starpu_task_insert(&sort, STARPU_RW, k->B, STARPU_W, k->C,
-		        STARPU_SCRATCH, sim.scratch, STARPU_VALUE, &sim.P, sizeof sim.P,
-		        STARPU_VALUE, &k->range, sizeof k->range, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
-	}
-	for (int b = 0; b < sim.nblocks; b++) {
-		tide_sim_block *k = &sim.blk[b];
-		int ret = starpu_task_insert(&halo, STARPU_R, k->B, STARPU_R, k->C,
-		        STARPU_W, k->HL, STARPU_W, k->HR, STARPU_VALUE, &sim.P, sizeof sim.P,
-		        STARPU_VALUE, &k->range, sizeof k->range, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
-	}
-	int ret = starpu_task_insert(&tide_dt_init_cl, STARPU_W, sim.red, 0);
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
-	for (int b = 0; b < sim.nblocks; b++) {
-		tide_sim_block *k = &sim.blk[b];
-		starpu_data_handle_t lo = b > 0 ? sim.blk[b - 1].HR : sim.empty_lo;
-		starpu_data_handle_t hi = b < sim.nblocks - 1 ? sim.blk[b + 1].HL : sim.empty_hi;
-		ret = starpu_task_insert(&forces, STARPU_RW, k->B, STARPU_R, k->C, STARPU_R, lo,
-		        STARPU_R, hi, STARPU_REDUX, sim.red, STARPU_VALUE, &sim.P, sizeof sim.P,
-		        STARPU_VALUE, &k->range, sizeof k->range, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");
-	}
+	tide_sim_submit_forces_with(&sim, &sort, &halo, &forces);
 	starpu_data_acquire(sim.red, STARPU_R);
 	res->red = sim.red_host;
 	starpu_data_release(sim.red);

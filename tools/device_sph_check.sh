@@ -27,7 +27,6 @@ STARPU_BUS_STATS=1 STARPU_SILENT=0 $t run cases/spheric2.yaml --dp 0.01 --max-st
 echo "== SPHERIC 2, ~13.3 M particles, GPU: cell-tiled force kernel, then per-particle kernel"
 $t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --profile --out $out/sp13_1rank --quiet
 cat $out/sp13_1rank/run_summary.csv
-TIDE_FORCES_KERNEL=particle $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --profile --out /tmp/sp13_pp --quiet
 echo "== 2 ranks sharing the GPU (tide places each rank on its own 8 cores)"
 mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
   $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --blocks 2 --profile --out $out/sp13_2rank --quiet

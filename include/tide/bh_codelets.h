@@ -29,6 +29,22 @@ typedef struct bh_range {
 extern struct starpu_codelet tide_bh_walk_cl;
 size_t bh_walk_scratch_bytes(void);
 
+/* bh_walk_let: the field of the essential nodes received from one other rank, added to acc.
+ * Buffers: bodies (R), meta (R), groups (R), received nodes (R, let_interface.h), acc (RW, as for
+ * bh_walk), scratch (bh_walk_scratch_bytes).  Args: bh_params, bh_range. */
+extern struct starpu_codelet tide_bh_walk_let_cl;
+
+/* bh_vroot: this rank's virtual root.  Buffers: meta (R), moments (R), vroot (W, one bh_vroot).
+ * Args: uint32_t n. */
+extern struct starpu_codelet tide_bh_vroot_cl;
+
+/* bh_essential: the essential nodes of this rank's tree for another rank.  Buffers: bodies (R),
+ * cells (R), moments (R), the other rank's vroot (R), out (W, let_interface.h, capacity: this
+ * rank's bh_max_cells and particle count), scratch (BH_ESSENTIAL_SCRATCH bytes).  Args: uint32_t
+ * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests). */
+extern struct starpu_codelet tide_bh_essential_cl;
+#define BH_ESSENTIAL_SCRATCH 64
+
 /* bh_direct: double-precision direct sum on sampled particles (the accuracy reference).
  * Buffers: bodies (R), sample indices (R, uint32), out (W, double[4] per sample).
  * Args: uint32_t n, uint32_t nsample, bh_params (eps, G used). */
@@ -45,6 +61,9 @@ void tide_bh_build_cuda(void *buffers[], void *cl_arg);
 size_t tide_bh_build_cuda_temp_bytes(uint32_t n);
 void tide_bh_moments_cuda(void *buffers[], void *cl_arg);
 void tide_bh_walk_cuda(void *buffers[], void *cl_arg);
+void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg);
+void tide_bh_vroot_cuda(void *buffers[], void *cl_arg);
+void tide_bh_essential_cuda(void *buffers[], void *cl_arg);
 size_t tide_bh_walk_cuda_scratch_bytes(void);
 void tide_bh_direct_cuda(void *buffers[], void *cl_arg);
 void tide_bh_kick_cuda(void *buffers[], void *cl_arg);

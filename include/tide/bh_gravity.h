@@ -2,9 +2,15 @@
 /* One Barnes–Hut force evaluation as StarPU tasks (tasks/gravity.c), used by tide gravity,
  * tide nbody and the tests.  The caller owns the particle arrays; while registered they belong
  * to StarPU, and after tide_gravity_fini they hold the Morton-sorted particles, and acc their
- * accelerations and potentials. */
+ * accelerations and potentials.
+ *
+ * Several ranks (tasks/gravity_ranks.c): each rank holds its share of the particles (a
+ * contiguous range of their global Morton order) and its own tree; every rank's virtual root is
+ * sent to all, each rank sends every other rank the essential nodes of its tree for that rank's
+ * box, and each rank adds the field of the nodes it received to that of its own tree. */
 #ifndef TIDE_BH_GRAVITY_H
 #define TIDE_BH_GRAVITY_H
+#include <string.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
 
@@ -23,12 +29,34 @@ typedef struct tide_gravity {
 	starpu_data_handle_t hbody, hvel, hcells, hmeta, hgroups, hmom, hbscr, hwscr;
 	starpu_data_handle_t hacc[TIDE_GRAVITY_MAX_PARTS];
 	struct starpu_codelet build_cl, moments_cl, walk_cl, kick_cl, drift_cl;
+	bh_cell universe;              /* shared root of the ranks' trees (half 0: none) */
+	/* several ranks (tide_gravity_init_ranks; mpi = 0 otherwise) */
+	int mpi, rank, size;
+	uint32_t *counts;              /* particles of every rank */
+	int64_t tag0;                  /* MPI tags, see gravity_ranks.c */
+	starpu_data_handle_t *rtree;   /* [4 size]: bodies, cells, moments, meta of every rank */
+	starpu_data_handle_t *hvroot;  /* [size]: virtual roots */
+	starpu_data_handle_t *hlet_out; /* [size]: essential nodes of this rank for rank q */
+	starpu_data_handle_t *hlet_in;  /* [size]: essential nodes of rank q for this rank */
+	starpu_data_handle_t hescr;
+	int let_whole_tree;            /* tests: send whole trees (must not change the forces) */
+	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl;
 } tide_gravity;
 
 /* Registers the arrays.  nparts <= 0: one walk task per CPU worker without GPU, else one. */
 void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
                        bh_params P, int nparts, enum tide_gravity_where where);
-/* Submit the three steps of one force evaluation (asynchronous). */
+/* Several ranks: this rank's counts[rank] particles; counts[q] for every rank q, the same on all
+ * ranks; box: lo x, y, z, hi x, y, z of all particles of all ranks (NULL: unknown), from which
+ * the ranks' trees take a common root (bh_root_within).  Called by every rank in the same order
+ * (it allocates MPI tags).  Without MPI the same as tide_gravity_init. */
+void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
+                             const uint32_t *counts, const float *box, bh_params P, int nparts,
+                             enum tide_gravity_where where);
+/* The bounding box lo x, y, z, hi x, y, z of n particles (zeros for none). */
+void bh_bounding_box(const bh_body *b, uint32_t n, float box[6]);
+/* Submit the three steps of one force evaluation (asynchronous).  With several ranks the walk
+ * also sends the virtual roots and the essential nodes, and adds the received nodes' field. */
 void tide_gravity_submit_build(tide_gravity *g);
 void tide_gravity_submit_moments(tide_gravity *g);
 void tide_gravity_submit_walk(tide_gravity *g);
@@ -43,10 +71,52 @@ void tide_gravity_submit_kick(tide_gravity *g, float dt);
 void tide_gravity_submit_drift(tide_gravity *g, float dt);
 /* Number of cells and groups of the last build (waits for it). */
 void tide_gravity_tree_size(tide_gravity *g, int32_t *ncells, int32_t *ngroups);
-/* Makes body, vel and acc valid on the host until tide_gravity_release. */
+/* Makes body, vel and acc valid on the host until tide_gravity_release (mode STARPU_R, or
+ * STARPU_RW to change them). */
 void tide_gravity_acquire(tide_gravity *g);
+void tide_gravity_acquire_mode(tide_gravity *g, enum starpu_data_access_mode mode);
 void tide_gravity_release(tide_gravity *g);
 void tide_gravity_fini(tide_gravity *g);
+/* Waits for the submitted tasks (and, with several ranks, for every rank's communications). */
+void tide_gravity_wait(tide_gravity *g);
+
+/* Several ranks: every rank's particles collected on rank root (StarPU-MPI gather), rank after
+ * rank, each in its current order; on root body, vel and acc hold sum(counts) entries (any of
+ * them may be NULL), elsewhere they are not used.  tide_gravity_scatter is the reverse: root
+ * sends each rank counts[q] particles from the arrays.  Called by all ranks; synchronous. */
+void tide_gravity_gather(tide_gravity *g, int root, bh_body *body, float *vel, bh_acc *acc);
+void tide_gravity_scatter(tide_gravity *g, int root, const bh_body *body, const float *vel,
+                          const bh_acc *acc);
+/* k numbers of every rank collected on root: all[k q .. k q + k) = rank q's mine[] (on root). */
+void tide_gravity_gather_values(tide_gravity *g, int root, const double *mine, int k, double *all);
+/* Essential nodes this rank sent to rank q by the last evaluation (0 for itself; waits). */
+void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *nparts);
+
+/* Parts of the several-rank graph (gravity_ranks.c) that gravity.c calls: virtual roots and
+ * essential nodes sent (before the local walk), the received nodes' field added (after it). */
+void tide_gravity_submit_exchange(tide_gravity *g);
+void tide_gravity_submit_let_walks(tide_gravity *g);
+void tide_gravity_ranks_fini(tide_gravity *g);
+
+/* The particle's index in the input, carried in the spare fourth velocity component (bits, not a
+ * number: the build moves it with the particle and nothing computes with it). */
+static inline void bh_set_id(float *vel4, uint32_t id) { memcpy(&vel4[3], &id, sizeof id); }
+static inline uint32_t bh_get_id(const float *vel4)
+{
+	uint32_t id;
+	memcpy(&id, &vel4[3], sizeof id);
+	return id;
+}
+
+/* The split of n particles over size ranks: counts[q] = n(q+1)/size - nq/size, and order[] the
+ * particle indices in the Morton order of the root cube of all of them (ties by index), so that
+ * rank q takes order[n q / size ...] — a contiguous, compact piece of space. */
+void bh_split_morton(const bh_body *b, uint32_t n, int size, uint32_t *order, uint32_t *counts);
+/* This rank's share of n particles that every rank holds alike: its range of bh_split_morton,
+ * copied to new arrays (at least one element each, acc zeroed) with each particle's input index
+ * set by bh_set_id.  counts: size entries.  Returns -1 when out of memory. */
+int bh_take_share(const bh_body *b, const float *vel, uint32_t n, int rank, int size,
+                  bh_body **body_out, float **vel_out, bh_acc **acc_out, uint32_t *counts);
 
 /* Double-precision direct sum for the particles sample[0..ns) of body[0..n) (tasks over
  * sample chunks, on CPU or GPU); out: 4 doubles per sample.  Synchronous. */

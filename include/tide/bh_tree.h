@@ -9,12 +9,20 @@
  *           cell are contiguous and in octant order, leaves have nchild == 0
  *   moments one bh_mom per cell: centre of mass, mass, traceless quadrupole, rcrit²
  *   groups  the walk's units of work: runs of at most BH_GROUP consecutive particles of one leaf
- *   meta    int32 counters: cell count, group count, first cell of each level
+ *   meta    int32 counters: cell count, group count, first cell of each level, and the tight
+ *           bounding box of the particles (float bits)
+ *
+ * Across ranks (locally essential trees): every rank's virtual root (bh_vroot: particle box,
+ * mass, centre of mass) is known to all; for each other rank a rank sends the part of its tree a
+ * walk from anywhere in that rank's box needs (bh_essential), laid out as a small tree of the same
+ * cells and moments (bh_let_*), which the receiver walks like its own.
  */
 #ifndef TIDE_BH_TREE_H
 #define TIDE_BH_TREE_H
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "tide/hd.h"
 
 #define BH_LEAF 32       /* a cell with more particles is split (unless at the deepest level) */
@@ -26,7 +34,8 @@
 #define BH_META_NCELLS 0
 #define BH_META_NGROUPS 1
 #define BH_META_LEVEL 4  /* meta[BH_META_LEVEL + L] = first cell of level L, L = 0..22 */
-#define BH_META_LEN 32
+#define BH_META_BOX 32   /* meta[32..37]: lo x, y, z and hi x, y, z of the particles (float bits) */
+#define BH_META_LEN 40
 
 typedef struct bh_body {
 	float x, y, z, m;
@@ -34,7 +43,8 @@ typedef struct bh_body {
 
 typedef struct bh_cell {
 	float cx, cy, cz, half; /* geometric centre and half side of the cube */
-	int32_t child, nchild;  /* first child cell and child count (0 for a leaf) */
+	int32_t child, nchild;  /* first child cell and child count (0 for a leaf; BH_LET_MULTIPOLE
+	                         * for a received node that passed the test against the whole box) */
 	int32_t pbegin, pend;   /* particle range in Morton order */
 } bh_cell;
 
@@ -66,6 +76,38 @@ static inline uint32_t bh_max_cells(uint32_t n)
 /* Groups: one per leaf plus one per extra BH_GROUP particles of an over-full deepest leaf. */
 static inline uint32_t bh_max_groups(uint32_t n) { return n + n / BH_GROUP + 1; }
 
+/* The virtual root of a rank: what every other rank knows of it. */
+typedef struct bh_vroot {
+	float lo[3], hi[3];  /* bounding box of the rank's particles (all 0 without particles) */
+	float x, y, z, m;    /* centre of mass and mass */
+	uint32_t n;          /* particles */
+	uint32_t pad[3];
+} bh_vroot;
+
+/* A received essential node used as a multipole for every particle of the receiving rank. */
+#define BH_LET_MULTIPOLE (-1)
+
+/* Layout of an essential-node buffer of capacity (cap_cells, cap_parts): cells, their moments,
+ * then the particles of the opened leaves (the cells' pbegin/pend index them). */
+TIDE_HD size_t bh_let_moms_offset(uint32_t cap_cells) { return (size_t)cap_cells * sizeof(bh_cell); }
+TIDE_HD size_t bh_let_parts_offset(uint32_t cap_cells)
+{
+	return (size_t)cap_cells * (sizeof(bh_cell) + sizeof(bh_mom));
+}
+TIDE_HD size_t bh_let_bytes(uint32_t cap_cells, uint32_t cap_parts)
+{
+	return bh_let_parts_offset(cap_cells) + (size_t)cap_parts * sizeof(bh_body);
+}
+TIDE_HD bh_cell *bh_let_cells(void *base) { return (bh_cell *)base; }
+TIDE_HD bh_mom *bh_let_moms(void *base, uint32_t cap_cells)
+{
+	return (bh_mom *)((char *)base + bh_let_moms_offset(cap_cells));
+}
+TIDE_HD bh_body *bh_let_parts(void *base, uint32_t cap_cells)
+{
+	return (bh_body *)((char *)base + bh_let_parts_offset(cap_cells));
+}
+
 /* Spreads the low 21 bits of v so that there are two zero bits between each. */
 TIDE_HD uint64_t bh_spread(uint32_t v)
 {
@@ -78,16 +120,31 @@ TIDE_HD uint64_t bh_spread(uint32_t v)
 	return x;
 }
 
+/* a * b and a + b, each rounded on its own.  nvcc fuses a * b + c into one fused multiply-add
+ * (rounded once) wherever it can, the host compiler does not (ISO C mode: -ffp-contract=off), so
+ * any arithmetic that decides the Morton order or the tree geometry goes through these, and the
+ * CPU and GPU builds give the same keys, the same root cube and the same cells. */
+TIDE_HD float bh_mul_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fmul_rn(a, b);
+#else
+	return a * b;
+#endif
+}
+TIDE_HD float bh_add_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fadd_rn(a, b);
+#else
+	return a + b;
+#endif
+}
+
 /* Grid coordinate (0 .. 2^21-1) of x in the root cube [lo, lo + 2 half). */
 TIDE_HD uint32_t bh_grid(float x, float lo, float inv_side)
 {
-	/* rounded step by step (no fused multiply-add on the GPU), so that CPU and GPU give every
-	 * particle the same key and the same Morton order */
-#ifdef __CUDA_ARCH__
-	float f = __fmul_rn(__fmul_rn(__fsub_rn(x, lo), inv_side), (float)(1u << BH_BITS));
-#else
-	float f = (x - lo) * inv_side * (float)(1u << BH_BITS);
-#endif
+	float f = bh_mul_rn(bh_mul_rn(bh_add_rn(x, -lo), inv_side), (float)(1u << BH_BITS));
 	if (!(f > 0.f)) return 0;                 /* also NaN */
 	if (f >= (float)((1u << BH_BITS) - 1)) return (1u << BH_BITS) - 1;
 	return (uint32_t)f;
@@ -111,9 +168,9 @@ TIDE_HD unsigned bh_digit(uint64_t key, int L)
 TIDE_HD void bh_child_cube(const bh_cell *p, unsigned o, bh_cell *c)
 {
 	float h = 0.5f * p->half;
-	c->cx = p->cx + ((o & 4) ? h : -h);
-	c->cy = p->cy + ((o & 2) ? h : -h);
-	c->cz = p->cz + ((o & 1) ? h : -h);
+	c->cx = bh_add_rn(p->cx, (o & 4) ? h : -h);
+	c->cy = bh_add_rn(p->cy, (o & 2) ? h : -h);
+	c->cz = bh_add_rn(p->cz, (o & 1) ? h : -h);
 	c->half = h;
 }
 
@@ -128,11 +185,43 @@ TIDE_HD void bh_root_cube(const float lo[3], const float hi[3], bh_cell *r)
 		float a = fabsf(lo[d]) > fabsf(hi[d]) ? fabsf(lo[d]) : fabsf(hi[d]);
 		big = a > big ? a : big;
 	}
-	float half = 0.5f * ext * 1.0001f + 1e-6f * big + 1e-30f;
+	/* not fused (bh_add_rn): nvcc made this fma(0.5 ext, 1.0001, 1e-6 big), one ulp off the
+	 * host's value for the 300 k uniform cube of test_bh, and that moved ~1000 particles to
+	 * other leaves (keys near cell boundaries), so the CUDA and CPU trees differed */
+	float half = bh_add_rn(bh_add_rn(bh_mul_rn(bh_mul_rn(0.5f, ext), 1.0001f), bh_mul_rn(1e-6f, big)),
+	                       1e-30f);
 	r->cx = 0.5f * (lo[0] + hi[0]);
 	r->cy = 0.5f * (lo[1] + hi[1]);
 	r->cz = 0.5f * (lo[2] + hi[2]);
 	r->half = half;
+	r->child = 0; r->nchild = 0;
+}
+
+/* The root cube of a rank's tree when the ranks share a universe cube U (U->half > 0): the
+ * smallest cell of U's octree that holds the particle box [lo, hi], so that the cells of every
+ * rank's tree are cells of one octree (those inside a rank's piece of space are the very cells
+ * a single tree of all particles would have, moments included).  Without U, or when the box
+ * leaves U, the rank's own cube (bh_root_cube). */
+TIDE_HD void bh_root_within(const float lo[3], const float hi[3], const bh_cell *U, bh_cell *r)
+{
+	int inside = U->half > 0.f;
+	const float *uc = &U->cx;
+	for (int d = 0; d < 3 && inside; d++)
+		inside = lo[d] >= bh_add_rn(uc[d], -U->half) && hi[d] < bh_add_rn(uc[d], U->half);
+	if (!inside) {
+		bh_root_cube(lo, hi, r);
+		return;
+	}
+	bh_cell c = *U;
+	for (int L = 0; L < BH_MAXLEVEL; L++) {
+		unsigned olo = (lo[0] >= c.cx) << 2 | (lo[1] >= c.cy) << 1 | (lo[2] >= c.cz);
+		unsigned ohi = (hi[0] >= c.cx) << 2 | (hi[1] >= c.cy) << 1 | (hi[2] >= c.cz);
+		if (olo != ohi) break;
+		bh_cell ch;
+		bh_child_cube(&c, olo, &ch);
+		c.cx = ch.cx; c.cy = ch.cy; c.cz = ch.cz; c.half = ch.half;
+	}
+	*r = c;
 	r->child = 0; r->nchild = 0;
 }
 
@@ -173,6 +262,33 @@ typedef struct bh_box {
 	float cx, cy, cz, hx, hy, hz;
 } bh_box;
 
+/* The particle box stored by bh_build in meta, and read back. */
+TIDE_HD void bh_meta_set_box(int32_t *meta, const float lo[3], const float hi[3])
+{
+	memcpy(meta + BH_META_BOX, lo, 3 * sizeof(float));
+	memcpy(meta + BH_META_BOX + 3, hi, 3 * sizeof(float));
+}
+TIDE_HD void bh_meta_get_box(const int32_t *meta, float lo[3], float hi[3])
+{
+	memcpy(lo, meta + BH_META_BOX, 3 * sizeof(float));
+	memcpy(hi, meta + BH_META_BOX + 3, 3 * sizeof(float));
+}
+
+/* Centre and half extents of a rank's particle box, widened by a few ulps so that rounding the
+ * centre cannot leave a particle of the box outside it (the essential nodes must be safe for
+ * every point of the box). */
+TIDE_HD void bh_vroot_box(const bh_vroot *v, bh_box *b)
+{
+	float c[3], h[3];
+	for (int d = 0; d < 3; d++) {
+		c[d] = 0.5f * (v->lo[d] + v->hi[d]);
+		float a = fabsf(v->lo[d]) > fabsf(v->hi[d]) ? fabsf(v->lo[d]) : fabsf(v->hi[d]);
+		h[d] = 0.5f * (v->hi[d] - v->lo[d]) + 4e-7f * a + 1e-30f;
+	}
+	b->cx = c[0]; b->cy = c[1]; b->cz = c[2];
+	b->hx = h[0]; b->hy = h[1]; b->hz = h[2];
+}
+
 /* The opening test of the group walk: a node is used as a multipole for every particle of the
  * group when its centre of mass is farther than rcrit = l/theta + delta from the group's box,
  * and its cube does not overlap the box (a node that contains the group is always opened, which
@@ -185,6 +301,40 @@ TIDE_HD int bh_accept(const bh_mom *M, const bh_cell *C, const bh_box *b)
 	float dy = fmaxf(fabsf(M->y - b->cy) - b->hy, 0.f);
 	float dz = fmaxf(fabsf(M->z - b->cz) - b->hz, 0.f);
 	return dx * dx + dy * dy + dz * dz > M->rcrit2;
+}
+
+/* The virtual root of a rank from its tree: the particle box bh_build left in meta, and the
+ * root's mass and centre of mass. */
+TIDE_HD void bh_vroot_make(const int32_t *meta, const bh_mom *root, uint32_t n, bh_vroot *v)
+{
+	memset(v, 0, sizeof *v);
+	v->n = n;
+	if (n == 0) return;
+	bh_meta_get_box(meta, v->lo, v->hi);
+	v->x = root->x; v->y = root->y; v->z = root->z; v->m = root->m;
+}
+
+/* What the essential nodes for a remote box keep of a cell of the sender's tree: its multipole
+ * when it passes the opening test against the whole box (then it passes it for every group of
+ * the receiver, whose boxes lie inside), else its particles (a leaf) or its children (opened). */
+enum { BH_LET_KEEP_MULTIPOLE, BH_LET_KEEP_LEAF, BH_LET_KEEP_OPEN };
+TIDE_HD int bh_let_kind(const bh_cell *C, const bh_mom *M, const bh_box *b)
+{
+	if (bh_accept(M, C, b)) return BH_LET_KEEP_MULTIPOLE;
+	return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+}
+
+/* Writes the buffer's copy of cell C (moments M) of kind k; first: where its children (opened) or
+ * its particles (leaf) go in the buffer, reserved by the caller. */
+TIDE_HD void bh_let_fill(bh_cell *out, bh_mom *outm, const bh_cell *C, const bh_mom *M, int k,
+                         int32_t first)
+{
+	*out = *C;
+	*outm = *M;
+	out->child = k == BH_LET_KEEP_OPEN ? first : 0;
+	out->nchild = k == BH_LET_KEEP_OPEN ? C->nchild : k == BH_LET_KEEP_LEAF ? 0 : BH_LET_MULTIPOLE;
+	out->pbegin = k == BH_LET_KEEP_LEAF ? first : 0;
+	out->pend = k == BH_LET_KEEP_LEAF ? first + (C->pend - C->pbegin) : 0;
 }
 
 /* Accumulated field at one particle: acceleration and potential, without G. */

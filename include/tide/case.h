@@ -57,6 +57,9 @@ typedef struct tide_case {
 	int integrator;               /* enum tide_integrator */
 	int verlet_steps;             /* Euler step every N Verlet steps (40) */
 
+	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
+	char decomp[32];
+
 	/* time */
 	double t_end, t_out;          /* simulated time, output interval [s] */
 

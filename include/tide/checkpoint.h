@@ -31,7 +31,7 @@
 #include "tide/sph_params.h"
 
 #define TIDE_CKPT_MAGIC "TIDECKPT"
-#define TIDE_CKPT_VERSION 1u
+#define TIDE_CKPT_VERSION 2u  /* 2: blocks are boxes (2-D / 3-D decompositions) */
 
 typedef struct tide_ckpt_state {
 	char tide_version[32];

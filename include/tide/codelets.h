@@ -5,15 +5,21 @@
 #define TIDE_CODELETS_H
 #include <starpu.h>
 #include <stddef.h>
+#include "tide/sph_params.h"
+
+/* The most neighbours a block has: 26 in a 3-D grid of boxes. */
+#define TIDE_MAX_NEIGHBOURS 26
 
 /* Buffers: block (RW), cell starts (W, uint32 vector of layers*plane + 1), scratch.
  * Args: tide_sph_params, tide_block_arg.  Sorts the block's particles by cell key. */
 extern struct starpu_codelet tide_cell_sort_cl;
-/* Buffers: block (R), cell starts (R), low-face halo (W), high-face halo (W).
- * Args: tide_sph_params, tide_block_arg.  Copies the block's first and last cell layers. */
+/* Buffers: block (R), cell starts (R), scratch, then the low- and high-face halo (W) of every
+ * split axis in key order.  Args: tide_sph_params, tide_block_arg.  Copies the block's boundary
+ * cell layers (the particles within 2h of each face). */
 extern struct starpu_codelet tide_halo_pack_cl;
-/* Buffers: block (RW), cell starts (R), halo from the lower neighbour (R), halo from the upper
- * neighbour (R), step reduction (REDUX).  Args: tide_sph_params, tide_block_arg. */
+/* Buffers: block (RW), cell starts (R), step reduction (REDUX), then one halo (R) per neighbour
+ * block: the face halo of the neighbour that faces this block.  Args: tide_sph_params,
+ * tide_block_arg, int (number of halos). */
 extern struct starpu_codelet tide_sph_forces_cl;
 extern struct starpu_codelet tide_sph_forces_mpi_cl; /* the same, for STARPU_MPI_REDUX */
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
@@ -21,11 +27,18 @@ extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
 /* Buffers: block (RW), step reduction (R).  Args: tide_sph_params, tide_integrate_arg. */
 extern struct starpu_codelet tide_integrate_cl;
-/* Buffers: block (RW), to lower neighbour (W), to upper neighbour (W).  Args: params, block arg.
- * Moves particles that left the block's layers out; drops those that left the domain. */
+/* Buffers: block (RW), scratch, then the low and high face buffer (W) of every split axis.
+ * Args: params, block arg.  Moves particles that left the block's box out through the face they
+ * crossed; drops those that left the domain. */
 extern struct starpu_codelet tide_migrate_pack_cl;
-/* Buffers: block (RW), from lower neighbour (R), from upper neighbour (R).  Appends them. */
+/* Buffers: block (RW), scratch, then one face buffer (R) per neighbour.  Args: params, block
+ * arg, tide_unpack_arg (the senders' boxes).  Appends the particles that are for this block. */
 extern struct starpu_codelet tide_migrate_unpack_cl;
+
+typedef struct tide_unpack_arg {
+	int nsrc;
+	tide_block_arg src[TIDE_MAX_NEIGHBOURS];
+} tide_unpack_arg;
 
 /* Integrator stage for tide_integrate_cl. */
 enum tide_stage { TIDE_STAGE_VERLET = 0, TIDE_STAGE_EULER = 1, TIDE_STAGE_SYMP_PRED = 2,

@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Where a particle of a block goes at migration (shared by C and CUDA). */
+/* Where a particle of a block goes at migration (shared by C and CUDA): it stays, it leaves the
+ * domain, or it leaves through a face of the block's box — the face of the first axis, in key
+ * order, along which its cell is outside the box.  The neighbour blocks across that face read
+ * the face's buffer and each takes the particles inside its own box. */
 #ifndef TIDE_MIGRATE_LABEL_H
 #define TIDE_MIGRATE_LABEL_H
 #include "tide/block.h"
 #include "tide/sph_params.h"
 
-enum tide_mig { TIDE_MIG_STAY = 0, TIDE_MIG_LOW = 1, TIDE_MIG_HIGH = 2, TIDE_MIG_GONE = 3 };
+enum tide_mig { TIDE_MIG_STAY = 0, TIDE_MIG_GONE = 7, TIDE_MIG_NLABELS = 8 };
+
+/* Label of the face (axis k in key order, side 0 = low, 1 = high): 1 .. 6, i.e. 1 + the face
+ * number of tide_face_slots. */
+TIDE_HD int tide_mig_face(int k, int side) { return 1 + 2 * k + side; }
 
 TIDE_HD int tide_migrate_label(const tide_sph_params *P, const tide_block_arg *A,
                                const tide_block_view *v, uint32_t i)
@@ -13,10 +20,29 @@ TIDE_HD int tide_migrate_label(const tide_sph_params *P, const tide_block_arg *A
 	double p[3] = {v->x[i], v->y[i], v->z[i]};
 	for (int d = 0; d < 3; d++)
 		if (!(p[d] >= P->dom_lo[d] && p[d] <= P->dom_hi[d])) return TIDE_MIG_GONE; /* NaN too */
-	int l = tide_layer_of(&P->grid, p[0], p[1], p[2]);
-	if (l < A->l0) return TIDE_MIG_LOW;
-	if (l >= A->l1) return TIDE_MIG_HIGH;
+	int k[3], lo[3], hi[3];
+	tide_cell_k(&P->grid, p[0], p[1], p[2], k);
+	tide_box_bounds(A, lo, hi);
+	for (int j = 0; j < 3; j++) {
+		if (k[j] < lo[j]) return tide_mig_face(j, 0);
+		if (k[j] >= hi[j]) return tide_mig_face(j, 1);
+	}
 	return TIDE_MIG_STAY;
+}
+
+/* Does a particle sent through a face belong to the receiving box R?  Its cell is clamped to one
+ * cell around the sender's box S first, so that a particle that moved further than a cell in a
+ * step still lands in exactly one neighbour (which moves it on at the next migration). */
+TIDE_HD int tide_mig_accept(const tide_grid *g, const tide_block_arg *S, const tide_block_arg *R,
+                            double x, double y, double z)
+{
+	int k[3];
+	tide_cell_k(g, x, y, z, k);
+	tide_block_arg E = tide_box_grow(g, S);
+	int lo[3], hi[3];
+	tide_box_bounds(&E, lo, hi);
+	for (int j = 0; j < 3; j++) k[j] = tide_clampi(k[j], lo[j], hi[j] - 1);
+	return tide_box_contains(R, k);
 }
 
 #endif

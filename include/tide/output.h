@@ -60,6 +60,26 @@ double tide_gauge_pressure(const tide_particle_set *s, const tide_case *c, const
  * (lone droplets do not count); 0 if there is none. */
 double tide_gauge_front(const tide_particle_set *s, const tide_case *c);
 
+/* The same measurements at many points of one snapshot (tide probe): the fluid grid is built
+ * once.  tide_fluid_grid_new returns NULL when out of memory (message printed); the set and the
+ * case must outlive the grid. */
+typedef struct tide_fluid_grid tide_fluid_grid;
+tide_fluid_grid *tide_fluid_grid_new(const tide_particle_set *s, const tide_case *c);
+void tide_fluid_grid_free(tide_fluid_grid *g);
+
+/* Shepard interpolation over the fluid particles j within 2h of a point:
+ * f(r) = sum_j f_j V_j W(r - r_j) / sum_j V_j W(r - r_j), V_j = m / rho_j. */
+typedef struct tide_sample {
+	size_t nfluid;          /* fluid particles within 2h; 0: no fluid near, values are 0 */
+	double v[3];            /* velocity [m/s] */
+	double p;               /* Tait pressure [Pa] (interpolated p_j, as tide_gauge_pressure) */
+	double rho;             /* density [kg/m^3] */
+} tide_sample;
+/* Samples at point p (2-D: p[1] ignored). */
+void tide_fluid_grid_sample(const tide_fluid_grid *g, const double p[3], tide_sample *out);
+/* tide_gauge_height on a built grid. */
+double tide_fluid_grid_height(const tide_fluid_grid *g, double x, double y);
+
 typedef struct tide_gauges {
 	FILE *f;
 	char path[1024];

@@ -3,7 +3,7 @@
  * includes this header once per width, with TIDE_CPU_VW (4 or 8 floats) and TIDE_CPU_SFX (a name
  * suffix) defined, so there is no include guard.  The includer defines fws (the workspace),
  * nbr (a neighbour cell) and tide_kparams (scalar constants) first.  The pair terms are those of
- * sph_interact.h's tide_interact_range, evaluated once per pair for both particles. */
+ * sph_interact.h's tide_pair, evaluated once per pair for both particles. */
 #if !defined(TIDE_CPU_VW) || !defined(TIDE_CPU_SFX)
 #error "define TIDE_CPU_VW and TIDE_CPU_SFX before including tide/sph_interact_cpu.h"
 #endif

@@ -38,18 +38,6 @@ TIDE_HD uint32_t tide_cell_key(const tide_grid *g, const int c[3])
 	               (uint32_t)g->n[g->axis[2]] + (uint32_t)c[g->axis[2]];
 }
 
-/* Key of a point's cell relative to a block's first cell `base`, clamped to the block's ncell
- * cells (migration keeps every particle inside its block's layers; the clamp is for safety). */
-TIDE_HD uint32_t tide_local_key(const tide_grid *g, double x, double y, double z, uint32_t base,
-                                uint32_t ncell)
-{
-	int c[3];
-	tide_cell_of(g, x, y, z, c);
-	uint32_t gk = tide_cell_key(g, c);
-	uint32_t k = gk < base ? 0 : gk - base;
-	return k < ncell ? k : ncell - 1;
-}
-
 /* Bits a radix sort needs for keys up to maxval. */
 TIDE_HD unsigned tide_key_bits(uint32_t maxval)
 {
@@ -126,9 +114,120 @@ TIDE_HD float tide_fill_of(uint32_t n, uint32_t cap, uint32_t nlo, uint32_t capl
 	return f;
 }
 
-/* Which block a codelet works on: its range of cell layers [l0, l1). */
+/* Which block a codelet works on: a box of cells, in key order — cell layers [l0, l1) along
+ * axis[0], [lo1, hi1) along axis[1], [lo2, hi2) along axis[2].  A slab of the 1-D decomposition
+ * spans the whole grid along axis[1] and axis[2].  `split` has bit k set when the decomposition
+ * cuts axis[k]: those faces of a block have halos and migration buffers (the same for every
+ * block of a run). */
 typedef struct tide_block_arg {
 	int l0, l1;
+	int lo1, hi1, lo2, hi2;
+	int split;
 } tide_block_arg;
+
+/* Cell coordinates in key order (k[0] along axis[0] ...) of a point, clamped into the grid. */
+TIDE_HD void tide_cell_k(const tide_grid *g, double x, double y, double z, int k[3])
+{
+	int c[3];
+	tide_cell_of(g, x, y, z, c);
+	for (int j = 0; j < 3; j++) k[j] = c[g->axis[j]];
+}
+
+/* The same from a global cell key. */
+TIDE_HD void tide_key_cell(const tide_grid *g, uint32_t key, int k[3])
+{
+	uint32_t n1 = (uint32_t)g->n[g->axis[1]], n2 = (uint32_t)g->n[g->axis[2]];
+	k[2] = (int)(key % n2);
+	key /= n2;
+	k[1] = (int)(key % n1);
+	k[0] = (int)(key / n1);
+}
+
+TIDE_HD void tide_box_bounds(const tide_block_arg *A, int lo[3], int hi[3])
+{
+	lo[0] = A->l0; hi[0] = A->l1;
+	lo[1] = A->lo1; hi[1] = A->hi1;
+	lo[2] = A->lo2; hi[2] = A->hi2;
+}
+
+TIDE_HD uint32_t tide_box_ncell(const tide_block_arg *A)
+{
+	return (uint32_t)(A->l1 - A->l0) * (uint32_t)(A->hi1 - A->lo1) * (uint32_t)(A->hi2 - A->lo2);
+}
+
+TIDE_HD int tide_box_contains(const tide_block_arg *A, const int k[3])
+{
+	return k[0] >= A->l0 && k[0] < A->l1 && k[1] >= A->lo1 && k[1] < A->hi1 && k[2] >= A->lo2 &&
+	       k[2] < A->hi2;
+}
+
+/* Index of cell k (inside the box) in the box's own key order: the cells of a box sort like
+ * their global keys, so a block sorted by it is sorted by global key too. */
+TIDE_HD uint32_t tide_box_index(const tide_block_arg *A, const int k[3])
+{
+	return ((uint32_t)(k[0] - A->l0) * (uint32_t)(A->hi1 - A->lo1) + (uint32_t)(k[1] - A->lo1)) *
+	               (uint32_t)(A->hi2 - A->lo2) + (uint32_t)(k[2] - A->lo2);
+}
+
+/* Global key of the box's local cell `local`. */
+TIDE_HD uint32_t tide_box_key(const tide_grid *g, const tide_block_arg *A, uint32_t local)
+{
+	uint32_t w1 = (uint32_t)(A->hi1 - A->lo1), w2 = (uint32_t)(A->hi2 - A->lo2);
+	int k[3];
+	k[2] = A->lo2 + (int)(local % w2);
+	local /= w2;
+	k[1] = A->lo1 + (int)(local % w1);
+	k[0] = A->l0 + (int)(local / w1);
+	return ((uint32_t)k[0] * (uint32_t)g->n[g->axis[1]] + (uint32_t)k[1]) *
+	               (uint32_t)g->n[g->axis[2]] + (uint32_t)k[2];
+}
+
+/* Local cell of a point in its block, clamped into the box (migration keeps every particle in
+ * its block's box, or one cell out for a particle that moved more than a cell in a step: the
+ * clamp keeps it in the block until the next migration moves it on). */
+TIDE_HD uint32_t tide_local_key(const tide_grid *g, double x, double y, double z,
+                                const tide_block_arg *A)
+{
+	int k[3], lo[3], hi[3];
+	tide_cell_k(g, x, y, z, k);
+	tide_box_bounds(A, lo, hi);
+	for (int j = 0; j < 3; j++) k[j] = tide_clampi(k[j], lo[j], hi[j] - 1);
+	return tide_box_index(A, k);
+}
+
+/* The box grown by one cell on every side, inside the grid: the cells a block's forces read. */
+TIDE_HD tide_block_arg tide_box_grow(const tide_grid *g, const tide_block_arg *A)
+{
+	tide_block_arg E = *A;
+	E.l0 = A->l0 > 0 ? A->l0 - 1 : 0;
+	E.l1 = A->l1 < g->n[g->axis[0]] ? A->l1 + 1 : A->l1;
+	E.lo1 = A->lo1 > 0 ? A->lo1 - 1 : 0;
+	E.hi1 = A->hi1 < g->n[g->axis[1]] ? A->hi1 + 1 : A->hi1;
+	E.lo2 = A->lo2 > 0 ? A->lo2 - 1 : 0;
+	E.hi2 = A->hi2 < g->n[g->axis[2]] ? A->hi2 + 1 : A->hi2;
+	return E;
+}
+
+/* Number of axes the decomposition cuts. */
+TIDE_HD int tide_split_axes(int split)
+{
+	return (split & 1) + ((split >> 1) & 1) + ((split >> 2) & 1);
+}
+
+/* The faces of a block that have neighbours — face f = 2 k + side of key axis k, side 0 low and
+ * 1 high — on a split axis and not on the grid's edge.  slot[f] numbers them 0, 1, ... in face
+ * order (-1: no neighbour): a block's halo and migration buffers come in that order.  Returns
+ * how many there are. */
+TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slot[6])
+{
+	int lo[3], hi[3], n = 0;
+	tide_box_bounds(A, lo, hi);
+	for (int k = 0; k < 3; k++) {
+		int cut = (A->split >> k) & 1;
+		slot[2 * k] = cut && lo[k] > 0 ? n++ : -1;
+		slot[2 * k + 1] = cut && hi[k] < g->n[g->axis[k]] ? n++ : -1;
+	}
+	return n;
+}
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The SPH simulation as StarPU data: blocks of particles (slabs of cell layers along the longest
- * axis), their cell tables, halo and migration buffers, and the step reduction.  tasks/sph_step.c
+/* The SPH simulation as StarPU data: blocks of particles (boxes of cells: slabs along the longest
+ * axis, or a 2-D / 3-D grid, tasks/decomposition.c), their cell tables, halo and migration
+ * buffers, and the step reduction.  tasks/sph_step.c
  * submits one time step; tasks/sph_setup.c registers, gathers and rebalances. */
 #ifndef TIDE_SPH_SIM_H
 #define TIDE_SPH_SIM_H
@@ -10,14 +11,18 @@
 #include "tide/sph_params.h"
 
 typedef struct tide_sim_block {
-	tide_block_arg range;             /* cell layers [l0, l1) */
+	tide_block_arg range;             /* its box of cells */
 	uint32_t cap;
 	int owner;                        /* MPI rank that owns (computes) the block */
 	void *host;                       /* main-memory replica (pinned), on the owner only */
 	starpu_data_handle_t B;           /* particles */
-	starpu_data_handle_t C;           /* cell starts: uint32[(l1-l0)*plane + 1] */
-	starpu_data_handle_t HL, HR;      /* edges for the lower / upper neighbour */
-	starpu_data_handle_t ML, MR;      /* migrants to the lower / upper neighbour */
+	starpu_data_handle_t C;           /* cell starts: uint32[cells of the box + 1] */
+	int nface;                        /* faces with neighbours (tide_face_slots) */
+	starpu_data_handle_t H[6];        /* edge particles of each such face, for the neighbours */
+	starpu_data_handle_t M[6];        /* migrants through each such face */
+	int nnb;                          /* neighbour blocks */
+	int nb[26];                       /* their indices ... */
+	int nb_slot[26];                  /* ... and the slot of their face that faces this block */
 } tide_sim_block;
 
 typedef struct tide_sim {
@@ -27,10 +32,10 @@ typedef struct tide_sim {
 	tide_sph_params P;
 	int integrator, verlet_steps, verlet_count;
 	int nblocks, nblocks_wanted;
+	int p[3];                                  /* blocks along the key axes */
+	int *cut[3];                               /* their cuts: cut[k][0 .. p[k]] */
 	tide_sim_block *blk;
 	uint32_t halo_cap;
-	starpu_data_handle_t empty_lo, empty_hi;   /* zero-particle halos at the domain ends */
-	void *empty_mem[2];
 	starpu_data_handle_t scratch;              /* per-worker sort scratch */
 	starpu_data_handle_t red, red2;            /* step reductions (red2: symplectic stage 2) */
 	tide_step_reduce red_host, red2_host;
@@ -50,11 +55,12 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P);
 /* A host block of all particles (every field) made from a freshly built particle set. */
 int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v);
 
-/* Splits the particles of `all` into nblocks blocks and registers everything.  Under MPI every
- * rank passes the same particles; block b belongs to rank b * size / nblocks.  0 or -1. */
+/* Splits the particles of `all` into about nblocks blocks as the case's decomposition says and
+ * registers everything.  Under MPI every rank passes the same particles; blocks belong to ranks
+ * as tide_decomp_owner says.  0 or -1. */
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks);
-/* The same with given blocks (a restart): nblocks blocks of layer ranges `ranges` (tiling the
- * slab axis), block b taking the next counts[b] particles of `all` in their order, capacities
+/* The same with given blocks (a restart): nblocks blocks of boxes `ranges` (an aligned grid in
+ * block order, as tide_sim_setup makes), block b taking the next counts[b] particles of `all` in their order, capacities
  * caps[b] (NULL: computed) and halo capacity halo_cap (0: computed).  0 or -1 (message). */
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
@@ -76,7 +82,23 @@ int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view 
 size_t tide_sim_count(const tide_sim *sim, double *max_fill);
 /* Re-splits the blocks by the current particle positions (load balance, capacity). */
 int tide_sim_rebalance(tide_sim *sim);
+/* The same with the cuts placed by measured cost: block_time[b] is the time block b's tasks
+ * took (any unit, the same on every rank); its particles share it.  fluid_old / fluid_new (NULL
+ * or one entry per rank) receive the fluid particles each rank held before and holds after. */
+int tide_sim_rebalance_measured(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                                uint32_t *fluid_new);
 void tide_sim_free(tide_sim *sim);
+
+/* The block whose box holds a point. */
+int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
+
+/* Submits cell_sort, halo_pack and sph_forces of every block into sim->red (the first part of
+ * a step), with the given codelets (NULL: tide's), for tests that compare implementations. */
+void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
+                                 struct starpu_codelet *halo, struct starpu_codelet *forces);
+
+/* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
+void tide_sim_submit_migration(tide_sim *sim);
 
 /* A particle-set view of a host block (no copy). */
 void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s);

@@ -4,6 +4,7 @@
  * StarPU's per-task profiling, summed by a task callback. */
 #ifndef TIDE_STEP_PROFILE_H
 #define TIDE_STEP_PROFILE_H
+#include <stdint.h>
 #include <stdio.h>
 
 enum tide_task_kind { TIDE_K_SORT, TIDE_K_HALO, TIDE_K_FORCES, TIDE_K_DT, TIDE_K_INTEGRATE,
@@ -11,8 +12,19 @@ enum tide_task_kind { TIDE_K_SORT, TIDE_K_HALO, TIDE_K_FORCES, TIDE_K_DT, TIDE_K
 
 void tide_profile_enable(void);
 int tide_profile_enabled(void);
-/* Task callback; arg is the enum tide_task_kind cast to a pointer. */
+/* Per-block execution times too (the load balancer's measurement), for nblocks blocks. */
+void tide_profile_enable_blocks(int nblocks);
+int tide_profile_blocks_enabled(void);
+/* Task callback; arg is tide_profile_arg(kind, block). */
 void tide_profile_cb(void *arg);
+/* The callback argument of a task of family `kind` working on block b (-1: none). */
+static inline void *tide_profile_arg(int kind, int b)
+{
+	return (void *)(intptr_t)(kind + TIDE_K_COUNT * (b + 1));
+}
+/* Execution seconds of every block's tasks on this process since the last reset (blocks of
+ * other ranks read 0); out[nblocks].  reset != 0 starts a new window. */
+void tide_profile_block_times(double *out, int nblocks, int reset);
 /* Prints the breakdown per step (steps > 0) and writes it as CSV to csv_path (may be NULL). */
 void tide_profile_report(FILE *f, const char *csv_path, long steps, double step_wall_s);
 

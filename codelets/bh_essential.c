@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bh_essential: the locally essential nodes of this rank's tree for one remote rank.  A breadth-
+// first traversal from the root against the remote rank's particle box (its virtual root): a cell
+// that passes the opening test against the whole box (minimum distance from the box, so it is
+// safe for every point in it) goes out as a multipole; a leaf that fails goes out with its
+// particles; an internal cell that fails goes out with its children, which are visited in turn.
+// The output is a small tree in the local tree's own layout (children contiguous), so the
+// receiver walks it with its groups like its own tree and opens the upper cells where its groups
+// are close.  The buffer itself is the traversal queue: a slot's child field holds the local cell
+// it stands for until the slot is filled.
+#include <string.h>
+#include <starpu.h>
+#include "tide/bh_codelets.h"
+#include "tide/let_interface.h"
+
+static void essential_cpu(void *buffers[], void *cl_arg)
+{
+	uint32_t n;
+	int whole;
+	starpu_codelet_unpack_args(cl_arg, &n, &whole);
+	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
+	const bh_vroot *vr = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	struct tide_let_iface *L = TIDE_LET_IFACE(buffers[4]);
+	L->ncells = L->nparts = 0;
+	if (n == 0 || vr->n == 0) return; /* nothing to send, or nobody there to need it */
+	bh_box box;
+	bh_vroot_box(vr, &box);
+	bh_cell *oc = bh_let_cells((void *)L->ptr);
+	bh_mom *om = bh_let_moms((void *)L->ptr, L->cap_cells);
+	bh_body *op = bh_let_parts((void *)L->ptr, L->cap_cells);
+	int32_t nc = 1, np = 0;
+	oc[0].child = 0;
+	for (int32_t i = 0; i < nc; i++) {
+		const bh_cell *C = &cells[oc[i].child];
+		const bh_mom *M = &mom[oc[i].child];
+		int k = whole ? (C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(C, M, &box);
+		int32_t first = 0;
+		if (k == BH_LET_KEEP_OPEN) {
+			first = nc;
+			for (int32_t c = 0; c < C->nchild; c++) oc[nc++].child = C->child + c;
+		} else if (k == BH_LET_KEEP_LEAF) {
+			first = np;
+			memcpy(op + np, body + C->pbegin, sizeof(bh_body) * (size_t)(C->pend - C->pbegin));
+			np += C->pend - C->pbegin;
+		}
+		bh_let_fill(&oc[i], &om[i], C, M, k, first);
+	}
+	/* distinct cells and particles of the local tree: within the capacity by construction */
+	STARPU_ASSERT((uint32_t)nc <= L->cap_cells && (uint32_t)np <= L->cap_parts);
+	L->ncells = (uint32_t)nc;
+	L->nparts = (uint32_t)np;
+}
+
+static struct starpu_perfmodel essential_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "tide_bh_essential",
+};
+
+struct starpu_codelet tide_bh_essential_cl = {
+	.name = "bh_essential",
+	.cpu_funcs = {essential_cpu},
+#ifdef TIDE_USE_CUDA
+	.cuda_funcs = {tide_bh_essential_cuda},
+	.cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+	.nbuffers = 6,
+	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH},
+	.model = &essential_model,
+};

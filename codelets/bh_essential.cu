@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bh_essential on the GPU: the same breadth-first traversal as the CPU version, one kernel per
+// tree level (as in the FLASH4 GPU tree code), one thread per slot of the level; children and
+// leaf particles get their places in the buffer by atomicAdd on two counters (children of one
+// cell stay contiguous; the order of the cells differs from the CPU's, which the walk does not
+// mind).  The level ranges stay on the device; the two counts are read back at the end because
+// they are part of the buffer's StarPU interface (they size the MPI message).
+#include "tide/cuda_util.cuh"
+
+extern "C" {
+#include "tide/bh_codelets.h"
+#include "tide/let_interface.h"
+}
+
+/* ctr: cells used, particles used, first and end slot of the level being visited */
+enum { CTR_CELLS, CTR_PARTS, CTR_BEGIN, CTR_END };
+
+__global__ static void let_init(const bh_vroot *vr, bh_cell *oc, int32_t *ctr)
+{
+	int32_t any = vr->n > 0;
+	ctr[CTR_CELLS] = any; ctr[CTR_PARTS] = 0; ctr[CTR_BEGIN] = 0; ctr[CTR_END] = any;
+	if (any) oc[0].child = 0;
+}
+
+__global__ static void let_level(const bh_body *body, const bh_cell *cells, const bh_mom *mom,
+                                 const bh_vroot *vr, bh_cell *oc, bh_mom *om, bh_body *op,
+                                 int32_t *ctr, int whole)
+{
+	int32_t b = ctr[CTR_BEGIN], e = ctr[CTR_END];
+	bh_box box;
+	bh_vroot_box(vr, &box);
+	for (int32_t i = b + blockIdx.x * blockDim.x + threadIdx.x; i < e; i += gridDim.x * blockDim.x) {
+		int32_t src = oc[i].child;
+		bh_cell C = cells[src];
+		bh_mom M = mom[src];
+		int k = whole ? (C.nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(&C, &M, &box);
+		int32_t first = 0;
+		if (k == BH_LET_KEEP_OPEN) {
+			first = atomicAdd(&ctr[CTR_CELLS], C.nchild);
+			for (int32_t c = 0; c < C.nchild; c++) oc[first + c].child = C.child + c;
+		} else if (k == BH_LET_KEEP_LEAF) {
+			first = atomicAdd(&ctr[CTR_PARTS], C.pend - C.pbegin);
+			for (int32_t j = C.pbegin; j < C.pend; j++) op[first + j - C.pbegin] = body[j];
+		}
+		bh_let_fill(&oc[i], &om[i], &C, &M, k, first);
+	}
+}
+
+/* The next level is what the one just visited appended. */
+__global__ static void let_next(int32_t *ctr)
+{
+	ctr[CTR_BEGIN] = ctr[CTR_END];
+	ctr[CTR_END] = ctr[CTR_CELLS];
+}
+
+extern "C" void tide_bh_essential_cuda(void *buffers[], void *cl_arg)
+{
+	uint32_t n;
+	int whole;
+	starpu_codelet_unpack_args(cl_arg, &n, &whole);
+	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
+	const bh_vroot *vr = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	struct tide_let_iface *L = TIDE_LET_IFACE(buffers[4]);
+	int32_t *ctr = (int32_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
+	L->ncells = L->nparts = 0;
+	if (n == 0) return;
+	cudaStream_t s = starpu_cuda_get_local_stream();
+	bh_cell *oc = bh_let_cells((void *)L->ptr);
+	bh_mom *om = bh_let_moms((void *)L->ptr, L->cap_cells);
+	bh_body *op = bh_let_parts((void *)L->ptr, L->cap_cells);
+	unsigned grid = min(tide_blocks_for(L->cap_cells, 256), 1024u);
+	let_init<<<1, 1, 0, s>>>(vr, oc, ctr);
+	for (int level = 0; level <= BH_MAXLEVEL; level++) {
+		let_level<<<grid, 256, 0, s>>>(body, cells, mom, vr, oc, om, op, ctr, whole);
+		let_next<<<1, 1, 0, s>>>(ctr);
+	}
+	int32_t used[2];
+	TIDE_CUDA_CHECK(cudaMemcpyAsync(used, ctr, sizeof used, cudaMemcpyDeviceToHost, s));
+	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
+	STARPU_ASSERT((uint32_t)used[0] <= L->cap_cells && (uint32_t)used[1] <= L->cap_parts);
+	L->ncells = (uint32_t)used[0];
+	L->nparts = (uint32_t)used[1];
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bh_vroot: a rank's virtual root (particle box, mass, centre of mass) from its tree, the one
+// thing every other rank must know of it to choose the essential nodes it sends back.
+#include <starpu.h>
+#include "tide/bh_codelets.h"
+
+static void vroot_cpu(void *buffers[], void *cl_arg)
+{
+	uint32_t n;
+	starpu_codelet_unpack_args(cl_arg, &n);
+	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	bh_vroot_make(meta, mom, n, (bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[2]));
+}
+
+static struct starpu_perfmodel vroot_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "tide_bh_vroot",
+};
+
+struct starpu_codelet tide_bh_vroot_cl = {
+	.name = "bh_vroot",
+	.cpu_funcs = {vroot_cpu},
+#ifdef TIDE_USE_CUDA
+	.cuda_funcs = {tide_bh_vroot_cuda},
+	.cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+	.nbuffers = 3,
+	.modes = {STARPU_R, STARPU_R, STARPU_W},
+	.model = &vroot_model,
+};

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* How the domain is cut into blocks (tasks/decomposition.c): 1-D slabs along the longest axis
+ * (the multi-GPU paper's scheme) or a 2-D / 3-D grid of boxes.  The grid is aligned: every axis
+ * has one list of cuts, placed so that the blocks along it carry about the same estimated cost;
+ * a block is the box between consecutive cuts of the three axes.  Blocks are numbered in key
+ * order (axis[0] slowest) and given to MPI ranks as boxes of blocks where the counts allow. */
+#ifndef TIDE_DECOMPOSITION_H
+#define TIDE_DECOMPOSITION_H
+#include <stddef.h>
+#include <stdint.h>
+#include "tide/block.h"
+#include "tide/sph_params.h"
+
+/* Checks a decomposition string: "slabs" (or empty), "2d", "3d", or "NXxNYxNZ" (blocks along
+ * x, y and z, e.g. "4x1x2").  0, or -1 with a sentence saying what is allowed in err. */
+int tide_decomp_check(const char *spec, char *err, size_t errlen);
+
+/* Blocks along the key axes (p[k] along axis[k]) for `spec` and about nblocks blocks (ignored
+ * for NXxNYxNZ): slabs cut axis[0]; 2d / 3d spread the prime factors of nblocks over the two /
+ * three axes with most cells, keeping blocks near cubic.  Every p[k] is at most the cells along
+ * the axis.  0, or -1 with a sentence in err. */
+int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3], char *err,
+                     size_t errlen);
+
+/* Estimated cost of a particle in a step, for placing cuts: a fixed-wall boundary particle only
+ * interacts with fluid neighbours, so it costs a fraction of a fluid one. */
+float tide_decomp_cost(uint32_t type);
+
+/* Cuts along each key axis: cut[k][0] = 0 < ... < cut[k][p[k]] = cells along axis[k], placed by
+ * the particles' cost projected on the axis: w[i] for particle i, or tide_decomp_cost when w is
+ * NULL.  cut[k] has p[k] + 1 entries, allocated by the caller. */
+void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const float *w,
+                      const int p[3], int *cut[3]);
+
+/* The box of block b of the aligned grid. */
+tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b);
+
+/* Rank that owns block b of nb = p0 p1 p2 blocks on `size` ranks: ranks get boxes of blocks
+ * (a grid of ranks dividing the grid of blocks) when the counts allow, contiguous runs of
+ * blocks otherwise. */
+int tide_decomp_owner(const int p[3], int b, int size);
+
+/* Recovers p and the cuts from the boxes of an aligned grid (a restart); cut[k] must have room
+ * for nb + 1 entries.  0, or -1 if the boxes are not an aligned grid in block order. */
+int tide_decomp_from_boxes(const tide_grid *g, const tide_block_arg *box, int nb, int p[3],
+                           int *cut[3]);
+
+/* The neighbours of block b: blocks whose box touches b's box grown by one cell.  For each,
+ * face[j] is the face (2 k + side, tide_face_slots' numbering) of the neighbour that faces b —
+ * the first key axis along which b lies outside the neighbour.  Returns how many (<= 26). */
+int tide_decomp_neighbours(const tide_grid *g, const tide_block_arg *box, int nb, int b,
+                           int *nbr, int *face);
+
+#endif

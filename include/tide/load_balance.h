@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Dynamic load balancing by measured time (tasks/load_balance.c), the multi-GPU paper's future
+ * work: every `every` steps the ranks share how long each block's tasks took (one small task per
+ * block on its owner, broadcast by StarPU-MPI), add them up per rank, and when the slowest
+ * rank's load exceeds the mean by more than `threshold` the cuts are moved so that every block
+ * carries the same measured cost (tide_sim_rebalance_measured).  Particles are gathered and dealt
+ * out again, so none is lost or duplicated. */
+#ifndef TIDE_LOAD_BALANCE_H
+#define TIDE_LOAD_BALANCE_H
+#include <starpu.h>
+#include "tide/sph_sim.h"
+
+typedef struct tide_balance {
+	long every;                  /* steps between checks */
+	double threshold;            /* rebalance when max / mean - 1 exceeds it */
+	int nb, mpi, rank, size;
+	double *t;                   /* this rank's block times, then everyone's */
+	starpu_data_handle_t *h;     /* one per block, owned by the block's owner */
+	int64_t tag;
+	long since;                  /* step of the last check */
+	double imbalance;            /* max / mean - 1 at the last check */
+	int moves;                   /* rebalances it did */
+} tide_balance;
+
+/* Starts measuring (enables StarPU's task profiling).  every <= 0: off.  0 or -1. */
+int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double threshold);
+/* At a step: checks every `every` steps and rebalances if needed.  Collective (every rank calls
+ * it at the same steps).  Returns 1 if it moved the cuts, 0 if not, -1 on failure. */
+int tide_balance_check(tide_balance *lb, tide_sim *sim);
+void tide_balance_free(tide_balance *lb);
+
+#endif

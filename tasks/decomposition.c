@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Domain decomposition: slabs or an aligned 2-D / 3-D grid of boxes (include/tide/decomposition.h).
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tide/decomposition.h"
+#include "tide/particle_set.h"
+
+/* Relative cost of a fluid and a boundary particle in a step, for placing the cuts: a fixed-wall
+ * boundary particle only interacts with fluid neighbours, so it costs a fraction of a fluid one. */
+#define TIDE_COST_FLUID 4
+#define TIDE_COST_BOUND 1
+
+static const char *const allowed =
+        "allowed: slabs, 2d, 3d, or blocks along x, y and z as NXxNYxNZ (e.g. 4x2x1)";
+
+static int parse_xyz(const char *s, int xyz[3])
+{
+	int n = 0;
+	for (int a = 0; a < 3; a++) {
+		if (!isdigit((unsigned char)*s)) return -1;
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (v < 1 || v > 4096) return -1;
+		xyz[a] = (int)v;
+		s = end;
+		n++;
+		if (a < 2) {
+			if (*s != 'x') return -1;
+			s++;
+		}
+	}
+	return *s || n != 3 ? -1 : 0;
+}
+
+int tide_decomp_check(const char *spec, char *err, size_t errlen)
+{
+	int xyz[3];
+	if (!spec[0] || !strcmp(spec, "slabs") || !strcmp(spec, "2d") || !strcmp(spec, "3d") ||
+	    !parse_xyz(spec, xyz))
+		return 0;
+	snprintf(err, errlen, "decomposition '%s' is not known; %s", spec, allowed);
+	return -1;
+}
+
+/* Spreads the prime factors of nb (largest first) over the axes in `use`, each time to the axis
+ * whose blocks are longest in cells. */
+static void spread(const tide_grid *g, int nb, const int use[3], int p[3])
+{
+	int f = nb, primes[32], np = 0;
+	for (int d = 2; d * d <= f; d++)
+		while (f % d == 0 && np < 32) {
+			primes[np++] = d;
+			f /= d;
+		}
+	if (f > 1 && np < 32) primes[np++] = f;
+	for (int i = np - 1; i >= 0; i--) {
+		int best = -1;
+		double len = 0;
+		for (int k = 0; k < 3; k++) {
+			int n = g->n[g->axis[k]];
+			if (!use[k] || p[k] * primes[i] > n) continue;
+			double l = (double)n / p[k];
+			if (l > len) { len = l; best = k; }
+		}
+		if (best >= 0) p[best] *= primes[i];
+	}
+}
+
+int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3], char *err,
+                     size_t errlen)
+{
+	if (tide_decomp_check(spec, err, errlen)) return -1;
+	p[0] = p[1] = p[2] = 1;
+	int n0 = g->n[g->axis[0]];
+	if (nblocks < 1) nblocks = 1;
+	int xyz[3];
+	if (!parse_xyz(spec, xyz)) {
+		for (int k = 0; k < 3; k++) {
+			int a = g->axis[k];
+			p[k] = xyz[a];
+			if (p[k] > g->n[a]) {
+				snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
+				         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], g->n[a]);
+				return -1;
+			}
+		}
+		return 0;
+	}
+	if (!spec[0] || !strcmp(spec, "slabs")) {
+		p[0] = nblocks < n0 ? nblocks : n0;
+		return 0;
+	}
+	/* the axes with most cells, as many as the spec says and that have more than one cell */
+	int want = !strcmp(spec, "3d") ? 3 : 2, use[3] = {0, 0, 0}, order[3] = {0, 1, 2};
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (g->n[g->axis[order[j]]] > g->n[g->axis[order[i]]]) {
+				int t = order[i]; order[i] = order[j]; order[j] = t;
+			}
+	for (int i = 0; i < want; i++)
+		if (g->n[g->axis[order[i]]] > 1) use[order[i]] = 1;
+	spread(g, nblocks, use, p);
+	return 0;
+}
+
+/* Cuts of one axis: n cells with costs w[0..n) into p ranges of about equal cost. */
+static void cut_axis(const double *w, int n, int p, int *cut)
+{
+	double total = 0;
+	for (int l = 0; l < n; l++) total += w[l];
+	int l = 0;
+	double acc = 0;
+	cut[0] = 0;
+	for (int b = 0; b < p; b++) {
+		int first = l;
+		double target = total * (b + 1) / p;
+		int must_leave = p - 1 - b; /* cells the remaining ranges need */
+		while (l < n - must_leave && (l == first || acc + w[l] * 0.5 <= target)) {
+			acc += w[l];
+			l++;
+		}
+		if (b == p - 1) l = n;
+		cut[b + 1] = l;
+	}
+}
+
+float tide_decomp_cost(uint32_t type)
+{
+	return type == TIDE_FLUID ? TIDE_COST_FLUID : TIDE_COST_BOUND;
+}
+
+void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const float *wt,
+                      const int p[3], int *cut[3])
+{
+	for (int k = 0; k < 3; k++) {
+		int n = g->n[g->axis[k]];
+		double *w = calloc((size_t)n, sizeof *w);
+		if (!w) abort();
+		for (uint32_t i = 0; i < all->count; i++) {
+			int c[3];
+			tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
+			w[c[k]] += wt ? wt[i] : tide_decomp_cost(all->type[i]);
+		}
+		cut_axis(w, n, p[k], cut[k]);
+		free(w);
+	}
+}
+
+tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b)
+{
+	int i2 = b % p[2], i1 = (b / p[2]) % p[1], i0 = b / (p[1] * p[2]);
+	tide_block_arg A;
+	A.l0 = cut[0][i0];
+	A.l1 = cut[0][i0 + 1];
+	A.lo1 = cut[1][i1];
+	A.hi1 = cut[1][i1 + 1];
+	A.lo2 = cut[2][i2];
+	A.hi2 = cut[2][i2 + 1];
+	A.split = (p[0] > 1) | (p[1] > 1) << 1 | (p[2] > 1) << 2;
+	return A;
+}
+
+int tide_decomp_owner(const int p[3], int b, int size)
+{
+	int nb = p[0] * p[1] * p[2];
+	if (size <= 1) return 0;
+	/* a grid of ranks q dividing p, built from the prime factors of size */
+	int q[3] = {1, 1, 1}, f = size, ok = 1;
+	while (f > 1 && ok) {
+		int d = 2;
+		while (f % d) d++;
+		int best = -1;
+		for (int k = 0; k < 3; k++)
+			if (p[k] % (q[k] * d) == 0 && (best < 0 || p[k] / q[k] > p[best] / q[best])) best = k;
+		if (best < 0) ok = 0;
+		else { q[best] *= d; f /= d; }
+	}
+	if (!ok) return (int)((long)b * size / nb);
+	int i2 = b % p[2], i1 = (b / p[2]) % p[1], i0 = b / (p[1] * p[2]);
+	return ((i0 * q[0] / p[0]) * q[1] + i1 * q[1] / p[1]) * q[2] + i2 * q[2] / p[2];
+}
+
+/* Sorted distinct values of the low bounds along key axis k, and the last high bound. */
+static int axis_cuts(const tide_block_arg *box, int nb, int k, int *cut)
+{
+	int n = 0;
+	for (int b = 0; b < nb; b++) {
+		int lo[3], hi[3];
+		tide_box_bounds(&box[b], lo, hi);
+		int seen = 0;
+		for (int i = 0; i < n; i++) seen |= cut[i] == lo[k];
+		if (!seen) cut[n++] = lo[k];
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (cut[j] < cut[i]) { int t = cut[i]; cut[i] = cut[j]; cut[j] = t; }
+	int lo[3], hi[3];
+	tide_box_bounds(&box[nb - 1], lo, hi);
+	cut[n] = hi[k];
+	return n;
+}
+
+int tide_decomp_from_boxes(const tide_grid *g, const tide_block_arg *box, int nb, int p[3],
+                           int *cut[3])
+{
+	for (int k = 0; k < 3; k++) {
+		p[k] = axis_cuts(box, nb, k, cut[k]);
+		if (cut[k][0] != 0 || cut[k][p[k]] != g->n[g->axis[k]]) return -1;
+	}
+	if (p[0] * p[1] * p[2] != nb) return -1;
+	for (int b = 0; b < nb; b++) {
+		tide_block_arg A = tide_decomp_box(p, cut, b);
+		if (memcmp(&A, &box[b], sizeof A)) return -1;
+	}
+	return 0;
+}
+
+int tide_decomp_neighbours(const tide_grid *g, const tide_block_arg *box, int nb, int b,
+                           int *nbr, int *face)
+{
+	tide_block_arg E = tide_box_grow(g, &box[b]);
+	int elo[3], ehi[3], blo[3], bhi[3], n = 0;
+	tide_box_bounds(&E, elo, ehi);
+	tide_box_bounds(&box[b], blo, bhi);
+	for (int o = 0; o < nb; o++) {
+		if (o == b) continue;
+		int lo[3], hi[3], touch = 1;
+		tide_box_bounds(&box[o], lo, hi);
+		for (int k = 0; k < 3; k++) touch &= lo[k] < ehi[k] && hi[k] > elo[k];
+		if (!touch) continue;
+		int f = -1;
+		for (int k = 0; k < 3 && f < 0; k++) {
+			if (bhi[k] <= lo[k]) f = 2 * k;          /* b is below o: o's low face */
+			else if (blo[k] >= hi[k]) f = 2 * k + 1; /* b is above o: o's high face */
+		}
+		if (f < 0 || n == 26) abort(); /* overlapping boxes: not a decomposition */
+		nbr[n] = o;
+		face[n] = f;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// tide probe's parts: a synthetic lattice (linear velocity field, hydrostatic density) written
+// by tide_vtp_write and read back by tide_vtp_read field for field; Shepard interpolation of the
+// read set against the analytic fields and a brute-force neighbour count; no fluid far away;
+// the reader's refusals of damaged files; .pvd series; point lists; the CSV rows.
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tide/case.h"
+#include "tide/output.h"
+#include "tide/probe.h"
+#include "tide/sph_kernel.h"
+#include "tide/vtp_read.h"
+#include "test_util.h"
+
+static void quiet(int on);
+
+static void spit(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len) { printf("cannot write %s\n", path); exit(1); }
+	fclose(f);
+}
+
+/* ---- the synthetic snapshot ---- */
+
+/* h = 2 dp, c0 = 20 sqrt(g 0.5 m): the usual SPH setting (tide's cases). */
+static tide_case make_case(int dim, int kernel) { return test_make_case(dim, 0.02, 2.0, 20.0, kernel); }
+
+#define NX 24            /* fluid lattice: NX cells per axis, spacing dp from dp/2 */
+#define G 9.81
+
+static double fill_height(const tide_case *c) { return NX * c->dp; }
+
+/* The analytic fields: velocity linear in x, y, z; hydrostatic pressure below the fill height. */
+static void velocity_at(const double r[3], double v[3])
+{
+	v[0] = 0.3 + 1.5 * r[0] - 0.4 * r[1] - 0.8 * r[2];
+	v[1] = -0.1 + 0.2 * r[0] + 0.9 * r[1] + 0.3 * r[2];
+	v[2] = -0.2 + 0.5 * r[0] + 0.1 * r[1] + 0.25 * r[2];
+}
+
+static double pressure_at(const tide_case *c, double z) { return c->rho0 * G * (fill_height(c) - z); }
+
+static double rho_at(const tide_case *c, double z)
+{
+	return c->rho0 * pow(1.0 + pressure_at(c, z) / tide_case_tait_b(c), 1.0 / c->gamma);
+}
+
+/* Fluid lattice plus a floor of boundary particles moving at 100 m/s, which the interpolation
+ * must ignore.  Ids are not 0..n-1, so the round trip cannot pass by accident. */
+static void lattice(const tide_case *c, tide_particle_set *s)
+{
+	int ny = c->dim == 3 ? NX : 1;
+	for (int k = 0; k < NX; k++)
+		for (int j = 0; j < ny; j++)
+			for (int i = 0; i < NX; i++) {
+				double r[3] = { c->dp * (i + 0.5), c->dim == 3 ? c->dp * (j + 0.5) : 0.0,
+				                c->dp * (k + 0.5) }, v[3];
+				velocity_at(r, v);
+				tide_pset_push(s, r[0], r[1], r[2], (float)rho_at(c, r[2]), TIDE_FLUID);
+				size_t n = s->n - 1;
+				s->vx[n] = (float)v[0]; s->vy[n] = (float)v[1]; s->vz[n] = (float)v[2];
+			}
+	for (int j = 0; j < ny; j++)
+		for (int i = 0; i < NX; i++) {
+			tide_pset_push(s, c->dp * (i + 0.5), c->dim == 3 ? c->dp * (j + 0.5) : 0.0,
+			               -0.5 * c->dp, 1234.5f, TIDE_BOUND);
+			s->vx[s->n - 1] = 100.f;
+		}
+	for (size_t i = 0; i < s->n; i++) s->id[i] = (uint32_t)(7919 * i + 13);
+}
+
+/* ---- round trip ---- */
+
+static void test_round_trip(const tide_case *c, const tide_particle_set *s, const char *path)
+{
+	CHECK(tide_vtp_write(path, s, c) == 0, "tide_vtp_write %s", path);
+	tide_particle_set r = { 0 };
+	float *p = NULL;
+	int rc = tide_vtp_read(path, &r, &p);
+	CHECK(rc == TIDE_READ_OK, "tide_vtp_read %s returned %d", path, rc);
+	CHECK(r.n == s->n, "read %zu particles, wrote %zu", r.n, s->n);
+	if (rc || r.n != s->n) { tide_pset_free(&r); free(p); return; }
+	size_t n = s->n;
+	CHECK(!memcmp(r.x, s->x, n * 8) && !memcmp(r.y, s->y, n * 8) && !memcmp(r.z, s->z, n * 8),
+	      "positions differ");
+	CHECK(!memcmp(r.vx, s->vx, n * 4) && !memcmp(r.vy, s->vy, n * 4) && !memcmp(r.vz, s->vz, n * 4),
+	      "velocities differ");
+	CHECK(!memcmp(r.rho, s->rho, n * 4), "densities differ");
+	CHECK(!memcmp(r.id, s->id, n * 4), "ids differ");
+	CHECK(!memcmp(r.type, s->type, n * 4), "types differ");
+	double B = tide_case_tait_b(c);
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += p[i] != (float)(B * (pow((double)s->rho[i] / c->rho0, c->gamma) - 1.0));
+	CHECK(bad == 0, "%zu pressures differ from the Tait pressure of the density", bad);
+	/* Reading into a set that holds a larger snapshot replaces it. */
+	tide_particle_set small = { 0 };
+	tide_pset_push(&small, 1.0, 2.0, 3.0, 999.f, TIDE_FLUID);
+	CHECK(tide_vtp_write(tmp_path("one.vtp"), &small, c) == 0, "write one.vtp");
+	CHECK(tide_vtp_read(tmp_path("one.vtp"), &r, NULL) == 0 && r.n == 1 && r.x[0] == 1.0 &&
+	      r.z[0] == 3.0 && r.rho[0] == 999.f, "re-read into a used set");
+	tide_pset_free(&small);
+	tide_pset_free(&r);
+	free(p);
+}
+
+/* ---- interpolation ---- */
+
+static uint64_t lcg = 12345;
+static double uniform(double lo, double hi)
+{
+	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+	return lo + (hi - lo) * (double)(lcg >> 11) / 9007199254740992.0;
+}
+
+static size_t brute_count(const tide_particle_set *s, const tide_case *c, const double r[3])
+{
+	double h2 = 4.0 * tide_case_h(c) * tide_case_h(c);
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		double dx = s->x[i] - r[0], dy = c->dim == 3 ? s->y[i] - r[1] : 0.0, dz = s->z[i] - r[2];
+		n += s->type[i] == TIDE_FLUID && dx * dx + dy * dy + dz * dz < h2;
+	}
+	return n;
+}
+
+static void test_interpolation(const tide_case *c, const char *path, const char *label)
+{
+	tide_particle_set s = { 0 };
+	CHECK(tide_vtp_read(path, &s, NULL) == 0, "%s: read %s", label, path);
+	tide_fluid_grid *g = tide_fluid_grid_new(&s, c);
+	CHECK(g != NULL, "%s: grid", label);
+	if (!g) return;
+	/* Interior: at least 2h from every edge of the lattice (the kernel support is full). */
+	double lo = 2.0 * tide_case_h(c), hi = NX * c->dp - lo;
+	double ev = 0, ep = 0, er = 0, gradv = 1.5;   /* largest velocity gradient */
+	int count_bad = 0;
+	for (int k = 0; k < 200; k++) {
+		double r[3] = { uniform(lo, hi), c->dim == 3 ? uniform(lo, hi) : 0.0, uniform(lo, hi) }, v[3];
+		tide_sample smp;
+		tide_fluid_grid_sample(g, r, &smp);
+		velocity_at(r, v);
+		for (int d = 0; d < 3; d++) ev = fmax(ev, fabs(smp.v[d] - v[d]));
+		ep = fmax(ep, fabs(smp.p - pressure_at(c, r[2])));
+		er = fmax(er, fabs(smp.rho - rho_at(c, r[2])));
+		count_bad += smp.nfluid != brute_count(&s, c, r);
+	}
+	/* A linear field on a full lattice: Shepard's error is the kernel's first moment over the
+	 * lattice (and the slight skew of the volumes m/rho_j with depth), a few 1e-3 of the
+	 * velocity change over dp at most (a missing normalisation would be an error of percents). */
+	CHECK(ev <= 3e-3 * gradv * c->dp, "%s: velocity off by %.3g m/s (limit %.3g)", label, ev,
+	      3e-3 * gradv * c->dp);
+	/* Pressure: linear too, up to the float rounding of the stored density (c0^2 * 6e-5). */
+	CHECK(ep <= 0.5, "%s: pressure off by %.3g Pa (limit 0.5 Pa)", label, ep);
+	CHECK(er <= 3e-4, "%s: density off by %.3g kg/m^3 (limit 3e-4)", label, er);
+	CHECK(count_bad == 0, "%s: %d points with an nfluid other than the brute-force count", label,
+	      count_bad);
+	printf("  %s: 200 interior points, max error |v| %.2e m/s, p %.2e Pa, rho %.2e kg/m^3\n",
+	       label, ev, ep, er);
+
+	/* On the first fluid row the boundary floor (at 100 m/s) is within 2h: it must not count;
+	 * the truncated support leaves a Shepard error of order gradient * h there. */
+	double edge[3] = { 0.5 * NX * c->dp, 0.5 * NX * c->dp, 0.5 * c->dp }, ve[3];
+	tide_sample smp;
+	tide_fluid_grid_sample(g, edge, &smp);
+	velocity_at(edge, ve);
+	CHECK(fabs(smp.v[0] - ve[0]) < 2.0 * gradv * tide_case_h(c), "%s: vx %g at the floor, "
+	      "exact %g (boundary particles taken in?)", label, smp.v[0], ve[0]);
+	/* No fluid within 2h of the top layer: nothing measured, all fields 0. */
+	double top = (NX - 0.5) * c->dp;
+	double far[3] = { 0.5 * NX * c->dp, 0.5 * NX * c->dp, top + 2.0 * tide_case_h(c) + 1e-9 };
+	double below[3] = { 0.3, 0.3, -5.0 };
+	tide_fluid_grid_sample(g, far, &smp);
+	CHECK(smp.nfluid == 0 && smp.p == 0 && smp.rho == 0 && smp.v[0] == 0 && smp.v[2] == 0,
+	      "%s: 2h above the top layer: nfluid %zu, p %g", label, smp.nfluid, smp.p);
+	tide_fluid_grid_sample(g, below, &smp);
+	CHECK(smp.nfluid == 0 && smp.v[0] == 0, "%s: below the boundary floor: nfluid %zu, vx %g "
+	      "(boundary particles must not count)", label, smp.nfluid, smp.v[0]);
+	/* Just inside the support above the top layer: some fluid. */
+	far[2] -= 0.5 * c->dp;
+	tide_fluid_grid_sample(g, far, &smp);
+	CHECK(smp.nfluid > 0 && smp.nfluid == brute_count(&s, c, far), "%s: near the top: nfluid %zu",
+	      label, smp.nfluid);
+	double H = tide_fluid_grid_height(g, 0.5 * NX * c->dp, 0.5 * NX * c->dp);
+	CHECK(fabs(H - fill_height(c)) <= c->dp, "%s: water height %.4f m, fill height %.4f m", label,
+	      H, fill_height(c));
+	tide_fluid_grid_free(g);
+	tide_pset_free(&s);
+}
+
+/* ---- the CSV rows ---- */
+
+/* Splits line at commas in place: the number of fields (at most max). */
+static int split(char *line, char **field, int max)
+{
+	int n = 0;
+	for (char *p = line; n < max; p++) {
+		field[n++] = p;
+		p = strchr(p, ',');
+		if (!p) break;
+		*p = '\0';
+	}
+	return n;
+}
+
+static void test_rows(const tide_case *c, const char *path)
+{
+	tide_particle_set s = { 0 };
+	CHECK(tide_vtp_read(path, &s, NULL) == 0, "read %s", path);
+	tide_point_list l = { 0 };
+	char spec[128];
+	double mid = 0.5 * NX * c->dp;
+	/* from the middle of the water to far above it */
+	snprintf(spec, sizeof spec, "%.17g,%.17g:%.17g,%.17g:3", mid, mid, mid, 3.0 * mid);
+	CHECK(tide_points_add_line(&l, spec, 2) == 0 && l.n == 3, "line of 3 points");
+	FILE *f = fopen(tmp_path("rows.csv"), "w");
+	tide_probe_header(f, 1);
+	CHECK(tide_probe_rows(f, &s, c, &l, 0.25, 1, 1) == 0, "rows");
+	fclose(f);
+	f = fopen(tmp_path("rows2.csv"), "w");
+	CHECK(tide_probe_rows(f, &s, c, &l, 0.0, 0, 0) == 0, "rows without time or height");
+	fclose(f);
+	char *x = slurp(tmp_path("rows.csv"), NULL), *y = slurp(tmp_path("rows2.csv"), NULL);
+	const char *header = "time[s],x[m],y[m],z[m],nfluid[-],vx[m/s],vy[m/s],vz[m/s],p[Pa],"
+	                     "rho[kg/m^3],H[m]\n";
+	CHECK(x && y && !strncmp(x, header, strlen(header)), "header: %s", x ? x : "(none)");
+	if (!x || !y) return;
+	char *line[6], *p = x + strlen(header);
+	for (int k = 0; k < 6; k++) {
+		line[k] = p;
+		p = strchr(p, '\n');
+		CHECK(p != NULL, "row %d missing", k);
+		if (!p) return;
+		*p++ = '\0';
+		if (k == 2) p = y;
+	}
+	for (int k = 0; k < 6; k++) {
+		char *fld[16];
+		int with = k < 3, n = split(line[k], fld, 16);
+		CHECK(n == (with ? 11 : 10), "row %d has %d fields", k, n);
+		if (n < 10) continue;
+		CHECK(with ? atof(fld[0]) == 0.25 : fld[0][0] == '\0', "row %d time '%s'", k, fld[0]);
+		const double *pt = l.p[k % 3];
+		CHECK(atof(fld[1]) == pt[0] && atof(fld[2]) == 0.0 && fabs(atof(fld[3]) - pt[2]) < 1e-12,
+		      "row %d point %s,%s,%s", k, fld[1], fld[2], fld[3]);
+		int nfl = atoi(fld[4]), dry = k % 3 == 2;   /* 3 * mid is far above the water */
+		CHECK(dry ? nfl == 0 : nfl > 0, "row %d nfluid %d", k, nfl);
+		for (int j = 5; j < 10; j++)
+			CHECK(dry ? fld[j][0] == '\0' : fld[j][0] != '\0', "row %d field %d '%s'", k, j, fld[j]);
+		if (k % 3 == 0)   /* mid-depth; the second point is on the surface */
+			CHECK(fabs(atof(fld[8]) - pressure_at(c, pt[2])) < 0.5, "row %d p %s", k, fld[8]);
+		if (with) CHECK(fabs(atof(fld[10]) - fill_height(c)) <= c->dp, "row %d H %s", k, fld[10]);
+	}
+	free(x);
+	free(y);
+	tide_points_free(&l);
+	tide_pset_free(&s);
+}
+
+/* ---- points ---- */
+
+static void test_points(void)
+{
+	tide_point_list l = { 0 };
+	quiet(1);
+	CHECK(tide_points_add_line(&l, "0,1,2:3,-2,5:4", 3) == 0 && l.n == 4, "3-D line");
+	if (l.n == 4) {
+		CHECK(l.p[1][0] == 1.0 && l.p[1][1] == 0.0 && l.p[1][2] == 3.0, "line point 1");
+		CHECK(l.p[3][0] == 3.0 && l.p[3][1] == -2.0 && l.p[3][2] == 5.0, "line end");
+	}
+	CHECK(tide_points_add_point(&l, "0.5, 0.25", 2) == 0 && l.p[4][0] == 0.5 && l.p[4][1] == 0.0 &&
+	      l.p[4][2] == 0.25, "2-D point x,z");
+	const char *bad[] = { "0.5,0.25", "1,2,3,4,5", "1,,2", "a,b,c", "1,2,", "" };
+	for (int k = 0; k < 6; k++)
+		CHECK(tide_points_add_point(&l, bad[k], 3) == TIDE_READ_BAD, "3-D point '%s' accepted", bad[k]);
+	const char *badline[] = { "0,0,0:1,1,1", "0,0,0:1,1,1:1", "0,0,0:1,1,1:x", "0,0:1,1,1:3" };
+	for (int k = 0; k < 4; k++)
+		CHECK(tide_points_add_line(&l, badline[k], 3) == TIDE_READ_BAD, "line '%s' accepted", badline[k]);
+	size_t before = l.n;
+	const char *csv = "x[m],y[m],z[m]\n# a comment\n0.1,0.2,0.3\n\n 0.4 , 0.5 , 0.6  # end\n";
+	spit(tmp_path("points.csv"), csv, strlen(csv));
+	CHECK(tide_points_add_file(&l, tmp_path("points.csv"), 3) == 0 && l.n == before + 2,
+	      "points file: %zu points", l.n - before);
+	if (l.n == before + 2) CHECK(l.p[before + 1][1] == 0.5, "points file second point");
+	const char *badcsv = "0.1,0.2,0.3\nx,y,z\n";
+	spit(tmp_path("bad.csv"), badcsv, strlen(badcsv));
+	CHECK(tide_points_add_file(&l, tmp_path("bad.csv"), 3) == TIDE_READ_BAD, "header on line 2");
+	CHECK(tide_points_add_file(&l, tmp_path("none.csv"), 3) == TIDE_READ_BAD, "missing file");
+	quiet(0);
+	tide_points_free(&l);
+}
+
+/* ---- damaged files ---- */
+
+static int fd_saved = -1;
+static void quiet(int on)
+{
+	fflush(stderr);
+	if (on) {
+		fd_saved = dup(2);
+		if (!freopen(tmp_path("stderr.txt"), "w", stderr)) exit(1);
+	} else {
+		dup2(fd_saved, 2);
+		close(fd_saved);
+		clearerr(stderr);
+	}
+}
+
+/* Reads path expecting the code want and a message naming the file and containing what. */
+static void expect_refused(const char *path, int want, const char *what)
+{
+	tide_particle_set s = { 0 };
+	tide_pset_push(&s, 0, 0, 0, 1000.f, TIDE_FLUID);
+	quiet(1);
+	int rc = tide_vtp_read(path, &s, NULL);
+	quiet(0);
+	char *msg = slurp(tmp_path("stderr.txt"), NULL);
+	CHECK(rc == want, "%s: code %d, want %d (%s)", path, rc, want, msg ? msg : "");
+	CHECK(msg && strstr(msg, path) && strstr(msg, what), "%s: message '%s' lacks '%s'", path,
+	      msg ? msg : "", what);
+	CHECK(msg && strchr(msg, '\n') == msg + strlen(msg) - 1, "%s: not one line: '%s'", path, msg);
+	CHECK(s.n == 0, "%s: a refused read left %zu particles", path, s.n);
+	free(msg);
+	tide_pset_free(&s);
+}
+
+/* A copy of the good file with bytes [at, at + len) replaced by rep (rep_len bytes). */
+static const char *damaged(const char *good, size_t glen, const char *name, size_t at, size_t len,
+                           const char *rep, size_t rep_len)
+{
+	char *b = malloc(glen + rep_len);
+	memcpy(b, good, at);
+	memcpy(b + at, rep, rep_len);
+	memcpy(b + at + rep_len, good + at + len, glen - at - len);
+	const char *p = tmp_path(name);
+	spit(p, b, glen - len + rep_len);
+	free(b);
+	return p;
+}
+
+static size_t offset_of(const char *data, const char *what) { return (size_t)(strstr(data, what) - data); }
+
+/* Where the appended bytes of a named array start (its UInt64 count). */
+static size_t array_pos(const char *data, const char *name)
+{
+	char key[64];
+	snprintf(key, sizeof key, "Name=\"%s\"", name);
+	const char *tag = strstr(data, key);
+	const char *off = strstr(tag, "offset=\"") + 8;
+	return offset_of(data, "encoding=\"raw\">") + strlen("encoding=\"raw\">\n   _") +
+	       (size_t)strtoull(off, NULL, 10);
+}
+
+static void test_refusals(const char *good_path)
+{
+	size_t glen;
+	char *g = slurp(good_path, &glen);
+	CHECK(g != NULL, "read %s", good_path);
+	if (!g) return;
+	expect_refused(tmp_path("missing.vtp"), TIDE_READ_BAD, "No such file");
+	spit(tmp_path("text.vtp"), "hello\n", 6);
+	expect_refused(tmp_path("text.vtp"), TIDE_READ_BAD, "not XML");
+	expect_refused(damaged(g, glen, "trunc.vtp", glen - 200, 200, "", 0), TIDE_READ_BAD, "truncated");
+	expect_refused(damaged(g, glen, "header.vtp", 0, glen, g, offset_of(g, "<AppendedData")),
+	               TIDE_READ_BAD, "AppendedData");
+	size_t at = offset_of(g, "header_type=\"UInt64\"");
+	expect_refused(damaged(g, glen, "uint32.vtp", at, 20, "header_type=\"UInt32\"", 20),
+	               TIDE_READ_BAD, "header_type");
+	at = offset_of(g, "Name=\"Density\"");
+	expect_refused(damaged(g, glen, "noname.vtp", at, 14, "Name=\"Densxty\"", 14), TIDE_READ_BAD,
+	               "no Density array");
+	at = offset_of(g, "type=\"Float32\" Name=\"Velocity\"");
+	expect_refused(damaged(g, glen, "f64.vtp", at, 14, "type=\"Float64\"", 14), TIDE_READ_BAD,
+	               "Velocity array is not of type Float32");
+	at = offset_of(g, "encoding=\"raw\"");
+	expect_refused(damaged(g, glen, "b64.vtp", at, 14, "encoding=\"b64\"", 14), TIDE_READ_BAD, "raw");
+	/* A byte count that disagrees with the point count. */
+	at = array_pos(g, "Density");
+	uint64_t wrong;
+	memcpy(&wrong, g + at, 8);
+	wrong += 4;
+	expect_refused(damaged(g, glen, "count.vtp", at, 8, (const char *)&wrong, 8), TIDE_READ_BAD,
+	               "Density array holds");
+	/* More points declared than the arrays hold. */
+	char np[64];
+	at = offset_of(g, "NumberOfPoints=\"");
+	size_t dlen = strcspn(g + at + 16, "\"");
+	snprintf(np, sizeof np, "NumberOfPoints=\"%0*d", (int)dlen, atoi(g + at + 16) + 1);
+	const char *more = damaged(g, glen, "points.vtp", at, 16 + dlen, np, 16 + dlen);
+	expect_refused(more, TIDE_READ_BAD, "NumberOfVerts");
+	char *m = slurp(more, NULL);
+	at = offset_of(m, "NumberOfVerts=\"");
+	memcpy(np, "NumberOfVerts", 13);   /* the same digits after NumberOfPoints' 14 letters */
+	memmove(np + 13, np + 14, strlen(np + 14) + 1);
+	expect_refused(damaged(m, glen, "both.vtp", at, 15 + dlen, np, 15 + dlen), TIDE_READ_BAD,
+	               "Points array holds");
+	free(m);
+	/* A particle type tide does not write. */
+	at = array_pos(g, "Type") + 8;
+	expect_refused(damaged(g, glen, "type.vtp", at + 5, 1, "\x07", 1), TIDE_READ_BAD, "Type 7");
+	free(g);
+}
+
+/* ---- .pvd ---- */
+
+static void test_pvd(void)
+{
+	tide_pvd p;
+	CHECK(tide_pvd_open(&p, tmp_path("series.pvd")) == 0, "pvd open");
+	tide_pvd_add(&p, tmp_path("a&b.vtp"), 0.0);
+	tide_pvd_add(&p, tmp_path("s1.vtp"), 0.125);
+	tide_pvd_add(&p, "/abs/elsewhere.vtp", 1.0 / 3.0);
+	tide_pvd_close(&p);
+	tide_pvd_list l;
+	CHECK(tide_pvd_read(tmp_path("series.pvd"), &l) == 0 && l.n == 3, "pvd read");
+	if (l.n == 3) {
+		CHECK(!strcmp(l.file[0], tmp_path("a&b.vtp")) && !strcmp(l.file[1], tmp_path("s1.vtp")) &&
+		      !strcmp(l.file[2], "/abs/elsewhere.vtp"), "files %s %s %s", l.file[0], l.file[1],
+		      l.file[2]);
+		CHECK(l.time[0] == 0.0 && l.time[1] == 0.125 && l.time[2] == 1.0 / 3.0, "times");
+	}
+	tide_pvd_list_free(&l);
+	CHECK(tide_pvd_open(&p, tmp_path("empty.pvd")) == 0, "empty pvd");
+	tide_pvd_close(&p);
+	quiet(1);
+	CHECK(tide_pvd_read(tmp_path("empty.pvd"), &l) == TIDE_READ_BAD, "empty series accepted");
+	CHECK(tide_pvd_read(tmp_path("nope.pvd"), &l) == TIDE_READ_BAD, "missing series accepted");
+	quiet(0);
+}
+
+int main(void)
+{
+	if (test_tmpdir_create("test_probe")) return 1;
+	const struct { int dim, kernel; const char *label, *file; } runs[] = {
+		{ 2, TIDE_KERNEL_WENDLAND, "2-D Wendland", "l2w.vtp" },
+		{ 2, TIDE_KERNEL_CUBIC, "2-D cubic", "l2c.vtp" },
+		{ 3, TIDE_KERNEL_WENDLAND, "3-D Wendland", "l3w.vtp" },
+	};
+	for (int k = 0; k < 3; k++) {
+		tide_case c = make_case(runs[k].dim, runs[k].kernel);
+		tide_particle_set s = { 0 };
+		lattice(&c, &s);
+		const char *path = tmp_path(runs[k].file);
+		test_round_trip(&c, &s, path);
+		test_interpolation(&c, path, runs[k].label);
+		if (k == 0) {
+			test_rows(&c, path);
+			test_refusals(path);
+		}
+		tide_pset_free(&s);
+	}
+	test_points();
+	test_pvd();
+	return test_finish("test_probe");
+}
