@@ -15,42 +15,32 @@
 
 static void essential_cpu(void *buffers[], void *cl_arg)
 {
-	uint32_t n;
-	int whole;
-	starpu_codelet_unpack_args(cl_arg, &n, &whole);
-	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
-	const bh_vroot *vr = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]);
-	struct tide_let_iface *L = TIDE_LET_IFACE(buffers[4]);
-	L->ncells = L->nparts = 0;
-	if (n == 0 || vr->n == 0) return; /* nothing to send, or nobody there to need it */
+	bh_essential_io io = bh_essential_unpack(buffers, cl_arg);
+	if (io.n == 0 || io.vroot->n == 0) return; /* nothing to send, or nobody there to need it */
 	bh_box box;
-	bh_vroot_box(vr, &box);
-	bh_cell *oc = bh_let_cells((void *)L->ptr);
-	bh_mom *om = bh_let_moms((void *)L->ptr, L->cap_cells);
-	bh_body *op = bh_let_parts((void *)L->ptr, L->cap_cells);
+	bh_vroot_box(io.vroot, &box);
+	bh_cell *oc = io.oc;
 	int32_t nc = 1, np = 0;
 	oc[0].child = 0;
 	for (int32_t i = 0; i < nc; i++) {
-		const bh_cell *C = &cells[oc[i].child];
-		const bh_mom *M = &mom[oc[i].child];
-		int k = whole ? (C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(C, M, &box);
+		const bh_cell *C = &io.cells[oc[i].child];
+		const bh_mom *M = &io.mom[oc[i].child];
+		int k = io.whole ? (C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(C, M, &box);
 		int32_t first = 0;
 		if (k == BH_LET_KEEP_OPEN) {
 			first = nc;
 			for (int32_t c = 0; c < C->nchild; c++) oc[nc++].child = C->child + c;
 		} else if (k == BH_LET_KEEP_LEAF) {
 			first = np;
-			memcpy(op + np, body + C->pbegin, sizeof(bh_body) * (size_t)(C->pend - C->pbegin));
+			memcpy(io.op + np, io.body + C->pbegin, sizeof(bh_body) * (size_t)(C->pend - C->pbegin));
 			np += C->pend - C->pbegin;
 		}
-		bh_let_fill(&oc[i], &om[i], C, M, k, first);
+		bh_let_fill(&oc[i], &io.om[i], C, M, k, first);
 	}
 	/* distinct cells and particles of the local tree: within the capacity by construction */
-	STARPU_ASSERT((uint32_t)nc <= L->cap_cells && (uint32_t)np <= L->cap_parts);
-	L->ncells = (uint32_t)nc;
-	L->nparts = (uint32_t)np;
+	STARPU_ASSERT((uint32_t)nc <= io.out->cap_cells && (uint32_t)np <= io.out->cap_parts);
+	io.out->ncells = (uint32_t)nc;
+	io.out->nparts = (uint32_t)np;
 }
 
 static struct starpu_perfmodel essential_model = {

@@ -55,31 +55,21 @@ __global__ static void let_next(int32_t *ctr)
 
 extern "C" void tide_bh_essential_cuda(void *buffers[], void *cl_arg)
 {
-	uint32_t n;
-	int whole;
-	starpu_codelet_unpack_args(cl_arg, &n, &whole);
-	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
-	const bh_vroot *vr = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]);
-	struct tide_let_iface *L = TIDE_LET_IFACE(buffers[4]);
-	int32_t *ctr = (int32_t *)STARPU_VECTOR_GET_PTR(buffers[5]);
-	L->ncells = L->nparts = 0;
-	if (n == 0) return;
+	bh_essential_io io = bh_essential_unpack(buffers, cl_arg);
+	int32_t *ctr = (int32_t *)io.scratch;
+	if (io.n == 0) return;
 	cudaStream_t s = starpu_cuda_get_local_stream();
-	bh_cell *oc = bh_let_cells((void *)L->ptr);
-	bh_mom *om = bh_let_moms((void *)L->ptr, L->cap_cells);
-	bh_body *op = bh_let_parts((void *)L->ptr, L->cap_cells);
-	unsigned grid = min(tide_blocks_for(L->cap_cells, 256), 1024u);
-	let_init<<<1, 1, 0, s>>>(vr, oc, ctr);
+	unsigned grid = min(tide_blocks_for(io.out->cap_cells, 256), 1024u);
+	let_init<<<1, 1, 0, s>>>(io.vroot, io.oc, ctr);
 	for (int level = 0; level <= BH_MAXLEVEL; level++) {
-		let_level<<<grid, 256, 0, s>>>(body, cells, mom, vr, oc, om, op, ctr, whole);
+		let_level<<<grid, 256, 0, s>>>(io.body, io.cells, io.mom, io.vroot, io.oc, io.om, io.op, ctr,
+		                               io.whole);
 		let_next<<<1, 1, 0, s>>>(ctr);
 	}
 	int32_t used[2];
 	TIDE_CUDA_CHECK(cudaMemcpyAsync(used, ctr, sizeof used, cudaMemcpyDeviceToHost, s));
 	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
-	STARPU_ASSERT((uint32_t)used[0] <= L->cap_cells && (uint32_t)used[1] <= L->cap_parts);
-	L->ncells = (uint32_t)used[0];
-	L->nparts = (uint32_t)used[1];
+	STARPU_ASSERT((uint32_t)used[0] <= io.out->cap_cells && (uint32_t)used[1] <= io.out->cap_parts);
+	io.out->ncells = (uint32_t)used[0];
+	io.out->nparts = (uint32_t)used[1];
 }

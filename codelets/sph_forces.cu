@@ -10,16 +10,6 @@ extern "C" {
 }
 #include "tide/sph_interact.h"
 
-/* Non-negative floats order like their bit patterns, so integer atomics give float min/max. */
-__device__ static void atomic_min_pos(float *a, float v)
-{
-	atomicMin((int *)a, __float_as_int(v));
-}
-__device__ static void atomic_max_pos(float *a, float v)
-{
-	atomicMax((int *)a, __float_as_int(v));
-}
-
 /* ---- cell-tiled kernel: one thread block per cell ------------------------------------------
  * The threads of a block are the particles of one cell; for each of the 9 rows of neighbour
  * cells they load the row's particles once into shared memory, as float positions relative to

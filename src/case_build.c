@@ -154,7 +154,7 @@ static int build_fluid(const tide_case *c, int b, tide_particle_set *s)
 	const tide_box *f = &c->fluid[b];
 	double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
 	                c->gravity[2] * c->gravity[2]);
-	double bt = tide_case_tait_b(c), top = f->hi[2];
+	double top = f->hi[2];
 	long nx = cells(f->hi[0] - f->lo[0], c->dp), nz = cells(f->hi[2] - f->lo[2], c->dp);
 	long ny = c->dim == 3 ? cells(f->hi[1] - f->lo[1], c->dp) : 1;
 	for (long k = 0; k < nz; k++)
@@ -163,8 +163,47 @@ static int build_fluid(const tide_case *c, int b, tide_particle_set *s)
 				double p[3] = {f->lo[0] + (i + 0.5) * c->dp, c->dim == 3 ? f->lo[1] + (j + 0.5) * c->dp : 0,
 				               f->lo[2] + (k + 0.5) * c->dp};
 				if (near_obstacle(c, p) || in_earlier_fluid(c, b, p)) continue;
-				/* Hydrostatic start: the Tait pressure of the depth below this box's top. */
-				double rho = c->rho0 * pow(1 + c->rho0 * g * (top - p[2]) / bt, 1 / c->gamma);
+				/* Hydrostatic start: the pressure of the depth below this box's top. */
+				double rho = tide_case_density(c, c->rho0 * g * (top - p[2]));
+				if (tide_pset_push(s, p[0], p[1], p[2], (float)rho, TIDE_FLUID)) return -1;
+			}
+	return 0;
+}
+
+/* Is p inside a fluid box (with half a spacing around it, as between boxes) or an earlier ball? */
+static int in_other_fluid(const tide_case *c, int b, const double *p)
+{
+	if (in_earlier_fluid(c, c->nfluid, p)) return 1;
+	for (int e = 0; e < b; e++) {
+		const tide_sphere *o = &c->sphere[e];
+		double d2 = 0, R = o->r + 0.5 * c->dp;
+		for (int a = 0; a < 3; a++) d2 += (p[a] - o->c[a]) * (p[a] - o->c[a]);
+		if (d2 < R * R) return 1;
+	}
+	return 0;
+}
+
+/* Ball b: lattice points centre + (i + 1/2) dp inside the radius (symmetric about the centre).
+ * Density rho0, or with 'hydrostatic' that of a uniform self-gravitating sphere at rest,
+ * p(r) = (2 pi / 3) G rho0^2 (R^2 - r^2), through the equation of state. */
+static int build_sphere(const tide_case *c, int b, tide_particle_set *s)
+{
+	const tide_sphere *o = &c->sphere[b];
+	long n = (long)ceil(o->r / c->dp);
+	double R2 = o->r * o->r * (1 + 1e-12);
+	double k = 2.0 * M_PI / 3.0 * c->self_gravity.G * c->rho0 * c->rho0;
+	for (long kz = -n; kz < n; kz++)
+		for (long ky = c->dim == 3 ? -n : 0; ky < (c->dim == 3 ? n : 1); ky++)
+			for (long kx = -n; kx < n; kx++) {
+				double d[3] = {(kx + 0.5) * c->dp, c->dim == 3 ? (ky + 0.5) * c->dp : 0,
+				               (kz + 0.5) * c->dp};
+				double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+				if (r2 > R2) continue;
+				double p[3] = {o->c[0] + d[0], o->c[1] + d[1], o->c[2] + d[2]};
+				if (c->dim == 2) p[1] = 0;
+				if (near_obstacle(c, p) || in_other_fluid(c, b, p)) continue;
+				double rho = o->hydrostatic ? tide_case_density(c, k * fmax(o->r * o->r - r2, 0))
+				                            : c->rho0;
 				if (tide_pset_push(s, p[0], p[1], p[2], (float)rho, TIDE_FLUID)) return -1;
 			}
 	return 0;
@@ -180,6 +219,8 @@ static double estimate(const tide_case *c)
 		total += (floor((f->hi[0] - f->lo[0]) / c->dp) + 1) * (floor((f->hi[2] - f->lo[2]) / c->dp) + 1) *
 		         (y ? floor((f->hi[1] - f->lo[1]) / c->dp) + 1 : 1);
 	}
+	for (int b = 0; b < c->nsphere; b++)
+		total += pow(2 * ceil(c->sphere[b].r / c->dp), y ? 3 : 2);
 	for (int m = 0; m < c->nobstacle; m++) {
 		const tide_box *o = &c->obstacle[m];
 		total += (floor((o->hi[0] - o->lo[0]) / c->dp) + 1) * (floor((o->hi[2] - o->lo[2]) / c->dp) + 1) *
@@ -209,9 +250,11 @@ int tide_case_build(const tide_case *c, tide_particle_set *s)
 	size_t nbound = s->n;
 	for (int b = 0; b < c->nfluid; b++)
 		if (build_fluid(c, b, s)) return -1;
+	for (int b = 0; b < c->nsphere; b++)
+		if (build_sphere(c, b, s)) return -1;
 	if (s->n == nbound) {
-		fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box, so there are no "
-		        "fluid particles; use a smaller dp.\n", c->name, c->dp);
+		fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box and sphere, so "
+		        "there are no fluid particles; use a smaller dp.\n", c->name, c->dp);
 		return -1;
 	}
 	return 0;

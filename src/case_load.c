@@ -45,10 +45,13 @@ static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
+static const char *const eos_names[] = {"tait", "isothermal", NULL};
+static const char *const format_names[] = {"vtp", "hdf5", "both", NULL};
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -74,10 +77,13 @@ static const struct key keys[] = {
 	POINT("tank.hi", tank.box.hi, REQ_IN),
 	{"tank.open_top", K_BOOL, OFF(tank.open_top), 0, 0, 0, NULL, 0, NULL},
 	INT("tank.layers", tank.layers, R_GE | R_LE, 1, 8),
-	LIST("fluid", list_fluid, REQ),
+	LIST("fluid", list_fluid, 0),       /* fluid or fluid_spheres is required */
+	LIST("fluid_spheres", list_spheres, 0),
 	LIST("obstacles", list_obstacles, 0),
 	SECTION("physics"),
 	ENUM("physics.kernel", kernel, kernel_names),
+	ENUM("physics.eos", eos, eos_names),
+	NUM("physics.cs_iso", cs_iso, R_GT, 0, 0),
 	NUM("physics.rho0", rho0, R_GT, 0, 0),
 	NUM("physics.gamma", gamma, R_GE | R_LE, 1, 10),
 	NUM("physics.coefsound", coefsound, R_GT, 0, 0),
@@ -89,10 +95,17 @@ static const struct key keys[] = {
 	NUM("physics.cfl", cfl, R_GT | R_LE, 0, 1),
 	ENUM("physics.integrator", integrator, integrator_names),
 	INT("physics.verlet_steps", verlet_steps, R_GE, 1, 0),
+	SECTION("physics.self_gravity"),
+	NUM("physics.self_gravity.G", self_gravity.G, R_GT, 0, 0),
+	NUM("physics.self_gravity.theta", self_gravity.theta, R_GT | R_LE, 0, 1.5),
+	NUM("physics.self_gravity.softening", self_gravity.softening, R_GT, 0, 0),
+	{"physics.self_gravity.quadrupole", K_BOOL, OFF(self_gravity.quadrupole), 0, 0, 0, NULL, 0, NULL},
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
 	NUM("time.output", t_out, R_GT, 0, 0),
+	SECTION("output"),
+	ENUM("output.format", output_format, format_names),
 	SECTION("gauges"),
 	LIST("gauges.height", list_height, 0),
 	LIST("gauges.pressure", list_pressure, 0),
@@ -111,6 +124,7 @@ struct ctx {
 	int line[NKEYS];              /* line of each key seen, for later whole-case checks */
 	int fluid_line[TIDE_CASE_MAX_ITEMS], obstacle_line[TIDE_CASE_MAX_ITEMS];
 	int height_line[TIDE_CASE_MAX_ITEMS], pressure_line[TIDE_CASE_MAX_ITEMS];
+	int sphere_line[TIDE_CASE_MAX_ITEMS];
 };
 
 /* ---- messages ------------------------------------------------------------------------------ */
@@ -304,6 +318,13 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		/* Being present is meaningful for these sections. */
 		if (!strcmp(path, "tank")) x->c->tank.present = 1;
 		if (!strcmp(path, "gauges.surge_front")) x->c->surge_front = 1;
+		if (!strcmp(path, "physics.self_gravity")) {
+			x->c->self_gravity.on = 1;
+			/* "self_gravity:" alone (null) turns it on with the defaults */
+			if (v->type == YAML_SCALAR_NODE && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			    (!*text(v) || !strcmp(text(v), "~") || !strcmp(text(v), "null")))
+				return 0;
+		}
 		return walk(x, v, path);
 	case K_LIST: return k->list(x, v, path);
 	case K_NUM:
@@ -405,6 +426,21 @@ static int get_items(struct ctx *x, const yaml_node_t *seq, const char *path, co
 	return 0;
 }
 
+/* Item i of a list of mappings: its path p ("fluid[2]"), its fields val[] by names[], of which
+ * the first nreq are required. */
+static int get_item(struct ctx *x, yaml_node_item_t *it, int i, const char *path,
+                    const char *const *names, int nreq, const yaml_node_t **val, int *line,
+                    char p[160])
+{
+	const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]);
+	snprintf(p, 160, "%s[%d]", path, i);
+	if (get_fields(x, item, p, names, val)) return -1;
+	for (int j = 0; j < nreq; j++)
+		if (!val[j]) return fail(x, line_of(item), "missing required key '%s.%s'.", p, names[j]);
+	*line = line_of(item);
+	return 0;
+}
+
 static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, tide_box *box,
                      int *count, int *lines)
 {
@@ -413,16 +449,13 @@ static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, ti
 	int n = 0;
 	if (get_items(x, seq, path, "a list of boxes {lo: [...], hi: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
+		const yaml_node_t *v[2];
 		char p[160], q[176];
-		snprintf(p, sizeof p, "%s[%d]", path, i);
-		if (get_fields(x, item, p, names, v)) return -1;
+		if (get_item(x, it, i, path, names, 2, v, &lines[i], p)) return -1;
 		for (int j = 0; j < 2; j++) {
 			snprintf(q, sizeof q, "%s.%s", p, names[j]);
-			if (!v[j]) return fail(x, line_of(item), "missing required key '%s'.", q);
 			if (get_point(x, v[j], q, j ? box[i].hi : box[i].lo)) return -1;
 		}
-		lines[i] = line_of(item);
 	}
 	*count = n;
 	return 0;
@@ -475,6 +508,31 @@ static int list_height(struct ctx *x, const yaml_node_t *v, const char *path)
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path)
 {
 	return get_probes(x, v, path, 0, x->c->pressure, &x->c->npressure, x->pressure_line);
+}
+
+/* Fluid balls {centre: [...], radius: R, hydrostatic: bool}. */
+static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
+{
+	static const char *const names[] = {"centre", "radius", "hydrostatic", NULL};
+	static const struct key radius = NUM("radius", sphere[0].r, R_GT, 0, 0);
+	yaml_node_item_t *it = NULL;
+	int n = 0;
+	if (get_items(x, seq, path, "a list of spheres {centre: [...], radius: R}", &it, &n)) return -1;
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *v[3];
+		tide_sphere *s = &x->c->sphere[i];
+		char p[160], q[176];
+		if (get_item(x, it, i, path, names, 2, v, &x->sphere_line[i], p)) return -1;
+		snprintf(q, sizeof q, "%s.centre", p);
+		if (get_point(x, v[0], q, s->c)) return -1;
+		snprintf(q, sizeof q, "%s.radius", p);
+		if (get_number(x, &radius, v[1], q, 0, &s->r)) return -1;
+		s->hydrostatic = 0;
+		snprintf(q, sizeof q, "%s.hydrostatic", p);
+		if (v[2] && get_bool(x, v[2], q, &s->hydrostatic)) return -1;
+	}
+	x->c->nsphere = n;
+	return 0;
 }
 
 /* ---- whole-case checks and derived values ----------------------------------------------- */
@@ -562,6 +620,16 @@ static int check_geometry(struct ctx *x)
 		if (check_box(x, x->obstacle_line[i], p, &c->obstacle[i]) ||
 		    check_inside(x, x->obstacle_line[i], p, &c->obstacle[i], 1)) return -1;
 	}
+	for (int i = 0; i < c->nsphere; i++) {
+		const tide_sphere *s = &c->sphere[i];
+		tide_box b;
+		for (int a = 0; a < 3; a++) {
+			b.lo[a] = s->c[a] - s->r;
+			b.hi[a] = s->c[a] + s->r;
+		}
+		snprintf(p, sizeof p, "fluid_spheres[%d]", i);
+		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
+	}
 	return check_probes(x, "gauges.height", c->height, c->nheight, x->height_line, 1) ||
 	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0);
 }
@@ -589,6 +657,10 @@ static double default_hswl(const tide_case *c)
 		top = fmax(top, c->fluid[i].hi[2]);
 		floor_z = fmin(floor_z, c->fluid[i].lo[2]);
 	}
+	for (int i = 0; i < c->nsphere; i++) {
+		top = fmax(top, c->sphere[i].c[2] + c->sphere[i].r);
+		floor_z = fmin(floor_z, c->sphere[i].c[2] - c->sphere[i].r);
+	}
 	if (c->tank.present) floor_z = c->tank.box.lo[2];
 	return top - floor_z;
 }
@@ -599,15 +671,37 @@ static double gravity_norm(const tide_case *c)
 	            c->gravity[2] * c->gravity[2]);
 }
 
+/* Self-gravity and equation of state checks: they need the whole case. */
+static int check_physics(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	if (c->self_gravity.on && c->dim != 3)
+		return fail(x, x->line[find_key("physics.self_gravity")], "key 'physics.self_gravity' "
+		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");
+	if (c->eos == TIDE_EOS_ISOTHERMAL && !(c->cs_iso > 0))
+		return fail(x, x->line[find_key("physics.eos")], "missing required key 'physics.cs_iso' "
+		            "(the isothermal sound speed in m/s, > 0) for 'physics.eos' = isothermal.");
+	return 0;
+}
+
 /* The one derivation of c0, run after loading and after every --set, so c0 always follows
- * coefsound, gravity and hswl. */
+ * coefsound, gravity and hswl (Tait), or cs_iso (isothermal).  A zero gravity is allowed only
+ * with self-gravity; the Tait c0 then takes the surface gravity of a uniform sphere of diameter
+ * hswl, (2 pi / 3) G rho0 hswl, in place of |g|. */
 static int derive(struct ctx *x)
 {
 	tide_case *c = x->c;
-	c->c0 = c->coefsound * sqrt(gravity_norm(c) * c->hswl);
+	double g = gravity_norm(c);
+	int gline = x->line[find_key("physics.gravity")];
+	if (!(g > 0) && !c->self_gravity.on)
+		return fail(x, gline, "key 'physics.gravity' is zero, so c0 = coefsound*sqrt(|g|*hswl) "
+		            "would be 0; allowed: a nonzero gravity vector (a zero one only with "
+		            "'physics.self_gravity').");
+	if (!(g > 0)) g = 2.0 * M_PI / 3.0 * c->self_gravity.G * c->rho0 * c->hswl;
+	c->c0 = c->eos == TIDE_EOS_ISOTHERMAL ? c->cs_iso : c->coefsound * sqrt(g * c->hswl);
 	if (!(c->c0 > 0) || !isfinite(c->c0))
-		return fail(x, x->line[find_key("physics.gravity")], "key 'physics.gravity' is zero, so "
-		            "c0 = coefsound*sqrt(|g|*hswl) would be 0; allowed: a nonzero gravity vector.");
+		return fail(x, gline, "key 'physics.gravity' gives c0 = coefsound*sqrt(|g|*hswl) = %g m/s; "
+		            "allowed: a gravity, hswl and coefsound that give a finite c0 > 0.", c->c0);
 	return 0;
 }
 
@@ -616,6 +710,20 @@ static int check_surge(struct ctx *x)
 	if (x->c->surge_front && !(x->c->surge_a > 0))
 		return fail(x, x->line[find_key("gauges.surge_front")], "missing required key "
 		            "'gauges.surge_front.a' (the initial column width, > 0).");
+	return 0;
+}
+
+/* .h5 files need the HDF5 library, found (or not) when tide was built. */
+static int check_output(struct ctx *x)
+{
+#ifndef TIDE_HAVE_HDF5
+	if (x->c->output_format != TIDE_OUT_VTP)
+		return fail(x, x->line[find_key("output.format")], "key 'output.format' = '%s' needs "
+		            "HDF5, but this tide was built without it (install libhdf5-openmpi-dev and "
+		            "build again); allowed here: vtp.", format_names[x->c->output_format]);
+#else
+	(void)x;
+#endif
 	return 0;
 }
 
@@ -634,9 +742,6 @@ static int check_required(struct ctx *x, double dp_override)
 		}
 		if ((k->flags & REQ_IN) && (parent < 0 || !x->seen[parent])) continue;
 		if (parent >= 0 && x->seen[parent]) line = x->line[parent];
-		if (!strcmp(k->path, "fluid"))
-			return fail(x, line, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
-			            "{lo: [...], hi: [...]} filled with water.", TIDE_CASE_MAX_ITEMS);
 		if (k->kind == K_NUM) {
 			char r[96];
 			range_text(k, r, sizeof r);
@@ -646,9 +751,15 @@ static int check_required(struct ctx *x, double dp_override)
 		return fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
 		            x->c->dim);
 	}
-	if (x->c->nfluid < 1)
-		return fail(x, x->line[find_key("fluid")], "key 'fluid' is empty; allowed: a list of 1 to "
-		            "%d boxes {lo: [...], hi: [...]}.", TIDE_CASE_MAX_ITEMS);
+	if (!x->seen[find_key("fluid")] && !x->seen[find_key("fluid_spheres")])
+		return fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
+		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres').",
+		            TIDE_CASE_MAX_ITEMS);
+	if (x->c->nfluid < 1 && x->c->nsphere < 1)
+		return fail(x, x->line[find_key(x->seen[find_key("fluid")] ? "fluid" : "fluid_spheres")],
+		            "key '%s' is empty; allowed: a list of 1 to %d boxes {lo: [...], hi: [...]} "
+		            "(or spheres {centre: [...], radius: R} in 'fluid_spheres').",
+		            x->seen[find_key("fluid")] ? "fluid" : "fluid_spheres", TIDE_CASE_MAX_ITEMS);
 	return 0;
 }
 
@@ -678,6 +789,10 @@ static void set_defaults(tide_case *c, const char *path)
 	c->cfl = 0.2;
 	c->integrator = TIDE_VERLET;
 	c->verlet_steps = 40;
+	c->eos = TIDE_EOS_TAIT;
+	c->self_gravity.G = 6.674e-11;
+	c->self_gravity.theta = 0.5;
+	c->self_gravity.quadrupole = 1;
 	strcpy(c->decomp, "slabs");
 }
 
@@ -696,7 +811,7 @@ static int finish_load(struct ctx *x, double dp_override)
 {
 	tide_case *c = x->c;
 	if (dp_override > 0) c->dp = dp_override;
-	if (check_required(x, dp_override) || check_surge(x)) return -1;
+	if (check_required(x, dp_override) || check_surge(x) || check_output(x)) return -1;
 	if (!x->seen[find_key("domain")]) {
 		if (!c->tank.present)
 			return fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi} or a "
@@ -707,6 +822,7 @@ static int finish_load(struct ctx *x, double dp_override)
 	if (!x->seen[find_key("time.output")]) c->t_out = c->t_end / 50;
 	if (check_geometry(x)) return -1;
 	if (!x->seen[find_key("physics.hswl")]) c->hswl = default_hswl(c);
+	if (check_physics(x)) return -1;
 	return derive(x);
 }
 
@@ -795,10 +911,11 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 		return fail(x, 0, "key '%s' cannot be set: the case has no tank.", key);
 	if (apply(x, i, v, key)) return -1;
 	if (!strncmp(key, "gauges.surge_front.", 19)) c->surge_front = 1;
+	if (!strncmp(key, "physics.self_gravity.", 21)) c->self_gravity.on = 1;
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = default_domain(c);
 	if (old->hswl == default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = default_hswl(c);
-	if (check_surge(x) || check_geometry(x)) return -1;
+	if (check_surge(x) || check_output(x) || check_geometry(x) || check_physics(x)) return -1;
 	return derive(x);
 }
 
@@ -914,11 +1031,16 @@ static void put_physics(FILE *f, const tide_case *c)
 {
 	char b[32];
 	fprintf(f, "physics:\n  kernel: %s\n", kernel_names[c->kernel]);
+	fprintf(f, "  eos: %s\n", eos_names[c->eos]);
+	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", num(c->cs_iso, b));
 	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
 	fprintf(f, "  gamma: %s\n", num(c->gamma, b));
 	fprintf(f, "  coefsound: %s\n", num(c->coefsound, b));
 	fprintf(f, "  hswl: %s\n", num(c->hswl, b));
-	fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
+	if (c->eos == TIDE_EOS_ISOTHERMAL)
+		fprintf(f, "  # derived, not read: c0 = cs_iso = %s m/s\n", num(c->c0, b));
+	else
+		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
 	fprintf(f, "  visco: %s\n", num(c->visco, b));
 	fprintf(f, "  diffusion: %s\n", diffusion_names[c->diffusion]);
 	fprintf(f, "  delta: %s\n", num(c->delta, b));
@@ -927,6 +1049,12 @@ static void put_physics(FILE *f, const tide_case *c)
 	fprintf(f, "\n  cfl: %s\n", num(c->cfl, b));
 	fprintf(f, "  integrator: %s\n", integrator_names[c->integrator]);
 	fprintf(f, "  verlet_steps: %d\n", c->verlet_steps);
+	if (c->self_gravity.on) {
+		fprintf(f, "  self_gravity:\n    G: %s\n", num(c->self_gravity.G, b));
+		fprintf(f, "    theta: %s\n", num(c->self_gravity.theta, b));
+		fprintf(f, "    softening: %s\n", num(tide_case_softening(c), b));
+		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
+	}
 }
 
 void tide_case_print(FILE *f, const tide_case *c)
@@ -955,9 +1083,17 @@ void tide_case_print(FILE *f, const tide_case *c)
 	}
 	put_boxes(f, c, "fluid", c->fluid, c->nfluid);
 	put_boxes(f, c, "obstacles", c->obstacle, c->nobstacle);
+	if (c->nsphere) fputs("fluid_spheres:\n", f);
+	for (int i = 0; i < c->nsphere; i++) {
+		fputs("  - {centre: ", f);
+		put_coords(f, c->sphere[i].c, c->dim, axes_of(c->dim));
+		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
+		        c->sphere[i].hydrostatic ? "true" : "false");
+	}
 	put_physics(f, c);
 	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
 	fprintf(f, "output: %s}\n", num(c->t_out, b));
+	fprintf(f, "output: {format: %s}\n", format_names[c->output_format]);
 	fputs("gauges:\n", f);
 	put_probes(f, c, "height", c->height, c->nheight, 1);
 	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);

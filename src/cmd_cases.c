@@ -46,6 +46,10 @@ static void estimate(const tide_case *c, double *fluid, double *bound)
 {
 	*fluid = *bound = 0;
 	for (int i = 0; i < c->nfluid; i++) *fluid += lattice(c, c->fluid[i].lo, c->fluid[i].hi, 0, 0);
+	/* balls: their volume (area in 2-D) over the lattice cell */
+	for (int i = 0; i < c->nsphere; i++)
+		*fluid += c->dim == 3 ? 4.0 / 3.0 * M_PI * pow(c->sphere[i].r / c->dp, 3)
+		                      : M_PI * pow(c->sphere[i].r / c->dp, 2);
 	for (int i = 0; i < c->nobstacle; i++) {
 		*bound += lattice(c, c->obstacle[i].lo, c->obstacle[i].hi, 0, 0);
 		/* fluid boxes lose the part an obstacle overlaps */

@@ -171,7 +171,7 @@ static kernel_sum kernel_sum_init(const tide_particle_set *s, const tide_case *c
 
 static double tait_pressure(const kernel_sum *k, float rho)
 {
-	return k->tait_b * (pow((double)rho / k->c->rho0, k->c->gamma) - 1.0);
+	return tide_case_pressure(k->c, rho);   /* the case's equation of state */
 }
 
 static void add_kernel(void *ctx, size_t j, double r2)

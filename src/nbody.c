@@ -3,29 +3,35 @@
 //   initial forces; per step: kick dt/2, drift dt, build, moments, walk, kick dt/2.
 // All of it is submitted as tasks; the host only waits at outputs, where it reads the particles
 // to compute the diagnostics in double (a handful per run, so not worth a reduction codelet).
+// Under mpirun every rank makes the same initial particles and keeps its Morton share; at each
+// output all particles are gathered on rank 0 (StarPU-MPI), which computes the diagnostics,
+// splits them again along their Morton order and sends each rank its new share, so that the
+// ranks' pieces of space stay compact as the particles move (the counts per rank never change).
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include "tide/bh_nbody.h"
 #include "tide/commands.h"
 #include "tide/log.h"
 #include "tide/runtime.h"
 
-static void diagnose(const tide_gravity *g, double t, bh_nbody_diag *d)
+static void diagnose(const bh_body *body, const float *vel, const bh_acc *acc, uint32_t n, double t,
+                     bh_nbody_diag *d)
 {
 	const double fr[3] = {0.1, 0.5, 0.9};
 	double r[3];
-	bh_lagrange_radii(g->body, g->n, fr, 3, r);
+	bh_lagrange_radii(body, n, fr, 3, r);
 	memset(d, 0, sizeof *d);
 	d->t = t; d->r10 = r[0]; d->r50 = r[1]; d->r90 = r[2];
-	for (uint32_t i = 0; i < g->n; i++) {
-		const bh_body *b = &g->body[i];
-		const float *v = &g->vel[4 * i];
+	for (uint32_t i = 0; i < n; i++) {
+		const bh_body *b = &body[i];
+		const float *v = &vel[4 * i];
 		double m = b->m;
 		d->ekin += 0.5 * m * ((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-		d->epot += 0.5 * m * g->acc[i].pot;
+		d->epot += 0.5 * m * acc[i].pot;
 		for (int k = 0; k < 3; k++) d->p[k] += m * v[k];
 		d->L[0] += m * ((double)b->y * v[2] - (double)b->z * v[1]);
 		d->L[1] += m * ((double)b->z * v[0] - (double)b->x * v[2]);
@@ -34,33 +40,85 @@ static void diagnose(const tide_gravity *g, double t, bh_nbody_diag *d)
 	d->etot = d->ekin + d->epot;
 }
 
+/* All particles on rank 0 (gathered in g's arrays' layout), there the diagnostics and the new
+ * Morton split, then every rank's new share back. */
+static void output_ranks(tide_gravity *g, uint32_t n, double t, bh_nbody_diag *d)
+{
+	uint32_t m = n ? n : 1;
+	bh_body *b = NULL, *nb = NULL;
+	float *v = NULL, *nv = NULL;
+	bh_acc *a = NULL, *na = NULL;
+	if (g->rank == 0) {
+		b = malloc(sizeof(bh_body) * m); v = malloc(16 * (size_t)m); a = malloc(sizeof(bh_acc) * m);
+		nb = malloc(sizeof(bh_body) * m); nv = malloc(16 * (size_t)m); na = malloc(sizeof(bh_acc) * m);
+	}
+	tide_gravity_gather(g, 0, b, v, a);
+	memset(d, 0, sizeof *d);
+	if (g->rank == 0) {
+		diagnose(b, v, a, n, t, d);
+		uint32_t *order = malloc(sizeof(uint32_t) * m), *counts = malloc(sizeof(uint32_t) * g->size);
+		bh_split_morton(b, n, g->size, order, counts);
+		for (uint32_t i = 0; i < n; i++) {
+			nb[i] = b[order[i]];
+			memcpy(&nv[4 * i], &v[4 * (size_t)order[i]], 16);
+			na[i] = a[order[i]];
+		}
+		free(order); free(counts);
+	}
+	tide_gravity_scatter(g, 0, nb, nv, na);
+	free(b); free(v); free(a); free(nb); free(nv); free(na);
+}
+
 int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndiag)
 {
+	int mpi = tide_runtime_uses_mpi();
+	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
 	uint32_t n = o->n, m = n ? n : 1;
 	bh_body *body = malloc(sizeof(bh_body) * m);
 	float *vel = malloc(16 * (size_t)m);
 	bh_acc *acc = calloc(m, sizeof(bh_acc));
-	if (!body || !vel || !acc) {
+	uint32_t *counts = malloc(sizeof(uint32_t) * size);
+	if (!body || !vel || !acc || !counts) {
 		fprintf(stderr, "tide nbody: out of host memory for %u particles; use a smaller --n.\n", n);
-		free(body); free(vel); free(acc);
+		free(body); free(vel); free(acc); free(counts);
 		return -1;
 	}
 	bh_ic_make(o->dist, n, o->seed, body, vel);
+	counts[0] = n;
+	/* the ranks' trees share a root cell of twice the initial box: room to move */
+	float box[6];
+	bh_bounding_box(body, n, box);
+	for (int k = 0; k < 3; k++) {
+		float c = 0.5f * (box[k] + box[3 + k]), h = box[3 + k] - box[k];
+		box[k] = c - h; box[3 + k] = c + h;
+	}
+	if (size > 1) {
+		bh_body *all = body;
+		float *all_vel = vel;
+		free(acc);
+		int bad = bh_take_share(all, all_vel, n, rank, size, &body, &vel, &acc, counts);
+		free(all); free(all_vel);
+		if (bad) {
+			fprintf(stderr, "tide nbody: out of host memory for %u particles.\n", n);
+			free(counts);
+			return -1;
+		}
+	}
 	FILE *f = NULL;
-	if (o->csv) {
+	if (o->csv && rank == 0) {
 		f = fopen(o->csv, "w");
 		if (!f) {
 			fprintf(stderr, "tide nbody: cannot write %s: %s.\n", o->csv, tide_io_reason(errno));
-			free(body); free(vel); free(acc);
+			free(body); free(vel); free(acc); free(counts);
 			return -1;
 		}
 		fprintf(f, "# G = 1, total mass M = 1, length unit = Plummer scale radius / ball radius; "
 		           "time unit sqrt(L^3/(G M)); energies in G M^2/L, momentum M sqrt(G M/L), "
-		           "angular momentum M sqrt(G M L)\n");
+		           "angular momentum M sqrt(G M L); %d rank(s)\n", size);
 		fprintf(f, "step,t,r10,r50,r90,E_kin,E_pot,E_tot,p_x,p_y,p_z,L_x,L_y,L_z\n");
 	}
 	tide_gravity g;
-	tide_gravity_init(&g, body, vel, acc, n, o->P, 0, o->where);
+	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, o->P, 0, o->where);
 	tide_gravity_submit_forces(&g);
 	long steps = (long)ceil(o->t_end / o->dt - 1e-9);
 	int nd = 0;
@@ -73,10 +131,14 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 			tide_gravity_submit_kick(&g, half);
 		}
 		if (s % o->out_every == 0 || s == steps) {
-			tide_gravity_acquire(&g);
 			bh_nbody_diag d;
-			diagnose(&g, s * o->dt, &d);
-			tide_gravity_release(&g);
+			if (g.mpi) {
+				output_ranks(&g, n, s * o->dt, &d);
+			} else {
+				tide_gravity_acquire(&g);
+				diagnose(g.body, g.vel, g.acc, n, s * o->dt, &d);
+				tide_gravity_release(&g);
+			}
 			if (nd < cap) diag[nd++] = d;
 			tide_debug("step %ld  t = %.4g  E_tot %.9g  r50 %.4g\n", s, d.t, d.etot, d.r50);
 			if (f)
@@ -85,7 +147,7 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 				        d.p[2], d.L[0], d.L[1], d.L[2]);
 		}
 	}
-	starpu_task_wait_for_all();
+	tide_gravity_wait(&g);
 	tide_gravity_fini(&g);
 	int ret = 0;
 	if (f) {
@@ -97,7 +159,7 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 			ret = -1;
 		}
 	}
-	free(body); free(vel); free(acc);
+	free(body); free(vel); free(acc); free(counts);
 	*ndiag = nd;
 	return ret;
 }
@@ -117,6 +179,9 @@ int tide_cmd_nbody(int argc, char **argv)
 			       "steps writes Lagrangian radii (10/50/90 %%), kinetic, potential and total energy,\n"
 			       "momentum and angular momentum to the CSV (default nbody.csv).  Defaults: plummer,\n"
 			       "N 10000, dt 0.01, t-end 10, K 10, theta 0.6 with quadrupoles, eps 0.02.\n"
+			       "Under mpirun the particles are split over the ranks along their Morton order,\n"
+			       "with essential nodes exchanged every step; at each output rank 0 collects all\n"
+			       "particles for the diagnostics (written by rank 0) and splits them again.\n"
 			       "--quiet prints nothing, --verbose every diagnostic row as the run goes.\n"
 			       "Exit codes: 0 done, 1 out of memory or the CSV could not be written, 2 bad usage.\n");
 			return 0;

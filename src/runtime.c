@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// StarPU and StarPU-MPI start-up.  MPI is always initialised through StarPU-MPI so that the same
-// binary runs alone or under mpirun.
+// StarPU and StarPU-MPI start-up.  A lone process runs without MPI, so that the same binary runs
+// alone or under mpirun.  Under mpirun tide initialises MPI itself, asking for
+// MPI_THREAD_MULTIPLE: besides StarPU-MPI's progress thread, the main thread calls MPI at output
+// time (collective parallel-HDF5 writes, MPI_Abort), which StarPU's own MPI_THREAD_SERIALIZED
+// does not allow.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +13,7 @@
 #include "tide/log.h"
 #include "tide/runtime.h"
 
-static int with_mpi;
+static int with_mpi, mpi_ours, mpi_multiple;
 
 /* Launched by mpirun (or srun) with more than one rank?  A lone process skips MPI, so StarPU
  * keeps the core its MPI progress thread would take. */
@@ -75,8 +78,28 @@ int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 	if (with_mpi) place_local_ranks(); /* before starpu_conf_init, which reads the environment */
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	int ret = with_mpi ? starpu_mpi_init_conf(argc, argv, 1, MPI_COMM_WORLD, &conf)
-	                   : starpu_init(&conf);
+	int ret;
+	if (with_mpi) {
+		int inited = 0, provided = 0;
+		MPI_Initialized(&inited);
+		if (!inited) {
+			if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+				fprintf(stderr, "tide: MPI failed to start (MPI_Init_thread).\n");
+				return -1;
+			}
+			mpi_ours = 1;
+		} else {
+			MPI_Query_thread(&provided);
+		}
+		mpi_multiple = provided == MPI_THREAD_MULTIPLE;
+		ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
+	} else {
+		ret = starpu_init(&conf);
+	}
+	if (ret != 0 && mpi_ours) {
+		MPI_Finalize();
+		mpi_ours = 0;
+	}
 	if (ret == -ENODEV) {
 		fprintf(stderr, "tide: StarPU found no worker to run on (STARPU_NCPU=0 and no GPU?).\n");
 		return -1;
@@ -101,9 +124,13 @@ void tide_runtime_shutdown(void)
 {
 	if (with_mpi) starpu_mpi_shutdown();
 	else starpu_shutdown();
+	if (mpi_ours) MPI_Finalize();
+	mpi_ours = 0;
 }
 
 int tide_runtime_uses_mpi(void) { return with_mpi; }
+
+int tide_runtime_mpi_multiple(void) { return with_mpi && mpi_multiple; }
 
 void tide_runtime_barrier(void)
 {

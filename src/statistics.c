@@ -19,6 +19,13 @@ static double tait_energy(double rho, double rho0, double B, double gamma)
 	return B / rho0 * (a - d / (1.0 + d));
 }
 
+/* The same for the isothermal p = cs^2 (rho - rho0): cs^2 [ln x + 1/x - 1]. */
+static double iso_energy(double rho, double rho0, double cs)
+{
+	double d = rho / rho0 - 1.0;
+	return cs * cs * (log1p(d) - d / (1.0 + d));
+}
+
 void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_stats *s)
 {
 	memset(s, 0, sizeof *s);
@@ -37,7 +44,8 @@ void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_sta
 		s->e_kin += 0.5 * m * v2;
 		s->e_pot -= m * (c->gravity[0] * all->x[i] + c->gravity[1] * all->y[i] +
 		                 c->gravity[2] * all->z[i]);
-		s->e_int += m * tait_energy(rho, c->rho0, B, c->gamma);
+		s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
+		                                               : tait_energy(rho, c->rho0, B, c->gamma));
 		s->p[0] += m * vx;
 		s->p[1] += m * vy;
 		s->p[2] += m * vz;
@@ -104,6 +112,7 @@ int tide_stats_write(tide_stats_file *s, const tide_block_view *all, const tide_
 	if (!s->f) return 0;
 	tide_stats st;
 	tide_stats_compute(all, c, &st);
+	st.e_pot += s->e_self;
 	double wps = step > s->step_last ? (wall - s->wall_last) / (double)(step - s->step_last) : 0;
 	s->wall_last = wall;
 	s->step_last = step;

@@ -90,11 +90,17 @@ static void fill_density(const vtp_ctx *x, size_t first, size_t count, void *buf
 	memcpy(buf, x->s->rho + first, count * sizeof(float));
 }
 
+float tide_tait_pressure(const tide_case *c, double tait_b, float rho)
+{
+	/* the case's equation of state: Tait with the caller's B, or isothermal */
+	if (c->eos != TIDE_EOS_TAIT) return (float)tide_case_pressure(c, rho);
+	return (float)(tait_b * (pow((double)rho / c->rho0, c->gamma) - 1.0));
+}
+
 static void fill_pressure(const vtp_ctx *x, size_t first, size_t count, void *buf)
 {
 	float *o = buf;
-	for (size_t i = 0; i < count; i++)
-		o[i] = (float)(x->tait_b * (pow((double)x->s->rho[first + i] / x->c->rho0, x->c->gamma) - 1.0));
+	for (size_t i = 0; i < count; i++) o[i] = tide_tait_pressure(x->c, x->tait_b, x->s->rho[first + i]);
 }
 
 static void fill_type(const vtp_ctx *x, size_t first, size_t count, void *buf)
@@ -213,7 +219,7 @@ int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case
 /* ---- .pvd ---- */
 
 /* File names go into an XML attribute. */
-static void xml_escaped(FILE *f, const char *str)
+void tide_xml_escaped(FILE *f, const char *str)
 {
 	for (; *str; str++) {
 		switch (*str) {
@@ -236,7 +242,7 @@ static int pvd_rewrite(const tide_pvd *p)
 	        host_is_little_endian() ? "LittleEndian" : "BigEndian");
 	for (size_t i = 0; i < p->n; i++) {
 		fprintf(af.f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", p->time[i]);
-		xml_escaped(af.f, p->file[i]);
+		tide_xml_escaped(af.f, p->file[i]);
 		fputs("\"/>\n", af.f);
 	}
 	fputs("  </Collection>\n</VTKFile>\n", af.f);
@@ -263,29 +269,37 @@ static const char *relative_to_pvd(const char *pvd, const char *vtp)
 	return strncmp(pvd, vtp, dirlen) == 0 ? vtp + dirlen : vtp;
 }
 
-int tide_pvd_add(tide_pvd *p, const char *vtp_path, double t)
+int tide_series_append(tide_pvd *p, const char *file, double t, size_t count)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 64;
-		char **file = realloc(p->file, cap * sizeof *file);
-		if (file) p->file = file;
-		double *time = file ? realloc(p->time, cap * sizeof *time) : NULL;
-		if (!time) {
+		char **f = realloc(p->file, cap * sizeof *f);
+		if (f) p->file = f;
+		double *time = f ? realloc(p->time, cap * sizeof *time) : NULL;
+		if (time) p->time = time;
+		size_t *cnt = time ? realloc(p->count, cap * sizeof *cnt) : NULL;
+		if (!cnt) {
 			fprintf(stderr, "tide: cannot write %s: out of memory.\n", p->path);
 			return -1;
 		}
-		p->time = time;
+		p->count = cnt;
 		p->cap = cap;
 	}
-	char *name = strdup(relative_to_pvd(p->path, vtp_path));
+	char *name = strdup(relative_to_pvd(p->path, file));
 	if (!name) {
 		fprintf(stderr, "tide: cannot write %s: out of memory.\n", p->path);
 		return -1;
 	}
 	p->file[p->n] = name;
 	p->time[p->n] = t;
+	p->count[p->n] = count;
 	p->n++;
-	return pvd_rewrite(p);
+	return 0;
+}
+
+int tide_pvd_add(tide_pvd *p, const char *vtp_path, double t)
+{
+	return tide_series_append(p, vtp_path, t, 0) || pvd_rewrite(p) ? -1 : 0;
 }
 
 void tide_pvd_close(tide_pvd *p)
@@ -293,5 +307,6 @@ void tide_pvd_close(tide_pvd *p)
 	for (size_t i = 0; i < p->n; i++) free(p->file[i]);
 	free(p->file);
 	free(p->time);
+	free(p->count);
 	memset(p, 0, sizeof *p);
 }

@@ -13,6 +13,7 @@
 #include "tide/runtime.h"
 #include "tide/codelets.h"
 #include "tide/decomposition.h"
+#include "tide/sph_gravity.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 
@@ -21,7 +22,8 @@ void tide_sph_codelets_where(uint32_t where)
 	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
 	                                &tide_sph_forces_mpi_cl, &tide_dt_init_cl, &tide_dt_redux_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
-	                                &tide_migrate_unpack_cl};
+	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
+	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) cls[i]->where = where;
 }
 
@@ -39,15 +41,20 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->mass[TIDE_FLUID] = P->mass[TIDE_BOUND] = (float)tide_case_mass(c);
 	P->rho0 = (float)c->rho0;
 	P->inv_rho0 = (float)(1.0 / c->rho0);
-	P->tait_b = (float)tide_case_tait_b(c);
-	P->gamma = (float)c->gamma;
+	P->eos = c->eos;
+	/* isothermal = Tait with gamma 1 and B = rho0 c0^2: Fourtakas' hydrostatic density term
+	 * (rhoh_k, 1/gamma) is then the isothermal one */
+	int iso = c->eos == TIDE_EOS_ISOTHERMAL;
+	double tait_b = iso ? c->rho0 * c->c0 * c->c0 : tide_case_tait_b(c);
+	P->tait_b = (float)tait_b;
+	P->gamma = iso ? 1.f : (float)c->gamma;
 	P->c0 = (float)c->c0;
 	P->visco = (float)c->visco;
 	P->eta2 = (float)(0.01 * h * h);
 	P->delta_hc0 = (float)(c->delta * h * c->c0);
 	double gmag = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
 	                   c->gravity[2] * c->gravity[2]);
-	P->rhoh_k = (float)(c->rho0 * gmag / tide_case_tait_b(c));
+	P->rhoh_k = (float)(c->rho0 * gmag / tait_b);
 	for (int d = 0; d < 3; d++) {
 		P->g[d] = (float)c->gravity[d];
 		P->dom_lo[d] = c->domain.lo[d];
@@ -299,8 +306,8 @@ static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tid
 	return 0;
 }
 
-/* What both setups share after the blocks: the step reductions. */
-static void setup_end(tide_sim *sim, const tide_block_view *all)
+/* What both setups share after the blocks: the step reductions, the self-gravity. */
+static int setup_end(tide_sim *sim, const tide_block_view *all)
 {
 	tide_step_reduce_init(&sim->red_host);
 	tide_step_reduce_init(&sim->red2_host);
@@ -318,6 +325,7 @@ static void setup_end(tide_sim *sim, const tide_block_view *all)
 	}
 	sim->n_total = all->count;
 	sim->last.count = all->count;
+	return tide_sph_gravity_init(sim);
 }
 
 /* Blocks of equal cost along every cut axis: estimated (w == NULL) or measured (weights). */
@@ -328,8 +336,7 @@ static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_vi
 	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
 	if (register_all(sim, all, NULL, NULL, 0)) return -1;
-	setup_end(sim, all);
-	return 0;
+	return setup_end(sim, all);
 }
 
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
@@ -348,8 +355,7 @@ int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_vi
 	if (setup_begin(sim, c, nblocks, ranges)) return -1;
 	for (int b = 0; b < nblocks; b++) sim->blk[b].range = ranges[b];
 	if (register_all(sim, all, counts, caps, halo_cap)) return -1;
-	setup_end(sim, all);
-	return 0;
+	return setup_end(sim, all);
 }
 
 size_t tide_sim_count(const tide_sim *sim, double *max_fill)
@@ -426,6 +432,7 @@ static void unregister_all(tide_sim *sim)
 	starpu_data_unregister(sim->scratch);
 	starpu_data_unregister(sim->red);
 	starpu_data_unregister(sim->red2);
+	tide_sph_gravity_fini(sim);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
 	free(sim->blk);
 	sim->blk = NULL;

@@ -7,6 +7,11 @@
 //   dt_init(red)                          (once) reset of the step reduction
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
 //                                         each neighbour the face that faces b
+//   with physics.self_gravity (tasks/sph_gravity.c):
+//     sgrav_gather(B[all]) -> bodies      every particle, its gather index kept for the way back
+//     bh_build, bh_moments, bh_walk       the Barnes-Hut tree and field (tasks/gravity.c)
+//     sgrav_unsort -> field in gather order
+//     sgrav_apply(B[b]) -> red (REDUX)    a += field (fluid), CFL force limit of the new total
 //   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector)
 //   migrate_pack(B[b]) -> M[b][f]         particles that left the box, by the face they crossed
 //   migrate_unpack(B[b], M[n][f_nb]...)   those of them inside b's box
@@ -16,10 +21,12 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
+#include "tide/sph_gravity.h"
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
 
@@ -103,6 +110,61 @@ static void submit_integrate(tide_sim *sim, int stage)
 	}
 }
 
+/* Every block's particles into the bodies, then the tree and its field (Morton order). */
+static void submit_gravity_field(tide_sim *sim, tide_sph_gravity *sg, struct starpu_data_descr *d)
+{
+	int nb = sim->nblocks;
+	d[0] = (struct starpu_data_descr){sg->g.hbody, STARPU_W};
+	d[1] = (struct starpu_data_descr){sg->g.hvel, STARPU_W};
+	d[2] = (struct starpu_data_descr){sg->offs, STARPU_W};
+	for (int b = 0; b < nb; b++) d[3 + b] = (struct starpu_data_descr){sim->blk[b].B, STARPU_R};
+	SUBMIT(sim, &tide_sgrav_gather_cl, STARPU_DATA_MODE_ARRAY, d, 3 + nb, STARPU_VALUE,
+	       &sg->gather, sizeof sg->gather, STARPU_NAME, "sgrav_gather",
+	       PROFILE(TIDE_K_SELF_GRAVITY), 0);
+	tide_gravity_submit_forces(&sg->g);
+}
+
+void tide_sim_submit_self_gravity(tide_sim *sim, starpu_data_handle_t red)
+{
+	tide_sph_gravity *sg = sim->grav;
+	if (!sg) return;
+	tide_sph_gravity_prepare(sim);
+	int nb = sim->nblocks, np = sg->g.nparts;
+	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(3 + (nb > np ? nb : np)));
+	STARPU_ASSERT_MSG(d, "out of memory");
+	submit_gravity_field(sim, sg, d);
+	d[0] = (struct starpu_data_descr){sg->g.hvel, STARPU_R};
+	d[1] = (struct starpu_data_descr){sg->accg, STARPU_W};
+	for (int p = 0; p < np; p++) d[2 + p] = (struct starpu_data_descr){sg->g.hacc[p], STARPU_R};
+	SUBMIT(sim, &tide_sgrav_unsort_cl, STARPU_DATA_MODE_ARRAY, d, 2 + np, STARPU_VALUE,
+	       &sg->unsort, sizeof sg->unsort, STARPU_NAME, "sgrav_unsort",
+	       PROFILE(TIDE_K_SELF_GRAVITY), 0);
+	free(d);
+	for (int b = 0; b < nb; b++)
+		SUBMIT(sim, &tide_sgrav_apply_cl, STARPU_RW, sim->blk[b].B, STARPU_R, sg->accg,
+		       STARPU_R, sg->offs, STARPU_REDUX, red, STARPU_VALUE, &sim->P, sizeof sim->P,
+		       STARPU_VALUE, &b, sizeof b, STARPU_NAME, "sgrav_apply",
+		       PROFILE_B(TIDE_K_SELF_GRAVITY, b), 0);
+}
+
+double tide_sim_self_gravity_energy(tide_sim *sim)
+{
+	tide_sph_gravity *sg = sim->grav;
+	if (!sg) return 0.0;
+	tide_sph_gravity_prepare(sim);
+	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(3 + sim->nblocks));
+	STARPU_ASSERT_MSG(d, "out of memory");
+	submit_gravity_field(sim, sg, d);
+	free(d);
+	/* the walk's potential is per unit mass, G included, without self-energy; padding bodies
+	 * have mass 0 */
+	tide_gravity_acquire(&sg->g);
+	double e = 0;
+	for (uint32_t i = 0; i < sg->n; i++) e += 0.5 * (double)sg->body[i].m * sg->acc[i].pot;
+	tide_gravity_release(&sg->g);
+	return e;
+}
+
 void tide_sim_submit_migration(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
@@ -141,32 +203,40 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 }
 
 /* The stop conditions of a weakly compressible run: NaN/Inf anywhere, density beyond the range
- * the Tait equation is meant for, or a time step collapsing. */
+ * the Tait equation is meant for, or a time step collapsing.  The isothermal equation of state
+ * is for compressible fluid (a self-gravitating sphere contracts by design): its only density
+ * limit is that it stays positive. */
 static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 {
 	float rho0 = sim->P.rho0;
 	/* named as the run names it afterwards: the step just done, the time it reached */
 	long step = sim->step + 1;
 	double t = sim->t + (isfinite(r->dt) ? r->dt : 0);
+	int iso = sim->P.eos == TIDE_EOS_ISOTHERMAL;
 	char what[320];
 	if (r->nbad)
 		snprintf(what, sizeof what, "%u particles have non-finite density or acceleration",
 		         r->nbad);
-	else if (r->rho_max > 1.5f * rho0 || (r->rho_min < 0.5f * rho0 && r->rho_min < r->rho_max))
+	else if (iso && r->rho_min <= 0.f && r->rho_max > 0.f)
+		snprintf(what, sizeof what, "fluid density reached %.6g kg/m^3, not positive",
+		         r->rho_min);
+	else if (!iso && (r->rho_max > 1.5f * rho0 || (r->rho_min < 0.5f * rho0 && r->rho_min < r->rho_max)))
 		snprintf(what, sizeof what, "fluid density reached [%.6g, %.6g] kg/m^3, outside [0.5, "
 		         "1.5] rho0 = %.6g", r->rho_min, r->rho_max, rho0);
-	else if (!(r->vmax <= sim->P.c0))
+	else if (!iso && !(r->vmax <= sim->P.c0))
+		/* weakly compressible only: an isothermal gas may well flow supersonically */
 		snprintf(what, sizeof what, "the fastest fluid particle moves at %.3g m/s, faster than "
 		         "the speed of sound c0 = %.3g m/s (the velocities are exploding, or c0 is too "
-		         "small for this flow: weakly compressible SPH needs speeds well below c0)", r->vmax, sim->P.c0);
+		         "small for this flow: weakly compressible SPH needs speeds well below c0)",
+		         r->vmax, sim->P.c0);
 	else if (!(r->dt > 1e-12f) || !isfinite(r->dt))
 		snprintf(what, sizeof what, "the time step collapsed to %.3g s", r->dt);
 	else
 		return 0;
 	if (sim->rank == 0)
 		fprintf(stderr, "%stide: step %ld (t = %.6g s): %s; the run has gone unphysical (try a "
-		        "smaller physics.cfl or a larger physics.coefsound, e.g. --set "
-		        "physics.cfl=0.1).\n", isatty(1) ? "\n" : "", step, t, what);
+		        "smaller physics.cfl or a larger physics.%s, e.g. --set physics.cfl=0.1).\n",
+		        isatty(1) ? "\n" : "", step, t, what, iso ? "cs_iso" : "coefsound");
 	return -1;
 }
 
@@ -174,6 +244,7 @@ int tide_sim_step(tide_sim *sim)
 {
 	struct starpu_codelet *forces = sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl;
 	tide_sim_submit_forces_with(sim, NULL, NULL, forces);
+	tide_sim_submit_self_gravity(sim, sim->red);
 	if (sim->integrator == 0) {
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
@@ -183,6 +254,7 @@ int tide_sim_step(tide_sim *sim)
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
 		submit_halos(sim, &tide_halo_pack_cl);
 		submit_forces(sim, sim->red2, forces);
+		tide_sim_submit_self_gravity(sim, sim->red2);
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
 	}
 	tide_sim_submit_migration(sim);

@@ -17,6 +17,7 @@
 #include "tide/runtime.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
+#include "test_case_block.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -54,15 +55,10 @@ int main(int argc, char **argv)
 	char path[1024];
 	snprintf(path, sizeof path, "%s/cases/dambreak2d.yaml", root);
 	tide_case c;
-	if (tide_case_load(path, 0.005, &c)) return 1;
-	tide_particle_set ps;
-	memset(&ps, 0, sizeof ps);
-	if (tide_case_build(&c, &ps)) return 1;
 	void *mem;
 	tide_block_view all;
-	if (tide_host_block_from_set(&ps, &mem, &all)) return 1;
+	if (test_case_block(path, 0.005, &c, &mem, &all, NULL)) return 1;
 	uint32_t n0 = all.count;
-	tide_pset_free(&ps);
 
 	/* the bad start: slabs [0, 2), [2, n-2), [n-2, n-1), [n-1, n) */
 	tide_sph_params P;

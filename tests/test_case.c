@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tide/case.h"
+#include "tide/h5_output.h"
 
 static int failures;
 static char tmpdir[64];
@@ -167,8 +168,9 @@ static void check_built(const tide_case *c, const tide_particle_set *s)
 
 static void test_shipped(const char *src)
 {
-	static const char *const names[] = {"dambreak2d", "spheric2", "dambreak3obs", "hydrostatic"};
-	for (int k = 0; k < 4; k++) {
+	static const char *const names[] = {"dambreak2d", "spheric2", "dambreak3obs", "hydrostatic",
+	                                    "collapse_sphere", "selfgrav_sphere"};
+	for (int k = 0; k < 6; k++) {
 		char path[1024];
 		snprintf(path, sizeof path, "%s/cases/%s.yaml", src, names[k]);
 		tide_case c;
@@ -306,6 +308,10 @@ static void bad(const char *name, const char *yaml, int line, const char *needle
 	CHECK(strchr(errbuf, '\n') == errbuf + strlen(errbuf) - 1, "%s: not one line: %s", name, errbuf);
 }
 
+/* Self-gravity keys, the isothermal equation of state and fluid spheres. */
+#define SG3D "dim: 3\ndp: 0.05\ndomain: {lo: [-1, -1, -1], hi: [1, 1, 1]}\n" \
+	"fluid_spheres: [{centre: [0, 0, 0], radius: 0.5}]\ntime: {end: 1}\n"
+
 #define OK2D "dim: 2\ndp: 0.1\ntank: {lo: [0, 0], hi: [1, 1]}\nfluid: [{lo: [0, 0], hi: [0.5, 0.5]}]\n"
 
 static void test_bad_files(void)
@@ -348,6 +354,17 @@ static void test_bad_files(void)
 	bad("probe.yaml", OK2D "time: {end: 1}\ngauges:\n  pressure: [{name: P, at: [5, 0.1]}]\n", 8,
 	    "'gauges.pressure[0].at'");
 	bad("empty.yaml", "", 0, "empty");
+	bad("sg_theta.yaml", SG3D "physics:\n  self_gravity: {theta: 0}\n", 8, "0 < theta <= 1.5");
+	bad("sg_soft.yaml", SG3D "physics:\n  self_gravity:\n    softening: -1\n", 9, "softening > 0");
+	bad("sg_2d.yaml", OK2D "time: {end: 1}\nphysics:\n  self_gravity: {}\n", 8, "dim: 3");
+	bad("iso.yaml", SG3D "physics:\n  eos: isothermal\n", 8, "'physics.cs_iso'");
+	bad("eos.yaml", SG3D "physics: {eos: ideal}\n", 7, "tait, isothermal");
+	bad("sphere_out.yaml", "dim: 3\ndp: 0.05\ndomain: {lo: [-1, -1, -1], hi: [1, 1, 1]}\n"
+	    "fluid_spheres: [{centre: [0.8, 0, 0], radius: 0.5}]\ntime: {end: 1}\n", 5, "'fluid_spheres[0]'");
+	bad("sphere_r.yaml", "dim: 3\ndp: 0.05\nfluid_spheres:\n  - {centre: [0, 0, 0]}\n", 5,
+	    "'fluid_spheres[0].radius'");
+	bad("sphere_neg.yaml", "dim: 3\ndp: 0.05\nfluid_spheres:\n  - {centre: [0, 0, 0], radius: -1}\n", 5,
+	    "radius > 0");
 
 	tide_case c;
 	CHECK(load_quiet(tmp_path("does_not_exist.yaml"), 0, &c) == -1, "missing file loads");
@@ -370,6 +387,14 @@ static void test_set(void)
 	CHECK(tide_case_set(&c, "physics.kernel=wendland") == 0 && c.kernel == 1, "set kernel");
 	CHECK(tide_case_set(&c, "time.end=2.5") == 0 && c.t_end == 2.5, "set time.end");
 	CHECK(tide_case_set(&c, "physics.integrator=symplectic") == 0 && c.integrator == 1, "set integrator");
+	CHECK(c.output_format == TIDE_OUT_VTP, "output.format does not default to vtp");
+#ifdef TIDE_HAVE_HDF5
+	CHECK(tide_case_set(&c, "output.format=both") == 0 && c.output_format == TIDE_OUT_BOTH,
+	      "set output.format");
+#else
+	CHECK(set_quiet(&c, "output.format=hdf5") == -1 && strstr(errbuf, "without") &&
+	      strstr(errbuf, "output.format"), "output.format=hdf5 accepted without HDF5: '%s'", errbuf);
+#endif
 	/* dp follows into the derived domain (walls are layers*dp thick). */
 	CHECK(tide_case_set(&c, "dp=0.05") == 0 && c.dp == 0.05 && fabs(c.domain.lo[0] + 0.15) < 1e-12,
 	      "set dp: dp %g domain.lo.x %g", c.dp, c.domain.lo[0]);
@@ -381,6 +406,7 @@ static void test_set(void)
 		{"novalue", "key=value"}, {"coefh=", "key=value"}, {"physics.kernel=spline", "cubic"},
 		{"physics.gravity=[0, 0, -9.81]", "physics.gravity"}, {"time.output=0", "time.output"},
 		{"tank.hi=[0.3, 1]", "fluid[0]"}, {"physics.verlet_steps=1.5", "physics.verlet_steps"},
+		{"output.format=netcdf", "vtp, hdf5, both"}, {"output.formats=vtp", "format"},
 	};
 	for (size_t k = 0; k < sizeof no / sizeof no[0]; k++) {
 		CHECK(set_quiet(&c, no[k].a) == -1, "--set %s accepted", no[k].a);
@@ -404,9 +430,16 @@ static int same_case(const tide_case *a, const tide_case *b)
 		a->diffusion == b->diffusion && a->delta == b->delta &&
 		!memcmp(a->gravity, b->gravity, sizeof a->gravity) && a->cfl == b->cfl &&
 		a->integrator == b->integrator && a->verlet_steps == b->verlet_steps &&
-		a->t_end == b->t_end && a->t_out == b->t_out && a->nheight == b->nheight &&
+		a->t_end == b->t_end && a->t_out == b->t_out && a->output_format == b->output_format &&
+		a->nheight == b->nheight &&
 		a->npressure == b->npressure && a->surge_front == b->surge_front &&
-		a->surge_a == b->surge_a && a->surge_x0 == b->surge_x0;
+		a->surge_a == b->surge_a && a->surge_x0 == b->surge_x0 && a->eos == b->eos &&
+		a->cs_iso == b->cs_iso && a->nsphere == b->nsphere &&
+		!memcmp(a->sphere, b->sphere, sizeof a->sphere) && a->self_gravity.on == b->self_gravity.on &&
+		(!a->self_gravity.on || (a->self_gravity.G == b->self_gravity.G &&
+		                         a->self_gravity.theta == b->self_gravity.theta &&
+		                         tide_case_softening(a) == tide_case_softening(b) &&
+		                         a->self_gravity.quadrupole == b->self_gravity.quadrupole));
 	for (int i = 0; same && i < a->nheight; i++)
 		same = !strcmp(a->height[i].name, b->height[i].name) && !memcmp(a->height[i].p, b->height[i].p, sizeof a->height[i].p);
 	for (int i = 0; same && i < a->npressure; i++)
@@ -425,18 +458,73 @@ static void round_trip(const tide_case *c, const char *what)
 
 static void test_round_trip(const char *src)
 {
-	static const char *const names[] = {"dambreak2d", "spheric2", "dambreak3obs", "hydrostatic"};
-	for (int k = 0; k < 4; k++) {
+	static const char *const names[] = {"dambreak2d", "spheric2", "dambreak3obs", "hydrostatic",
+	                                    "collapse_sphere", "selfgrav_sphere"};
+	for (int k = 0; k < 6; k++) {
 		char path[1024];
 		tide_case c;
 		snprintf(path, sizeof path, "%s/cases/%s.yaml", src, names[k]);
 		if (tide_case_load(path, 0, &c)) continue;   /* reported by test_shipped */
 		round_trip(&c, names[k]);
 		CHECK(tide_case_set(&c, "physics.visco=0.0123456789") == 0 &&
-		      tide_case_set(&c, "name='x: \"quoted\" \\ name'") == 0 && tide_case_set(&c, "dp=0.0301") == 0,
+		      tide_case_set(&c, "name='x: \"quoted\" \\ name'") == 0 && tide_case_set(&c, "dp=0.0301") == 0 &&
+		      (!tide_h5_support() || tide_case_set(&c, "output.format=hdf5") == 0),
 		      "%s: sets before the round trip failed", names[k]);
 		round_trip(&c, names[k]);
 	}
+}
+
+static void test_self_gravity_keys(void)
+{
+	const char *p = write_tmp("sg.yaml", "# SPDX-License-Identifier: LGPL-2.1-or-later\n" SG3D
+		"physics:\n  gravity: [0, 0, 0]\n  eos: isothermal\n  cs_iso: 2\n  self_gravity: {}\n");
+	tide_case c;
+	if (tide_case_load(p, 0, &c)) { CHECK(0, "sg.yaml does not load: %s", errbuf); return; }
+	CHECK(c.self_gravity.on && c.self_gravity.G == 6.674e-11 && c.self_gravity.theta == 0.5 &&
+	      c.self_gravity.quadrupole == 1 && tide_case_softening(&c) == 0.05,
+	      "self-gravity defaults: on %d G %g theta %g quadrupole %d softening %g", c.self_gravity.on,
+	      c.self_gravity.G, c.self_gravity.theta, c.self_gravity.quadrupole, tide_case_softening(&c));
+	CHECK(c.eos == TIDE_EOS_ISOTHERMAL && c.c0 == 2.0, "isothermal c0 = %g, expected cs_iso 2", c.c0);
+	/* the ball's lattice: about its volume over dp^3, every point inside the radius */
+	tide_particle_set s = {0};
+	CHECK(tide_case_build(&c, &s) == 0, "the sphere case does not build");
+	double vol = 4.0 / 3.0 * M_PI * pow(0.5 / 0.05, 3);
+	CHECK(fabs((double)s.n - vol) < 0.02 * vol, "%zu particles in the ball, its volume holds %.0f", s.n, vol);
+	size_t out = 0;
+	for (size_t i = 0; i < s.n; i++) out += s.x[i] * s.x[i] + s.y[i] * s.y[i] + s.z[i] * s.z[i] > 0.25 + 1e-12;
+	CHECK(!out, "%zu particles outside the ball", out);
+	check_built(&c, &s);
+	tide_pset_free(&s);
+	/* hydrostatic: rho0 + (2 pi / 3) G rho0^2 (R^2 - r^2) / cs^2 */
+	CHECK(tide_case_set(&c, "physics.self_gravity.G=1e-3") == 0, "--set self_gravity.G");
+	c.sphere[0].hydrostatic = 1;
+	CHECK(tide_case_build(&c, &s) == 0, "the hydrostatic sphere does not build");
+	size_t bad_rho = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		double r2 = s.x[i] * s.x[i] + s.y[i] * s.y[i] + s.z[i] * s.z[i];
+		double want = 1000 + 2 * M_PI / 3 * 1e-3 * 1e6 * (0.25 - r2) / 4;
+		bad_rho += fabs(s.rho[i] - want) > 1e-4 * want;
+	}
+	CHECK(!bad_rho, "%zu particles off the hydrostatic density of a self-gravitating ball", bad_rho);
+	tide_pset_free(&s);
+	/* a self-gravity key given with --set turns it on; a zero gravity then stays allowed */
+	p = write_tmp("sg2.yaml", "# SPDX-License-Identifier: LGPL-2.1-or-later\n" SG3D);
+	if (tide_case_load(p, 0, &c)) { CHECK(0, "sg2.yaml does not load: %s", errbuf); return; }
+	CHECK(!c.self_gravity.on && c.eos == TIDE_EOS_TAIT, "self-gravity on or not Tait by default");
+	CHECK(set_quiet(&c, "physics.gravity=[0, 0, 0]") == -1 && strstr(errbuf, "physics.self_gravity"),
+	      "zero gravity without self-gravity: %s", errbuf);
+	CHECK(tide_case_set(&c, "physics.self_gravity.theta=0.7") == 0 && c.self_gravity.on &&
+	      c.self_gravity.theta == 0.7, "--set physics.self_gravity.theta does not turn it on");
+	CHECK(tide_case_set(&c, "physics.gravity=[0, 0, 0]") == 0 && c.c0 > 0,
+	      "zero gravity refused with self-gravity: %s", errbuf);
+	CHECK(set_quiet(&c, "physics.self_gravity.theta=1.6") == -1 && strstr(errbuf, "0 < theta <= 1.5"),
+	      "theta 1.6: %s", errbuf);
+	CHECK(set_quiet(&c, "physics.eos=isothermal") == -1 && strstr(errbuf, "'physics.cs_iso'"),
+	      "isothermal without cs_iso: %s", errbuf);
+	round_trip(&c, "self-gravity (Tait)");
+	CHECK(tide_case_set(&c, "physics.cs_iso=1.5") == 0 && tide_case_set(&c, "physics.eos=isothermal") == 0 &&
+	      c.c0 == 1.5, "isothermal by --set: c0 %g", c.c0);
+	round_trip(&c, "self-gravity (isothermal)");
 }
 
 int main(int argc, char **argv)
@@ -451,6 +539,7 @@ int main(int argc, char **argv)
 	test_too_many(src);
 	test_bad_files();
 	test_set();
+	test_self_gravity_keys();
 	test_round_trip(src);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -18,6 +18,7 @@
 #include "tide/case.h"
 #include "tide/particle_set.h"
 #include "tide/sph_sim.h"
+#include "test_case_block.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -75,17 +76,12 @@ int main(void)
 	      "decomposition: 3x3x3\ntime: {end: 1}\n", f);
 	fclose(f);
 	tide_case c;
-	int ret = tide_case_load(path, 0, &c);
-	unlink(path);
-	if (ret) return 1;
-	tide_particle_set ps;
-	memset(&ps, 0, sizeof ps);
-	if (tide_case_build(&c, &ps)) return 1;
 	void *mem;
 	tide_block_view all0;
-	if (tide_host_block_from_set(&ps, &mem, &all0)) return 1;
+	int ret = test_case_block(path, 0, &c, &mem, &all0, NULL);
+	unlink(path);
+	if (ret) return 1;
 	uint32_t n0 = all0.count;
-	tide_pset_free(&ps);
 	if (starpu_init(NULL) != 0) return 77;
 
 	tide_sim sim;

@@ -21,6 +21,7 @@
 #include "tide/block_interface.h"
 #include "tide/case.h"
 #include "tide/sph_sim.h"
+#include "test_case_block.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -150,16 +151,11 @@ int main(int argc, char **argv)
 	char path[1024];
 	snprintf(path, sizeof path, "%s/cases/dambreak2d.yaml", root);
 	tide_case c;
-	if (tide_case_load(path, 0.01, &c)) return 1;
-	tide_particle_set ps;
-	memset(&ps, 0, sizeof ps);
-	if (tide_case_build(&c, &ps)) return 1;
 	void *mem;
 	tide_block_view all;
-	if (tide_host_block_from_set(&ps, &mem, &all)) return 1;
+	size_t nb0;
+	if (test_case_block(path, 0.01, &c, &mem, &all, &nb0)) return 1;
 	uint32_t n0 = all.count;
-	size_t nb0 = tide_pset_count_type(&ps, TIDE_BOUND);
-	tide_pset_free(&ps);
 
 	if (starpu_init(NULL) != 0) { fprintf(stderr, "StarPU init failed\n"); return 77; }
 	printf("sim test: %s, %u particles (%zu boundary), %u CPU + %u CUDA workers\n", path, n0,

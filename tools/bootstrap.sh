@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tools/bootstrap.sh — install everything tide needs on a fresh Debian 12 machine.
 #
-#  * Debian packages: compilers, meson, ninja, pkg-config, Open MPI, hwloc, FxT, libyaml, matplotlib.
+#  * Debian packages: compilers, meson, ninja, pkg-config, Open MPI, hwloc, FxT, libyaml, parallel
+#    HDF5 (Open MPI flavour, for the .h5 particle output), matplotlib.
 #  * StarPU 1.4.x built from Debian's source package (unstable suite: Debian 12 ships only 1.3,
 #    which has no CUDA), with CUDA when nvcc is present, StarPU-MPI and FxT, sized for 128 CPUs and
 #    8 GPUs, without OpenCL, Fortran, StarPU-FFT, docs, examples and tests.
@@ -20,7 +21,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 DEBS=(build-essential gcc g++ meson ninja-build pkg-config
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
-      libyaml-dev python3 python3-matplotlib python3-numpy dpkg-dev xz-utils ca-certificates)
+      libyaml-dev libhdf5-openmpi-dev python3 python3-matplotlib python3-numpy dpkg-dev xz-utils
+      ca-certificates)
 
 if [ "${TIDE_SKIP_APT:-0}" != 1 ]; then
   missing=()

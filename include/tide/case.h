@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "tide/particle_set.h"
+#include "tide/sph_params.h"   /* enum tide_eos */
 
 #define TIDE_CASE_MAX_ITEMS 16
 #define TIDE_CASE_NAME 128
@@ -15,6 +16,8 @@ typedef struct tide_box { double lo[3], hi[3]; } tide_box;
 
 enum tide_integrator { TIDE_VERLET = 0, TIDE_SYMPLECTIC = 1 };
 enum tide_diffusion { TIDE_DIFF_NONE = 0, TIDE_DIFF_MOLTENI = 1, TIDE_DIFF_FOURTAKAS = 2 };
+/* Particle files of a run: .vtp + .pvd, .h5 + .xmf (needs HDF5 at build time), or both. */
+enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2 };
 
 typedef struct tide_tank {
 	int present;
@@ -22,6 +25,21 @@ typedef struct tide_tank {
 	int open_top;          /* 1: no wall at hi[2] (z up) */
 	int layers;            /* boundary particle layers, placed outside the inner faces */
 } tide_tank;
+
+/* A ball of fluid particles (the lattice points of spacing dp inside it). */
+typedef struct tide_sphere {
+	double c[3], r;
+	int hydrostatic;       /* 1: initial density of a self-gravitating uniform sphere at rest */
+} tide_sphere;
+
+/* Barnes-Hut self-gravity of the fluid (section physics.self_gravity; present = on). */
+typedef struct tide_self_gravity {
+	int on;
+	double G;              /* gravitational constant [m^3/(kg s^2)] */
+	double theta;          /* opening angle */
+	double softening;      /* Plummer softening [m]; 0: not given, dp is used */
+	int quadrupole;        /* 1: monopole + quadrupole moments */
+} tide_self_gravity;
 
 typedef struct tide_probe {
 	char name[32];
@@ -40,15 +58,19 @@ typedef struct tide_case {
 	tide_tank tank;
 	int nfluid;                   /* fluid boxes, filled on a lattice of spacing dp */
 	tide_box fluid[TIDE_CASE_MAX_ITEMS];
+	int nsphere;                  /* fluid balls (fluid_spheres), on the same lattice */
+	tide_sphere sphere[TIDE_CASE_MAX_ITEMS];
 	int nobstacle;                /* solid boxes of boundary particles (fixed walls) */
 	tide_box obstacle[TIDE_CASE_MAX_ITEMS];
 
 	/* physics */
 	int kernel;                   /* enum tide_kernel */
+	int eos;                      /* enum tide_eos (sph_params.h) */
 	double rho0, gamma;           /* Tait equation of state */
-	double coefsound;             /* c0 = coefsound * sqrt(g * hswl) */
+	double cs_iso;                /* isothermal sound speed [m/s] (eos: isothermal) */
+	double coefsound;             /* c0 = coefsound * sqrt(g * hswl) (Tait) */
 	double hswl;                  /* still water level used for c0 [m]: max fluid height by default */
-	double c0;                    /* derived */
+	double c0;                    /* derived (cs_iso for the isothermal equation of state) */
 	double visco;                 /* Monaghan alpha */
 	int diffusion;                /* enum tide_diffusion */
 	double delta;                 /* density diffusion coefficient (0.1 typical) */
@@ -56,12 +78,14 @@ typedef struct tide_case {
 	double cfl;                   /* CFL number (0.2) */
 	int integrator;               /* enum tide_integrator */
 	int verlet_steps;             /* Euler step every N Verlet steps (40) */
+	tide_self_gravity self_gravity;
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
 
 	/* time */
 	double t_end, t_out;          /* simulated time, output interval [s] */
+	int output_format;            /* enum tide_output_format */
 
 	/* gauges (written to gauges.csv at every output) */
 	int nheight;                  /* water-height probes: vertical lines at (x, y) */
@@ -89,6 +113,12 @@ int tide_case_build(const tide_case *c, tide_particle_set *s);
 double tide_case_h(const tide_case *c);
 double tide_case_mass(const tide_case *c);   /* rho0 * dp^dim, the same for fluid and boundary */
 double tide_case_tait_b(const tide_case *c); /* c0^2 rho0 / gamma */
+/* The case's equation of state p(rho) [Pa] and its inverse, in double precision (host side:
+ * output, gauges, initial densities; the codelets use tide_pressure of sph_interact.h). */
+double tide_case_pressure(const tide_case *c, double rho);
+double tide_case_density(const tide_case *c, double p);
+/* Softening length of the self-gravity: the given one, else dp. */
+double tide_case_softening(const tide_case *c);
 
 /* Writes every parameter, defaults included, as YAML ("used_parameters.yaml"). */
 int tide_case_write_used(const tide_case *c, const char *path);

@@ -35,6 +35,37 @@ extern struct starpu_codelet tide_migrate_pack_cl;
  * arg, tide_unpack_arg (the senders' boxes).  Appends the particles that are for this block. */
 extern struct starpu_codelet tide_migrate_unpack_cl;
 
+/* Self-gravity of the fluid (tasks/sph_gravity.c), around the Barnes-Hut tasks of bh_gravity.h:
+ * sgrav_gather: buffers bodies (W, bh_body[n]), velocities (W, float4[n]: the fourth holds the
+ *   body's gather index as bits, which bh_build permutes with the body), block offsets (W,
+ *   uint32[nblocks + 1]), then every block (R).  Args: tide_sgrav_gather_arg.  Bodies in block
+ *   order, positions relative to `centre`, fluid mass (boundary particles: mass 0); the bodies
+ *   past the particles (particles that left the domain since the count) get mass 0.
+ * sgrav_unsort: buffers velocities (R, Morton order after bh_build), accelerations in gather
+ *   order (W, bh_acc[n]), then the walk's acceleration parts (R).  Args: tide_sgrav_unsort_arg.
+ * sgrav_apply: buffers block (RW), accelerations in gather order (R), block offsets (R), step
+ *   reduction (REDUX).  Args: tide_sph_params, int block.  Adds the self-gravity to the fluid
+ *   particles' acceleration and the force time-step limit cfl sqrt(h/|a|) of the new total to
+ *   the reduction (boundary particles keep theirs). */
+extern struct starpu_codelet tide_sgrav_gather_cl;
+extern struct starpu_codelet tide_sgrav_unsort_cl;
+extern struct starpu_codelet tide_sgrav_apply_cl;
+
+#define TIDE_SGRAV_MAX_PARTS 64      /* = TIDE_GRAVITY_MAX_PARTS of bh_gravity.h */
+#define TIDE_SGRAV_NO_ID 0xffffffffu /* gather index of a padding body */
+
+typedef struct tide_sgrav_gather_arg {
+	double centre[3];
+	float mass;          /* of a fluid particle */
+	uint32_t n;          /* bodies */
+	int nblocks;
+} tide_sgrav_gather_arg;
+
+typedef struct tide_sgrav_unsort_arg {
+	int nparts;
+	uint32_t r0[TIDE_SGRAV_MAX_PARTS], r1[TIDE_SGRAV_MAX_PARTS]; /* sorted range of each part */
+} tide_sgrav_unsort_arg;
+
 typedef struct tide_unpack_arg {
 	int nsrc;
 	tide_block_arg src[TIDE_MAX_NEIGHBOURS];
@@ -61,6 +92,9 @@ void tide_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 size_t tide_cuda_sort_temp_bytes(size_t cap);
+void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg);
+void tide_sgrav_unsort_cuda(void *buffers[], void *cl_arg);
+void tide_sgrav_apply_cuda(void *buffers[], void *cl_arg);
 #endif
 
 #endif

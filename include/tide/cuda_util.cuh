@@ -17,6 +17,17 @@ static inline unsigned tide_blocks_for(size_t n, unsigned threads)
 	return (unsigned)((n + threads - 1) / threads);
 }
 
+/* Non-negative floats order like their bit patterns, so integer atomics give float min/max
+ * (the step reduction's time step and speed, sph_forces and sgrav_apply). */
+__device__ static inline void atomic_min_pos(float *a, float v)
+{
+	atomicMin((int *)a, __float_as_int(v));
+}
+__device__ static inline void atomic_max_pos(float *a, float v)
+{
+	atomicMax((int *)a, __float_as_int(v));
+}
+
 /* Field base pointer of field f of a device block. */
 static inline char *tide_field_ptr(const tide_block_view &v, int f, size_t *elem)
 {

@@ -31,14 +31,27 @@ int tide_atomic_commit(tide_atomic_file *a, int ok);
  * Velocity, Density, Pressure (Tait), Type (UInt8), Id (UInt32), binary appended raw encoding. */
 int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case *c);
 
+/* Tait pressure [Pa] written for density rho in every particle file: B ((rho/rho0)^gamma - 1),
+ * with tait_b = tide_case_tait_b(c). */
+float tide_tait_pressure(const tide_case *c, double tait_b, float rho);
+
+/* Writes str escaped for an XML attribute or text (& < > "). */
+void tide_xml_escaped(FILE *f, const char *str);
+
 /* A .pvd collection listing every snapshot with its time; rewritten whole after each step so an
- * interrupted run still has a valid series. */
+ * interrupted run still has a valid series.  The .xmf series of the HDF5 output (h5_output.h)
+ * keeps its list in the same structure, with the particle count of every file. */
 typedef struct tide_pvd {
 	char path[1024];
 	size_t n, cap;
 	char **file;    /* as written in the .pvd: relative to the .pvd's directory when possible */
 	double *time;
+	size_t *count;  /* particles of each file */
 } tide_pvd;
+
+/* Appends a file to the list (stored relative to the directory of p->path when it lies below
+ * it) with its time and particle count; writes nothing.  Returns 0 or -1. */
+int tide_series_append(tide_pvd *p, const char *file, double t, size_t count);
 
 /* Starts a series at path (writes an empty collection).  Returns 0 or -1. */
 int tide_pvd_open(tide_pvd *p, const char *path);

@@ -14,6 +14,9 @@ int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt);
 void tide_runtime_shutdown(void);
 /* 1 when StarPU-MPI was started (launched by mpirun with several ranks, or TIDE_MPI=1). */
 int tide_runtime_uses_mpi(void);
+/* 1 when MPI is in use at MPI_THREAD_MULTIPLE, so that the main thread may call MPI itself
+ * while StarPU-MPI's thread runs (parallel HDF5 output). */
+int tide_runtime_mpi_multiple(void);
 /* MPI barrier across ranks (nothing without MPI). */
 void tide_runtime_barrier(void);
 

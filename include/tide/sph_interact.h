@@ -5,7 +5,7 @@
  * Weakly compressible SPH as in the multi-GPU paper (shared/reference/sph-multigpu.md):
  *   continuity   drho_i/dt = sum_j m_j v_ij . grad_i W_ij   (+ density diffusion)
  *   momentum     dv_i/dt   = -sum_j m_j (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij) grad_i W_ij + g
- *   Tait EOS     p = B ((rho/rho0)^gamma - 1)
+ *   Tait EOS     p = B ((rho/rho0)^gamma - 1), or isothermal p = cs_iso^2 (rho - rho0)
  * with Monaghan's artificial viscosity Pi_ij, dynamic boundary particles (DBC: boundary particles
  * obey continuity but are not moved) and Molteni-Colagrossi or Fourtakas density diffusion. */
 #ifndef TIDE_SPH_INTERACT_H
@@ -16,8 +16,11 @@
 #include "tide/sph_kernel.h"
 #include "tide/sph_params.h"
 
+/* Pressure of the equation of state.  Isothermal: the weakly compressible form, zero at rho0
+ * like Tait's (so a free surface at rest density is at zero pressure), with dp/drho = c0^2. */
 TIDE_HD float tide_pressure(const tide_sph_params *P, float rho)
 {
+	if (P->eos == TIDE_EOS_ISOTHERMAL) return P->c0 * P->c0 * (rho - P->rho0);
 	float t = rho * P->inv_rho0;
 	float tg;
 	if (P->gamma == 7.f) {
@@ -29,9 +32,10 @@ TIDE_HD float tide_pressure(const tide_sph_params *P, float rho)
 	return P->tait_b * (tg - 1.f);
 }
 
-/* Speed of sound c = sqrt(dp/drho) = c0 (rho/rho0)^((gamma-1)/2). */
+/* Speed of sound c = sqrt(dp/drho) = c0 (rho/rho0)^((gamma-1)/2); isothermal: c0 = cs_iso. */
 TIDE_HD float tide_sound(const tide_sph_params *P, float rho)
 {
+	if (P->eos == TIDE_EOS_ISOTHERMAL) return P->c0;
 	float t = rho * P->inv_rho0;
 	if (P->gamma == 7.f) return P->c0 * t * t * t;
 	return P->c0 * powf(t, 0.5f * (P->gamma - 1.f));

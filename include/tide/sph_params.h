@@ -53,15 +53,20 @@ TIDE_HD int tide_layer_of(const tide_grid *g, double x, double y, double z)
 	return c[g->axis[0]];
 }
 
+/* Equation of state (tide_pressure, tide_sound in sph_interact.h; case key physics.eos):
+ * Tait p = B ((rho/rho0)^gamma - 1), or isothermal p = cs_iso^2 (rho - rho0) with c0 = cs_iso. */
+enum tide_eos { TIDE_EOS_TAIT = 0, TIDE_EOS_ISOTHERMAL = 1 };
+
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
 	tide_grid grid;
 	double dom_lo[3], dom_hi[3];  /* particles leaving this box are removed */
 	int dim, kernel, diffusion;
+	int eos;                  /* enum tide_eos */
 	float h, h2x4;            /* h, (2h)^2 */
 	float aw, af;             /* kernel alpha and alpha/h^2 (see sph_kernel.h) */
 	float mass[2];            /* per enum tide_ptype */
-	float rho0, inv_rho0, tait_b, gamma, c0;
+	float rho0, inv_rho0, tait_b, gamma, c0;   /* isothermal: B = rho0 c0^2, gamma = 1 */
 	float visco, eta2;        /* Monaghan alpha; eta^2 = 0.01 h^2 */
 	float delta_hc0;          /* delta * h * c0 for density diffusion */
 	float rhoh_k;             /* Fourtakas: rho0 * |g| / B */

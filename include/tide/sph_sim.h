@@ -44,6 +44,7 @@ typedef struct tide_sim {
 	tide_step_reduce last;                     /* reduction of the last step */
 	size_t n_total;                            /* particles at the last count */
 	int rebalances;
+	struct tide_sph_gravity *grav;             /* self-gravity (NULL: off), sph_gravity.h */
 } tide_sim;
 
 /* Restricts every SPH codelet to the given workers (STARPU_CUDA, STARPU_CPU|STARPU_CUDA). */
@@ -96,6 +97,13 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
  * a step), with the given codelets (NULL: tide's), for tests that compare implementations. */
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces);
+
+/* Submits the self-gravity tasks (gather, tree, walk, apply) after sph_forces, into the step
+ * reduction red; nothing when the case has none.  Part of tide_sim_step, public for tests. */
+void tide_sim_submit_self_gravity(tide_sim *sim, starpu_data_handle_t red);
+/* Self-gravity potential energy [J] of the particles now, sum m phi / 2 (a tree evaluation of
+ * its own; waits for it).  0 without self-gravity. */
+double tide_sim_self_gravity_energy(tide_sim *sim);
 
 /* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
 void tide_sim_submit_migration(tide_sim *sim);

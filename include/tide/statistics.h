@@ -6,9 +6,11 @@
  *   fluid_mass[kg]          sum m,                    m = rho0 dp^dim
  *   E_kin[J]                sum m |v|^2 / 2
  *   E_pot[J]                sum -m g.r                (m |g| z for gravity along -z)
- *   E_int[J]                sum m e(rho), the elastic energy of the Tait equation
- *                           p = B ((rho/rho0)^gamma - 1):  e(rho) = int_rho0^rho p/r^2 dr
- *                           = B/rho0 [ (x^(gamma-1) - 1)/(gamma-1) + 1/x - 1 ],  x = rho/rho0
+ *                           + with self-gravity sum m phi / 2 (Barnes-Hut potential, softened)
+ *   E_int[J]                sum m e(rho), the elastic energy of the equation of state,
+ *                           e(rho) = int_rho0^rho p/r^2 dr; Tait p = B ((rho/rho0)^gamma - 1):
+ *                           = B/rho0 [ (x^(gamma-1) - 1)/(gamma-1) + 1/x - 1 ],  x = rho/rho0;
+ *                           isothermal p = cs^2 (rho - rho0): cs^2 [ln x + 1/x - 1]
  *                           (>= 0, 0 at rho0; the work stored by compressing the fluid)
  *   E_total[J]              E_kin + E_pot + E_int (viscosity and diffusion dissipate it)
  *   px, py, pz[kg m/s]      sum m v
@@ -26,6 +28,7 @@ typedef struct tide_stats_file {
 	char path[1100];
 	double wall_last;
 	long step_last;
+	double e_self;     /* self-gravity energy of the next row (set by the caller; 0: none) */
 } tide_stats_file;
 
 typedef struct tide_stats {

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Per-particle steps of the SPH self-gravity (codelets/sgrav_*), written once for the CPU and
+ * CUDA codelets: a particle made into a Barnes-Hut body, and the field added to a fluid
+ * particle with its time-step limit. */
+#ifndef TIDE_SPH_GRAVITY_MATH_H
+#define TIDE_SPH_GRAVITY_MATH_H
+#include <math.h>
+#include <string.h>
+#include "tide/bh_tree.h"
+#include "tide/block.h"
+#include "tide/particle_set.h"
+#include "tide/sph_params.h"
+
+/* The gather index travels as the bits of the fourth velocity component: bh_build moves the
+ * 16 bytes of a body's velocity with it and nothing computes with them. */
+TIDE_HD void tide_sgrav_set_id(float *vel4, uint32_t id)
+{
+	vel4[0] = vel4[1] = vel4[2] = 0.f;
+	memcpy(&vel4[3], &id, sizeof id);
+}
+TIDE_HD uint32_t tide_sgrav_get_id(const float *vel4)
+{
+	uint32_t id;
+	memcpy(&id, &vel4[3], sizeof id);
+	return id;
+}
+
+/* Particle i of a block as body k: position relative to the centre (so that float keeps its
+ * digits far from the origin), the fluid mass; boundary particles are walls, not matter: mass 0
+ * (they neither attract nor, in sgrav_apply, feel the field). */
+TIDE_HD void tide_sgrav_body(const tide_block_view *v, uint32_t i, const double *centre,
+                             float mass, bh_body *b)
+{
+	b->x = (float)(v->x[i] - centre[0]);
+	b->y = (float)(v->y[i] - centre[1]);
+	b->z = (float)(v->z[i] - centre[2]);
+	b->m = v->type[i] == TIDE_FLUID ? mass : 0.f;
+}
+
+/* Adds the self-gravity g to fluid particle i's acceleration; returns the CFL force limit
+ * cfl sqrt(h/|a|) of the new total (3e38: none), and sets *bad when it is not finite. */
+TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint32_t i,
+                             const bh_acc *g, int *bad)
+{
+	*bad = 0;
+	if (v->type[i] != TIDE_FLUID) return 3.0e38f;
+	float ax = v->ax[i] + g->ax, ay = v->ay[i] + g->ay, az = v->az[i] + g->az;
+	v->ax[i] = ax;
+	v->ay[i] = ay;
+	v->az[i] = az;
+	float a = sqrtf(ax * ax + ay * ay + az * az);
+	if (!isfinite(a)) {
+		*bad = 1;
+		return 3.0e38f;
+	}
+	return a > 0.f ? P->cfl * sqrtf(P->h / a) : 3.0e38f;
+}
+#endif

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// HDF5 particle snapshots (include/tide/h5_output.h): one file per output, written by every rank
+// at once (parallel HDF5, collective MPI-IO, hyperslabs at prefix-sum offsets) or by rank 0 from
+// the gathered particles; the .xmf series that lists them comes from xdmf_output.c.
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tide/h5_output.h"
+
+#ifdef TIDE_HAVE_HDF5
+#include <hdf5.h>
+#include <mpi.h>
+#include <starpu.h>
+#include "tide/block_interface.h"
+#include "tide/runtime.h"
+
+/* Particles per write call and rank: bounds the copy buffer (24 MiB of positions), so a large
+ * snapshot needs no full-size copy. */
+#define H5_CHUNK ((uint64_t)1 << 20)
+
+/* The particles one rank writes, in order: its blocks' main-memory replicas (or the gathered
+ * set), one after the other. */
+typedef struct h5_src {
+	int nv;
+	const tide_block_view *v;
+	const tide_case *c;
+	double tait_b;
+	uint64_t row0;           /* row of the file where this rank's particles start */
+} h5_src;
+
+/* Fills out with particles [i0, i0 + n) of block view v, which go to rows row, row + 1, ... */
+typedef void (*h5_fill)(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                        uint64_t row, void *out);
+
+static void fill_position(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                          uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	double *o = out;
+	for (uint32_t k = 0; k < n; k++) {
+		o[3 * k] = v->x[i0 + k];
+		o[3 * k + 1] = v->y[i0 + k];
+		o[3 * k + 2] = v->z[i0 + k];
+	}
+}
+
+static void fill_velocity(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                          uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	float *o = out;
+	for (uint32_t k = 0; k < n; k++) {
+		o[3 * k] = v->vx[i0 + k];
+		o[3 * k + 1] = v->vy[i0 + k];
+		o[3 * k + 2] = v->vz[i0 + k];
+	}
+}
+
+static void fill_density(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                         uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	memcpy(out, v->rho + i0, n * sizeof(float));
+}
+
+static void fill_pressure(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                          uint64_t row, void *out)
+{
+	(void)row;
+	float *o = out;
+	for (uint32_t k = 0; k < n; k++) o[k] = tide_tait_pressure(s->c, s->tait_b, v->rho[i0 + k]);
+}
+
+static void fill_type(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                      uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	uint8_t *o = out;
+	for (uint32_t k = 0; k < n; k++) o[k] = (uint8_t)v->type[i0 + k];
+}
+
+static void fill_id(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                    uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	memcpy(out, v->id + i0, n * sizeof(uint32_t));
+}
+
+/* The Polyvertex cells of the .xmf: cell i is point i (XDMF 3 readers, ParaView's default for
+ * .xmf, make no cells without it). */
+static void fill_connectivity(const h5_src *s, const tide_block_view *v, uint32_t i0,
+                              uint32_t n, uint64_t row, void *out)
+{
+	(void)s, (void)v, (void)i0;
+	uint32_t *o = out;
+	for (uint32_t k = 0; k < n; k++) o[k] = (uint32_t)(row + k);
+}
+
+/* HDF5's type ids are run-time values, so the table names them by code. */
+enum { T_F64, T_F32, T_U8, T_U32 };
+
+static hid_t mem_type(int t)
+{
+	return t == T_F64 ? H5T_NATIVE_DOUBLE : t == T_F32 ? H5T_NATIVE_FLOAT
+	     : t == T_U8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT32;
+}
+
+/* Stored little-endian whatever the writer, as the .xmf assumes nothing else. */
+static hid_t file_type(int t)
+{
+	return t == T_F64 ? H5T_IEEE_F64LE : t == T_F32 ? H5T_IEEE_F32LE
+	     : t == T_U8 ? H5T_STD_U8LE : H5T_STD_U32LE;
+}
+
+typedef struct h5_field {
+	const char *name;
+	int type, ncomp;
+	size_t elsize;
+	h5_fill fill;
+} h5_field;
+
+static const h5_field fields[] = {
+	{"Position", T_F64, 3, 8, fill_position},
+	{"Velocity", T_F32, 3, 4, fill_velocity},
+	{"Density", T_F32, 1, 4, fill_density},
+	{"Pressure", T_F32, 1, 4, fill_pressure},
+	{"Type", T_U8, 1, 1, fill_type},
+	{"Id", T_U32, 1, 4, fill_id},
+	{"Connectivity", T_U32, 1, 4, fill_connectivity},
+};
+#define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+/* Copies particles [first, first + n) of the rank's sequence into out. */
+static void fill_range(const h5_src *s, const h5_field *f, uint64_t first, uint64_t n, char *out)
+{
+	uint64_t base = 0;
+	for (int b = 0; b < s->nv && n; b++) {
+		uint64_t cnt = s->v[b].count;
+		if (first >= base + cnt) {
+			base += cnt;
+			continue;
+		}
+		uint32_t i0 = (uint32_t)(first - base);
+		uint32_t k = (uint32_t)(cnt - i0 < n ? cnt - i0 : n);
+		f->fill(s, &s->v[b], i0, k, s->row0 + first, out);
+		out += (size_t)k * (size_t)f->ncomp * f->elsize;
+		first += k;
+		n -= k;
+		base += cnt;
+	}
+}
+
+typedef struct h5_writer {
+	char tmp[1100];
+	int par;                     /* the ranks write together */
+	MPI_Comm comm;               /* a duplicate of MPI_COMM_WORLD (par only) */
+	hid_t file, dxpl;
+	uint64_t n_loc, offset, n_all, rounds;
+	char *buf;
+	char err[400];               /* this rank's first failure */
+} h5_writer;
+
+/* HDF5's innermost error message (the cause: e.g. the file driver's errno text).  Every HDF5
+ * call clears the error stack, so failed() comes right after the call that failed. */
+static herr_t innermost(unsigned n, const H5E_error2_t *e, void *data)
+{
+	if (n) return 0;
+	/* a file driver's message ends in "error message = 'No space left on device', ...": keep
+	 * the system's words */
+	const char *d = e->desc ? e->desc : "", *m = strstr(d, "error message = '");
+	const char *q = m ? strchr(m + 17, '\'') : NULL;
+	if (q) snprintf(data, 200, "%.*s", (int)(q - m - 17), m + 17);
+	else snprintf(data, 200, "%s", d);
+	return 0;
+}
+
+static int failed(h5_writer *w, const char *what)
+{
+	if (*w->err) return 0;
+	char cause[200] = "";
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, cause);
+	H5Eclear2(H5E_DEFAULT);
+	if (*cause) snprintf(w->err, sizeof w->err, "%s (HDF5: %s)", what, cause);
+	else snprintf(w->err, sizeof w->err, "%s", what);
+	return 0;
+}
+
+/* Every rank must take the same path through the collective calls: one failure stops all. */
+static int agree(const h5_writer *w, int ok)
+{
+	if (!w->par) return ok;
+	int all = ok;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
+	return all;
+}
+
+/* Offsets and sizes: this rank's rows start after those of the lower ranks (exclusive prefix
+ * sum of the counts); every rank makes as many write calls as the one with the most rows. */
+static int plan(h5_writer *w, int ok)
+{
+	w->offset = 0;
+	w->n_all = w->n_loc;
+	uint64_t mine[2] = {(w->n_loc + H5_CHUNK - 1) / H5_CHUNK, (uint64_t)!ok}, most[2];
+	if (w->par) {
+		int rank;
+		MPI_Comm_rank(w->comm, &rank);
+		MPI_Exscan(&w->n_loc, &w->offset, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+		if (rank == 0) w->offset = 0;   /* MPI leaves rank 0's result undefined */
+		MPI_Allreduce(&w->n_loc, &w->n_all, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+		MPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, w->comm);
+	} else {
+		memcpy(most, mine, sizeof most);
+	}
+	w->rounds = most[0];
+	return most[1] == 0;
+}
+
+static int put_attr(h5_writer *w, const char *name, hid_t ftype, hid_t mtype, const void *v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(w->file, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+	int ok = a >= 0 && H5Awrite(a, mtype, v) >= 0;
+	if (!ok) failed(w, "cannot write the root attributes");
+	if (a >= 0) H5Aclose(a);
+	H5Sclose(sp);
+	return ok;
+}
+
+static int write_dataset(h5_writer *w, const h5_src *s, const h5_field *f)
+{
+	int rank = f->ncomp > 1 ? 2 : 1;
+	hsize_t dims[2] = {w->n_all, (hsize_t)f->ncomp};
+	hid_t space = H5Screate_simple(rank, dims, NULL);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_obj_track_times(dcpl, 0);   /* no time stamps: the same particles, the same file */
+	hid_t d = H5Dcreate2(w->file, f->name, file_type(f->type), space, H5P_DEFAULT, dcpl,
+	                     H5P_DEFAULT);
+	char what[96];
+	snprintf(what, sizeof what, "cannot create the dataset %s", f->name);
+	if (d < 0) failed(w, what);
+	H5Pclose(dcpl);
+	int ok = agree(w, d >= 0);
+	snprintf(what, sizeof what, "cannot write the dataset %s", f->name);
+	for (uint64_t r = 0; r < w->rounds && ok; r++) {
+		uint64_t first = r * H5_CHUNK;
+		uint64_t n = first < w->n_loc ? w->n_loc - first : 0;
+		if (n > H5_CHUNK) n = H5_CHUNK;
+		if (n) fill_range(s, f, first, n, w->buf);
+		hsize_t start[2] = {w->offset + first, 0}, count[2] = {n, (hsize_t)f->ncomp};
+		hsize_t mdims[2] = {n ? n : 1, (hsize_t)f->ncomp};
+		hid_t mem = H5Screate_simple(rank, mdims, NULL);
+		herr_t e = n ? H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL)
+		             : H5Sselect_none(space);
+		if (!n && e >= 0) e = H5Sselect_none(mem);
+		if (e >= 0) e = H5Dwrite(d, mem_type(f->type), mem, space, w->dxpl, w->buf);
+		if (e < 0) failed(w, what);
+		H5Sclose(mem);
+		ok = agree(w, e >= 0);
+	}
+	if (d >= 0) H5Dclose(d);
+	H5Sclose(space);
+	return ok;
+}
+
+static int write_file(h5_writer *w, const h5_src *s, const tide_sim *sim)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	w->dxpl = H5Pcreate(H5P_DATASET_XFER);
+#ifdef H5_HAVE_PARALLEL
+	if (w->par) {
+		H5Pset_fapl_mpio(fapl, w->comm, MPI_INFO_NULL);
+		H5Pset_all_coll_metadata_ops(fapl, 1);
+		H5Pset_coll_metadata_write(fapl, 1);
+		H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE);
+	}
+#endif
+	w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (w->file < 0) failed(w, "cannot create the file");
+	H5Pclose(fapl);
+	int ok = agree(w, w->file >= 0);
+	if (ok) {
+		double t = sim->t;
+		int64_t step = sim->step;
+		int32_t ranks = w->par ? sim->size : 1;
+		ok = put_attr(w, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t) &&
+		     put_attr(w, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) &&
+		     put_attr(w, "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &ranks);
+		ok = agree(w, ok);
+	}
+	for (int f = 0; f < NFIELDS && ok; f++) ok = write_dataset(w, s, &fields[f]);
+	if (w->file >= 0 && H5Fclose(w->file) < 0) ok = failed(w, "cannot complete the file");
+	w->file = -1;
+	H5Pclose(w->dxpl);
+	return agree(w, ok);
+}
+
+int tide_h5_support(void)
+{
+#ifdef H5_HAVE_PARALLEL
+	return 2;
+#else
+	return 1;
+#endif
+}
+
+static int ranks_write_together(const tide_sim *sim)
+{
+#ifdef H5_HAVE_PARALLEL
+	return sim->mpi && tide_runtime_mpi_multiple();
+#else
+	(void)sim;
+	return 0;
+#endif
+}
+
+/* tide_h5_write, also giving the number of particles written (on rank 0). */
+static int h5_write(const char *path, tide_sim *sim, const tide_case *c,
+                    const tide_block_view *gathered, uint64_t *written)
+{
+	h5_writer w;
+	memset(&w, 0, sizeof w);
+	w.file = -1;
+	w.par = ranks_write_together(sim);
+	if (!w.par && sim->rank != 0) return 0;
+	if (!w.par && !gathered) {
+		fprintf(stderr, "tide: cannot write %s: no gathered particles to write.\n", path);
+		return -1;
+	}
+	if (strlen(path) + 5 > sizeof w.tmp) {
+		fprintf(stderr, "tide: cannot write %s: the path is too long.\n", path);
+		return -1;
+	}
+	snprintf(w.tmp, sizeof w.tmp, "%s.tmp", path);
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* our one sentence instead of HDF5's stack */
+	if (w.par) MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
+
+	/* this rank's particles: its own blocks, read in main memory where StarPU keeps them */
+	tide_block_view *views = w.par ? malloc(sizeof *views * (size_t)(sim->nblocks ? sim->nblocks : 1))
+	                               : NULL;
+	int nv = 0, ok = !w.par || views;
+	if (!ok) failed(&w, "out of host memory");
+	for (int b = 0; w.par && views && b < sim->nblocks; b++) {
+		if (sim->blk[b].owner != sim->rank) continue;
+		starpu_data_handle_t h = sim->blk[b].B;
+		starpu_data_acquire(h, STARPU_R);
+		views[nv++] = tide_block_view_of(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+	}
+	h5_src s = {w.par ? nv : 1, w.par ? views : gathered, c, tide_case_tait_b(c), 0};
+	for (int b = 0; b < s.nv; b++) w.n_loc += s.v[b].count;
+	uint64_t nbuf = w.n_loc < H5_CHUNK ? w.n_loc : H5_CHUNK;
+	w.buf = malloc((nbuf ? nbuf : 1) * 3 * sizeof(double));
+	if (!w.buf && ok) ok = failed(&w, "out of host memory");
+	ok = plan(&w, ok);
+	s.row0 = w.offset;
+	if (ok) ok = write_file(&w, &s, sim);
+	for (int b = 0; w.par && views && b < sim->nblocks; b++)
+		if (sim->blk[b].owner == sim->rank) starpu_data_release(sim->blk[b].B);
+	free(views);
+	free(w.buf);
+
+	int ret = 0;
+	if (*w.err) fprintf(stderr, "tide: cannot write %s: %s.\n", path, w.err);
+	if (sim->rank == 0) {
+		if (ok && rename(w.tmp, path) != 0) {
+			fprintf(stderr, "tide: cannot write %s: %s.\n", path, strerror(errno));
+			ok = 0;
+		}
+		if (!ok) unlink(w.tmp);
+		ret = ok ? 0 : -1;
+	}
+	if (w.par) {
+		MPI_Bcast(&ret, 1, MPI_INT, 0, w.comm);
+		MPI_Comm_free(&w.comm);
+	}
+	if (written) *written = w.n_all;
+	return ret;
+}
+
+int tide_h5_write(const char *path, tide_sim *sim, const tide_case *c,
+                  const tide_block_view *gathered)
+{
+	return h5_write(path, sim, c, gathered, NULL);
+}
+
+static int xmf_path(tide_pvd *xmf, const char *dir)
+{
+	if ((size_t)snprintf(xmf->path, sizeof xmf->path, "%s/particles.xmf", dir) >= sizeof xmf->path) {
+		fprintf(stderr, "tide: cannot write %s/particles.xmf: the path is too long.\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+int tide_h5_output(tide_pvd *xmf, const char *dir, int index, tide_sim *sim, const tide_case *c,
+                   const tide_block_view *gathered)
+{
+	char path[1100];
+	snprintf(path, sizeof path, "%s/particles_%04d.h5", dir, index);
+	uint64_t n = 0;
+	int ret = h5_write(path, sim, c, gathered, &n);
+	if (ret || sim->rank != 0) return ret;
+	if (!xmf->path[0] && xmf_path(xmf, dir)) return -1;
+	return tide_series_append(xmf, path, sim->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
+}
+
+/* Particles in a snapshot (the length of its Id dataset), or -1. */
+static long long h5_count(const char *path)
+{
+	long long n = -1;
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t d = f >= 0 ? H5Dopen2(f, "Id", H5P_DEFAULT) : -1;
+	hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+	hsize_t dims[1];
+	if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+	    H5Sget_simple_extent_dims(sp, dims, NULL) == 1)
+		n = (long long)dims[0];
+	if (sp >= 0) H5Sclose(sp);
+	if (d >= 0) H5Dclose(d);
+	if (f >= 0) H5Fclose(f);
+	H5Eclear2(H5E_DEFAULT);
+	return n;
+}
+
+int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times)
+{
+	memset(xmf, 0, sizeof *xmf);
+	if (xmf_path(xmf, dir)) return -1;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	for (int i = 0; i < n; i++) {
+		char path[1100];
+		snprintf(path, sizeof path, "%s/particles_%04d.h5", dir, i);
+		if (access(path, F_OK) != 0) continue;
+		long long count = h5_count(path);
+		if (count < 0) {
+			fprintf(stderr, "tide: %s is not a readable tide particle file; it is left out of "
+			        "%s.\n", path, xmf->path);
+			continue;
+		}
+		if (tide_series_append(xmf, path, times[i], (size_t)count)) return -1;
+	}
+	return tide_xdmf_write(xmf);
+}
+
+#else /* no HDF5 */
+
+int tide_h5_support(void) { return 0; }
+
+static int no_hdf5(const char *what)
+{
+	fprintf(stderr, "tide: cannot write %s: this tide was built without HDF5 (install "
+	        "libhdf5-openmpi-dev and build again).\n", what);
+	return -1;
+}
+
+int tide_h5_write(const char *path, tide_sim *sim, const tide_case *c,
+                  const tide_block_view *gathered)
+{
+	(void)sim, (void)c, (void)gathered;
+	return no_hdf5(path);
+}
+
+int tide_h5_output(tide_pvd *xmf, const char *dir, int index, tide_sim *sim, const tide_case *c,
+                   const tide_block_view *gathered)
+{
+	(void)xmf, (void)index, (void)sim, (void)c, (void)gathered;
+	return no_hdf5(dir);
+}
+
+int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times)
+{
+	(void)xmf, (void)n, (void)times;
+	return no_hdf5(dir);
+}
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* For the tests that drive tide_sim directly: load a case file (dp > 0 overrides its dp), build
+ * its particles and turn them into one host block (*mem, *all).  nbound (may be NULL) receives
+ * the number of boundary particles.  0, or -1 after the loader's message. */
+#ifndef TIDE_TEST_CASE_BLOCK_H
+#define TIDE_TEST_CASE_BLOCK_H
+#include <string.h>
+#include "tide/case.h"
+#include "tide/particle_set.h"
+#include "tide/sph_sim.h"
+
+static inline int test_case_block(const char *path, double dp, tide_case *c, void **mem,
+                                  tide_block_view *all, size_t *nbound)
+{
+	if (tide_case_load(path, dp, c)) return -1;
+	tide_particle_set ps;
+	memset(&ps, 0, sizeof ps);
+	if (tide_case_build(c, &ps)) return -1;
+	int ret = tide_host_block_from_set(&ps, mem, all);
+	if (nbound) *nbound = tide_pset_count_type(&ps, TIDE_BOUND);
+	tide_pset_free(&ps);
+	return ret;
+}
+
+#endif
