@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "tide/log.h"
 #include "tide/case.h"
 
 /* Cells of spacing dp that fit entirely in a length (the tolerance absorbs decimal round-off,
@@ -66,7 +67,7 @@ static int build_tank(const tide_case *c, tide_particle_set *s)
 	    (c->dim == 3 ? wall_axis(&ax[1], t->box.lo[1], t->box.hi[1], c->dp, t->layers, 1, 1)
 	                 : flat_axis(&ax[1])) ||
 	    wall_axis(&ax[2], t->box.lo[2], t->box.hi[2], c->dp, t->layers, 1, !t->open_top)) {
-		fprintf(stderr, "tide: out of host memory while building the tank walls.\n");
+		fprintf(stderr, "tide: out of host memory while building the tank walls%s.\n", TIDE_OOM_ADVICE);
 		goto out;
 	}
 	/* Every lattice point with at least one coordinate in a wall layer: closed walls, edges and

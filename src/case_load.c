@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 #include "tide/case.h"
 #include "tide/decomposition.h"
+#include "tide/log.h"
 #include "tide/sph_kernel.h"
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
@@ -849,9 +851,17 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 {
 	struct ctx x = {.file = path, .c = c};
 	set_defaults(c, path);
+	/* fopen opens a directory too (reading it fails later with a vague "input error") */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "tide: '%s' is a directory, not a case file; give a YAML case file such "
+		        "as cases/dambreak2d.yaml (tide cases lists the shipped cases).\n", path);
+		return -1;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		fprintf(stderr, "tide: cannot open case file '%s': %s.\n", path, strerror(errno));
+		fprintf(stderr, "tide: cannot open case file '%s': %s; check the path (tide cases lists "
+		        "the shipped cases).\n", path, strerror(errno));
 		return -1;
 	}
 	yaml_parser_t p;
@@ -1047,7 +1057,7 @@ static void put_physics(FILE *f, const tide_case *c)
 	}
 }
 
-static void put_case(FILE *f, const tide_case *c)
+void tide_case_print(FILE *f, const tide_case *c)
 {
 	char b[32];
 	fputs("# SPDX-License-Identifier: LGPL-2.1-or-later\n", f);
@@ -1097,13 +1107,14 @@ int tide_case_write_used(const tide_case *c, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
-		fprintf(stderr, "tide: cannot write '%s': %s.\n", path, strerror(errno));
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(errno));
 		return -1;
 	}
-	put_case(f, c);
-	int bad = ferror(f);
+	errno = 0;
+	tide_case_print(f, c);
+	int bad = ferror(f), err = errno;
 	if (fclose(f) || bad) {
-		fprintf(stderr, "tide: error while writing '%s'.\n", path);
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(err ? err : errno));
 		return -1;
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "tide/checkpoint.h"
+#include "tide/log.h"
 
 #define BYTE_ORDER_MARK 0x01020304u
 
@@ -178,25 +179,32 @@ static void remove_stale_tmp(const char *dir)
 	closedir(d);
 }
 
+static const char *writing_dir = ""; /* the checkpoint being written (its final name) */
+
+/* Names the checkpoint by its final path and the file by its name (not the temporary
+ * directory's, which is gone when the user reads this). */
 static int write_fail(const char *path, const char *what)
 {
-	fprintf(stderr, "tide: cannot write the checkpoint file %s: %s; the previous checkpoint is "
-	        "kept.\n", path, what);
+	const char *slash = strrchr(path, '/');
+	int in_tmp = slash && strstr(path, ".tmp-") && slash > strstr(path, ".tmp-");
+	fprintf(stderr, "tide: cannot write the checkpoint %s%s%s%s: %s; any previous checkpoint "
+	        "there is kept.\n", writing_dir, in_tmp ? " (file " : "", in_tmp ? slash + 1 : "",
+	        in_tmp ? ")" : "", what);
 	return -1;
 }
 
 static int write_file(const char *path, const void *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
-	if (!f) return write_fail(path, strerror(errno));
+	if (!f) return write_fail(path, tide_io_reason(errno));
 	size_t w = fwrite(p, 1, n, f);
 	int e = errno;
 	if (w != n || fflush(f) || fsync(fileno(f))) {
 		e = errno ? errno : e;
 		fclose(f);
-		return write_fail(path, strerror(e));
+		return write_fail(path, tide_io_reason(e));
 	}
-	if (fclose(f)) return write_fail(path, strerror(errno));
+	if (fclose(f)) return write_fail(path, tide_io_reason(errno));
 	return 0;
 }
 
@@ -220,7 +228,7 @@ static int hash_file(const char *path, uint64_t *h, size_t *size)
 static int write_particles(const char *path, const tide_block_view *all, uint64_t *h)
 {
 	FILE *f = fopen(path, "wb");
-	if (!f) return write_fail(path, strerror(errno));
+	if (!f) return write_fail(path, tide_io_reason(errno));
 	*h = TIDE_FNV_INIT;
 	int ok = 1;
 	size_t n = all->count;
@@ -236,16 +244,16 @@ static int write_particles(const char *path, const tide_block_view *all, uint64_
 	if (!ok || fflush(f) || fsync(fileno(f))) {
 		e = errno ? errno : e;
 		fclose(f);
-		return write_fail(path, strerror(e));
+		return write_fail(path, tide_io_reason(e));
 	}
-	if (fclose(f)) return write_fail(path, strerror(errno));
+	if (fclose(f)) return write_fail(path, tide_io_reason(errno));
 	return 0;
 }
 
 static int write_text(const char *path, const tide_ckpt_state *st, const tide_case *c)
 {
 	FILE *f = fopen(path, "w");
-	if (!f) return write_fail(path, strerror(errno));
+	if (!f) return write_fail(path, tide_io_reason(errno));
 	fprintf(f, "# tide checkpoint (format version %u), written by tide %s; the binary header\n"
 	        "# header.bin is what a restart reads; this file is for people.\n",
 	        TIDE_CKPT_VERSION, st->tide_version);
@@ -262,8 +270,9 @@ static int write_text(const char *path, const tide_ckpt_state *st, const tide_ca
 		        st->range[b].lo2, st->range[b].hi2, st->count[b], st->cap[b]);
 	fprintf(f, "particles.bin FNV-1a 64: %016llx\nused_parameters.yaml FNV-1a 64: %016llx\n",
 	        (unsigned long long)st->particles_fnv, (unsigned long long)st->params_fnv);
-	int bad = ferror(f) || fflush(f) || fsync(fileno(f));
-	if (fclose(f) || bad) return write_fail(path, "write error");
+	errno = 0;
+	int bad = ferror(f) || fflush(f) || fsync(fileno(f)), e = errno;
+	if (fclose(f) || bad) return write_fail(path, tide_io_reason(e ? e : errno));
 	return 0;
 }
 
@@ -271,17 +280,19 @@ int tide_checkpoint_write(const char *dir, tide_ckpt_state *st, const tide_block
                           const tide_case *c)
 {
 	char tmp[1100], p[1200], prev[1100];
+	writing_dir = dir;
 	if (strlen(dir) > 1000) return write_fail(dir, "the path is too long");
 	snprintf(st->tide_version, sizeof st->tide_version, "%s", TIDE_VERSION);
 	st->n_total = all->count;
 	remove_stale_tmp(dir);
 	snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", dir);
-	if (!mkdtemp(tmp)) return write_fail(tmp, strerror(errno));
+	if (!mkdtemp(tmp)) return write_fail(tmp, tide_io_reason(errno));
 
 	test_delay();
 	snprintf(p, sizeof p, "%s/used_parameters.yaml", tmp);
+	errno = 0;
 	if (tide_case_write_used(c, p) || hash_file(p, &st->params_fnv, NULL) || fsync_path(p, 0)) {
-		write_fail(p, "write error");
+		write_fail(p, tide_io_reason(errno));
 		goto fail;
 	}
 	snprintf(p, sizeof p, "%s/particles.bin", tmp);
@@ -301,7 +312,7 @@ int tide_checkpoint_write(const char *dir, tide_ckpt_state *st, const tide_block
 	snprintf(p, sizeof p, "%s/checkpoint.txt", tmp);
 	if (write_text(p, st, c)) goto fail;
 	if (fsync_path(tmp, 1)) {
-		write_fail(tmp, strerror(errno));
+		write_fail(tmp, tide_io_reason(errno));
 		goto fail;
 	}
 	test_delay();
@@ -317,18 +328,18 @@ int tide_checkpoint_write(const char *dir, tide_ckpt_state *st, const tide_block
 			 * new one is in place (a restart falls back to dir.prev) */
 			remove_dir(prev);
 			if (rename(dir, prev)) {
-				write_fail(dir, strerror(errno));
+				write_fail(dir, tide_io_reason(errno));
 				goto fail;
 			}
 			if (rename(tmp, dir)) {
-				write_fail(dir, strerror(errno));
+				write_fail(dir, tide_io_reason(errno));
 				rename(prev, dir);
 				goto fail;
 			}
 			remove_dir(prev);
 		}
 	} else if (rename(tmp, dir)) {
-		write_fail(dir, strerror(errno));
+		write_fail(dir, tide_io_reason(errno));
 		goto fail;
 	}
 	{

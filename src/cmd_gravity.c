@@ -21,6 +21,7 @@ static void usage(FILE *f)
 	        "usage: tide gravity [--n N] [--dist plummer|uniform|sphere] [--theta T]\n"
 	        "                    [--quadrupole] [--eps E] [--check K] [--seed S] [--repeat R]\n"
 	        "                    [--device any|cpu|cuda] [--parts P] [--csv FILE]\n"
+	        "                    [--quiet|--verbose]\n"
 	        "\n"
 	        "Generates N particles (G = M = 1; Plummer scale radius 1, cube [-1,1]^3 or unit ball),\n"
 	        "evaluates the Barnes-Hut accelerations once for warm-up and R more times, and prints\n"
@@ -29,11 +30,13 @@ static void usage(FILE *f)
 	        "direct sum: median, 99th percentile and maximum of |a_tree - a_direct| / |a_direct|.\n"
 	        "--csv appends one row (header when the file is new).  Defaults: N 100000, plummer,\n"
 	        "theta 0.5, monopoles, eps 0, R 3, device any, P one walk task per CPU worker\n"
-	        "(one without --device cpu when a GPU is present).\n"
+	        "(one without --device cpu when a GPU is present).  --quiet prints nothing (use\n"
+	        "--csv), --verbose also the times of every repetition.\n"
 	        "Under mpirun every rank takes a contiguous range of the particles' Morton order and\n"
 	        "builds its own tree; ranks send each other the essential nodes of their trees\n"
 	        "(docs/gravity.md).  Rank 0 prints the figures of all ranks, with the essential\n"
-	        "nodes each rank sent; the check covers all particles.\n");
+	        "nodes each rank sent; the check covers all particles.\n"
+	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n");
 }
 
 static int parse_num(const char *opt, const char *s, double *v)
@@ -70,6 +73,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
 		if (!strcmp(a, "--quadrupole")) { quad = 1; continue; }
+		if (!strcmp(a, "--quiet")) { tide_verbosity = 0; continue; }
+		if (!strcmp(a, "--verbose")) { tide_verbosity = 2; continue; }
 		if (i + 1 >= argc) {
 			fprintf(stderr, "tide gravity: unknown option or missing value '%s'.\n", a);
 			usage(stderr);
@@ -170,6 +175,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		tide_gravity_wait(&g);
 		double d = tide_wtime();
 		tb[r] = b - a; tm[r] = c - b; tw[r] = d - c;
+		tide_debug("repetition %d: build %.4f  moments %.4f  walk %.4f s\n", r + 1, tb[r], tm[r], tw[r]);
 	}
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
@@ -211,25 +217,26 @@ int tide_cmd_gravity(int argc, char **argv)
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
 	if (rt.rank == 0) {
-		printf("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", n,
+		tide_info("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", n,
 		       bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts,
 		       rt.size > 1 ? " per rank" : "");
-		printf("tree: %.0f cells, %.0f groups (%.1f particles per group)%s\n", tot[0], tot[1],
+		tide_info("tree: %.0f cells, %.0f groups (%.1f particles per group)%s\n", tot[0], tot[1],
 		       tot[1] > 0 ? n / tot[1] : 0.0, rt.size > 1 ? ", all ranks" : "");
 		if (rt.size > 1) {
-			printf("ranks: %d, particles per rank %u .. %u (Morton split); essential nodes sent: "
+			tide_info("ranks: %d, particles per rank %u .. %u (Morton split); essential nodes sent: "
 			       "%.0f cells + %.0f particles, %.3f MB in %d messages\n", rt.size, counts[0],
 			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, rt.size * (rt.size - 1));
 			for (int q = 0; q < rt.size; q++)
-				printf("  rank %d: %u particles, %.0f cells; sent %.0f essential cells + %.0f "
+				tide_info("  rank %d: %u particles, %.0f cells; sent %.0f essential cells + %.0f "
 				       "particles (%.3f MB)\n", q, counts[q], per_rank[5 * q], per_rank[5 * q + 2],
 				       per_rank[5 * q + 3], per_rank[5 * q + 4] / 1e6);
 		}
-		printf("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
+		tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
 		       "(first evaluation %.3f, initial conditions %.2f)\n",
 		       mb, mm, mw, mb + mm + mw, mt, t_first, t_ic);
 	}
 
+	int ret = 0;
 	tide_gravity_err e = {0, 0, 0, 0};
 	uint32_t ns = (uint32_t)K < n ? (uint32_t)K : n;
 	double t_check = 0;
@@ -257,7 +264,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		tide_gravity_direct(pos, n, sample, ns, P, ref, rt.ncuda ? TIDE_WHERE_CUDA : TIDE_WHERE_CPU);
 		t_check = tide_wtime() - t0;
 		e = tide_gravity_errors(byid, sample, ns, ref);
-		printf("check: %u particles vs double direct sum (%.2f s): |da|/|a| median %.3e, "
+		tide_info("check: %u particles vs double direct sum (%.2f s): |da|/|a| median %.3e, "
 		       "99%% %.3e, max %.3e; potential 99%% %.3e\n",
 		       ns, t_check, e.median, e.p99, e.max, e.pot_p99);
 		free(sample);
@@ -270,7 +277,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		if (f) fclose(f);
 		f = fopen(csv, "a");
 		if (!f) {
-			fprintf(stderr, "tide gravity: cannot write '%s'.\n", csv);
+			fprintf(stderr, "tide gravity: cannot write %s: %s.\n", csv, tide_io_reason(errno));
+			ret = 1;
 		} else {
 			if (fresh)
 				fprintf(f, "n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,"
@@ -282,7 +290,13 @@ int tide_cmd_gravity(int argc, char **argv)
 			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
 			        tot[3], tot[4]);
-			fclose(f);
+			errno = 0;
+			int bad = ferror(f), err = errno;
+			if (fclose(f) || bad) {
+				fprintf(stderr, "tide gravity: cannot write %s: %s.\n", csv,
+				        tide_io_reason(err ? err : errno));
+				ret = 1;
+			}
 		}
 	}
 	free(tb);
@@ -294,5 +308,5 @@ int tide_cmd_gravity(int argc, char **argv)
 	free(acc);
 	free(counts);
 	tide_runtime_shutdown();
-	return 0;
+	return ret;
 }

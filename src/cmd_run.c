@@ -17,6 +17,7 @@
 #include "tide/h5_output.h"
 #include "tide/log.h"
 #include "tide/output.h"
+#include "tide/rank_agree.h"
 #include "tide/run_control.h"
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
@@ -47,7 +48,8 @@ static void run_usage(FILE *f)
 	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
 	        "  --format F        particle files: vtp (default), hdf5 or both (= --set output.format=F)\n"
 	        "  --out DIR         output directory (default runs/NAME)\n"
-	        "  --blocks N        number of particle blocks (default 2 per worker)\n"
+	        "  --blocks N        number of particle blocks (default 2 per worker, or 1 per GPU;\n"
+	        "                    under mpirun rank 0's default times the ranks; >= the ranks)\n"
 	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
 	        "                    (same as --set decomposition=SPEC)\n"
 	        "  --max-steps N     stop after N steps\n"
@@ -76,9 +78,13 @@ static void run_usage(FILE *f)
 	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, and DIR/checkpoint when asked.\n"
 	        "SIGTERM or SIGINT (once) or creating the file DIR/STOP makes the run write\n"
 	        "DIR/checkpoint and stop after the current step (a second signal kills it).\n"
+	        "A run that goes unphysical saves DIR/failed_state (a checkpoint) and\n"
+	        "DIR/failed_state.vtp; one that cannot write its output saves DIR/checkpoint.\n"
 	        "Exit codes: 0 done, or stopped by DIR/STOP (checkpoint written); 1 the run failed\n"
-	        "or went unphysical; 2 bad usage or input (also an unreadable checkpoint);\n"
-	        "130 / 143 stopped by SIGINT / SIGTERM after writing the checkpoint.\n");
+	        "(unphysical, particles left the domain, output not writable, out of memory);\n"
+	        "2 bad usage or input (also an unreadable checkpoint, MPI ranks given different\n"
+	        "cases or options); 130 / 143 stopped by SIGINT / SIGTERM after the checkpoint.\n"
+	        "Failures and what each saves: docs/commands.md.\n");
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double *v)
@@ -174,7 +180,8 @@ static int mkdir_p(const char *dir)
 		*p = '/';
 	}
 	if (mkdir(buf, 0777) && errno != EEXIST) {
-		fprintf(stderr, "tide: cannot create output directory %s: %s.\n", dir, strerror(errno));
+		fprintf(stderr, "tide: cannot create the output directory %s: %s.\n", dir,
+		        tide_io_reason(errno));
 		return -1;
 	}
 	return 0;
@@ -219,6 +226,7 @@ typedef struct run_out {
 	double *times;                /* simulated time of every output (rank 0) */
 	int ntimes_cap;
 	double next_out;              /* simulated time of the next output */
+	long ckpt_step;               /* step of the checkpoint in ckpt (-1: none written or read) */
 	size_t n_fluid0, n_bound0;    /* particles at the start of the run (before any restart) */
 } run_out;
 
@@ -268,8 +276,10 @@ static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const cha
 	return ret ? -1 : 0;
 }
 
-/* Collective: gathers the blocks to rank 0, which writes o->ckpt.  0 or -1 (the run stops). */
-static int write_checkpoint(run_out *o, tide_sim *sim, const tide_case *c)
+/* Collective: gathers the blocks to rank 0, which writes the checkpoint directory dir.  0 or -1.
+ * stop_all: a failure stops every rank (the run would go on elsewhere, waiting for rank 0). */
+static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, const char *dir,
+                               int stop_all)
 {
 	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
 	tide_block_arg *range = malloc(sizeof *range * (size_t)sim->nblocks);
@@ -289,16 +299,64 @@ static int write_checkpoint(run_out *o, tide_sim *sim, const tide_case *c)
 			.cap = cap, .nranks = sim->size, .n_fluid0 = o->n_fluid0, .n_bound0 = o->n_bound0,
 			.n_outputs = o->n, .next_out = o->next_out, .out_time = o->times,
 		};
-		ret = tide_checkpoint_write(o->ckpt, &cs, &o->all, c);
+		ret = tide_checkpoint_write(dir, &cs, &o->all, c);
 		if (!ret)
 			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",
-			           sim->step, sim->t, o->ckpt, tide_wtime() - w);
-		if (ret && sim->size > 1) abort_ranks();
+			           sim->step, sim->t, dir, tide_wtime() - w);
+		if (ret && stop_all && sim->size > 1) abort_ranks();
 	}
 	free(counts);
 	free(range);
 	free(cap);
+	if (!ret && dir == o->ckpt) o->ckpt_step = sim->step;
 	return ret;
+}
+
+static int write_checkpoint(run_out *o, tide_sim *sim, const tide_case *c)
+{
+	return write_checkpoint_to(o, sim, c, o->ckpt, 1);
+}
+
+/* Why a run loop stopped with an error: what the run can still save differs. */
+enum run_failure {
+	RUN_UNPHYSICAL = 1, /* the state is bad: saved apart, the last good checkpoint is kept */
+	RUN_IO,             /* an output could not be written: the state is good, checkpoint it */
+	RUN_CHECKPOINT,     /* the checkpoint itself could not be written (the previous one is kept) */
+	RUN_LOST,           /* the blocks could not be rebuilt: nothing left to save */
+};
+
+/* After a failed run loop: the last checkpoint, and one sentence saying where it is.  Under MPI
+ * every rank gets here for an unphysical run (the step reduction is global); rank 0's I/O
+ * failures stopped all ranks already. */
+static void save_after_failure(run_out *o, tide_sim *sim, const tide_case *c, int why)
+{
+	char failed[1100];
+	snprintf(failed, sizeof failed, "%s/failed_state", o->dir);
+	if (why == RUN_UNPHYSICAL) {
+		int bad = write_checkpoint_to(o, sim, c, failed, 0);
+		write_output(o, sim, c, "failed_state");
+		if (sim->rank != 0) return;
+		if (!bad)
+			fprintf(stderr, "tide: the state after step %ld is saved in %s (a checkpoint, for "
+			        "inspection; ParaView: %s.vtp).\n", sim->step, failed, failed);
+		if (o->ckpt_step >= 0)
+			fprintf(stderr, "tide: the last checkpoint before the failure is %s (step %ld): "
+			        "continue from it with other parameters, e.g. tide run --restart %s --set "
+			        "physics.cfl=0.1.\n", o->ckpt, o->ckpt_step, o->ckpt);
+		else
+			fprintf(stderr, "tide: no checkpoint was written before the failure (--checkpoint-every "
+			        "N writes them).\n");
+		return;
+	}
+	if (why == RUN_IO && !write_checkpoint_to(o, sim, c, o->ckpt, 0)) {
+		if (sim->rank == 0)
+			fprintf(stderr, "tide: the state of step %ld is saved in %s: once the output can be "
+			        "written, continue with tide run --restart %s.\n", sim->step, o->ckpt, o->ckpt);
+		return;
+	}
+	if (sim->rank == 0 && o->ckpt_step >= 0)
+		fprintf(stderr, "tide: the last checkpoint, %s (step %ld), is intact: continue from it "
+		        "with tide run --restart %s.\n", o->ckpt, o->ckpt_step, o->ckpt);
 }
 
 static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0, long step0)
@@ -318,7 +376,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 {
 	size_t n0 = st->n_fluid + st->n_bound, nfluid0 = st->n_fluid;
 	double wall0 = tide_wtime(), last_print = 0, step_time = 0;
-	long step0 = sim->step, ckpt_step = -1;
+	long step0 = sim->step;
 	double t0 = sim->t;
 	unsigned long long peak_dev = tide_device_bytes_used();
 	int ret = 0, checkpointing = o->ckpt_every_s > 0 || o->ckpt_every_steps > 0;
@@ -335,35 +393,40 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	             sim->step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
-		if (tide_sim_step(sim)) { ret = -1; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
+		if (tide_sim_step(sim)) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
 		step_time += tide_wtime() - ts;
 		{
 			double fill;
 			size_t n = tide_sim_count(sim, &fill);
 			unsigned long long d = tide_device_bytes_used();
 			if (d > peak_dev) peak_dev = d;
-			if (n0 - n > nfluid0 / 100 + 10) {
-				fprintf(stderr, "\ntide: step %ld (t = %.6g s): %zu particles have left the "
-				        "domain; the run has gone unphysical or 'domain' is too small.\n",
-				        sim->step, sim->t, n0 - n);
+			if (n < n0 && n0 - n > nfluid0 / 100 + 10) {
+				if (sim->rank == 0)
+					fprintf(stderr, "%stide: step %ld (t = %.6g s): %zu of the %zu particles have "
+					        "left the domain; the run has gone unphysical, or 'domain' in %s is too "
+					        "small for the flow (enlarge it).\n", isatty(1) ? "\n" : "", sim->step,
+					        sim->t, n0 - n, n0, c->path);
 				snprintf(st->status, sizeof st->status, "%zu particles left the domain", n0 - n);
-				ret = -1;
+				ret = -RUN_UNPHYSICAL;
 				break;
 			}
 			if (fill > 0.8 || (o->rebalance_every > 0 && sim->step % o->rebalance_every == 0)) {
 				tide_debug("\nrebalancing blocks (fullest at %.0f %%)\n", 100 * fill);
-				if (tide_sim_rebalance(sim)) { ret = -1; break; }
+				if (tide_sim_rebalance(sim)) {
+					ret = -RUN_LOST;
+					snprintf(st->status, sizeof st->status, "rebalancing failed");
+					break;
+				}
 			}
-			if (tide_balance_check(&lb, sim) < 0) { ret = -1; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
+			if (tide_balance_check(&lb, sim) < 0) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
 		}
 		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
-			if (write_output(out, sim, c, NULL)) { ret = -1; snprintf(st->status, sizeof st->status, "output failed"); break; }
+			if (write_output(out, sim, c, NULL)) { ret = -RUN_IO; snprintf(st->status, sizeof st->status, "output failed"); break; }
 			while (out->next_out <= sim->t + 1e-12) out->next_out += c->t_out;
 		}
 		int action = tide_rc_poll(&rc, sim->step, signo);
 		if (action) {
-			if (write_checkpoint(out, sim, c)) { ret = -1; snprintf(st->status, sizeof st->status, "checkpoint failed"); break; }
-			ckpt_step = sim->step;
+			if (write_checkpoint(out, sim, c)) { ret = -RUN_CHECKPOINT; snprintf(st->status, sizeof st->status, "checkpoint failed"); break; }
 			tide_rc_checkpointed(&rc);
 		}
 		if (action & (TIDE_RC_SIGNAL | TIDE_RC_STOP_FILE)) {
@@ -385,15 +448,18 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		if (now - last_print > (isatty(1) ? 1.0 : 10.0)) { progress(sim, c, wall0, t0, step0); last_print = now; }
 	}
 	/* a run with checkpoints ends with one of its last state */
-	if (!ret && checkpointing && ckpt_step != sim->step && write_checkpoint(out, sim, c)) {
-		ret = -1;
+	if (!ret && checkpointing && out->ckpt_step != sim->step && write_checkpoint(out, sim, c)) {
+		ret = -RUN_CHECKPOINT;
 		snprintf(st->status, sizeof st->status, "checkpoint failed");
 	}
 	tide_rc_free(&rc);
 	tide_balance_free(&lb);
 	progress(sim, c, wall0, t0, step0);
 	if (isatty(1)) tide_info("\n");
-	if (ret < 0) write_output(out, sim, c, "failed_state");
+	if (ret < 0) {
+		save_after_failure(out, sim, c, -ret);
+		ret = -1;
+	}
 	long steps = sim->step - step0;
 	st->steps = sim->step;
 	st->t_sim = sim->t;
@@ -437,6 +503,129 @@ static int reopen_outputs(run_out *out, const tide_case *c, long step)
 	return tide_stats_open(&out->stats, out->dir, c, out->n, step, tide_wtime());
 }
 
+/* The case (or the checkpoint and its case) with the --set overrides.  0, or 1 after a
+ * message. */
+static int load_input(const run_opts *o, tide_case *c, tide_ckpt_state *cs, void **mem,
+                      tide_block_view *all)
+{
+	int bad = o->restart ? tide_checkpoint_read(o->restart, cs, mem, all, c)
+	                     : tide_case_load(o->case_path, o->dp, c);
+	tide_case c0 = *c;
+	for (int i = 0; i < o->nsets && !bad; i++) bad = tide_case_set(c, o->sets[i]);
+	if (!bad && o->restart &&
+	    (c->dim != c0.dim || c->dp != c0.dp || c->coefh != c0.coefh ||
+	     memcmp(&c->domain, &c0.domain, sizeof c->domain))) {
+		fprintf(stderr, "tide run: a restart keeps the particles and their cell grid: --set may "
+		        "not change dim, dp, coefh or domain.\n");
+		bad = 1;
+	}
+	return bad != 0;
+}
+
+/* FNV-1a of the case as it will run (its used-parameters text) and, for a restart, of the
+ * checkpoint's step and particles. */
+static uint64_t input_fingerprint(const tide_case *c, const tide_ckpt_state *cs, int restart)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) return 0;
+	tide_case_print(f, c);
+	fclose(f);
+	uint64_t h = tide_fnv1a(TIDE_FNV_INIT, text, len);
+	free(text);
+	if (restart) {
+		h = tide_fnv1a(h, &cs->step, sizeof cs->step);
+		h = tide_fnv1a(h, &cs->particles_fnv, sizeof cs->particles_fnv);
+	}
+	return h;
+}
+
+/* FNV-1a of the options every rank must share: they decide the blocks, the steps and the
+ * collective outputs and checkpoints. */
+static uint64_t options_fingerprint(const run_opts *o)
+{
+	struct {
+		double ckpt_s, balance_threshold;
+		long ckpt_steps, max_steps, rebalance, balance;
+		int32_t blocks, no_output, restart;
+	} k;
+	memset(&k, 0, sizeof k); /* padding too: it is hashed */
+	k.ckpt_s = o->ckpt_every_s;
+	k.ckpt_steps = o->ckpt_every_steps;
+	k.max_steps = o->max_steps;
+	k.rebalance = o->rebalance_every;
+	k.balance = o->balance_every;
+	k.balance_threshold = o->balance_threshold;
+	k.blocks = o->blocks;
+	k.no_output = o->no_output;
+	k.restart = o->restart != NULL;
+	return tide_fnv1a(TIDE_FNV_INIT, &k, sizeof k);
+}
+
+/* Every rank must run the same case with the same options, or the ranks would wait for each
+ * other for ever: all compare with rank 0 and all stop (0 / -1, the message said once).  Also
+ * the default block count, rank 0's: ranks with other worker counts would split differently. */
+static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tide_case *c,
+                            const tide_ckpt_state *cs, int bad, int *nb)
+{
+	int gpu_only = rt->ncuda > 0 && !o->with_cpus;
+	tide_rank_view me = {
+		.status = bad, .nblocks = gpu_only ? rt->ncuda : 2 * (rt->ncpu + rt->ncuda),
+		.input = bad ? 0 : input_fingerprint(c, cs, o->restart != NULL),
+		.options = options_fingerprint(o),
+	};
+	tide_rank_verdict v;
+	tide_ranks_agree(&me, &v);
+	*nb = o->blocks > 0 ? o->blocks : v.rank0.nblocks * rt->size;
+	if (v.rank0.status) return -1; /* rank 0 said why */
+	if (v.first_bad >= 0) {
+		if (rt->rank == 0) {
+			const char *what = v.bad.status ? "could not load its case or checkpoint (its message follows)"
+			                   : v.bad.input != v.rank0.input
+			                   ? "was given another case than rank 0 (another case file, --dp or "
+			                     "--set, or another checkpoint)"
+			                   : "was given other options than rank 0 (--blocks, --max-steps, "
+			                     "--checkpoint-every, --rebalance-every, --balance-every, "
+			                     "--balance-threshold, --no-output or --restart)";
+			fprintf(stderr, "tide: MPI rank %d %s; every rank of an mpirun must run the same "
+			        "tide run command.\n", v.first_bad, what);
+		}
+		if (rt->rank == v.first_bad && bad) {
+			/* its message was kept quiet with the others': say it again, now visibly */
+			tide_case c2;
+			tide_ckpt_state cs2;
+			void *mem2 = NULL;
+			tide_block_view all2;
+			memset(&c2, 0, sizeof c2);
+			memset(&cs2, 0, sizeof cs2);
+			load_input(o, &c2, &cs2, &mem2, &all2);
+			tide_ckpt_state_free(&cs2);
+			free(mem2);
+		}
+		return -1;
+	}
+	if (bad) return -1;
+	if (*nb < rt->size && !(o->restart && o->blocks <= 0)) {
+		if (rt->rank == 0)
+			fprintf(stderr, "tide run: --blocks %d gives fewer blocks than the %d MPI ranks, so "
+			        "rank%s %d%s%.0d would have nothing to do; use --blocks %d or more, or fewer "
+			        "ranks.\n", *nb, rt->size, rt->size - *nb > 1 ? "s" : "", *nb,
+			        rt->size - *nb > 1 ? " to " : "", rt->size - *nb > 1 ? rt->size - 1 : 0,
+			        rt->size);
+		return -1;
+	}
+	return 0;
+}
+
+/* A failure of this rank alone after the start-up agreement: under MPI the others would wait
+ * for it, so stop them all. */
+static int fail_rank(const tide_runtime *rt)
+{
+	if (rt->size > 1) abort_ranks();
+	return 1;
+}
+
 static int run_case(const run_opts *o, const tide_runtime *rt)
 {
 	tide_case c;
@@ -450,18 +639,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	 * none */
 	if (tide_log_rank != 0) tide_verbosity = -1;
 	int saved_err = quiet_stderr(rt->rank != 0);
-	int bad = o->restart ? tide_checkpoint_read(o->restart, &cs, &mem, &all, &c)
-	                     : tide_case_load(o->case_path, o->dp, &c);
-	tide_case c0 = c;
-	for (int i = 0; i < o->nsets && !bad; i++) bad = tide_case_set(&c, o->sets[i]);
-	if (!bad && o->restart &&
-	    (c.dim != c0.dim || c.dp != c0.dp || c.coefh != c0.coefh ||
-	     memcmp(&c.domain, &c0.domain, sizeof c.domain))) {
-		fprintf(stderr, "tide run: a restart keeps the particles and their cell grid: --set may "
-		        "not change dim, dp, coefh or domain.\n");
-		bad = 1;
-	}
+	int bad = load_input(o, &c, &cs, &mem, &all);
 	restore_stderr(saved_err);
+	int nb = 0;
+	if (agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
 	if (bad) {
 		tide_ckpt_state_free(&cs);
 		free(mem);
@@ -469,16 +650,14 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	}
 	run_out out;
 	memset(&out, 0, sizeof out);
+	out.ckpt_step = -1;
 	if (o->out_dir) snprintf(out.dir, sizeof out.dir, "%s", o->out_dir);
 	else if (o->restart) parent_dir(o->restart, out.dir, sizeof out.dir);
 	else snprintf(out.dir, sizeof out.dir, "runs/%s", c.name);
 	snprintf(out.ckpt, sizeof out.ckpt, "%s/checkpoint", out.dir);
 	char path[1100];
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
-	if (rt->rank == 0 && (mkdir_p(out.dir) || tide_case_write_used(&c, path))) {
-		if (rt->size > 1) abort_ranks();
-		return 1;
-	}
+	if (rt->rank == 0 && (mkdir_p(out.dir) || tide_case_write_used(&c, path))) return fail_rank(rt);
 
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
@@ -488,10 +667,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	} else {
 		tide_particle_set ps;
 		memset(&ps, 0, sizeof ps);
-		if (tide_case_build(&c, &ps)) return 1;
+		if (tide_case_build(&c, &ps)) return fail_rank(rt);
 		st.n_fluid = tide_pset_count_type(&ps, TIDE_FLUID);
 		st.n_bound = tide_pset_count_type(&ps, TIDE_BOUND);
-		if (tide_host_block_from_set(&ps, &mem, &all)) return 1;
+		if (tide_host_block_from_set(&ps, &mem, &all)) return fail_rank(rt);
 		tide_pset_free(&ps);
 	}
 	out.n_fluid0 = st.n_fluid;
@@ -514,7 +693,6 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	int gpu_only = rt->ncuda > 0 && !o->with_cpus;
 	if (o->profile) tide_profile_enable();
 	if (gpu_only) tide_sph_codelets_where(STARPU_CUDA);
-	int nb = o->blocks > 0 ? o->blocks : (gpu_only ? rt->ncuda : 2 * (rt->ncpu + rt->ncuda));
 	tide_sim sim;
 	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {
 		/* the blocks exactly as saved: the continuation is the uninterrupted run's */
@@ -522,15 +700,19 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		                          cs.halo_cap)) {
 			fprintf(stderr, "tide: the checkpoint %s does not fit its case; it cannot be "
 			        "continued.\n", o->restart);
-			return 1;
+			return fail_rank(rt);
 		}
 	} else {
 		if (o->restart)
 			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
 			          "split again\n", nb, cs.nblocks);
-		if (tide_sim_setup(&sim, &c, &all, nb)) return 1;
+		if (tide_sim_setup(&sim, &c, &all, nb)) return fail_rank(rt);
 	}
 	free(mem);
+	if (tide_sim_check_memory(&sim)) {
+		tide_sim_free(&sim);
+		return fail_rank(rt);
+	}
 	out.next_out = c.t_out;
 	if (o->restart) {
 		sim.step = cs.step;
@@ -541,6 +723,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		out.next_out = cs.next_out;
 		for (int i = 0; i < cs.n_outputs; i++)
 			if (note_time(&out, cs.out_time[i]) == 0) out.n++;
+		if (!strcmp(o->restart, out.ckpt)) out.ckpt_step = cs.step;
 		tide_info("restart from %s (written by tide %s on %d rank%s): step %ld, t = %.6g s, %d "
 		          "outputs so far\n", o->restart, cs.tide_version, cs.nranks, cs.nranks > 1 ? "s" : "",
 		          sim.step, sim.t, out.n);
@@ -567,7 +750,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
-	if (rt->rank == 0) tide_summary_write(out.dir, &st);
+	/* a finished run whose summary cannot be written has failed to deliver it */
+	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;
 	if (o->profile) {
 		/* each rank reports its own tasks */
 		snprintf(path, sizeof path, "%s/step_profile_rank%d.csv", out.dir, rt->rank);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tide/log.h"
 #include "tide/output.h"
 #include "tide/sph_kernel.h"
 
@@ -330,7 +331,7 @@ double tide_fluid_grid_height(const tide_fluid_grid *fg, double x, double y)
 
 static int gauges_fail(tide_gauges *g)
 {
-	fprintf(stderr, "tide: cannot write %s: %s.\n", g->path, strerror(errno ? errno : EIO));
+	fprintf(stderr, "tide: cannot write %s: %s.\n", g->path, tide_io_reason(errno));
 	return -1;
 }
 

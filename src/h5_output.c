@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
+#include "tide/log.h"
 #include "tide/runtime.h"
 
 /* Particles per write call and rank: bounds the copy buffer (24 MiB of positions), so a large
@@ -400,8 +401,12 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, tide_sim *sim, con
 	char path[1100];
 	snprintf(path, sizeof path, "%s/particles_%04d.h5", dir, index);
 	uint64_t n = 0;
+	double w0 = tide_wtime();
 	int ret = h5_write(path, sim, c, gathered, &n);
 	if (ret || sim->rank != 0) return ret;
+	tide_debug("%s%s: %llu particles in %.3f s (%s)\n", isatty(1) ? "\n" : "", path,
+	           (unsigned long long)n, tide_wtime() - w0,
+	           ranks_write_together(sim) ? "all ranks" : "rank 0");
 	if (!xmf->path[0] && xmf_path(xmf, dir)) return -1;
 	return tide_series_append(xmf, path, sim->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
 }

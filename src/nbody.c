@@ -7,6 +7,7 @@
 // output all particles are gathered on rank 0 (StarPU-MPI), which computes the diagnostics,
 // splits them again along their Morton order and sends each rank its new share, so that the
 // ranks' pieces of space stay compact as the particles move (the counts per rank never change).
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,11 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 	float *vel = malloc(16 * (size_t)m);
 	bh_acc *acc = calloc(m, sizeof(bh_acc));
 	uint32_t *counts = malloc(sizeof(uint32_t) * size);
+	if (!body || !vel || !acc || !counts) {
+		fprintf(stderr, "tide nbody: out of host memory for %u particles; use a smaller --n.\n", n);
+		free(body); free(vel); free(acc); free(counts);
+		return -1;
+	}
 	bh_ic_make(o->dist, n, o->seed, body, vel);
 	counts[0] = n;
 	/* the ranks' trees share a root cell of twice the initial box: room to move */
@@ -102,7 +108,7 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 	if (o->csv && rank == 0) {
 		f = fopen(o->csv, "w");
 		if (!f) {
-			fprintf(stderr, "tide nbody: cannot write '%s'.\n", o->csv);
+			fprintf(stderr, "tide nbody: cannot write %s: %s.\n", o->csv, tide_io_reason(errno));
 			free(body); free(vel); free(acc); free(counts);
 			return -1;
 		}
@@ -134,6 +140,7 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 				tide_gravity_release(&g);
 			}
 			if (nd < cap) diag[nd++] = d;
+			tide_debug("step %ld  t = %.4g  E_tot %.9g  r50 %.4g\n", s, d.t, d.etot, d.r50);
 			if (f)
 				fprintf(f, "%ld,%.6g,%.6g,%.6g,%.6g,%.9g,%.9g,%.9g,%.3e,%.3e,%.3e,%.3e,%.3e,%.3e\n",
 				        s, d.t, d.r10, d.r50, d.r90, d.ekin, d.epot, d.etot, d.p[0], d.p[1],
@@ -142,10 +149,19 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 	}
 	tide_gravity_wait(&g);
 	tide_gravity_fini(&g);
-	if (f) fclose(f);
+	int ret = 0;
+	if (f) {
+		errno = 0;
+		int bad = ferror(f), e = errno;
+		if (fclose(f) || bad) {
+			fprintf(stderr, "tide nbody: cannot write %s: %s.\n", o->csv,
+			        tide_io_reason(e ? e : errno));
+			ret = -1;
+		}
+	}
 	free(body); free(vel); free(acc); free(counts);
 	*ndiag = nd;
-	return 0;
+	return ret;
 }
 
 int tide_cmd_nbody(int argc, char **argv)
@@ -158,17 +174,21 @@ int tide_cmd_nbody(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: tide nbody [--dist plummer|sphere|uniform] [--n N] [--dt DT] [--t-end T]\n"
 			       "                  [--out-every K] [--theta T] [--eps E] [--monopole] [--seed S]\n"
-			       "                  [--csv FILE]\n\n"
+			       "                  [--csv FILE] [--quiet|--verbose]\n\n"
 			       "Leapfrog (kick-drift-kick) N-body run on Barnes-Hut forces, G = M = 1.  Every K\n"
 			       "steps writes Lagrangian radii (10/50/90 %%), kinetic, potential and total energy,\n"
 			       "momentum and angular momentum to the CSV (default nbody.csv).  Defaults: plummer,\n"
 			       "N 10000, dt 0.01, t-end 10, K 10, theta 0.6 with quadrupoles, eps 0.02.\n"
 			       "Under mpirun the particles are split over the ranks along their Morton order,\n"
 			       "with essential nodes exchanged every step; at each output rank 0 collects all\n"
-			       "particles for the diagnostics (written by rank 0) and splits them again.\n");
+			       "particles for the diagnostics (written by rank 0) and splits them again.\n"
+			       "--quiet prints nothing, --verbose every diagnostic row as the run goes.\n"
+			       "Exit codes: 0 done, 1 out of memory or the CSV could not be written, 2 bad usage.\n");
 			return 0;
 		}
 		if (!strcmp(a, "--monopole")) { o.P.quadrupole = 0; continue; }
+		if (!strcmp(a, "--quiet")) { tide_verbosity = 0; continue; }
+		if (!strcmp(a, "--verbose")) { tide_verbosity = 2; continue; }
 		if (!v) { fprintf(stderr, "tide nbody: option '%s' needs a value.\n", a); return 2; }
 		i++;
 		if (!strcmp(a, "--dist")) {
@@ -192,9 +212,10 @@ int tide_cmd_nbody(int argc, char **argv)
 	int cap = (int)(o.t_end / o.dt / o.out_every) + 2, nd = 0;
 	bh_nbody_diag *d = malloc(sizeof *d * cap);
 	double t0 = tide_wtime();
-	int ret = bh_nbody_run(&o, d, cap, &nd);
-	if (ret == 0 && nd > 0 && rt.rank == 0)
-		printf("nbody: %u particles, %d outputs to %s in %.2f s; E_tot %.6f -> %.6f "
+	int ret = d ? bh_nbody_run(&o, d, cap, &nd) : -1;
+	if (!d) fprintf(stderr, "tide nbody: out of host memory for %d diagnostic rows.\n", cap);
+	if (ret == 0 && nd > 0)
+		tide_info("nbody: %u particles, %d outputs to %s in %.2f s; E_tot %.6f -> %.6f "
 		       "(drift %.2e), r50 %.4f -> %.4f\n", o.n, nd, o.csv, tide_wtime() - t0, d[0].etot,
 		       d[nd - 1].etot, fabs(d[nd - 1].etot - d[0].etot) / fabs(d[0].etot), d[0].r50,
 		       d[nd - 1].r50);

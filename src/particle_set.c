@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tide/log.h"
 #include "tide/particle_set.h"
 
 static int grow(void **p, size_t elem, size_t cap)
@@ -21,8 +22,8 @@ int tide_pset_reserve(tide_particle_set *s, size_t cap)
 	    grow((void **)&s->vy, sizeof(float), cap) || grow((void **)&s->vz, sizeof(float), cap) ||
 	    grow((void **)&s->rho, sizeof(float), cap) || grow((void **)&s->id, sizeof(uint32_t), cap) ||
 	    grow((void **)&s->type, sizeof(uint32_t), cap)) {
-		fprintf(stderr, "tide: out of host memory for %zu particles (%zu MiB).\n", cap,
-		        cap * 52 >> 20);
+		fprintf(stderr, "tide: out of host memory for %zu particles (%zu MiB)%s.\n", cap,
+		        cap * 52 >> 20, TIDE_OOM_ADVICE);
 		return -1;
 	}
 	s->cap = cap;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tide/log.h"
 #include "tide/particle_set.h"
 #include "tide/statistics.h"
 
@@ -59,7 +60,7 @@ void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_sta
 
 static int stats_fail(tide_stats_file *s)
 {
-	fprintf(stderr, "tide: cannot write %s: %s.\n", s->path, strerror(errno ? errno : EIO));
+	fprintf(stderr, "tide: cannot write %s: %s.\n", s->path, tide_io_reason(errno));
 	if (s->f) fclose(s->f);
 	s->f = NULL;
 	return -1;

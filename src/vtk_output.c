@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tide/log.h"
 #include "tide/output.h"
 
 /* ---- atomic files ---- */
@@ -22,7 +23,7 @@ int tide_atomic_open(tide_atomic_file *a, const char *path)
 	snprintf(a->tmp, sizeof a->tmp, "%s.tmp", path);
 	a->f = fopen(a->tmp, "wb");
 	if (!a->f) {
-		fprintf(stderr, "tide: cannot write %s: %s.\n", path, strerror(errno));
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(errno));
 		return -1;
 	}
 	return 0;
@@ -38,7 +39,7 @@ int tide_atomic_commit(tide_atomic_file *a, int ok)
 	if (!err && rename(a->tmp, a->path) != 0) err = errno;
 	if (!err) return 0;
 	remove(a->tmp);
-	fprintf(stderr, "tide: cannot write %s: %s.\n", a->path, strerror(err));
+	fprintf(stderr, "tide: cannot write %s: %s.\n", a->path, tide_io_reason(err));
 	return -1;
 }
 

@@ -3,8 +3,11 @@
 // structure of arrays (block.h).  Copies between memory nodes and MPI packing move only the used
 // part (`count` elements) of each field, and carry the count with them.
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
 
@@ -23,14 +26,81 @@ static void block_register_handle(starpu_data_handle_t handle, int home_node, vo
 
 static size_t block_bytes(uint32_t cap) { return (size_t)cap * TIDE_BLOCK_BPP; }
 
+/* When an allocation fails, StarPU frees cached copies and tries again later, for ever if no
+ * memory is ever freed (a GPU taken by another process, a block too big for it): the run would
+ * hang.  Failures are normal for a moment while StarPU evicts, so tide gives up only when a
+ * node has failed every allocation for TIDE_ALLOC_WAIT_S seconds (default 60), with a sentence
+ * and exit code 1.  StarPU is stuck then, so nothing more can be saved; the last checkpoint
+ * on disk is complete (checkpoints are written atomically).  Watched: the particle blocks,
+ * halos and migrants (this interface) and, through StarPU's vector interface, the cell tables
+ * and the sort scratch. */
+static double alloc_failing_since[STARPU_MAXNODES];
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double alloc_wait_s(void)
+{
+	const char *v = getenv("TIDE_ALLOC_WAIT_S");
+	double s = v ? atof(v) : 60.0;
+	return s > 0 ? s : 60.0;
+}
+
+static void alloc_failed(unsigned node, size_t bytes)
+{
+	double now = starpu_timing_now() * 1e-6, wait = alloc_wait_s();
+	pthread_mutex_lock(&alloc_lock);
+	if (alloc_failing_since[node] == 0) alloc_failing_since[node] = now;
+	double since = alloc_failing_since[node];
+	pthread_mutex_unlock(&alloc_lock);
+	if (now - since < wait) return;
+	char name[64];
+	starpu_memory_node_get_name(node, name, sizeof name);
+	int cuda = starpu_node_get_kind(node) == STARPU_CUDA_RAM;
+	fprintf(stderr, "tide: out of memory on %s (%s): %.1f MiB for particle data could not be "
+	        "allocated for %.0f s (%.0f of %.0f MiB in use); %s.\n", cuda ? "a GPU" : "the host",
+	        name, bytes / 1048576.0, now - since, starpu_memory_get_used(node) / 1048576.0,
+	        starpu_memory_get_total(node) / 1048576.0,
+	        cuda ? "use more blocks (--blocks), more GPUs or a larger --dp, and check that no "
+	               "other process holds the GPU's memory (nvidia-smi)"
+	             : "use a larger --dp or more MPI ranks on more nodes");
+	fflush(NULL);
+	_exit(1); /* under mpirun, a rank that exits stops the others */
+}
+
+static void alloc_succeeded(unsigned node)
+{
+	if (alloc_failing_since[node] == 0) return;
+	pthread_mutex_lock(&alloc_lock);
+	alloc_failing_since[node] = 0;
+	pthread_mutex_unlock(&alloc_lock);
+}
+
 static starpu_ssize_t block_allocate(void *data_interface, unsigned node)
 {
 	struct tide_block_iface *b = data_interface;
 	size_t bytes = block_bytes(b->cap);
 	uintptr_t p = starpu_malloc_on_node(node, bytes ? bytes : 1);
-	if (!p) return -ENOMEM;
+	if (!p) {
+		alloc_failed(node, bytes);
+		return -ENOMEM;
+	}
+	alloc_succeeded(node);
 	b->ptr = p;
 	return (starpu_ssize_t)bytes;
+}
+
+/* StarPU's own vector allocation, watched the same way (cell tables, sort scratch). */
+static starpu_ssize_t (*vector_allocate)(void *data_interface, unsigned node);
+
+static starpu_ssize_t vector_allocate_watched(void *data_interface, unsigned node)
+{
+	starpu_ssize_t r = vector_allocate(data_interface, node);
+	if (r == -ENOMEM) {
+		struct starpu_vector_interface *v = data_interface;
+		alloc_failed(node, v->nx * v->elemsize);
+	} else if (r >= 0) {
+		alloc_succeeded(node);
+	}
+	return r;
 }
 
 static void block_free(void *data_interface, unsigned node)
@@ -198,8 +268,12 @@ static struct starpu_data_interface_ops tide_block_ops = {
 void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
                          uint32_t count)
 {
-	if (tide_block_ops.interfaceid == STARPU_UNKNOWN_INTERFACE_ID)
+	if (tide_block_ops.interfaceid == STARPU_UNKNOWN_INTERFACE_ID) {
 		tide_block_ops.interfaceid = starpu_data_interface_get_next_id();
+		/* StarPU exports its vector interface's operations; only the allocation is wrapped */
+		vector_allocate = starpu_interface_vector_ops.allocate_data_on_node;
+		starpu_interface_vector_ops.allocate_data_on_node = vector_allocate_watched;
+	}
 	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count};
 	starpu_data_register(h, home_node, &b, &tide_block_ops);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
+#include "tide/log.h"
 #include "tide/block_interface.h"
 #include "tide/runtime.h"
 #include "tide/codelets.h"
@@ -86,7 +87,7 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 	uint32_t cap = (uint32_t)(s->n ? s->n : 1);
 	*mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
 	if (!*mem) {
-		fprintf(stderr, "tide: out of host memory for %zu particles.\n", s->n);
+		fprintf(stderr, "tide: out of host memory for %zu particles%s.\n", s->n, TIDE_OOM_ADVICE);
 		return -1;
 	}
 	*v = tide_block_view_make(*mem, cap, (uint32_t)s->n);
@@ -202,7 +203,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		if (k->owner != sim->rank) continue;
 		k->host = tide_block_alloc_host(cap);
 		if (!k->host) {
-			fprintf(stderr, "tide: out of host memory for a block of %u particles.\n", cap);
+			fprintf(stderr, "tide: out of host memory for a block of %u particles%s.\n", cap,
+			        TIDE_OOM_ADVICE);
 			goto out;
 		}
 	}
@@ -393,7 +395,8 @@ int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view 
 		free(*mem);
 		*mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
 		if (!*mem) {
-			fprintf(stderr, "tide: out of host memory gathering %zu particles.\n", n);
+			fprintf(stderr, "tide: out of host memory gathering %zu particles%s.\n", n,
+			        TIDE_OOM_ADVICE);
 			ret = -1;
 		} else {
 			*all = tide_block_view_make(*mem, (uint32_t)(n ? n : 1), 0);

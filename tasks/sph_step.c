@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
@@ -226,24 +227,34 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 {
 	float rho0 = sim->P.rho0;
+	/* named as the run names it afterwards: the step just done, the time it reached */
+	long step = sim->step + 1;
+	double t = sim->t + (isfinite(r->dt) ? r->dt : 0);
 	int iso = sim->P.eos == TIDE_EOS_ISOTHERMAL;
+	char what[320];
 	if (r->nbad)
-		fprintf(stderr, "tide: step %ld (t = %.6g s): %u particles have non-finite density or "
-		        "acceleration; the run has gone unphysical.\n", sim->step, sim->t, r->nbad);
+		snprintf(what, sizeof what, "%u particles have non-finite density or acceleration",
+		         r->nbad);
 	else if (iso && r->rho_min <= 0.f && r->rho_max > 0.f)
-		fprintf(stderr, "tide: step %ld (t = %.6g s): fluid density reached %.6g kg/m^3, not "
-		        "positive; the run has gone unphysical (try a smaller cfl or a larger cs_iso).\n",
-		        sim->step, sim->t, r->rho_min);
+		snprintf(what, sizeof what, "fluid density reached %.6g kg/m^3, not positive",
+		         r->rho_min);
 	else if (!iso && (r->rho_max > 1.5f * rho0 || (r->rho_min < 0.5f * rho0 && r->rho_min < r->rho_max)))
-		fprintf(stderr, "tide: step %ld (t = %.6g s): fluid density reached [%.6g, %.6g] "
-		        "kg/m^3, outside [0.5, 1.5] rho0 = %.6g; the run has gone unphysical (try a "
-		        "smaller cfl or a larger coefsound).\n", sim->step, sim->t, r->rho_min,
-		        r->rho_max, rho0);
+		snprintf(what, sizeof what, "fluid density reached [%.6g, %.6g] kg/m^3, outside [0.5, "
+		         "1.5] rho0 = %.6g", r->rho_min, r->rho_max, rho0);
+	else if (!iso && !(r->vmax <= sim->P.c0))
+		/* weakly compressible only: an isothermal gas may well flow supersonically */
+		snprintf(what, sizeof what, "the fastest fluid particle moves at %.3g m/s, faster than "
+		         "the speed of sound c0 = %.3g m/s (the velocities are exploding, or c0 is too "
+		         "small for this flow: weakly compressible SPH needs speeds well below c0)",
+		         r->vmax, sim->P.c0);
 	else if (!(r->dt > 1e-12f) || !isfinite(r->dt))
-		fprintf(stderr, "tide: step %ld (t = %.6g s): the time step collapsed to %.3g s; the "
-		        "run has gone unphysical.\n", sim->step, sim->t, r->dt);
+		snprintf(what, sizeof what, "the time step collapsed to %.3g s", r->dt);
 	else
 		return 0;
+	if (sim->rank == 0)
+		fprintf(stderr, "%stide: step %ld (t = %.6g s): %s; the run has gone unphysical (try a "
+		        "smaller physics.cfl or a larger physics.%s, e.g. --set physics.cfl=0.1).\n",
+		        isatty(1) ? "\n" : "", step, t, what, iso ? "cs_iso" : "coefsound");
 	return -1;
 }
 

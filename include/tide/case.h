@@ -5,6 +5,7 @@
 #ifndef TIDE_CASE_H
 #define TIDE_CASE_H
 #include <stddef.h>
+#include <stdio.h>
 #include "tide/particle_set.h"
 #include "tide/sph_params.h"   /* enum tide_eos */
 
@@ -121,5 +122,7 @@ double tide_case_softening(const tide_case *c);
 
 /* Writes every parameter, defaults included, as YAML ("used_parameters.yaml"). */
 int tide_case_write_used(const tide_case *c, const char *path);
+/* The same text into an open stream (e.g. to fingerprint a case). */
+void tide_case_print(FILE *f, const tide_case *c);
 
 #endif

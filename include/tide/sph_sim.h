@@ -66,6 +66,10 @@ int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
                           const uint32_t *caps, uint32_t halo_cap);
+/* Whether this rank's blocks fit: its largest task's data on each GPU it may run on, and what
+ * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
+ * does not fit and what to do. */
+int tide_sim_check_memory(const tide_sim *sim);
 /* Submits one time step and waits for its reduction (dt, health).  Returns 0, or -1 if the step
  * went unphysical (message printed; the particles are those after the bad step). */
 int tide_sim_step(tide_sim *sim);
