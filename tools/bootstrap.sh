@@ -55,6 +55,9 @@ if [ -n "$CUDA_DIR" ]; then
 else
   OPTS+=(--disable-cuda)
 fi
+# extra configure options (e.g. TIDE_STARPU_EXTRA=--enable-blocking-drivers), part of the hash
+read -r -a EXTRA <<< "${TIDE_STARPU_EXTRA:-}"
+[ ${#EXTRA[@]} -gt 0 ] && OPTS+=("${EXTRA[@]}")
 OPTHASH=$(printf '%s\n' "${OPTS[@]}" | sha1sum | cut -c1-10)
 DEPS=${TIDE_DEPS:-$HOME/.cache/tide-deps}
 mkdir -p "$DEPS"
