@@ -151,6 +151,16 @@ typedef struct source {
 	int own;
 } source;
 
+/* Cell coordinates k of a global key and, if the cell lies in E, its index in E (*c). */
+static inline int cell_in(const tide_grid *g, const tide_block_arg *E, uint32_t key, int k[3],
+                          uint32_t *c)
+{
+	tide_key_cell(g, key, k);
+	if (!tide_box_contains(E, k)) return 0;
+	*c = tide_box_index(E, k);
+	return 1;
+}
+
 /* Copies the block and the halo particles inside its grown box E into the workspace (E's cell
  * order, fluid first in every cell).  Keys are global, so a halo particle's cell in E comes from
  * its key; halo particles outside E (a face halo also serves the neighbour's other neighbours)
@@ -165,9 +175,8 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 		const tide_block_view *v = src[s].v;
 		for (uint32_t i = 0; i < v->count; i++) {
 			int k[3];
-			tide_key_cell(g, v->key[i], k);
-			if (!tide_box_contains(E, k)) continue;
-			uint32_t c = tide_box_index(E, k);
+			uint32_t c;
+			if (!cell_in(g, E, v->key[i], k, &c)) continue;
 			if (v->type[i] == TIDE_FLUID) W->cur_f[c]++;
 			else W->cur_b[c]++;
 		}
@@ -189,9 +198,8 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 		const tide_block_view *v = src[s].v;
 		for (uint32_t i = 0; i < v->count; i++) {
 			int k[3];
-			tide_key_cell(g, v->key[i], k);
-			if (!tide_box_contains(E, k)) continue;
-			uint32_t c = tide_box_index(E, k);
+			uint32_t c;
+			if (!cell_in(g, E, v->key[i], k, &c)) continue;
 			if (v->key[i] != lastkey) {
 				for (int j = 0; j < 3; j++)
 					corner[g->axis[j]] = g->origin[g->axis[j]] + k[j] * cell;
@@ -368,18 +376,9 @@ static struct starpu_perfmodel sph_forces_model = {
 #define FORCES_CUDA
 #endif
 
-/* One process: the step reduction is a StarPU reduction (STARPU_REDUX). */
+/* The access modes come with each task (a variable number of halos): the step reduction is
+ * STARPU_REDUX in one process and STARPU_MPI_REDUX under MPI, the same codelet for both. */
 struct starpu_codelet tide_sph_forces_cl = {
-	.name = "sph_forces",
-	.cpu_funcs = {sph_forces_cpu},
-	FORCES_CUDA
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &sph_forces_model,
-};
-
-/* Under MPI the tasks give STARPU_MPI_REDUX, which StarPU runs as a commutative read-write on
- * each rank's copy before combining the ranks' copies on the owner. */
-struct starpu_codelet tide_sph_forces_mpi_cl = {
 	.name = "sph_forces",
 	.cpu_funcs = {sph_forces_cpu},
 	FORCES_CUDA

@@ -20,7 +20,7 @@
 void tide_sph_codelets_where(uint32_t where)
 {
 	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
-	                                &tide_sph_forces_mpi_cl, &tide_dt_init_cl, &tide_dt_redux_cl,
+	                                &tide_dt_init_cl, &tide_dt_redux_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl,

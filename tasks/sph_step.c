@@ -215,7 +215,7 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 {
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
-	submit_forces(sim, sim->red, forces ? forces : sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl);
+	submit_forces(sim, sim->red, forces ? forces : &tide_sph_forces_cl);
 	submit_self_gravity(sim, sim->red);
 	finish_reduction(sim, sim->red);
 }
@@ -260,8 +260,7 @@ static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 
 int tide_sim_step(tide_sim *sim)
 {
-	struct starpu_codelet *forces = sim->mpi ? &tide_sph_forces_mpi_cl : &tide_sph_forces_cl;
-	tide_sim_submit_forces_with(sim, NULL, NULL, forces);
+	tide_sim_submit_forces_with(sim, NULL, NULL, NULL);
 	if (sim->integrator == 0) {
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
@@ -270,7 +269,7 @@ int tide_sim_step(tide_sim *sim)
 	} else {
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
 		submit_halos(sim, &tide_halo_pack_cl);
-		submit_forces(sim, sim->red2, forces);
+		submit_forces(sim, sim->red2, &tide_sph_forces_cl);
 		submit_self_gravity(sim, sim->red2);
 		finish_reduction(sim, sim->red2);
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);

@@ -21,7 +21,6 @@ extern struct starpu_codelet tide_halo_pack_cl;
  * block: the face halo of the neighbour that faces this block.  Args: tide_sph_params,
  * tide_block_arg, int (number of halos). */
 extern struct starpu_codelet tide_sph_forces_cl;
-extern struct starpu_codelet tide_sph_forces_mpi_cl; /* the same, for STARPU_MPI_REDUX */
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
