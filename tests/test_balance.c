@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 			       fm[1], f1[0], f1[1], lb.moves, 100 * lb.imbalance);
 		EXPECT(before > 0.8, "the start is not unbalanced (%.2f): the test proves nothing", before);
 		/* the first check sees one rank with (almost) no work: whatever the timing noise, it
-		 * must move the cuts, and with the measured factors clamped to [0.5, 2] the ranks end
+		 * must move the cuts, and with the measured factors clamped to [2/3, 1.5] the ranks end
 		 * up within a third of each other */
 		EXPECT(moved_first == 1, "the first check (step 20) did not move the cuts");
 		EXPECT(first < 1.0 / 3, "fluid per rank %u / %u after the first move: still %.0f %% "
