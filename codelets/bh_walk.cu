@@ -1,13 +1,48 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // bh_walk on the GPU: one warp per group of up to 32 particles of a leaf (one particle per
 // lane), the whole warp sharing one traversal against the group's bounding box, as in the CPU
-// version.  Each round pops up to 32 nodes from the warp's stack (one per lane) and tests them;
-// accepted nodes and opened leaves are then applied by the whole warp one after the other (their
-// data are broadcast loads), opened internal cells push their children (warp prefix sum).
-// Persistent warps take groups from an atomic counter; their stacks live in the scratch buffer.
-// The same kernel walks the essential nodes received from another rank (LET = true): sources
-// from the received buffer, BH_LET_MULTIPOLE cells used without testing, field added to out.
+// version.  Persistent warps take groups from an atomic counter; their traversal stacks live in
+// the scratch buffer.  The same kernels walk the essential nodes received from another rank
+// (LET = true): sources from the received buffer, BH_LET_MULTIPOLE cells used without testing,
+// field added to out.
+//
+// Two kernels, chosen at run time by the environment variable TIDE_BH_WALK (read at every
+// launch, so that a test can switch between evaluations):
+//
+//   classic  Each round pops up to 32 nodes from the warp's stack (one per lane) and tests them;
+//            accepted nodes and opened leaves are then applied by the whole warp one after the
+//            other (their data are broadcast loads), opened internal cells push their children
+//            (warp prefix sum).
+//
+//   fast     (default) The same traversal and the same interaction lists, but the interactions
+//            are batched through per-warp buffers in shared memory (interaction lists in the
+//            manner of Bonsai):
+//            - the lane that tests a node has already loaded its moments (the opening test
+//              needs the centre of mass and rcrit², and the quadrupole lies in the same 48-byte
+//              record), so an accepted node is written by that lane straight into the warp's
+//              multipole buffer; no second, dependent global load of the node;
+//            - the particles of opened leaves are spread over the lanes (a prefix sum of the
+//              leaves' particle counts and a 5-step binary search per lane for the leaf that
+//              owns its slot), so every lane loads one source particle, mostly coalesced since a
+//              leaf's particles are contiguous, into the warp's particle buffer; small leaves no
+//              longer leave most lanes idle in the load and a leaf costs no dependent load of its
+//              cell;
+//            - each buffer holds 32 entries and is applied when full (and once at the end of the
+//              group): every lane reads every entry with a shared-memory broadcast (three 16-byte
+//              loads per multipole, one per particle) instead of 13 global loads per node or 4
+//              shuffles per particle;
+//            - the interactions themselves use MUFU.RSQ (rsqrt.approx, ~2 ulp) instead of 1.f/sqrtf:
+//              without fast math that is an IEEE square root and an IEEE division, two
+//              multi-instruction sequences with slow-path branches, in every interaction.  The
+//              maths are device copies of bh_p2p and bh_m2p (bh_tree.h), regrouped; the host and
+//              the classic kernel keep the header's versions, so CPU results do not change;
+//            - monopole and quadrupole are separate instantiations (no branch in the loop).
+//            Same traversal stack, group order and output as classic; only the summation order
+//            and the rounding of 1/r differ.
 #include "tide/cuda_util.cuh"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 #include "tide/bh_codelets.h"
@@ -17,7 +52,12 @@ extern "C" {
 #define WALK_TPB 128
 #define WALK_MAX_WARPS 8192
 #define WALK_STACK 8192 /* entries per warp; a round pushes at most 256 */
+#define FAST_TPB 128    /* fast kernel: 4 warps per block, 2 KiB of shared memory per warp */
 
+/* Both kernels use the same scratch layout: the group counter (256 bytes), then one stack of
+ * WALK_STACK entries for each of at most WALK_MAX_WARPS warps (walk_blocks caps the launch of
+ * either kernel there).  The fast kernel's interaction buffers are static shared memory, so the
+ * size below covers both. */
 extern "C" size_t tide_bh_walk_cuda_scratch_bytes(void)
 {
 	return (size_t)WALK_MAX_WARPS * WALK_STACK * sizeof(int32_t) + 256;
@@ -33,6 +73,9 @@ __device__ static inline float warp_max(float v)
 	for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
 	return v;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * classic kernel (unchanged) */
 
 template <bool LET>
 __global__ static void __launch_bounds__(WALK_TPB)
@@ -130,6 +173,290 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 	}
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * fast kernel */
+
+/* The fast kernel reads cells, moments and particles as 16-byte vectors (launch_walk checks the
+ * pointers' alignment and falls back to classic otherwise). */
+static_assert(sizeof(bh_cell) == 32, "bh_cell: two 16-byte vectors");
+static_assert(sizeof(bh_mom) == 48, "bh_mom: three 16-byte vectors");
+static_assert(sizeof(bh_body) == 16, "bh_body: one 16-byte vector");
+static_assert(offsetof(bh_mom, qxx) == 16 && offsetof(bh_mom, qyz) == 32 &&
+              offsetof(bh_mom, rcrit2) == 40, "bh_mom layout");
+static_assert(offsetof(bh_cell, child) == 16 && offsetof(bh_cell, pend) == 28, "bh_cell layout");
+
+/* Per-warp interaction buffers: 32 accepted multipoles (com and mass; qxx qxy qxz qyy; qyz qzz
+ * and two unused words: the moments record as loaded) and 32 source particles.  One array per
+ * 16-byte word, so that 32 lanes storing consecutive slots hit consecutive addresses, and the
+ * broadcast reads of one slot by all lanes are one shared-memory wavefront. */
+struct walk_buffers {
+	float4 mp[3][32];
+	float4 body[32];
+};
+
+/* 1/sqrt(x) with MUFU.RSQ alone (~2 ulp): rsqrtf without fast math adds a rescaling of
+ * subnormal inputs, which cannot matter here (a squared distance below 1.2e-38 gives an overflowing
+ * force with either, as on the host). */
+__device__ __forceinline__ float rsqrt_ftz(float x)
+{
+	float r;
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return r;
+}
+
+/* Particle s on the lane's particle (x, y, z): bh_p2p with rsqrt_ftz.  A zero distance without
+ * softening (the particle itself) contributes nothing, as on the host. */
+__device__ __forceinline__ void p2p_fast(bh_acc &a, float x, float y, float z, float4 s, float eps2)
+{
+	float dx = s.x - x, dy = s.y - y, dz = s.z - z;
+	float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+	float rinv = r2 > 0.f ? rsqrt_ftz(r2) : 0.f;
+	float mr = s.w * rinv, mr3 = mr * rinv * rinv;
+	a.ax = fmaf(mr3, dx, a.ax); a.ay = fmaf(mr3, dy, a.ay); a.az = fmaf(mr3, dz, a.az);
+	a.pot -= mr;
+}
+
+/* Multipole (c0: com, mass; c1, c2: quadrupole) on the lane's particle: bh_m2p with rsqrt_ftz,
+ *   phi = -M/r - (d.Q.d)/(2 r^5),  a = M d/r^3 - Q d/r^5 + 5/2 (d.Q.d) d/r^7
+ * regrouped as  phi = -(M/r + w/2),  a = d (M/r + 5/2 w) / r^2 - Q d / r^5,  w = (d.Q.d) / r^5.
+ * An accepted node's centre of mass lies outside the group's box, so r > 0. */
+template <bool QUAD>
+__device__ __forceinline__ void m2p_fast(bh_acc &a, float x, float y, float z, float4 c0, float4 c1,
+                                         float4 c2, float eps2)
+{
+	float dx = c0.x - x, dy = c0.y - y, dz = c0.z - z;
+	float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+	float rinv = rsqrt_ftz(r2);
+	float rinv2 = rinv * rinv;
+	float mr = c0.w * rinv;
+	if (!QUAD) {
+		float mr3 = mr * rinv2;
+		a.ax = fmaf(mr3, dx, a.ax); a.ay = fmaf(mr3, dy, a.ay); a.az = fmaf(mr3, dz, a.az);
+		a.pot -= mr;
+		return;
+	}
+	float qx = fmaf(c1.x, dx, fmaf(c1.y, dy, c1.z * dz)); /* qxx qxy qxz */
+	float qy = fmaf(c1.y, dx, fmaf(c1.w, dy, c2.x * dz)); /* qxy qyy qyz */
+	float qz = fmaf(c1.z, dx, fmaf(c2.x, dy, c2.y * dz)); /* qxz qyz qzz */
+	float dqd = fmaf(qx, dx, fmaf(qy, dy, qz * dz));
+	float r5 = rinv2 * rinv2 * rinv;
+	float w = dqd * r5;
+	float g = fmaf(2.5f, w, mr) * rinv2;
+	a.ax = fmaf(g, dx, fmaf(-r5, qx, a.ax));
+	a.ay = fmaf(g, dy, fmaf(-r5, qy, a.ay));
+	a.az = fmaf(g, dz, fmaf(-r5, qz, a.az));
+	a.pot -= fmaf(0.5f, w, mr);
+}
+
+/* Entry slot of the multipole buffer (the quadrupole words only when they are used). */
+template <bool QUAD>
+__device__ __forceinline__ void put_multipole(walk_buffers &B, int slot, float4 m0, float4 m1, float4 m2)
+{
+	B.mp[0][slot] = m0;
+	if (QUAD) { B.mp[1][slot] = m1; B.mp[2][slot] = m2; }
+}
+
+/* The first n entries of the multipole / particle buffer on the lane's particle.  Called with
+ * n = 32 (a full buffer: constant trip count) or with the rest at the end of a group. */
+template <bool QUAD>
+__device__ __forceinline__ void apply_multipoles(bh_acc &a, float x, float y, float z,
+                                                 const walk_buffers &B, int n, float eps2)
+{
+#pragma unroll 4
+	for (int j = 0; j < n; j++) {
+		float4 c0 = B.mp[0][j], c1 = make_float4(0.f, 0.f, 0.f, 0.f), c2 = c1;
+		if (QUAD) { c1 = B.mp[1][j]; c2 = B.mp[2][j]; }
+		m2p_fast<QUAD>(a, x, y, z, c0, c1, c2, eps2);
+	}
+}
+__device__ __forceinline__ void apply_particles(bh_acc &a, float x, float y, float z,
+                                                const walk_buffers &B, int n, float eps2)
+{
+#pragma unroll 8
+	for (int j = 0; j < n; j++) p2p_fast(a, x, y, z, B.body[j], eps2);
+}
+
+/* Exclusive prefix sum over the warp; *total: the sum of all lanes. */
+__device__ static inline int warp_exclusive_sum(int v, int lane, int *total)
+{
+	int s = v;
+	for (int o = 1; o < 32; o <<= 1) {
+		int t = __shfl_up_sync(0xffffffffu, s, o);
+		if (lane >= o) s += t;
+	}
+	*total = __shfl_sync(0xffffffffu, s, 31);
+	return s - v;
+}
+
+/* 8 blocks of 4 warps per SM caps the registers at 64: no spills (ptxas -v), 32 resident warps.
+ * Without the bound ptxas took 72 (28 warps) for quadrupoles and, oddly, 56 with 8-16 bytes of
+ * spills for monopoles. */
+template <bool LET, bool QUAD>
+__global__ static void __launch_bounds__(FAST_TPB, 8)
+walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
+                 const bh_mom *__restrict__ mom, const bh_body *__restrict__ src,
+                 const int32_t *meta, const bh_group *groups, bh_acc *out, bh_params P, bh_range R,
+                 int32_t *counter, int32_t *stacks)
+{
+	__shared__ walk_buffers buffers[FAST_TPB / 32];
+	const unsigned full = 0xffffffffu;
+	const int lane = threadIdx.x & 31;
+	const unsigned below = (1u << lane) - 1u; /* lanes before this one */
+	walk_buffers &B = buffers[threadIdx.x >> 5];
+	int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	int32_t *stack = stacks + (size_t)warp * WALK_STACK;
+	const float4 *cell4 = reinterpret_cast<const float4 *>(cells);
+	const int4 *celli4 = reinterpret_cast<const int4 *>(cells);
+	const float4 *mom4 = reinterpret_cast<const float4 *>(mom);
+	const float4 *src4 = reinterpret_cast<const float4 *>(src);
+	const float4 *body4 = reinterpret_cast<const float4 *>(body);
+	int32_t ng = meta[BH_META_NGROUPS];
+	float eps2 = P.eps * P.eps, self = P.eps > 0.f && !LET ? 1.f / P.eps : 0.f;
+	for (;;) {
+		int32_t g = 0;
+		if (lane == 0) g = atomicAdd(counter, 1);
+		g = __shfl_sync(full, g, 0);
+		if (g >= ng) break;
+		int32_t p0 = max(groups[g].begin, (int32_t)R.r0), p1 = min(groups[g].end, (int32_t)R.r1);
+		if (p0 >= p1) continue;
+		int32_t i = p0 + lane;
+		bool active = i < p1;
+		float4 me = __ldg(&body4[active ? i : p0]); /* idle lanes compute for p0, unused */
+		bh_box box;
+		{
+			float lx = warp_min(me.x), ly = warp_min(me.y), lz = warp_min(me.z);
+			float hx = warp_max(me.x), hy = warp_max(me.y), hz = warp_max(me.z);
+			box.cx = 0.5f * (lx + hx); box.hx = 0.5f * (hx - lx);
+			box.cy = 0.5f * (ly + hy); box.hy = 0.5f * (hy - ly);
+			box.cz = 0.5f * (lz + hz); box.hz = 0.5f * (hz - lz);
+		}
+		bh_acc a = {0.f, 0.f, 0.f, 0.f};
+		int nmp = 0, npart = 0; /* entries waiting in B.mp / B.body (warp-uniform, < 32) */
+		int top = 1;
+		if (lane == 0) stack[0] = 0;
+		__syncwarp();
+		while (top > 0) {
+			/* pop up to 32 nodes, one per lane, and test them */
+			int nb = min(top, 32), base = top - nb;
+			int32_t node = lane < nb ? stack[base + lane] : -1;
+			__syncwarp(); /* all popped before the children overwrite the slots */
+			bool acc = false;
+			int nch = 0, lcount = 0;
+			int32_t child = 0, lbegin = 0;
+			float4 m0 = make_float4(0.f, 0.f, 0.f, 0.f), m1 = m0, m2 = m0;
+			if (node >= 0) {
+				float4 cg = __ldg(&cell4[2 * node]);     /* cx cy cz half */
+				int4 ct = __ldg(&celli4[2 * node + 1]);  /* child nchild pbegin pend */
+				/* the whole moments record: the test needs words 0-2 and 10, and the
+				 * quadrupole (words 4-9) lies in the same two or three 32-byte sectors */
+				m0 = __ldg(&mom4[3 * node]);
+				if (QUAD) m1 = __ldg(&mom4[3 * node + 1]);
+				m2 = __ldg(&mom4[3 * node + 2]);
+				bh_cell C;
+				C.cx = cg.x; C.cy = cg.y; C.cz = cg.z; C.half = cg.w;
+				bh_mom M;
+				M.x = m0.x; M.y = m0.y; M.z = m0.z; M.rcrit2 = m2.z;
+				acc = (LET && ct.y == BH_LET_MULTIPOLE) || bh_accept(&M, &C, &box);
+				if (!acc && ct.y == 0) { lbegin = ct.z; lcount = ct.w - ct.z; }
+				if (!acc && ct.y > 0) { nch = ct.y; child = ct.x; }
+			}
+			/* push the children of opened cells (as classic) */
+			int total, off = warp_exclusive_sum(nch, lane, &total);
+			top = base;
+			if (top + total > WALK_STACK) {
+				if (lane == 0) printf("tide bh_walk: traversal stack overflow\n");
+				total = 0; nch = 0;
+			}
+			for (int k = 0; k < nch; k++) stack[top + off + k] = child + k;
+			top += total;
+			__syncwarp(); /* pushed before the next round pops */
+
+			/* accepted nodes: append to the multipole buffer, apply it when it is full */
+			unsigned am = __ballot_sync(full, acc);
+			if (am) {
+				int na = __popc(am);
+				int slot = nmp + __popc(am & below);
+				if (acc && slot < 32) put_multipole<QUAD>(B, slot, m0, m1, m2);
+				if (nmp + na >= 32) {
+					__syncwarp();
+					apply_multipoles<QUAD>(a, me.x, me.y, me.z, B, 32, eps2);
+					__syncwarp();
+					if (acc && slot >= 32) put_multipole<QUAD>(B, slot - 32, m0, m1, m2);
+				}
+				nmp = (nmp + na) & 31; /* nmp + na < 64 */
+			}
+
+			/* opened leaves: their particles, laid end to end in lane order, 32 at a time */
+			int ptotal, pfirst = warp_exclusive_sum(lcount, lane, &ptotal);
+			int pend = pfirst + lcount; /* non-decreasing over the lanes */
+			for (int s0 = 0; s0 < ptotal; s0 += 32) {
+				int s = s0 + lane;
+				/* the owner of slot s: the first lane whose pend exceeds s, i.e. the number
+				 * of lanes with pend <= s (lanes without particles are skipped: their pend
+				 * equals the next lane's pfirst); binary search over the 32 sorted values */
+				int owner = 0;
+				for (int step = 16; step; step >>= 1) {
+					int e = __shfl_sync(full, pend, owner + step - 1);
+					if (e <= s) owner += step;
+				}
+				int j = __shfl_sync(full, lbegin, owner) + (s - __shfl_sync(full, pfirst, owner));
+				int k = min(32, ptotal - s0);
+				bool valid = lane < k;
+				float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
+				if (valid) p = __ldg(&src4[j]);
+				int slot = npart + lane;
+				if (valid && slot < 32) B.body[slot] = p;
+				if (npart + k >= 32) {
+					__syncwarp();
+					apply_particles(a, me.x, me.y, me.z, B, 32, eps2);
+					__syncwarp();
+					if (valid && slot >= 32) B.body[slot - 32] = p;
+				}
+				npart = (npart + k) & 31; /* npart + k < 64 */
+			}
+		}
+		/* what is left in the buffers */
+		__syncwarp();
+		if (nmp) apply_multipoles<QUAD>(a, me.x, me.y, me.z, B, nmp, eps2);
+		if (npart) apply_particles(a, me.x, me.y, me.z, B, npart, eps2);
+		__syncwarp(); /* read before the next group writes */
+		if (active) {
+			bh_acc o = {P.G * a.ax, P.G * a.ay, P.G * a.az, P.G * (a.pot + me.w * self)};
+			bh_acc *d = &out[i - (int32_t)R.r0];
+			if (LET) { d->ax += o.ax; d->ay += o.ay; d->az += o.az; d->pot += o.pot; }
+			else *d = o;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * launch */
+
+/* TIDE_BH_WALK: "fast" (default, also when unset or empty) or "classic". */
+static bool walk_use_fast(void)
+{
+	const char *e = getenv("TIDE_BH_WALK");
+	if (!e || !*e || !strcmp(e, "fast")) return true;
+	if (!strcmp(e, "classic")) return false;
+	static int warned = 0;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "tide bh_walk: TIDE_BH_WALK must be 'fast' or 'classic', not '%s'; using "
+		                "fast.\n", e);
+	return true;
+}
+
+template <typename K>
+static int walk_blocks(K kernel, int tpb)
+{
+	int dev = 0, sms = 1, per_sm = 1;
+	cudaGetDevice(&dev);
+	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, tpb, 0);
+	int blocks = sms * (per_sm > 0 ? per_sm : 1);
+	if (blocks * (tpb / 32) > WALK_MAX_WARPS) blocks = WALK_MAX_WARPS / (tpb / 32);
+	return blocks;
+}
+
 /* Launches the persistent warps over the groups of the particles [r0, r1). */
 template <bool LET>
 static void launch_walk(const bh_body *body, const bh_cell *cells, const bh_mom *mom,
@@ -141,17 +468,25 @@ static void launch_walk(const bh_body *body, const bh_cell *cells, const bh_mom 
 	STARPU_ASSERT_MSG(scr_bytes >= tide_bh_walk_cuda_scratch_bytes(), "bh_walk scratch too small");
 	if (R.r1 <= R.r0) return;
 	cudaStream_t s = starpu_cuda_get_local_stream();
-	int dev = 0, sms = 1, per_sm = 1;
-	cudaGetDevice(&dev);
-	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-	cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<LET>, WALK_TPB, 0);
-	int blocks = sms * (per_sm > 0 ? per_sm : 1);
-	if (blocks * (WALK_TPB / 32) > WALK_MAX_WARPS) blocks = WALK_MAX_WARPS / (WALK_TPB / 32);
 	int32_t *counter = (int32_t *)scr;
 	int32_t *stacks = (int32_t *)(scr + 256);
 	TIDE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int32_t), s));
-	walk_kernel<LET><<<blocks, WALK_TPB, 0, s>>>(body, cells, mom, src, meta, groups, out, P, R,
-	                                              counter, stacks);
+	/* the fast kernel's vector loads need 16-byte aligned arrays (device allocations are) */
+	bool aligned = (((uintptr_t)body | (uintptr_t)cells | (uintptr_t)mom | (uintptr_t)src) & 15) == 0;
+	if (walk_use_fast() && aligned) {
+		if (P.quadrupole) {
+			walk_fast_kernel<LET, true><<<walk_blocks(walk_fast_kernel<LET, true>, FAST_TPB), FAST_TPB, 0,
+			                              s>>>(body, cells, mom, src, meta, groups, out, P, R, counter,
+			                                   stacks);
+		} else {
+			walk_fast_kernel<LET, false><<<walk_blocks(walk_fast_kernel<LET, false>, FAST_TPB), FAST_TPB,
+			                               0, s>>>(body, cells, mom, src, meta, groups, out, P, R,
+			                                       counter, stacks);
+		}
+	} else {
+		walk_kernel<LET><<<walk_blocks(walk_kernel<LET>, WALK_TPB), WALK_TPB, 0, s>>>(
+		        body, cells, mom, src, meta, groups, out, P, R, counter, stacks);
+	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }
 
