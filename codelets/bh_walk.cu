@@ -345,13 +345,13 @@ walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ c
 			int32_t child = 0, lbegin = 0;
 			float4 m0 = make_float4(0.f, 0.f, 0.f, 0.f), m1 = m0, m2 = m0;
 			if (node >= 0) {
-				float4 cg = __ldg(&cell4[2 * node]);     /* cx cy cz half */
-				int4 ct = __ldg(&celli4[2 * node + 1]);  /* child nchild pbegin pend */
+				float4 cg = __ldg(&cell4[2 * (size_t)node]);     /* cx cy cz half */
+				int4 ct = __ldg(&celli4[2 * (size_t)node + 1]);  /* child nchild pbegin pend */
 				/* the whole moments record: the test needs words 0-2 and 10, and the
 				 * quadrupole (words 4-9) lies in the same two or three 32-byte sectors */
-				m0 = __ldg(&mom4[3 * node]);
-				if (QUAD) m1 = __ldg(&mom4[3 * node + 1]);
-				m2 = __ldg(&mom4[3 * node + 2]);
+				m0 = __ldg(&mom4[3 * (size_t)node]);
+				if (QUAD) m1 = __ldg(&mom4[3 * (size_t)node + 1]);
+				m2 = __ldg(&mom4[3 * (size_t)node + 2]);
 				bh_cell C;
 				C.cx = cg.x; C.cy = cg.y; C.cz = cg.z; C.half = cg.w;
 				bh_mom M;
