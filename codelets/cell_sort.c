@@ -9,11 +9,12 @@
 #include "tide/codelets.h"
 #include "tide/sph_params.h"
 
-/* Scratch layout shared with the CUDA version: keys A/B, indices A/B, one field's worth of
- * gather space (8 bytes per particle), then CUB's temporary storage. */
+/* Scratch layout shared with the CUDA version: one field's worth of gather space (8 bytes per
+ * particle), then CUB's temporary storage.  The keys and indices (A/B) live in the block's work
+ * space (block.h).  halo_pack, migrate_pack and migrate_unpack use the same scratch. */
 size_t tide_sort_scratch_bytes(size_t cap)
 {
-	size_t b = cap * (4 * sizeof(uint32_t) + sizeof(double)) + 256;
+	size_t b = cap * sizeof(double) + 256;
 #ifdef TIDE_USE_CUDA
 	if (starpu_cuda_worker_get_count() > 0) b += tide_cuda_sort_temp_bytes(cap);
 #endif
@@ -50,6 +51,7 @@ static void build_starts(const uint32_t *key, uint32_t n, uint32_t *start, uint3
 static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
 {
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue; /* see cell_sort_cpu */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		char *field = (char *)v->x + off * v->cap;
@@ -76,8 +78,9 @@ static void cell_sort_cpu(void *buffers[], void *cl_arg)
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[2]);
 	uint32_t n = v.count, cap = v.cap;
-	uint32_t *ka = (uint32_t *)scr, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
-	void *tmp = ib + cap;
+	/* keys and indices in the block's work space (block.h), which the gather does not move */
+	uint32_t *ka = (uint32_t *)v.ax, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
+	void *tmp = scr;
 	STARPU_ASSERT(ncell == tide_box_ncell(&A));
 
 	for (uint32_t i = 0; i < n; i++) {

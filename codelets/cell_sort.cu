@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // cell_sort on the GPU: cell keys, CUB device radix sort of (key, index) on StarPU's stream,
-// reorder of every field, cell start index.  Asynchronous; all memory comes from the block and
-// the scratch buffer.
+// reorder of every field, cell start index.  Asynchronous; all memory comes from the block (its
+// work space holds the keys and indices) and the scratch buffer (one field's gather space and
+// CUB's temporary storage).
 #include <cub/device/device_radix_sort.cuh>
 #include "tide/cuda_util.cuh"
 #include "tide/sph_params.h"
@@ -68,9 +69,10 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 		fill_kernel<<<tide_blocks_for(ncell + 1, 256), 256, 0, s>>>(start, 0, ncell + 1);
 		return;
 	}
-	uint32_t *ka = (uint32_t *)scr, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
-	void *tmp = ib + cap;
-	char *cub_tmp = (char *)tmp + (size_t)cap * sizeof(double);
+	/* keys and indices, double-buffered, in the block's work space (block.h) */
+	uint32_t *ka = (uint32_t *)v.ax, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
+	void *tmp = scr;
+	char *cub_tmp = scr + (size_t)cap * sizeof(double);
 	size_t cub_avail = scr_bytes - (size_t)(cub_tmp - scr);
 
 	keys_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(P.grid, v.x, v.y, v.z, A, ka, ia, n);

@@ -61,12 +61,12 @@ extern "C" void tide_migrate_pack_cuda(void *buffers[], void *cl_arg)
 	uint32_t n = v.count, cap = v.cap;
 	if (n == 0) return;
 
-	/* scratch: labels | holes | face lists | tail | (gather space) | counters | CUB */
-	uint32_t *lab = (uint32_t *)scr, *movers = lab + cap, *lists = movers + cap,
+	/* the block's work space (block.h; field copies skip it): labels | holes | face lists |
+	 * tail; scratch: counters | CUB */
+	uint32_t *lab = (uint32_t *)v.ax, *movers = lab + cap, *lists = movers + cap,
 	         *tail = lists + cap;
-	char *after = (char *)(tail + cap) + (size_t)cap * sizeof(double);
-	uint32_t *cnt_d = (uint32_t *)after; /* [0..7] labels, [8..15] selection sizes */
-	char *cub_tmp = after + 256;
+	uint32_t *cnt_d = (uint32_t *)scr; /* [0..7] labels, [8..15] selection sizes */
+	char *cub_tmp = scr + 256;
 	size_t cub_avail = scr_bytes - (size_t)(cub_tmp - scr);
 
 	TIDE_CUDA_CHECK(cudaMemsetAsync(cnt_d, 0, TIDE_MIG_NLABELS * sizeof(uint32_t), s));

@@ -14,14 +14,39 @@ extern "C" {
  * The threads of a block are the particles of one cell; for each of the 9 rows of neighbour
  * cells they load the row's particles once into shared memory, as float positions relative to
  * the cell's corner (the double subtraction and conversion are done once per particle and tile,
- * not once per pair) together with each neighbour's pressure term and sound speed, and every
- * thread then runs the shared pair physics (tide_pair) against the tile.  The part of a row
- * inside the block's box comes from the cell-start table; the rest (rows on the box's edge)
- * from the neighbours' halos, sorted by global key, by binary search. */
+ * not once per pair) together with each neighbour's pressure term and sound speed.  The part of a
+ * row inside the block's box comes from the cell-start table; the rest (rows on the box's edge)
+ * from the neighbours' halos, sorted by global key, by binary search.
+ *
+ * A warp then works through a tile in two passes.  With cells of side 2h only about one
+ * candidate in seven of the 27 cells lies inside the support, but the candidates of a tile are in
+ * range of some lane almost every time, so a loop that tests and computes runs the whole pair
+ * physics for every candidate on every lane.  The first pass only tests (a dozen instructions a
+ * candidate, the tile's positions read as broadcasts) and keeps each lane's 64-bit mask of the
+ * neighbours in range.  How many neighbours a lane has in one tile depends on where it sits in
+ * its cell (a particle near the face toward the tile's cell has many, one at the far side few:
+ * on a lattice the per-tile maxima over a warp add up to 2.6 times the 250 neighbours each
+ * particle has), so the second pass shares the warp's pairs out evenly: the pairs of the tile are
+ * numbered lane by lane, each lane evaluates a contiguous run of ceil(pairs / 32) of them, for
+ * whichever particles they belong to, and the partial sums of a particle split between lanes are
+ * added by its own lane afterwards in a fixed order (deterministic, no atomics). */
 #define TILE 64
+#define WARPS (TILE / 32)
 struct tile {
-	float x[TILE], y[TILE], z[TILE], vx[TILE], vy[TILE], vz[TILE], rho[TILE], pr[TILE], c[TILE];
-	uint32_t t[TILE];
+	float4 p[TILE];  /* x, y, z relative to the cell's corner; w: particle type */
+	float4 v[TILE];  /* vx, vy, vz, rho */
+	float2 pc[TILE]; /* p / rho^2, speed of sound */
+};
+
+/* A warp's particles, their pair masks and sums (shared memory, one per warp). */
+struct wshare {
+	float4 ip[32];                /* x, y, z relative to the cell's corner; w: 1 for fluid */
+	float4 iv[32];                /* vx, vy, vz, rho */
+	float2 ipc[32];               /* p / rho^2, speed of sound */
+	unsigned long long mask[32];  /* neighbours in the current tile */
+	int incl[32];                 /* inclusive prefix sum of the lanes' pair counts */
+	tide_acc whole[32];           /* a particle's sums over a tile when one lane had them all */
+	tide_acc head[32], tail[32];  /* a lane's first / last run of pairs when split */
 };
 
 /* What the kernel reads of a block or a halo. */
@@ -40,55 +65,147 @@ __host__ __device__ static hview hview_of(const tide_block_view &v)
 	return hview{v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, v.type, v.key, v.count};
 }
 
-/* Per-thread state of the particle a thread works on. */
-struct ithread {
-	tide_pi pi;
-	float xi, yi, zi;
-	tide_acc acc;
-	int active;
-};
-
-/* Pairs of every thread's particle with src[ja, jb), a tile at a time (all threads call it with
- * the same range: it synchronises). */
-__device__ static void tile_pass(const tide_sph_params &P, tile &T, const hview &src, uint32_t ja,
-                                 uint32_t jb, const double o[3], ithread &t)
+__device__ static inline void acc_add(tide_acc &a, const tide_acc &b)
 {
+	a.ax += b.ax; a.ay += b.ay; a.az += b.az; a.drho += b.drho;
+	a.mu_max = fmaxf(a.mu_max, b.mu_max);
+}
+
+/* Position of the set bit of rank r (0 = lowest) of m, which has more than r set bits. */
+__device__ static inline int nth_set_bit(unsigned long long m, int r)
+{
+	int pos = 0;
+	for (int w = 32; w; w >>= 1) {
+		unsigned long long low = m & ((1ull << w) - 1);
+		int n = __popcll(low);
+		if (r >= n) { r -= n; m >>= w; pos += w; }
+	}
+	return pos;
+}
+
+/* The particle of lane i of this warp, as tide_pair takes it. */
+__device__ static inline void load_i(const wshare &W, int i, tide_pi &pi, float &x, float &y,
+                                     float &z)
+{
+	float4 p = W.ip[i], v = W.iv[i];
+	float2 pc = W.ipc[i];
+	x = p.x; y = p.y; z = p.z;
+	pi.fluid = p.w != 0.f;
+	pi.vx = v.x; pi.vy = v.y; pi.vz = v.z; pi.rho = v.w;
+	pi.p_over_rho2 = pc.x; pi.c = pc.y;
+}
+
+/* Pairs of the warp's particles with src[ja, jb), a tile at a time (all threads call it with the
+ * same range: it synchronises), added to acc.  active: this thread has a particle (in W at its
+ * lane). */
+__device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, const hview &src,
+                                 uint32_t ja, uint32_t jb, const double o[3], bool active,
+                                 tide_acc &acc)
+{
+	const unsigned full = 0xffffffffu;
+	const int lane = threadIdx.x & 31;
 	for (uint32_t t0 = ja; t0 < jb; t0 += TILE) {
 		uint32_t nt = jb - t0 < TILE ? jb - t0 : TILE;
 		__syncthreads();
 		if (threadIdx.x < nt) {
 			uint32_t j = t0 + threadIdx.x, k = threadIdx.x;
 			float rj = src.rho[j];
-			T.x[k] = (float)(src.x[j] - o[0]);
-			T.y[k] = (float)(src.y[j] - o[1]);
-			T.z[k] = (float)(src.z[j] - o[2]);
-			T.vx[k] = src.vx[j]; T.vy[k] = src.vy[j]; T.vz[k] = src.vz[j];
-			T.rho[k] = rj;
-			T.pr[k] = tide_p_over_rho2(&P, rj);
-			T.c[k] = tide_sound(&P, rj);
-			T.t[k] = src.type[j];
+			T.p[k] = make_float4((float)(src.x[j] - o[0]), (float)(src.y[j] - o[1]),
+			                     (float)(src.z[j] - o[2]), (float)src.type[j]);
+			T.v[k] = make_float4(src.vx[j], src.vy[j], src.vz[j], rj);
+			T.pc[k] = make_float2(tide_p_over_rho2(&P, rj), tide_sound(&P, rj));
 		}
 		__syncthreads();
-		if (!t.active) continue;
-		for (uint32_t k = 0; k < nt; k++) {
-			uint32_t tj = T.t[k];
-			if (!t.pi.fluid && tj == TIDE_BOUND) continue;
-			float dx = t.xi - T.x[k], dy = t.yi - T.y[k], dz = t.zi - T.z[k];
-			float r2 = dx * dx + dy * dy + dz * dz;
-			if (r2 >= P.h2x4 || r2 < 1e-18f) continue;
-			tide_pair(&P, &t.pi, dx, dy, dz, r2, T.vx[k], T.vy[k], T.vz[k], T.rho[k], tj,
-			          T.pr[k], T.c[k], &t.acc);
+		/* pass 1: which candidates are neighbours (a boundary particle sees only fluid) */
+		unsigned long long near = 0;
+		if (active) {
+			float4 me = W.ip[lane];
+			const float skip = me.w != 0.f ? 2.f : (float)TIDE_BOUND;
+#pragma unroll 8
+			for (uint32_t k = 0; k < nt; k++) {
+				float4 q = T.p[k];
+				float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
+				float r2 = dx * dx + dy * dy + dz * dz;
+				if (r2 < P.h2x4 && r2 >= 1e-18f && q.w != skip) near |= 1ull << k;
+			}
 		}
+		/* number the warp's pairs lane by lane */
+		int cnt = __popcll(near), incl = cnt;
+		for (int d = 1; d < 32; d <<= 1) {
+			int y = __shfl_up_sync(full, incl, d);
+			if (lane >= d) incl += y;
+		}
+		int total = __shfl_sync(full, incl, 31);
+		if (total == 0) continue; /* the same for the whole warp */
+		W.mask[lane] = near;
+		W.incl[lane] = incl;
+		__syncwarp();
+		/* pass 2: this lane's run [p, pend) of the warp's pairs */
+		int run = (total + 31) >> 5;
+		int p = lane * run, pend = min(p + run, total);
+		if (p < pend) {
+			int i = 0; /* the particle whose pairs hold number p: first lane with incl > p */
+			for (int w = 16; w; w >>= 1)
+				if (W.incl[i + w - 1] <= p) i += w;
+			unsigned long long m = W.mask[i];
+			int r = p - (W.incl[i] - __popcll(m)); /* p's rank among i's pairs */
+			bool head = r > 0;                      /* this run starts inside i's pairs */
+			m &= ~0ull << nth_set_bit(m, r);
+			tide_pi pi;
+			float xi, yi, zi;
+			load_i(W, i, pi, xi, yi, zi);
+			tide_acc a = {0.f, 0.f, 0.f, 0.f, 0.f};
+			for (; p < pend; p++) {
+				if (m == 0) {
+					/* i's pairs are done: a run that began inside them is the head of
+					 * this lane, otherwise this lane had all of i's pairs of the tile */
+					*(head ? &W.head[lane] : &W.whole[i]) = a;
+					head = false;
+					do i++; while (W.mask[i] == 0);
+					m = W.mask[i];
+					load_i(W, i, pi, xi, yi, zi);
+					a = tide_acc{0.f, 0.f, 0.f, 0.f, 0.f};
+				}
+				int k = __ffsll((long long)m) - 1;
+				m &= m - 1;
+				float4 q = T.p[k], w = T.v[k];
+				float2 pc = T.pc[k];
+				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+				float r2 = dx * dx + dy * dy + dz * dz;
+				tide_pair(&P, &pi, dx, dy, dz, r2, w.x, w.y, w.z, w.w, (uint32_t)q.w, pc.x,
+				          pc.y, &a);
+			}
+			/* begun inside i's pairs (and maybe ending inside), ending inside i's pairs
+			 * (continued by the next lanes), or all of them */
+			*(head ? &W.head[lane] : m ? &W.tail[lane] : &W.whole[i]) = a;
+		}
+		__syncwarp();
+		/* each particle adds its sums: those of the one lane that had all its pairs, or, split
+		 * between lanes ta < tb, the tail of ta and the heads of ta+1 .. tb, in that order */
+		if (cnt) {
+			int ta = (incl - cnt) / run, tb = (incl - 1) / run;
+			if (ta == tb) {
+				acc_add(acc, W.whole[lane]);
+			} else {
+				tide_acc s = W.tail[ta];
+				for (int u = ta + 1; u <= tb; u++) acc_add(s, W.head[u]);
+				acc_add(acc, s);
+			}
+		}
+		__syncwarp();
 	}
 }
 
-__global__ static void __launch_bounds__(TILE)
+__global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
                    halos H, tide_step_reduce *red)
 {
 	__shared__ tile T;
+	__shared__ wshare Ws[WARPS];
 	__shared__ float s_dt, s_vmax, s_rmin, s_rmax;
 	__shared__ unsigned s_bad;
+	wshare &W = Ws[threadIdx.x >> 5];
+	const int lane = threadIdx.x & 31;
 	uint32_t cell = blockIdx.x;
 	uint32_t ca = start[cell], cb = start[cell + 1];
 	if (ca == cb) return; /* the whole block leaves together */
@@ -107,22 +224,21 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 	hview own = hview_of(v);
 	for (uint32_t i0 = ca; i0 < cb; i0 += TILE) {
 		uint32_t i = i0 + threadIdx.x;
-		ithread t;
-		t.active = i < cb;
-		t.xi = t.yi = t.zi = 0.f;
-		t.acc = tide_acc{0.f, 0.f, 0.f, 0.f, 0.f};
-		if (t.active) {
-			t.pi.x = v.x[i]; t.pi.y = v.y[i]; t.pi.z = v.z[i];
-			t.xi = (float)(t.pi.x - o[0]); t.yi = (float)(t.pi.y - o[1]);
-			t.zi = (float)(t.pi.z - o[2]);
-			t.pi.vx = v.vx[i]; t.pi.vy = v.vy[i]; t.pi.vz = v.vz[i];
-			t.pi.rho = v.rho[i];
-			t.pi.p_over_rho2 = tide_p_over_rho2(&P, t.pi.rho);
-			t.pi.c = tide_sound(&P, t.pi.rho);
-			t.pi.fluid = v.type[i] == TIDE_FLUID;
-		} else {
-			t.pi.fluid = 0;
+		bool active = i < cb;
+		float rho = 0.f;
+		int fluid = 0;
+		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
+		__syncwarp();
+		W.ip[lane] = make_float4(0.f, 0.f, 0.f, 0.f);
+		if (active) {
+			rho = v.rho[i];
+			fluid = v.type[i] == TIDE_FLUID;
+			W.ip[lane] = make_float4((float)(v.x[i] - o[0]), (float)(v.y[i] - o[1]),
+			                         (float)(v.z[i] - o[2]), fluid ? 1.f : 0.f);
+			W.iv[lane] = make_float4(v.vx[i], v.vy[i], v.vz[i], rho);
+			W.ipc[lane] = make_float2(tide_p_over_rho2(&P, rho), tide_sound(&P, rho));
 		}
+		__syncwarp();
 		for (int lc = k[0] - 1; lc <= k[0] + 1; lc++) {
 			if (lc < 0 || lc >= n0) continue;
 			for (int c1 = k[1] - 1; c1 <= k[1] + 1; c1++) {
@@ -130,8 +246,8 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				int inbox = lc >= A.l0 && lc < A.l1 && c1 >= A.lo1 && c1 < A.hi1;
 				if (inbox) {
 					int ka[3] = {lc, c1, o2lo}, kb[3] = {lc, c1, o2hi};
-					tile_pass(P, T, own, start[tide_box_index(&A, ka)],
-					          start[tide_box_index(&A, kb) + 1], o, t);
+					tile_pass(P, T, W, own, start[tide_box_index(&A, ka)],
+					          start[tide_box_index(&A, kb) + 1], o, active, acc);
 				}
 				if (inbox && o2lo == c2lo && o2hi == c2hi) continue;
 				uint32_t row = ((uint32_t)lc * (uint32_t)n1 + (uint32_t)c1) * (uint32_t)n2;
@@ -139,25 +255,25 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 					const hview &src = H.h[h];
 					uint32_t ja = tide_lower_bound(src.key, src.count, row + (uint32_t)c2lo);
 					uint32_t jb = tide_lower_bound(src.key, src.count, row + (uint32_t)c2hi + 1);
-					tile_pass(P, T, src, ja, jb, o, t);
+					tile_pass(P, T, W, src, ja, jb, o, active, acc);
 				}
 			}
 		}
-		if (t.active) {
-			tide_acc &acc = t.acc;
-			if (t.pi.fluid) {
+		__syncwarp();
+		if (active) {
+			if (fluid) {
 				acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
 			} else {
 				acc.ax = acc.ay = acc.az = 0.f;
 			}
 			v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
-			float rho = t.pi.rho;
 			if (!isfinite(acc.ax + acc.ay + acc.az + acc.drho) || !isfinite(rho))
 				atomicAdd(&s_bad, 1u);
 			else
-				atomic_min_pos(&s_dt, tide_particle_dt(&P, &acc, rho, t.pi.fluid));
-			if (t.pi.fluid) {
-				float sp = sqrtf(t.pi.vx * t.pi.vx + t.pi.vy * t.pi.vy + t.pi.vz * t.pi.vz);
+				atomic_min_pos(&s_dt, tide_particle_dt(&P, &acc, rho, fluid));
+			if (fluid) {
+				float4 vi = W.iv[lane];
+				float sp = sqrtf(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z);
 				if (isfinite(sp)) atomic_max_pos(&s_vmax, sp);
 				if (isfinite(rho) && rho > 0.f) {
 					atomic_min_pos(&s_rmin, rho);

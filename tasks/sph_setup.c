@@ -191,7 +191,12 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		uint32_t cap = caps ? caps[b] : cnt[b] + cnt[b] / 2 + avg / 4 + 2 * sim->halo_cap + 1024;
+		/* a run rebalances when a block is 80 % full, so every block starts below that; one
+		 * block alone can only lose particles and needs no more (GPU memory per particle is a
+		 * figure users compare), several get room for inflow between rebalances */
+		uint32_t cap = cnt[b] + cnt[b] / 4 + 1024;
+		if (nb > 1) cap += cnt[b] / 4 + avg / 4 + 2 * sim->halo_cap;
+		if (caps) cap = caps[b];
 		if (cap < cnt[b]) {
 			fprintf(stderr, "tide: block %d holds %u particles, more than its capacity %u.\n", b,
 			        cnt[b], cap);

@@ -33,6 +33,25 @@
 #define TIDE_BLOCK_NFIELDS (0 TIDE_BLOCK_FIELDS(TIDE_X_ONE))
 #define TIDE_X_ONE(name, T) + 1
 
+/* Field numbers, in layout order: TIDE_F_x, TIDE_F_y, ... */
+enum tide_block_field_number {
+#define TIDE_X_ENUM(name, T) TIDE_F_##name,
+	TIDE_BLOCK_FIELDS(TIDE_X_ENUM)
+#undef TIDE_X_ENUM
+};
+
+/* Work space inside the block.  ax, ay, az and drho hold values only from sph_forces to
+ * integrate; between integrate and the next step's sph_forces nothing reads them.  cell_sort and
+ * migrate_pack, which run in that interval with the block in RW mode, use these four arrays
+ * (contiguous, cap elements each: 4 * cap uint32 values) as their work space instead of a
+ * scratch buffer of the same size, which saves about a fifth of the GPU memory.  Every copy of
+ * particles between buffers on the GPU skips them (tide_block_field_is_work). */
+#define TIDE_BLOCK_WORK_WORDS 4 /* uint32 values per unit of capacity */
+static inline int tide_block_field_is_work(int f)
+{
+	return f >= TIDE_F_ax && f <= TIDE_F_drho;
+}
+
 /* Pointers into one replica of a block. */
 typedef struct tide_block_view {
 	uint32_t count, cap;

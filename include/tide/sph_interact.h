@@ -41,6 +41,36 @@ TIDE_HD float tide_sound(const tide_sph_params *P, float rho)
 	return P->c0 * powf(t, 0.5f * (P->gamma - 1.f));
 }
 
+/* Division, square root of a positive number and power for the pair physics: IEEE on the host
+ * (the CPU codelets and the double-precision test reference see the exact forms), the GPU's
+ * approximations (2 ulp, one or two instructions) on the device.  nvcc builds without
+ * -use_fast_math (bh_build needs exactly rounded arithmetic), and the IEEE forms cost more
+ * instructions than the rest of a pair interaction. */
+TIDE_HD float tide_fdiv(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fdividef(a, b);
+#else
+	return a / b;
+#endif
+}
+TIDE_HD float tide_sqrt_pos(float x) /* x > 0 */
+{
+#ifdef __CUDA_ARCH__
+	return x * rsqrtf(x);
+#else
+	return sqrtf(x);
+#endif
+}
+TIDE_HD float tide_powf(float x, float y)
+{
+#ifdef __CUDA_ARCH__
+	return __powf(x, y);
+#else
+	return powf(x, y);
+#endif
+}
+
 /* First index i in [0, n) with key[i] >= k (keys sorted). */
 TIDE_HD uint32_t tide_lower_bound(const uint32_t *key, uint32_t n, uint32_t k)
 {
@@ -73,18 +103,18 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
                        float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
                        float pj_over_rho2, float cj, tide_acc *acc)
 {
-	float r = sqrtf(r2);
-	float F = P->af * tide_kernel_f(P->kernel, r / P->h); /* grad_i W = F r_ij, F < 0 */
+	float r = tide_sqrt_pos(r2);
+	float F = P->af * tide_kernel_f(P->kernel, tide_fdiv(r, P->h)); /* grad_i W = F r_ij, F < 0 */
 	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
 	float dvr = dvx * dx + dvy * dy + dvz * dz;
-	float mj = P->mass[tj];
+	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
 	acc->drho += mj * dvr * F;
-	float mu = P->h * dvr / (r2 + P->eta2);
+	float mu = tide_fdiv(P->h * dvr, r2 + P->eta2);
 	float amu = fabsf(mu);
 	if (amu > acc->mu_max) acc->mu_max = amu;
 	if (!pi->fluid) return; /* DBC: boundary particles only integrate continuity */
 	float visc = 0.f;
-	if (dvr < 0.f) visc = -P->visco * 0.5f * (pi->c + cj) * mu / (0.5f * (pi->rho + rhoj));
+	if (dvr < 0.f) visc = tide_fdiv(-P->visco * 0.5f * (pi->c + cj) * mu, 0.5f * (pi->rho + rhoj));
 	float coef = -mj * (pi->p_over_rho2 + pj_over_rho2 + visc) * F;
 	acc->ax += coef * dx;
 	acc->ay += coef * dy;
@@ -93,10 +123,11 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
 		float drho = pi->rho - rhoj;
 		if (P->diffusion == 2) {
 			/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
-			float rhoh = P->rho0 * (powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
+			float rhoh = P->rho0 * (tide_powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
 			drho -= rhoh;
 		}
-		acc->drho += P->delta_hc0 * 2.f * drho / (r2 + P->eta2) * r2 * F * mj / rhoj;
+		acc->drho += tide_fdiv(P->delta_hc0 * 2.f * drho, r2 + P->eta2) * r2 * F *
+		             tide_fdiv(mj, rhoj);
 	}
 }
 

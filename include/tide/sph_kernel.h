@@ -38,9 +38,16 @@ TIDE_HD float tide_kernel_f(int kernel, float q)
 {
 	if (q >= 2.f) return 0.f;
 	if (kernel == TIDE_KERNEL_CUBIC) {
+#ifdef __CUDA_ARCH__
+		/* both branches and a select: lanes of a warp fall on both sides of q = 1; fast
+		 * division on the GPU (see tide_fdiv) */
+		float t = 2.f - q, outer = __fdividef(-0.75f * t * t, q);
+		return q < 1.f ? -3.f + 2.25f * q : outer;
+#else
 		if (q < 1.f) return -3.f + 2.25f * q;           /* (-3q + 2.25q^2)/q */
 		float t = 2.f - q;
 		return -0.75f * t * t / q;
+#endif
 	}
 	float t = 1.f - 0.5f * q;                           /* d/dq = -5 q (1-q/2)^3 */
 	return -5.f * t * t * t;

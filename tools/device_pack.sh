@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/device_pack.sh — prepares what travels to the GPU node (which has CUDA and Open MPI but
+# no package registry): a CUDA build without HDF5 (the node has no HDF5 library) in build-dev/,
+# its programs stripped into .dev/build/ (tide and the test programs) and the shared libraries
+# the node lacks (StarPU, StarPU-MPI, FxT, libyaml) in .dev/lib/.  Both folders are git-ignored;
+# name `.dev` in the device tool's `carry` and start the command there with
+#   ln -sfn .dev/build build && ln -sfn .dev .deps
+# so that tools/device_*.sh and bench/ find build/tide and .deps/lib.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+prefix=$(TIDE_SKIP_APT=1 bash tools/bootstrap.sh | sed -n 's/^TIDE_STARPU_PREFIX=//p' | tail -n1)
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -f build-dev/build.ninja ] || meson setup build-dev --buildtype=release -Dhdf5=disabled >&2
+ninja -C build-dev >&2
+rm -rf .dev
+mkdir -p .dev/build/tests .dev/lib
+cp build-dev/tide .dev/build/
+for t in build-dev/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" .dev/build/tests/; done
+strip --strip-debug .dev/build/tide .dev/build/tests/* 2>/dev/null || true
+# the libraries tide needs that are not on the node: StarPU's, FxT, libyaml
+for lib in $(ldd build-dev/tide | awk '/=>/ {print $3}' | grep -E 'starpu|fxt|yaml'); do
+	cp -L "$lib" .dev/lib/
+done
+strip --strip-debug .dev/lib/* 2>/dev/null || true
+du -sh .dev >&2
