@@ -32,8 +32,12 @@ extern "C" {
  * added by its own lane afterwards in a fixed order (deterministic, no atomics). */
 #define TILE 64
 #define WARPS (TILE / 32)
+/* A boundary particle's tile entry carries BOUND_R2 in w, which a boundary particle of the warp
+ * adds to the squared distance: boundary pairs fall out of the range test with no test of
+ * their own.  (A particle's own entry stays in: a zero distance contributes nothing.) */
+#define BOUND_R2 1e30f
 struct tile {
-	float4 p[TILE];  /* x, y, z relative to the cell's corner; w: particle type */
+	float4 p[TILE];  /* x, y, z relative to the cell's corner; w: 0 fluid, BOUND_R2 boundary */
 	float4 v[TILE];  /* vx, vy, vz, rho */
 	float2 pc[TILE]; /* p / rho^2, speed of sound */
 };
@@ -98,6 +102,7 @@ __device__ static inline void load_i(const wshare &W, int i, tide_pi &pi, float 
 /* Pairs of the warp's particles with src[ja, jb), a tile at a time (all threads call it with the
  * same range: it synchronises), added to acc.  active: this thread has a particle (in W at its
  * lane). */
+template <int KERNEL, int DIFFUSION>
 __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, const hview &src,
                                  uint32_t ja, uint32_t jb, const double o[3], bool active,
                                  tide_acc &acc)
@@ -106,12 +111,16 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 	const int lane = threadIdx.x & 31;
 	for (uint32_t t0 = ja; t0 < jb; t0 += TILE) {
 		uint32_t nt = jb - t0 < TILE ? jb - t0 : TILE;
+		uint32_t nt8 = (nt + 7) & ~7u; /* the test runs over groups of 8 entries */
 		__syncthreads();
+		if (threadIdx.x >= nt && threadIdx.x < nt8) /* padding, out of everyone's range */
+			T.p[threadIdx.x] = make_float4(1e18f, 1e18f, 1e18f, 0.f);
 		if (threadIdx.x < nt) {
 			uint32_t j = t0 + threadIdx.x, k = threadIdx.x;
 			float rj = src.rho[j];
 			T.p[k] = make_float4((float)(src.x[j] - o[0]), (float)(src.y[j] - o[1]),
-			                     (float)(src.z[j] - o[2]), (float)src.type[j]);
+			                     (float)(src.z[j] - o[2]),
+			                     src.type[j] == TIDE_BOUND ? BOUND_R2 : 0.f);
 			T.v[k] = make_float4(src.vx[j], src.vy[j], src.vz[j], rj);
 			T.pc[k] = make_float2(tide_p_over_rho2(&P, rj), tide_sound(&P, rj));
 		}
@@ -119,15 +128,25 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 		/* pass 1: which candidates are neighbours (a boundary particle sees only fluid) */
 		unsigned long long near = 0;
 		if (active) {
+			/* The bits are set 8 at a time at fixed positions, so that each candidate costs
+			 * one predicated OR besides its distance; a bit at a run-time position (a 64-bit
+			 * shift, select and OR) made the integer pipe the kernel's bottleneck. */
 			float4 me = W.ip[lane];
-			const float skip = me.w != 0.f ? 2.f : (float)TIDE_BOUND;
-#pragma unroll 8
-			for (uint32_t k = 0; k < nt; k++) {
-				float4 q = T.p[k];
-				float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
-				float r2 = dx * dx + dy * dy + dz * dz;
-				if (r2 < P.h2x4 && r2 >= 1e-18f && q.w != skip) near |= 1ull << k;
+			const float bw = me.w != 0.f ? 0.f : 1.f; /* 1: this is a boundary particle */
+			uint32_t lo = 0, hi = 0;
+			for (uint32_t k0 = 0; k0 < nt8; k0 += 8) {
+				uint32_t b = 0;
+#pragma unroll
+				for (int j = 0; j < 8; j++) {
+					float4 q = T.p[k0 + j];
+					float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
+					float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, bw * q.w)));
+					if (r2 < P.h2x4) b |= 1u << j;
+				}
+				if (k0 < 32) lo |= b << k0;
+				else hi |= b << (k0 - 32);
 			}
+			near = (unsigned long long)hi << 32 | lo;
 		}
 		/* number the warp's pairs lane by lane */
 		int cnt = __popcll(near), incl = cnt;
@@ -172,8 +191,8 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 				float2 pc = T.pc[k];
 				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
 				float r2 = dx * dx + dy * dy + dz * dz;
-				tide_pair(&P, &pi, dx, dy, dz, r2, w.x, w.y, w.z, w.w, (uint32_t)q.w, pc.x,
-				          pc.y, &a);
+				tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, w.w,
+				            q.w != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
 			}
 			/* begun inside i's pairs (and maybe ending inside), ending inside i's pairs
 			 * (continued by the next lanes), or all of them */
@@ -196,6 +215,7 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 	}
 }
 
+template <int KERNEL, int DIFFUSION>
 __global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
                    halos H, tide_step_reduce *red)
@@ -246,7 +266,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				int inbox = lc >= A.l0 && lc < A.l1 && c1 >= A.lo1 && c1 < A.hi1;
 				if (inbox) {
 					int ka[3] = {lc, c1, o2lo}, kb[3] = {lc, c1, o2hi};
-					tile_pass(P, T, W, own, start[tide_box_index(&A, ka)],
+					tile_pass<KERNEL, DIFFUSION>(P, T, W, own, start[tide_box_index(&A, ka)],
 					          start[tide_box_index(&A, kb) + 1], o, active, acc);
 				}
 				if (inbox && o2lo == c2lo && o2hi == c2hi) continue;
@@ -255,7 +275,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 					const hview &src = H.h[h];
 					uint32_t ja = tide_lower_bound(src.key, src.count, row + (uint32_t)c2lo);
 					uint32_t jb = tide_lower_bound(src.key, src.count, row + (uint32_t)c2hi + 1);
-					tile_pass(P, T, W, src, ja, jb, o, active, acc);
+					tile_pass<KERNEL, DIFFUSION>(P, T, W, src, ja, jb, o, active, acc);
 				}
 			}
 		}
@@ -324,6 +344,17 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
 	count_kernel<<<1, 1, 0, s>>>(v.count, fill, red);
-	forces_cell_kernel<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red);
+	/* one kernel per smoothing kernel and density diffusion: their branches fold away */
+	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red); };
+	STARPU_ASSERT(P.diffusion >= 0 && P.diffusion <= 2);
+	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
+	switch (kd) {
+	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0>); break;
+	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1>); break;
+	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2>); break;
+	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0>); break;
+	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1>); break;
+	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2>); break;
+	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -10,6 +10,7 @@
 #      (test_bh; skipped with TIDE_PERF_NO_BH=1);
 #   2. the SPHERIC test 2 ladder on the GPU alone (bench/sph_ladder.sh: ~1, 4, 13.3 M particles,
 #      TIDE_PERF_TARGETS to change), and a --profile breakdown of one step at ~13.3 M;
+#   2b. 2 ranks sharing the GPU at ~13.3 M (TIDE_PERF_MPI=0 to skip);
 #   3. Nsight Compute on one sph_forces launch at ~1 M particles (TIDE_PERF_NCU=0 to skip):
 #      achieved FLOP/s and bandwidth for the roofline;
 #   4. gravity: TIDE_PERF_GRAVITY="N THETA ..." pairs for tide gravity (default 16.8 M at 0.6),
@@ -49,6 +50,14 @@ step "profile at ~13.3 M (dp 0.00395)"
 timeout 200 $t run cases/spheric2.yaml --dp 0.00395 --max-steps 30 --no-output --profile \
 	--out /tmp/p13 --quiet 2>&1 | tail -25
 cat /tmp/p13/run_summary.csv
+
+if [ "${TIDE_PERF_MPI:-1}" = 1 ]; then
+	step "2 ranks sharing the GPU at ~13.3 M (one block each), against 1 rank above"
+	mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME \
+		-x STARPU_SILENT -x STARPU_NCPU=2 timeout 200 $t run cases/spheric2.yaml --dp 0.00395 \
+		--max-steps 30 --no-output --blocks 2 --profile --out /tmp/p13_2 --quiet 2>&1 | tail -22
+	cat /tmp/p13_2/run_summary.csv
+fi
 
 if [ "${TIDE_PERF_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
 	step "ncu: one sph_forces launch at ~1 M particles"

@@ -95,16 +95,18 @@ typedef struct tide_acc {
 	float mu_max;   /* max_j |h v_ij.r_ij / (r_ij^2 + eta^2)| for the viscous time step */
 } tide_acc;
 
-/* Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j (inside the support,
- * not i itself), velocity, density, type, and its pressure term p_j/rho_j^2 and sound speed
- * (tide_pressure(rho_j) / (rho_j rho_j) and tide_sound(rho_j), so that callers which keep
- * them per particle get exactly what callers computing them per pair get). */
-TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, float dy, float dz,
-                       float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
-                       float pj_over_rho2, float cj, tide_acc *acc)
+/* Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j (inside the support;
+ * r_ij = 0, i itself or a particle on top of it, contributes nothing), velocity, density, type,
+ * and its pressure term p_j/rho_j^2 and sound speed (tide_pressure(rho_j) / (rho_j rho_j) and
+ * tide_sound(rho_j), so that callers which keep them per particle get exactly what callers
+ * computing them per pair get).  tide_pair_k takes the kernel and the density diffusion as
+ * arguments, so that a caller compiled for one of them (the CUDA codelet) folds them away. */
+TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, const tide_pi *pi,
+                         float dx, float dy, float dz, float r2, float vxj, float vyj, float vzj,
+                         float rhoj, uint32_t tj, float pj_over_rho2, float cj, tide_acc *acc)
 {
-	float r = tide_sqrt_pos(r2);
-	float F = P->af * tide_kernel_f(P->kernel, tide_fdiv(r, P->h)); /* grad_i W = F r_ij, F < 0 */
+	float r = r2 > 0.f ? tide_sqrt_pos(r2) : 0.f;
+	float F = P->af * tide_kernel_f(kernel, tide_fdiv(r, P->h)); /* grad_i W = F r_ij, F < 0 */
 	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
 	float dvr = dvx * dx + dvy * dy + dvz * dz;
 	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
@@ -119,9 +121,9 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
 	acc->ax += coef * dx;
 	acc->ay += coef * dy;
 	acc->az += coef * dz;
-	if (P->diffusion != 0 && tj == TIDE_FLUID) {
+	if (diffusion != 0 && tj == TIDE_FLUID) {
 		float drho = pi->rho - rhoj;
-		if (P->diffusion == 2) {
+		if (diffusion == 2) {
 			/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
 			float rhoh = P->rho0 * (tide_powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
 			drho -= rhoh;
@@ -129,6 +131,14 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
 		acc->drho += tide_fdiv(P->delta_hc0 * 2.f * drho, r2 + P->eta2) * r2 * F *
 		             tide_fdiv(mj, rhoj);
 	}
+}
+
+TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, float dy, float dz,
+                       float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
+                       float pj_over_rho2, float cj, tide_acc *acc)
+{
+	tide_pair_k(P, P->kernel, P->diffusion, pi, dx, dy, dz, r2, vxj, vyj, vzj, rhoj, tj,
+	            pj_over_rho2, cj, acc);
 }
 
 /* Pressure term p/rho^2 of a particle (tide_pair's pj_over_rho2). */
