@@ -2,7 +2,8 @@
 // bh_moments: bottom-up multipoles.  Cells were numbered breadth first, so walking the levels
 // from the deepest to the root sees every child before its parent; leaves take their moments from
 // their particles, internal cells from their children.  Each cell also gets rcrit² of the opening
-// test (l/theta + delta)², so that the walk does one comparison per node.
+// test (l/theta + delta)² (bh_rcrit2: l depends on the multipole order), so that the walk does one
+// comparison per node.
 #include <starpu.h>
 #include "tide/bh_codelets.h"
 
@@ -19,7 +20,7 @@ static void moments_cpu(void *buffers[], void *cl_arg)
 			const bh_cell *C = &cells[c];
 			if (C->nchild) bh_merge_moments(&mom[C->child], C->nchild, &mom[c]);
 			else bh_leaf_moments(body, C->pbegin, C->pend, &mom[c]);
-			mom[c].rcrit2 = bh_rcrit2(C, &mom[c], P.theta);
+			mom[c].rcrit2 = bh_rcrit2(C, &mom[c], P.theta, P.quadrupole);
 		}
 	}
 }

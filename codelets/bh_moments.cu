@@ -8,7 +8,7 @@ extern "C" {
 }
 
 __global__ static void level_kernel(const bh_body *body, const bh_cell *cells, const int32_t *meta,
-                                    bh_mom *mom, float theta, int L)
+                                    bh_mom *mom, float theta, int quad, int L)
 {
 	int32_t c0 = meta[BH_META_LEVEL + L], c1 = meta[BH_META_LEVEL + L + 1];
 	for (int32_t c = c0 + blockIdx.x * blockDim.x + threadIdx.x; c < c1; c += gridDim.x * blockDim.x) {
@@ -16,7 +16,7 @@ __global__ static void level_kernel(const bh_body *body, const bh_cell *cells, c
 		bh_mom M;
 		if (C.nchild) bh_merge_moments(&mom[C.child], C.nchild, &M);
 		else bh_leaf_moments(body, C.pbegin, C.pend, &M);
-		M.rcrit2 = bh_rcrit2(&C, &M, theta);
+		M.rcrit2 = bh_rcrit2(&C, &M, theta, quad);
 		mom[c] = M;
 	}
 }
@@ -33,6 +33,6 @@ extern "C" void tide_bh_moments_cuda(void *buffers[], void *cl_arg)
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	unsigned grid = min(tide_blocks_for(ncap, 128), 4096u);
 	for (int L = BH_MAXLEVEL; L >= 0; L--)
-		level_kernel<<<L < 3 ? 8 : grid, 128, 0, s>>>(body, cells, meta, mom, P.theta, L);
+		level_kernel<<<L < 3 ? 8 : grid, 128, 0, s>>>(body, cells, meta, mom, P.theta, P.quadrupole, L);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

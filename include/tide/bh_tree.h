@@ -292,7 +292,7 @@ TIDE_HD void bh_vroot_box(const bh_vroot *v, bh_box *b)
 /* The opening test of the group walk: a node is used as a multipole for every particle of the
  * group when its centre of mass is farther than rcrit = l/theta + delta from the group's box,
  * and its cube does not overlap the box (a node that contains the group is always opened, which
- * matters for theta > 1/sqrt(3), where rcrit can be smaller than the cube's diagonal). */
+ * matters for large theta, where rcrit can be smaller than the cube's diagonal). */
 TIDE_HD int bh_accept(const bh_mom *M, const bh_cell *C, const bh_box *b)
 {
 	float ox = fabsf(C->cx - b->cx), oy = fabsf(C->cy - b->cy), oz = fabsf(C->cz - b->cz);
@@ -427,17 +427,27 @@ TIDE_HD void bh_merge_moments(const bh_mom *ch, int32_t nch, bh_mom *M)
 	M->pad = 0.f;
 }
 
-/* rcrit² = (l/theta + delta)², delta = |com - centre|, and the node size l the diameter of the
- * sphere around the cube (its diagonal, sqrt(3) x side).  Measured on a Plummer sphere of 1e5
- * particles at theta = 0.5 (99th percentile of the relative acceleration error, monopoles): 2.9e-3
- * with l the cube side, 1.2e-3 with l the diameter of the tight sphere about the centre holding
- * the cell's particles, 7e-4 with the diagonal; the issue asks for 1e-3. */
-TIDE_HD float bh_rcrit2(const bh_cell *C, const bh_mom *M, float theta)
+/* rcrit² = (l/theta + delta)², delta = |com - centre| (the cube's), and the node size l a multiple
+ * of the cube's half side: its diagonal 2 sqrt(3) half with monopoles, 3/4 of that (2.6 x the side)
+ * with quadrupoles.  The order-dependent size is measured, not derived (docs/gravity.md, *Opening
+ * test*, the numbers of tests/bh_opening_study.c): with the diagonal the monopole 99th percentile at
+ * theta 0.5 is 4-8e-4 on Plummer spheres and uniform cubes of 1e4-1e6 (the issue allows 1e-3, so
+ * nothing smaller fits), while quadrupoles at theta 0.6 reach 1.4e-4 with ~2x the interactions
+ * they need.  With 3/4 of the diagonal quadrupoles keep 2-6x less error than monopoles at the same
+ * theta on those distributions (test_bh) and stay at 4-5e-4 at theta 0.6 on Plummer spheres of
+ * 2e4-1e6, with half the interactions.  Other sizes (the side, the particles' bounding box or
+ * their largest distance from the com, each scaled) need about as many interactions for the same
+ * error.  Every operation rounded on its own (bh_mul_rn, bh_add_rn; IEEE division and sqrtf on
+ * both), so the CUDA moments give the CPU's rcrit² from the same centre of mass. */
+#define BH_SIZE_MONO 3.4641016f  /* l / half with monopoles: 2 sqrt(3) */
+#define BH_SIZE_QUAD 2.5980762f  /* l / half with quadrupoles: 3/4 of 2 sqrt(3) */
+TIDE_HD float bh_rcrit2(const bh_cell *C, const bh_mom *M, float theta, int quad)
 {
-	float dx = M->x - C->cx, dy = M->y - C->cy, dz = M->z - C->cz;
-	float l = 3.4641016f * C->half;
-	float r = l / theta + sqrtf(dx * dx + dy * dy + dz * dz);
-	return r * r;
+	float dx = bh_add_rn(M->x, -C->cx), dy = bh_add_rn(M->y, -C->cy), dz = bh_add_rn(M->z, -C->cz);
+	float d2 = bh_add_rn(bh_add_rn(bh_mul_rn(dx, dx), bh_mul_rn(dy, dy)), bh_mul_rn(dz, dz));
+	float l = bh_mul_rn(quad ? BH_SIZE_QUAD : BH_SIZE_MONO, C->half);
+	float r = bh_add_rn(l / theta, sqrtf(d2));
+	return bh_mul_rn(r, r);
 }
 
 #endif
