@@ -10,7 +10,8 @@
 #      (test_bh; skipped with TIDE_PERF_NO_BH=1);
 #   2. the SPHERIC test 2 ladder on the GPU alone (bench/sph_ladder.sh: ~1, 4, 13.3 M particles,
 #      TIDE_PERF_TARGETS to change), and a --profile breakdown of one step at ~13.3 M;
-#   2b. 2 ranks sharing the GPU at ~13.3 M (TIDE_PERF_MPI=0 to skip);
+#   2b. 2 ranks sharing the GPU at ~13.3 M (TIDE_PERF_MPI=0 to skip), also under CUDA MPS when
+#       the node has it (TIDE_PERF_MPS=0 to skip);
 #   3. Nsight Compute on one sph_forces launch at ~1 M particles (TIDE_PERF_NCU=0 to skip):
 #      achieved FLOP/s and bandwidth for the roofline;
 #   4. gravity: TIDE_PERF_GRAVITY="N THETA ..." pairs for tide gravity (default 16.8 M at 0.6),
@@ -57,6 +58,18 @@ if [ "${TIDE_PERF_MPI:-1}" = 1 ]; then
 		-x STARPU_SILENT -x STARPU_NCPU=2 timeout 200 $t run cases/spheric2.yaml --dp 0.00395 \
 		--max-steps 30 --no-output --blocks 2 --profile --out /tmp/p13_2 --quiet 2>&1 | tail -22
 	cat /tmp/p13_2/run_summary.csv
+	if [ "${TIDE_PERF_MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
+		step "the same under CUDA MPS (the ranks' kernels share the GPU at once, not in turns)"
+		export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+		mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+		nvidia-cuda-mps-control -d && sleep 1
+		mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME \
+			-x STARPU_SILENT -x STARPU_NCPU=2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+			timeout 200 $t run cases/spheric2.yaml --dp 0.00395 --max-steps 30 --no-output \
+			--blocks 2 --profile --out /tmp/p13_2m --quiet 2>&1 | grep -E "wall per step|sph_forces"
+		cat /tmp/p13_2m/run_summary.csv
+		echo quit | nvidia-cuda-mps-control
+	fi
 fi
 
 if [ "${TIDE_PERF_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then

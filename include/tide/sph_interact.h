@@ -144,7 +144,7 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
 /* Pressure term p/rho^2 of a particle (tide_pair's pj_over_rho2). */
 TIDE_HD float tide_p_over_rho2(const tide_sph_params *P, float rho)
 {
-	return tide_pressure(P, rho) / (rho * rho);
+	return tide_fdiv(tide_pressure(P, rho), rho * rho);
 }
 
 /* Time-step limits of one particle after its forces (CFL applied by the caller):
