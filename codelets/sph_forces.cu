@@ -99,6 +99,32 @@ __device__ static inline void load_i(const wshare &W, int i, tide_pi &pi, float 
 	pi.p_over_rho2 = pc.x; pi.c = pc.y;
 }
 
+/* Bits of the tile entries [0, nt8) within the support of particle me.  The bits are set 8 at a
+ * time at fixed positions, so that each candidate costs one predicated OR besides its distance
+ * (a bit at a run-time position, a 64-bit shift, select and OR, made the integer pipe the
+ * kernel's bottleneck).  BOUNDARY: the warp has boundary particles, for which the entries'
+ * BOUND_R2 counts; warps of fluid alone (most) skip that term. */
+template <bool BOUNDARY>
+__device__ static inline unsigned long long near_mask(const tile &T, float4 me, uint32_t nt8,
+                                                      float h2x4)
+{
+	const float bw = me.w != 0.f ? 0.f : 1.f; /* 1: me is a boundary particle */
+	uint32_t lo = 0, hi = 0;
+	for (uint32_t k0 = 0; k0 < nt8; k0 += 8) {
+		uint32_t b = 0;
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			float4 q = T.p[k0 + j];
+			float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
+			float r2 = fmaf(dx, dx, fmaf(dy, dy, BOUNDARY ? fmaf(dz, dz, bw * q.w) : dz * dz));
+			if (r2 < h2x4) b |= 1u << j;
+		}
+		if (k0 < 32) lo |= b << k0;
+		else hi |= b << (k0 - 32);
+	}
+	return (unsigned long long)hi << 32 | lo;
+}
+
 /* Pairs of the warp's particles with src[ja, jb), a tile at a time (all threads call it with the
  * same range: it synchronises), added to acc.  active: this thread has a particle (in W at its
  * lane). */
@@ -127,27 +153,11 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 		__syncthreads();
 		/* pass 1: which candidates are neighbours (a boundary particle sees only fluid) */
 		unsigned long long near = 0;
-		if (active) {
-			/* The bits are set 8 at a time at fixed positions, so that each candidate costs
-			 * one predicated OR besides its distance; a bit at a run-time position (a 64-bit
-			 * shift, select and OR) made the integer pipe the kernel's bottleneck. */
-			float4 me = W.ip[lane];
-			const float bw = me.w != 0.f ? 0.f : 1.f; /* 1: this is a boundary particle */
-			uint32_t lo = 0, hi = 0;
-			for (uint32_t k0 = 0; k0 < nt8; k0 += 8) {
-				uint32_t b = 0;
-#pragma unroll
-				for (int j = 0; j < 8; j++) {
-					float4 q = T.p[k0 + j];
-					float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
-					float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, bw * q.w)));
-					if (r2 < P.h2x4) b |= 1u << j;
-				}
-				if (k0 < 32) lo |= b << k0;
-				else hi |= b << (k0 - 32);
-			}
-			near = (unsigned long long)hi << 32 | lo;
-		}
+		float4 me = W.ip[lane];
+		bool all_fluid = __all_sync(full, !active || me.w != 0.f);
+		if (active)
+			near = all_fluid ? near_mask<false>(T, me, nt8, P.h2x4)
+			                 : near_mask<true>(T, me, nt8, P.h2x4);
 		/* number the warp's pairs lane by lane */
 		int cnt = __popcll(near), incl = cnt;
 		for (int d = 1; d < 32; d <<= 1) {
