@@ -27,13 +27,14 @@
 # walk tasks are CUDA-only, and StarPU's idle CPU workers poll), GR_EXPERIMENTS ("strong ratio
 # weak"), GR_DEVICES_RATIO ("cuda cpu"), GR_DEVICE_STRONG and GR_DEVICE_WEAK (cuda; cpu to try
 # the script on a machine without GPU), GR_BUDGET, GR_TIMEOUT, MPIRUN, TIDE (./build/tide).
-# Not yet run on the GPU node.  Expected: every rank generates all N particles (~0.8 us each) and
-# splits them, so a 20 M run takes ~30 s whatever R; the defaults should end in ~5-6 min, the
-# budget skips (row "skipped") what does not fit.  Memory: each essential-node buffer is sized
-# for the sender's whole tree, 2 (R - 1) of them per rank, ~180 MB each at 20 M / 16 ranks, i.e.
-# ~90 GB over the 16 ranks (host and GPU); if R = 16 at 20 M fails, that is the likely cause.
+# Every rank generates all N particles and splits them, so a 20 M run takes 20-50 s whatever R;
+# on the H200 node the defaults ended in 280 s with GR_BUDGET=290 (bench/results/h200-1gpu/).
+# The budget skips (row "skipped") what does not fit.  Memory: each essential-node buffer is
+# sized for the sender's whole tree, 2 (R - 1) of them per rank (~90 GB over 16 ranks at 20 M,
+# host and GPU; it fitted on the H200 node).
 # Writes OUT/gravity_ranks.csv (one row per run), OUT/gravity_ranks_summary.csv (speedups,
-# efficiencies), OUT/raw/*.csv (tide's own rows), OUT/logs/*.log, OUT/machine.txt.
+# efficiencies), OUT/gravity_ranks.png (bench/plot_gravity_ranks.py), OUT/raw/*.csv (tide's
+# own rows), OUT/logs/*.log, OUT/machine.txt.
 set -uo pipefail
 out=${1:-bench/out/gravity_ranks}
 mkdir -p "$out/raw" "$out/logs"
@@ -160,4 +161,6 @@ for r in rows:
 out.close()
 print('\n'.join(lines))
 PY
+"$PY" "$(dirname "$0")/plot_gravity_ranks.py" "$out/gravity_ranks_summary.csv" \
+	"$out/gravity_ranks.png" || echo "[gravity_ranks] no plot (matplotlib missing?)"
 echo "[gravity_ranks] done in $(( SECONDS - start )) s; $csv, $out/gravity_ranks_summary.csv"

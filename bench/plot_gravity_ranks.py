@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Plot bench/gravity_ranks.sh's summary CSV: time per gravity step against the rank count for
+the strong and weak runs, and the GPU/CPU speedup per rank count (the Barnes-Hut paper's Fig. 12).
+
+usage: bench/plot_gravity_ranks.py SUMMARY.csv OUT.png"""
+import csv
+import sys
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(sys.argv) == 2 else 2
+    try:
+        rows = list(csv.DictReader(open(sys.argv[1])))
+    except OSError as e:
+        print(f"plot_gravity_ranks: cannot read {sys.argv[1]}: {e.strerror}", file=sys.stderr)
+        return 2
+    need = {"experiment", "device", "n", "ranks", "t_step_s", "gpu_over_cpu_speedup"}
+    if not rows or not need <= set(rows[0]):
+        print(f"plot_gravity_ranks: {sys.argv[1]} is not a gravity_ranks summary (columns "
+              f"{', '.join(sorted(need))} needed)", file=sys.stderr)
+        return 2
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    series = {}
+    for r in rows:
+        if not r["t_step_s"]:
+            continue
+        key = (r["experiment"], r["device"], r["n"] if r["experiment"] != "weak" else "")
+        series.setdefault(key, []).append((int(r["ranks"]), float(r["t_step_s"])))
+    for (exp, dev, n), pts in sorted(series.items()):
+        pts.sort()
+        label = f"{exp} {dev}" + (f" N={int(n)/1e6:g} M" if n else " (N/rank fixed)")
+        ax[0].plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=label)
+    ax[0].set_xscale("log", base=2)
+    ax[0].set_yscale("log")
+    ax[0].set_xlabel("MPI ranks sharing one GPU (or the node's cores)")
+    ax[0].set_ylabel("time per gravity step [s]")
+    ax[0].legend(fontsize=7)
+    ratio = sorted((int(r["ranks"]), float(r["gpu_over_cpu_speedup"]))
+                   for r in rows if r["gpu_over_cpu_speedup"])
+    ax[1].bar([str(p[0]) for p in ratio], [p[1] for p in ratio])
+    ax[1].set_yscale("log")
+    ax[1].set_xlabel("MPI ranks")
+    ax[1].set_ylabel("GPU tree / CPU tree speedup [-]")
+    fig.tight_layout()
+    try:
+        fig.savefig(sys.argv[2], dpi=110)
+    except OSError as e:
+        print(f"plot_gravity_ranks: cannot write {sys.argv[2]}: {e.strerror}", file=sys.stderr)
+        return 1
+    print(f"plot_gravity_ranks: wrote {sys.argv[2]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
