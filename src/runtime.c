@@ -35,6 +35,46 @@ static int env_int(const char *name)
 	return v ? atoi(v) : -1;
 }
 
+/* GPUs of this node: /dev/nvidia0, 1, ... (counted without initialising CUDA, which StarPU does
+ * later); TIDE_TEST_NGPUS overrides the count, for the tests of a machine without GPUs. */
+static int node_gpus(void)
+{
+	int forced = env_int("TIDE_TEST_NGPUS");
+	if (forced >= 0) return forced;
+	int n = 0;
+	char path[32];
+	for (; n < 64; n++) {
+		snprintf(path, sizeof path, "/dev/nvidia%d", n);
+		if (access(path, F_OK) != 0) break;
+	}
+	return n;
+}
+
+/* Several ranks on a node with several GPUs: unless the user chose (STARPU_NCUDA,
+ * STARPU_WORKERS_CUDAID, CUDA_VISIBLE_DEVICES), each rank drives its own share of the GPUs (as
+ * many ranks as GPUs: one each; fewer ranks: several each; more ranks: ranks share a GPU, rank r
+ * taking GPU r mod G), instead of every rank using every GPU. */
+static void place_local_gpus(int lrank, int lsize)
+{
+	if (getenv("STARPU_NCUDA") || getenv("STARPU_WORKERS_CUDAID") ||
+	    getenv("CUDA_VISIBLE_DEVICES") || getenv("TIDE_NO_PLACEMENT"))
+		return;
+	int ngpu = node_gpus();
+	if (ngpu <= 1) return;
+	int first = lsize <= ngpu ? lrank * ngpu / lsize : lrank % ngpu;
+	int last = lsize <= ngpu ? (lrank + 1) * ngpu / lsize : first + 1;
+	char ids[256], num[16];
+	size_t k = 0;
+	for (int g = first; g < last && k + 8 < sizeof ids; g++)
+		k += (size_t)snprintf(ids + k, sizeof ids - k, "%s%d", k ? " " : "", g);
+	snprintf(num, sizeof num, "%d", last - first);
+	setenv("STARPU_NCUDA", num, 1);
+	setenv("STARPU_WORKERS_CUDAID", ids, 1);
+	if (getenv("TIDE_PLACEMENT_VERBOSE"))
+		fprintf(stderr, "tide: local rank %d of %d drives GPU(s) %s of %d\n", lrank, lsize, ids,
+		        ngpu);
+}
+
 /* Several ranks on one node: unless the user placed the workers himself, give each rank its own
  * range of cores (StarPU would otherwise bind every rank's workers to the same first cores, and
  * their spinning workers fight over them), with the MPI thread on the range's last core.  With
@@ -45,6 +85,7 @@ static void place_local_ranks(void)
 	int lrank = env_int("OMPI_COMM_WORLD_LOCAL_RANK"), lsize = env_int("OMPI_COMM_WORLD_LOCAL_SIZE");
 	if (lrank < 0) { lrank = env_int("MPI_LOCALRANKID"); lsize = env_int("MPI_LOCALNRANKS"); }
 	if (lrank < 0 || lsize <= 1) return;
+	place_local_gpus(lrank, lsize);
 	if (getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
 	    getenv("STARPU_WORKERS_NOBIND") || getenv("TIDE_NO_PLACEMENT"))
 		return;
