@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <unistd.h>
 #include <starpu.h>
+#include "tide/block_interface.h"
 #include "tide/case.h"
 #include "tide/checkpoint.h"
 #include "tide/commands.h"
@@ -394,7 +395,9 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
 		if (tide_sim_step(sim)) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
-		step_time += tide_wtime() - ts;
+		double dt_wall = tide_wtime() - ts;
+		if (sim->step == step0 + 1) st->first_step_s = dt_wall;
+		step_time += dt_wall;
 		{
 			double fill;
 			size_t n = tide_sim_count(sim, &fill);
@@ -465,6 +468,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	st->t_sim = sim->t;
 	st->wall_s = tide_wtime() - wall0;
 	st->time_per_step_s = steps ? step_time / steps : 0;
+	/* the first step also uploads the particles and allocates on the devices */
+	st->later_step_s = steps > 1 ? (step_time - st->first_step_s) / (steps - 1) : 0;
 	st->particle_steps_per_s = step_time > 0 ? (double)n0 * steps / step_time : 0;
 	unsigned long long d = tide_device_bytes_used();
 	st->peak_device_bytes = d > peak_dev ? d : peak_dev;
@@ -633,7 +638,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	memset(&c, 0, sizeof c);
 	memset(&cs, 0, sizeof cs);
 	void *mem = NULL;
-	tide_block_view all;
+	tide_block_view all = {0};
 	/* every rank reads the case (or the checkpoint) and builds the same particles (it keeps
 	 * only its blocks); the input is validated identically everywhere, so all ranks fail or
 	 * none */
@@ -661,17 +666,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
+	void *built = NULL; /* the particles of a fresh run, as a host block */
 	if (o->restart) {
 		st.n_fluid = cs.n_fluid0;
 		st.n_bound = cs.n_bound0;
-	} else {
-		tide_particle_set ps;
-		memset(&ps, 0, sizeof ps);
-		if (tide_case_build(&c, &ps)) return fail_rank(rt);
-		st.n_fluid = tide_pset_count_type(&ps, TIDE_FLUID);
-		st.n_bound = tide_pset_count_type(&ps, TIDE_BOUND);
-		if (tide_host_block_from_set(&ps, &mem, &all)) return fail_rank(rt);
-		tide_pset_free(&ps);
+	} else if (tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound)) {
+		return fail_rank(rt);
 	}
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
@@ -706,9 +706,11 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		if (o->restart)
 			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
 			          "split again\n", nb, cs.nblocks);
-		if (tide_sim_setup(&sim, &c, &all, nb)) return fail_rank(rt);
+		/* a fresh run of one block keeps the built particles as that block (no copy) */
+		if (tide_sim_setup_take(&sim, &c, &built, &all, nb)) return fail_rank(rt);
 	}
 	free(mem);
+	tide_block_free_host(built, all.cap);
 	if (tide_sim_check_memory(&sim)) {
 		tide_sim_free(&sim);
 		return fail_rank(rt);

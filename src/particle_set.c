@@ -16,7 +16,7 @@ static int grow(void **p, size_t elem, size_t cap)
 
 int tide_pset_reserve(tide_particle_set *s, size_t cap)
 {
-	if (cap <= s->cap) return 0;
+	if (cap <= s->cap || s->mode) return 0; /* counting and fixed sets do not grow */
 	if (grow((void **)&s->x, sizeof(double), cap) || grow((void **)&s->y, sizeof(double), cap) ||
 	    grow((void **)&s->z, sizeof(double), cap) || grow((void **)&s->vx, sizeof(float), cap) ||
 	    grow((void **)&s->vy, sizeof(float), cap) || grow((void **)&s->vz, sizeof(float), cap) ||
@@ -32,7 +32,18 @@ int tide_pset_reserve(tide_particle_set *s, size_t cap)
 
 int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho, uint32_t type)
 {
-	if (s->n == s->cap && tide_pset_reserve(s, s->cap ? 2 * s->cap : 1024)) return -1;
+	if (s->mode == TIDE_PSET_COUNT) {
+		s->n++;
+		return 0;
+	}
+	if (s->n == s->cap) {
+		if (s->mode == TIDE_PSET_FIXED) {
+			fprintf(stderr, "tide: internal error: a builder made more than the %zu particles "
+			        "it counted.\n", s->cap);
+			return -1;
+		}
+		if (tide_pset_reserve(s, s->cap ? 2 * s->cap : 1024)) return -1;
+	}
 	size_t i = s->n++;
 	s->x[i] = x; s->y[i] = y; s->z[i] = z;
 	s->vx[i] = s->vy[i] = s->vz[i] = 0.f;
@@ -44,6 +55,10 @@ int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho
 
 void tide_pset_free(tide_particle_set *s)
 {
+	if (s->mode) { /* nothing of its own */
+		memset(s, 0, sizeof *s);
+		return;
+	}
 	free(s->x); free(s->y); free(s->z); free(s->vx); free(s->vy); free(s->vz);
 	free(s->rho); free(s->id); free(s->type);
 	memset(s, 0, sizeof *s);

@@ -41,6 +41,8 @@ static const field fields[] = {
 	FIELD(n_outputs, "n_outputs[-]", F_INT),
 	FIELD(dp, "dp[m]", F_DBL),
 	FIELD(h, "h[m]", F_DBL),
+	FIELD(first_step_s, "first_step[s]", F_DBL),
+	FIELD(later_step_s, "later_steps[s]", F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -136,6 +136,11 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const floa
 {
 	for (int k = 0; k < 3; k++) {
 		int n = g->n[g->axis[k]];
+		if (p[k] == 1) { /* one range: no need to weigh a billion particles */
+			cut[k][0] = 0;
+			cut[k][1] = n;
+			continue;
+		}
 		double *w = calloc((size_t)n, sizeof *w);
 		if (!w) abort();
 		for (uint32_t i = 0; i < all->count; i++) {

@@ -105,6 +105,66 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 	return 0;
 }
 
+/* Capacity of a block that starts with cnt particles (nb blocks, avg particles per block).
+ * A run rebalances when a block or halo is 80 % full, so every block of several starts well
+ * below that, with room for inflow between rebalances.  One block alone covers the domain and
+ * can only lose particles: it gets a fixed margin, and its fill is not watched
+ * (tide_sim_count).  GPU memory per particle is a figure users compare: that block costs its
+ * 84 bytes per particle, not 105. */
+static uint32_t block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
+{
+	if (nb == 1) return cnt + 1024;
+	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
+}
+
+int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
+                          size_t *n_fluid, size_t *n_bound)
+{
+	/* first pass: count; second: write the fields in place */
+	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
+	double t0 = tide_wtime();
+	*mem = NULL;
+	if (tide_case_build(c, &s)) return -1;
+	double t1 = tide_wtime();
+	size_t n = s.n;
+	uint32_t cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
+	*mem = tide_block_alloc_host_pin(cap, nblocks == 1); /* else a temporary */
+	if (!*mem) {
+		fprintf(stderr, "tide: out of host memory for %s of %zu particles (%.1f GiB)%s.\n",
+		        nblocks == 1 ? "a block" : "the set", n,
+		        (double)cap * TIDE_BLOCK_BPP / 1073741824.0, TIDE_OOM_ADVICE);
+		return -1;
+	}
+	*v = tide_block_view_make(*mem, cap, 0);
+	s = (tide_particle_set){.n = 0, .cap = n, .x = v->x, .y = v->y, .z = v->z, .vx = v->vx,
+	                        .vy = v->vy, .vz = v->vz, .rho = v->rho, .id = v->id,
+	                        .type = v->type, .mode = TIDE_PSET_FIXED};
+	if (tide_case_build(c, &s) || s.n != n) {
+		if (s.n != n)
+			fprintf(stderr, "tide: internal error: the case builder made %zu particles after "
+			        "counting %zu.\n", s.n, n);
+		tide_block_free_host(*mem, cap);
+		*mem = NULL;
+		return -1;
+	}
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		v->vx1[i] = v->vx[i];
+		v->vy1[i] = v->vy[i];
+		v->vz1[i] = v->vz[i];
+		v->rho1[i] = v->rho[i];
+		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
+		v->key[i] = 0;
+		nf += v->type[i] == TIDE_FLUID;
+	}
+	v->count = (uint32_t)n;
+	tide_debug("built %zu particles into a host block of %u: counted in %.2f s, made in %.2f s\n",
+	           n, cap, t1 - t0, tide_wtime() - t1);
+	*n_fluid = nf;
+	*n_bound = n - nf;
+	return 0;
+}
+
 void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
 {
 	memset(s, 0, sizeof *s);
@@ -133,19 +193,23 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
  * particles of `all`, in order (each must lie in the block's box).  caps == NULL / halo_cap
  * == 0: capacities are computed from the counts; otherwise they are the given ones. */
 static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
-                        const uint32_t *caps, uint32_t halo_cap)
+                        const uint32_t *caps, uint32_t halo_cap, void **adopt)
 {
 	const tide_sph_params *P = &sim->P;
 	const tide_grid *g = &P->grid;
 	int nb = sim->nblocks;
 	uint32_t *cnt = calloc(nb, sizeof *cnt);
 	uint32_t *face = calloc((size_t)nb * 6, sizeof *face);
-	int *where = malloc(sizeof(int) * (all->count ? all->count : 1));
+	int one = nb == 1 && !counts; /* one block made from all: where[] is not needed */
+	int *where = malloc(sizeof(int) * (all->count && !one ? all->count : 1));
 	tide_block_arg *box = malloc(sizeof *box * (size_t)nb);
-	int ret = -1;
+	int ret = -1, adopted = 0;
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
-	if (counts) {
+	if (one) {
+		/* one block: every particle is its, and it has no faces (no halos) */
+		cnt[0] = all->count;
+	} else if (counts) {
 		uint32_t i = 0;
 		for (int b = 0; b < nb; b++) {
 			cnt[b] = counts[b];
@@ -171,7 +235,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 	}
 	/* particles on each face of each block: the halo capacity */
-	for (uint32_t i = 0; i < all->count; i++) {
+	for (uint32_t i = 0; i < all->count && nb > 1; i++) {
 		int c[3], lo[3], hi[3];
 		tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
 		tide_box_bounds(&box[where[i]], lo, hi);
@@ -194,9 +258,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		/* a run rebalances when a block is 80 % full, so every block starts below that; one
 		 * block alone can only lose particles and needs no more (GPU memory per particle is a
 		 * figure users compare), several get room for inflow between rebalances */
-		uint32_t cap = cnt[b] + cnt[b] / 4 + 1024;
-		if (nb > 1) cap += cnt[b] / 4 + avg / 4 + 2 * sim->halo_cap;
-		if (caps) cap = caps[b];
+		uint32_t cap = caps ? caps[b] : block_cap(cnt[b], nb, avg, sim->halo_cap);
 		if (cap < cnt[b]) {
 			fprintf(stderr, "tide: block %d holds %u particles, more than its capacity %u.\n", b,
 			        cnt[b], cap);
@@ -206,6 +268,13 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		k->owner = tide_decomp_owner(sim->p, b, sim->size);
 		if (cap > maxcap) maxcap = cap;
 		if (k->owner != sim->rank) continue;
+		if (adopt && *adopt && nb == 1 && !counts && cap == all->cap && (void *)all->x == *adopt) {
+			/* all was built as this block (tide_host_block_build): no copy */
+			k->host = *adopt;
+			*adopt = NULL;
+			adopted = 1;
+			continue;
+		}
 		k->host = tide_block_alloc_host(cap);
 		if (!k->host) {
 			fprintf(stderr, "tide: out of host memory for a block of %u particles%s.\n", cap,
@@ -213,9 +282,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			goto out;
 		}
 	}
-	for (int b = 0; b < nb; b++) cnt[b] = 0;
-	for (uint32_t i = 0; i < all->count; i++) {
-		int b = where[i];
+	for (int b = 0; b < nb; b++) cnt[b] = adopted ? all->count : 0;
+	for (uint32_t i = 0; i < all->count && !adopted; i++) {
+		int b = one ? 0 : where[i];
 		if (!sim->blk[b].host) {
 			cnt[b]++;
 			continue;
@@ -336,18 +405,24 @@ static int setup_end(tide_sim *sim, const tide_block_view *all)
 
 /* Blocks of equal cost along every cut axis: estimated (w == NULL) or measured (weights). */
 static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_view *all,
-                          int nblocks, const float *w)
+                          int nblocks, const float *w, void **adopt)
 {
 	if (setup_begin(sim, c, nblocks, NULL)) return -1;
 	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
-	if (register_all(sim, all, NULL, NULL, 0)) return -1;
+	if (register_all(sim, all, NULL, NULL, 0, adopt)) return -1;
 	return setup_end(sim, all);
 }
 
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
 {
-	return setup_weighted(sim, c, all, nblocks, NULL);
+	return setup_weighted(sim, c, all, nblocks, NULL, NULL);
+}
+
+int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tide_block_view *all,
+                        int nblocks)
+{
+	return setup_weighted(sim, c, all, nblocks, NULL, mem);
 }
 
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
@@ -360,13 +435,14 @@ int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_vi
 	}
 	if (setup_begin(sim, c, nblocks, ranges)) return -1;
 	for (int b = 0; b < nblocks; b++) sim->blk[b].range = ranges[b];
-	if (register_all(sim, all, counts, caps, halo_cap)) return -1;
+	if (register_all(sim, all, counts, caps, halo_cap, NULL)) return -1;
 	return setup_end(sim, all);
 }
 
 size_t tide_sim_count(const tide_sim *sim, double *max_fill)
 {
-	if (max_fill) *max_fill = sim->last.fill;
+	/* one block can only lose particles (block_cap): its fill means nothing */
+	if (max_fill) *max_fill = sim->nblocks > 1 ? sim->last.fill : 0;
 	return sim->last.count;
 }
 
@@ -501,7 +577,7 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 		}
 	tide_sim saved = *sim;
 	unregister_all(sim);
-	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w);
+	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w, NULL);
 	if (!ret && fluid_new)
 		for (uint32_t i = 0; i < all.count; i++)
 			fluid_new[sim->blk[tide_sim_block_of(sim, all.x[i], all.y[i], all.z[i])].owner] +=

@@ -19,6 +19,10 @@ struct tide_block_iface {
 void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
                          uint32_t count);
 void *tide_block_alloc_host(uint32_t cap);
+/* The same for pin = 1; pin = 0: a host-only temporary, neither pinned nor counted towards
+ * StarPU's memory limit.  (tide_block_alloc_host pins unless the block is larger than a
+ * quarter of the machine's memory.) */
+void *tide_block_alloc_host_pin(uint32_t cap, int pin);
 void tide_block_free_host(void *ptr, uint32_t cap);
 
 /* View of the replica a codelet was given. */

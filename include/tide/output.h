@@ -121,6 +121,7 @@ typedef struct tide_run_stats {
 	char sched[32];
 	int n_outputs;
 	double dp, h;
+	double first_step_s, later_step_s; /* the first step; the mean of the others (0: < 2 steps) */
 } tide_run_stats;
 
 /* Writes dir/run_summary.csv (a header row with units and one value row) and

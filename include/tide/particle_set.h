@@ -16,7 +16,13 @@ typedef struct tide_particle_set {
 	float *rho;             /* density [kg/m^3] */
 	uint32_t *id;           /* unique particle id, 0..n-1 at creation */
 	uint32_t *type;         /* enum tide_ptype */
+	/* 0: the set owns growable arrays.  TIDE_PSET_COUNT: nothing is stored, pushes only count
+	 * (a builder's first pass).  TIDE_PSET_FIXED: the arrays are someone else's (the fields of
+	 * a host block) with room for cap particles; pushes beyond it fail, free leaves them. */
+	int mode;
 } tide_particle_set;
+
+enum { TIDE_PSET_COUNT = 1, TIDE_PSET_FIXED = 2 };
 
 /* All return 0 on success, -1 on allocation failure (message printed). */
 int  tide_pset_reserve(tide_particle_set *s, size_t cap);

@@ -56,10 +56,24 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P);
 /* A host block of all particles (every field) made from a freshly built particle set. */
 int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v);
 
+/* Builds the case's particles straight into one host block (tide_block_alloc_host memory in
+ * *mem, view *v; free with tide_block_free_host(*mem, v->cap)), counting them first: no
+ * particle set is held beside it.  With nblocks == 1 the block has the capacity of the
+ * simulation's single block and tide_sim_setup_take uses it as that block's main-memory
+ * replica, so a run of one block holds each particle once on the host (84 B; a billion
+ * particles fit a 128 GiB node).  0 or -1 (message). */
+int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
+                          size_t *n_fluid, size_t *n_bound);
+
 /* Splits the particles of `all` into about nblocks blocks as the case's decomposition says and
  * registers everything.  Under MPI every rank passes the same particles; blocks belong to ranks
  * as tide_decomp_owner says.  0 or -1. */
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks);
+/* tide_sim_setup, which takes *mem (from tide_host_block_build, holding `all`) as the host
+ * replica of the single block when it can: *mem is then NULL, and `all` is that block's data
+ * until the simulation is freed.  Otherwise *mem is left to the caller. */
+int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tide_block_view *all,
+                        int nblocks);
 /* The same with given blocks (a restart): nblocks blocks of boxes `ranges` (an aligned grid in
  * block order, as tide_sim_setup makes), block b taking the next counts[b] particles of `all` in their order, capacities
  * caps[b] (NULL: computed) and halo capacity halo_cap (0: computed).  0 or -1 (message). */
