@@ -2,6 +2,7 @@
 // tide info: what StarPU found on this machine (and, under mpirun, on every rank).
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <starpu.h>
 #include "tide/commands.h"
 #include "tide/runtime.h"
@@ -10,6 +11,10 @@ static void print_workers(const tide_runtime *rt)
 {
 	printf("rank %d/%d: %d CPU workers, %d CUDA workers, scheduler %s\n", rt->rank, rt->size,
 	       rt->ncpu, rt->ncuda, rt->sched);
+	/* StarPU sizes the main memory from hwloc, which a virtual machine may misreport */
+	double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	printf("  main memory: %.1f GiB, %.1f GiB for StarPU\n", ram / (1024.0 * 1024.0 * 1024.0),
+	       (double)starpu_memory_get_total(STARPU_MAIN_RAM) / (1024.0 * 1024.0 * 1024.0));
 	unsigned nw = starpu_worker_get_count();
 	for (unsigned w = 0; w < nw; w++) {
 		if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER) continue;

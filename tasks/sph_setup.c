@@ -326,7 +326,10 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			}
 		}
 	}
-	starpu_vector_data_register(&sim->scratch, -1, 0, tide_sort_scratch_bytes(maxcap), 1);
+	/* in 8-byte elements: StarPU's vector count is 32-bit, and the scratch of a block of a
+	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
+	starpu_vector_data_register(&sim->scratch, -1, 0,
+	                            (uint32_t)((tide_sort_scratch_bytes(maxcap) + 7) / 8), 8);
 	ret = 0;
 out:
 	free(cnt);

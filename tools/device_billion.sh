@@ -21,6 +21,9 @@ step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 free -g | head -2
 df -h /tmp | tail -1
+echo "overcommit_memory $(cat /proc/sys/vm/overcommit_memory), ratio $(cat /proc/sys/vm/overcommit_ratio)"
+grep -E "MemTotal|CommitLimit|Committed_AS" /proc/meminfo | tr -s ' ' | paste -sd' '
+$t info | grep -E "memory|CUDA device"
 
 step "correctness with the CUDA worker"
 timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -1
