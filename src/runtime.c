@@ -4,18 +4,16 @@
 // MPI_THREAD_MULTIPLE: besides StarPU-MPI's progress thread, the main thread calls MPI at output
 // time (collective parallel-HDF5 writes, MPI_Abort), which StarPU's own MPI_THREAD_SERIALIZED
 // does not allow.
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/log.h"
 #include "tide/runtime.h"
 
-static int with_mpi, mpi_ours, mpi_multiple, oversubscribed;
+static int with_mpi, mpi_ours, mpi_multiple;
 
 /* Launched by mpirun (or srun) with more than one rank?  A lone process skips MPI, so StarPU
  * keeps the core its MPI progress thread would take. */
@@ -88,8 +86,7 @@ static void place_local_ranks(void)
 	if (lrank < 0) { lrank = env_int("MPI_LOCALRANKID"); lsize = env_int("MPI_LOCALNRANKS"); }
 	if (lrank < 0 || lsize <= 1) return;
 	place_local_gpus(lrank, lsize);
-	oversubscribed = sysconf(_SC_NPROCESSORS_ONLN) / lsize < 2;
-	if (oversubscribed)
+	if (sysconf(_SC_NPROCESSORS_ONLN) / lsize < 2)
 		/* StarPU-MPI's progression thread polls MPI_Test without pause; sharing a core with
 		 * a worker, it took half of the worker's time (2 ranks on 2 cores: sph_forces 2.2x
 		 * slower than alone).  Open MPI then gives the core up when a poll finds nothing
@@ -103,7 +100,16 @@ static void place_local_ranks(void)
 	long per = ncores / lsize;
 	char buf[4096];
 	if (per < 2) {
-		setenv("STARPU_WORKERS_NOBIND", "1", 1);
+		/* one worker per rank; with a core for each rank's worker it stays on that core (2
+		 * ranks of 200 k particles on 2 cores: 116 -> 100 ms per step against floating
+		 * workers, which the kernel kept moving onto the core of the other rank's busy
+		 * threads), the MPI and main threads float.  More ranks than cores: all float. */
+		if (lsize <= ncores) {
+			snprintf(buf, sizeof buf, "%d", lrank);
+			setenv("STARPU_WORKERS_CPUID", buf, 1);
+		} else {
+			setenv("STARPU_WORKERS_NOBIND", "1", 1);
+		}
 		setenv("STARPU_MPI_NOBIND", "1", 1);
 		if (!getenv("STARPU_NCPU")) setenv("STARPU_NCPU", "1", 1);
 		return;
@@ -121,35 +127,6 @@ static void place_local_ranks(void)
 		snprintf(buf, sizeof buf, "%ld", per - 1 - gpu > 0 ? per - 1 - gpu : 1);
 		setenv("STARPU_NCPU", buf, 1);
 	}
-}
-
-/* With fewer than two cores per rank, StarPU-MPI's progression thread ("MPI") shares a core
- * with a worker, and while any receive is posted it polls without sleeping (even with Open
- * MPI's yield it keeps the core half of the time).  Lowered to the lowest priority, it still
- * runs whenever it has a message to handle, within a scheduler period, but no longer takes
- * the worker's time.  Linux applies setpriority() of a thread id to that thread alone.
- * TIDE_MPI_THREAD_NICE overrides the niceness (0: leave it). */
-static void lower_mpi_thread(void)
-{
-	const char *v = getenv("TIDE_MPI_THREAD_NICE");
-	int nice = v ? atoi(v) : 19;
-	if (!oversubscribed || nice <= 0) return;
-	DIR *d = opendir("/proc/self/task");
-	if (!d) return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char path[288], name[32] = "";
-		if (e->d_name[0] == '.') continue;
-		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f) continue;
-		if (!fgets(name, sizeof name, f)) name[0] = 0;
-		fclose(f);
-		if (!strcmp(name, "MPI\n") && setpriority(PRIO_PROCESS, (id_t)atoi(e->d_name), nice) == 0)
-			tide_debug("StarPU-MPI's progression thread (task %s) at niceness %d\n", e->d_name,
-			           nice);
-	}
-	closedir(d);
 }
 
 int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
@@ -190,7 +167,6 @@ int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 		        "--bind-to none.\n", ret);
 		return -1;
 	}
-	if (with_mpi) lower_mpi_thread();
 	rt->rank = with_mpi ? starpu_mpi_world_rank() : 0;
 	rt->size = with_mpi ? starpu_mpi_world_size() : 1;
 	rt->ncpu = (int)starpu_cpu_worker_get_count();
