@@ -255,9 +255,6 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		/* a run rebalances when a block is 80 % full, so every block starts below that; one
-		 * block alone can only lose particles and needs no more (GPU memory per particle is a
-		 * figure users compare), several get room for inflow between rebalances */
 		uint32_t cap = caps ? caps[b] : block_cap(cnt[b], nb, avg, sim->halo_cap);
 		if (cap < cnt[b]) {
 			fprintf(stderr, "tide: block %d holds %u particles, more than its capacity %u.\n", b,
