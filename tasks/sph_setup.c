@@ -82,6 +82,20 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	g->plane = (uint32_t)g->n[g->axis[1]] * (uint32_t)g->n[g->axis[2]];
 }
 
+/* The fields a particle set does not have, for particles 0..n-1 of a fresh block: the Verlet
+ * history equal to the present, no forces, no cell key. */
+static void start_history(tide_block_view *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		v->vx1[i] = v->vx[i];
+		v->vy1[i] = v->vy[i];
+		v->vz1[i] = v->vz[i];
+		v->rho1[i] = v->rho[i];
+		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
+		v->key[i] = 0;
+	}
+}
+
 int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v)
 {
 	uint32_t cap = (uint32_t)(s->n ? s->n : 1);
@@ -93,15 +107,12 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 	*v = tide_block_view_make(*mem, cap, (uint32_t)s->n);
 	for (size_t i = 0; i < s->n; i++) {
 		v->x[i] = s->x[i]; v->y[i] = s->y[i]; v->z[i] = s->z[i];
-		v->vx[i] = v->vx1[i] = s->vx[i];
-		v->vy[i] = v->vy1[i] = s->vy[i];
-		v->vz[i] = v->vz1[i] = s->vz[i];
-		v->rho[i] = v->rho1[i] = s->rho[i];
-		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
+		v->vx[i] = s->vx[i]; v->vy[i] = s->vy[i]; v->vz[i] = s->vz[i];
+		v->rho[i] = s->rho[i];
 		v->id[i] = s->id[i];
 		v->type[i] = s->type[i];
-		v->key[i] = 0;
 	}
+	start_history(v, s->n);
 	return 0;
 }
 
@@ -147,16 +158,9 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 		*mem = NULL;
 		return -1;
 	}
+	start_history(v, n);
 	size_t nf = 0;
-	for (size_t i = 0; i < n; i++) {
-		v->vx1[i] = v->vx[i];
-		v->vy1[i] = v->vy[i];
-		v->vz1[i] = v->vz[i];
-		v->rho1[i] = v->rho[i];
-		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
-		v->key[i] = 0;
-		nf += v->type[i] == TIDE_FLUID;
-	}
+	for (size_t i = 0; i < n; i++) nf += v->type[i] == TIDE_FLUID;
 	v->count = (uint32_t)n;
 	tide_debug("built %zu particles into a host block of %u: counted in %.2f s, made in %.2f s\n",
 	           n, cap, t1 - t0, tide_wtime() - t1);
