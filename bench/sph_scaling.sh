@@ -3,15 +3,21 @@
 # bench/sph_scaling.sh — strong and weak scaling of distributed SPH over MPI ranks (the multi-GPU
 # paper's Figs. 6-7 and 11), on whatever machine it is given.
 #
-#   bench/sph_scaling.sh [--mode strong|weak] [--ranks "1 2 4"] [--case FILE] [--dp X]
+#   bench/sph_scaling.sh [--mode strong|weak|weak-copies] [--ranks "1 2 4"] [--case FILE] [--dp X]
 #                        [--steps S] [--blocks-per-rank B] [--out DIR] [--tide PATH] [-- tide args]
 #
 # strong: the same case (dp X) on every rank count; speedup s = T1/TN, efficiency s/N.
 # weak:   dp shrinks with the rank count (3-D: dp_N = X / N^(1/3)) so the particles per rank stay
 #         about constant; efficiency = (particle-steps/s per rank at N) / (that at 1 rank), which
-#         stays honest when the particle count is not exactly N times the 1-rank one.
-# T is the time per step from two runs of W and W+S steps (difference of wall times), as in
-# bench/sph_ladder.sh.  Environment: MPIRUN (default: mpirun --allow-run-as-root --oversubscribe
+#         stays honest when the particle count is not exactly N times the 1-rank one.  This is
+#         the paper's Fig. 11, but refining also changes the work per particle (more fluid
+#         against wall particles, SPHERIC 2: 50 % fluid at 224 k, 55 % at 402 k particles).
+# weak-copies: N mirrored copies of the tank along x at the same dp (bench/mirror_case.py;
+#         needs python3-yaml), so every rank gets the same work; efficiency = T1 / TN.
+# T is the summary's later_steps of a run of W+S steps: the mean time of the steps after the
+# first (which includes the uploads), measured inside tide, so that the case set-up's ~1-2 s
+# of jitter does not enter (it did with the difference of two runs' wall times: 107 against
+# 80 ms/step for one rank).  Environment: MPIRUN (default: mpirun --allow-run-as-root --oversubscribe
 # --bind-to none), NCPU_PER_RANK (STARPU_NCPU of each rank, default: cores / ranks, at least 1),
 # and any STARPU_* variable (passed to every rank).  Writes DIR/sph_scaling_MODE.csv and .png.
 set -euo pipefail
@@ -26,7 +32,7 @@ while [ $# -gt 0 ]; do
 	*) echo "sph_scaling.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ "$mode" = strong ] || [ "$mode" = weak ] || { echo "--mode must be strong or weak" >&2; exit 2; }
+case $mode in strong|weak|weak-copies) ;; *) echo "--mode must be strong, weak or weak-copies" >&2; exit 2 ;; esac
 for d in "$repo/.deps/lib" /usr/local/cuda/lib64; do
 	[ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 done
@@ -46,13 +52,13 @@ print(r[1][h.index(sys.argv[2])])
 PY
 }
 
-run() { # ranks dp nsteps dir
-	local n=$1 d=$2 ns=$3 dir=$4 ncpu=${NCPU_PER_RANK:-$(( cores / $1 > 0 ? cores / $1 : 1 ))}
+run() { # ranks dp nsteps dir [case]
+	local n=$1 d=$2 ns=$3 dir=$4 cf=${5:-$case_file} ncpu=${NCPU_PER_RANK:-$(( cores / $1 > 0 ? cores / $1 : 1 ))}
 	local env_args=(-x "STARPU_NCPU=$ncpu" -x STARPU_SILENT=1 -x LD_LIBRARY_PATH)
 	while IFS= read -r v; do env_args+=(-x "$v"); done < <(env | grep '^STARPU_' | cut -d= -f1 | grep -v '^STARPU_NCPU$')
-	[ "$n" -gt 1 ] && [ "$ncpu" -le 1 ] && env_args+=(-x STARPU_WORKERS_NOBIND=1)
+	# one core per rank or less: tide places the workers itself (src/runtime.c)
 	rm -rf "$dir"
-	"${mpirun[@]}" -np "$n" "${env_args[@]}" "$tide" run "$case_file" --dp "$d" --max-steps "$ns" \
+	"${mpirun[@]}" -np "$n" "${env_args[@]}" "$tide" run "$cf" --dp "$d" --max-steps "$ns" \
 		--no-output --blocks $(( n * bpr )) --out "$dir" --quiet ${pass[@]+"${pass[@]}"} > "$dir.log" 2>&1 ||
 		{ echo "tide failed on $n ranks: $(tail -n 3 "$dir.log")" >&2; exit 1; }
 }
@@ -61,20 +67,23 @@ t1= pps1=
 for n in $ranks; do
 	d=$dp
 	[ "$mode" = weak ] && d=$("$PY" -c "print($dp / $n ** (1/3))")
-	run "$n" "$d" "$warm" "$out/scal_${n}_a"
-	run "$n" "$d" $(( warm + steps )) "$out/scal_${n}_b"
-	wa=$(col "$out/scal_${n}_a/run_summary.csv" wall); wb=$(col "$out/scal_${n}_b/run_summary.csv" wall)
+	cf=$case_file
+	if [ "$mode" = weak-copies ]; then
+		cf=$out/copies_$n.yaml
+		"$PY" "$here/mirror_case.py" "$case_file" "$n" "$cf"
+	fi
+	run "$n" "$d" $(( warm + steps )) "$out/scal_${n}_b" "$cf"
+	tl=$(col "$out/scal_${n}_b/run_summary.csv" later_steps)
 	np=$(( $(col "$out/scal_${n}_b/run_summary.csv" n_fluid) + $(col "$out/scal_${n}_b/run_summary.csv" n_bound) ))
 	ncuda=$(col "$out/scal_${n}_b/run_summary.csv" ncuda_workers)
 	ncpu=$(col "$out/scal_${n}_b/run_summary.csv" ncpu_workers)
-	read -r tms pps sp eff < <("$PY" - "$wa" "$wb" "$steps" "$np" "$n" "$mode" "${t1:-0}" "${pps1:-0}" <<'PY'
+	read -r tms pps sp eff < <("$PY" - "$tl" "$np" "$n" "$mode" "${t1:-0}" "${pps1:-0}" <<'PY'
 import sys
-wa, wb, s, np_, n = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-mode, t1, pps1 = sys.argv[6], float(sys.argv[7]), float(sys.argv[8])
-t = (wb - wa) / s
+t, np_, n = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+mode, t1, pps1 = sys.argv[4], float(sys.argv[5]), float(sys.argv[6])
 pps = np_ / t
 if t1 == 0: t1, pps1 = t, pps
-if mode == 'strong': sp = t1 / t; eff = sp / n
+if mode in ('strong', 'weak-copies'): sp = t1 / t * (1 if mode == 'strong' else n); eff = sp / n
 else: eff = (pps / n) / pps1; sp = eff * n
 print(f"{1e3*t:.4f} {pps:.5g} {sp:.4f} {eff:.4f}")
 PY

@@ -10,6 +10,9 @@
 // largest side of the particles' box, delta from the box centre), bboxdiag (l = its diagonal),
 // bmax (rcrit = bmax/theta, bmax = largest distance of a particle from the com), bmaxd (rcrit =
 // bmax/theta + delta_bbox).  ALPHA multiplies l (default 1).
+// TIDE_STUDY_GROUPS=chunk replaces the walk groups by runs of BH_GROUP consecutive particles of
+// the Morton order (ignoring the leaves).  The columns wm2p and wp2p count the interactions per
+// warp (one list per group, whatever its fill) per BH_GROUP particles: what the GPU walk pays.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +81,15 @@ int main(int argc, char **argv)
 	starpu_data_release(g.hmeta); starpu_data_release(g.hcells);
 	starpu_data_release(g.hmom); starpu_data_release(g.hgroups);
 	tide_gravity_fini(&g); /* body: Morton order now */
+	const char *gm = getenv("TIDE_STUDY_GROUPS");
+	if (gm && !strcmp(gm, "chunk")) {
+		ngr = (int32_t)((n + BH_GROUP - 1) / BH_GROUP);
+		groups = realloc(groups, sizeof(bh_group) * ngr);
+		for (int32_t k = 0; k < ngr; k++) {
+			groups[k].begin = k * BH_GROUP;
+			groups[k].end = (k + 1) * BH_GROUP < (int32_t)n ? (k + 1) * BH_GROUP : (int32_t)n;
+		}
+	}
 
 	/* exact geometry of every cell from its particles */
 	geo *G = malloc(sizeof(geo) * nc);
@@ -110,8 +122,8 @@ int main(int argc, char **argv)
 	for (uint32_t k = 0; k < ns; k++) iden[k] = k;
 	printf("# %s N %u: %d cells, %d groups, %u sample particles in %d groups\n", argv[1], n, nc, ngr,
 	       ns, nsg);
-	printf("%-10s %-5s %5s %-4s %10s %10s %9s %9s %9s\n", "def", "alpha", "theta", "ord", "p99",
-	       "median", "m2p/p", "p2p/p", "tot/p");
+	printf("%-10s %-5s %5s %-4s %10s %10s %9s %9s %9s %9s %9s\n", "def", "alpha", "theta", "ord", "p99",
+	       "median", "m2p/p", "p2p/p", "tot/p", "wm2p", "wp2p");
 	const float thetas[] = {0.5f, 0.6f, 0.75f};
 	for (int a = 4; a < argc; a++) {
 		char def[64];
@@ -126,7 +138,7 @@ int main(int argc, char **argv)
 				mom[c].rcrit2 = r * r;
 			}
 			for (int quad = 0; quad < 2; quad++) {
-				double nm = 0, npp = 0;
+				double nm = 0, npp = 0, wm = 0, wp = 0;
 				uint32_t k0 = 0;
 				int32_t stack[8 * (BH_MAXLEVEL + 2)];
 				for (int32_t s = 0; s < nsg; s++) {
@@ -147,10 +159,12 @@ int main(int argc, char **argv)
 						const bh_cell *C = &cells[c];
 						if (bh_accept(&mom[c], C, &box)) {
 							nm += np;
+							wm += 1;
 							for (int32_t i = 0; i < np; i++)
 								bh_m2p(&A[i], body[p0 + i].x, body[p0 + i].y, body[p0 + i].z, &mom[c], 0.f, quad);
 						} else if (C->nchild == 0) {
 							npp += (double)np * (C->pend - C->pbegin);
+							wp += C->pend - C->pbegin;
 							for (int32_t i = 0; i < np; i++)
 								for (int32_t j = C->pbegin; j < C->pend; j++)
 									bh_p2p(&A[i], body[p0 + i].x, body[p0 + i].y, body[p0 + i].z, &body[j], 0.f);
@@ -161,8 +175,9 @@ int main(int argc, char **argv)
 					for (int32_t i = 0; i < np; i++) sacc[k0++] = A[i];
 				}
 				tide_gravity_err e = tide_gravity_errors(sacc, iden, ns, ref);
-				printf("%-10s %5.3f %5.2f %-4s %10.3e %10.3e %9.0f %9.0f %9.0f\n", def, alpha, theta,
-				       quad ? "quad" : "mono", e.p99, e.median, nm / ns, npp / ns, (nm + npp) / ns);
+				printf("%-10s %5.3f %5.2f %-4s %10.3e %10.3e %9.0f %9.0f %9.0f %9.0f %9.0f\n", def,
+				       alpha, theta, quad ? "quad" : "mono", e.p99, e.median, nm / ns, npp / ns,
+				       (nm + npp) / ns, wm * BH_GROUP / ns, wp * BH_GROUP / ns);
 				fflush(stdout);
 			}
 		}

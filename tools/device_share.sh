@@ -6,12 +6,14 @@
 # and 2 ranks with 2, 4 and 8 blocks, then 2 ranks under CUDA MPS when the node has it.  The
 # time per step is the summary's later_steps (the mean of the steps after the first).  Writes
 # $OUT/share.csv (ranks, blocks, mps, particles, ms per step) and prints it.  build/ and
-# .deps/lib as for tools/device_perf.sh; TIDE_SHARE_STEPS (default 25), TIDE_SHARE_DP.
+# .deps/lib as for tools/device_perf.sh; TIDE_SHARE_STEPS (default 25), TIDE_SHARE_DP, and
+# TIDE_SHARE_ARGS (more options for every tide run, e.g. --balance-every 5).
 set -uo pipefail
 out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
 t=$PWD/build/tide dp=${TIDE_SHARE_DP:-0.00395} steps=${TIDE_SHARE_STEPS:-25}
+read -r -a more <<< "${TIDE_SHARE_ARGS:-}"
 csv=$out/share.csv
 echo "ranks,blocks,mps,particles,ms_per_step,first_step_s" > "$csv"
 later() { # summary -> "particles,ms,first"
@@ -27,12 +29,12 @@ one() { # ranks blocks mps
 	rm -rf "$d"
 	if [ "$1" = 1 ]; then
 		STARPU_NCPU=1 timeout 120 "$t" run cases/spheric2.yaml --dp "$dp" --max-steps "$steps" \
-			--blocks "$2" --no-output --quiet --out "$d" > "$d.log" 2>&1
+			--blocks "$2" --no-output --quiet --out "$d" ${more[@]+"${more[@]}"} > "$d.log" 2>&1
 	else
 		timeout 150 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$1" \
 			-x STARPU_NCPU=1 -x STARPU_SILENT -x STARPU_HOME -x LD_LIBRARY_PATH \
 			"$t" run cases/spheric2.yaml --dp "$dp" --max-steps "$steps" --blocks "$2" \
-			--no-output --quiet --out "$d" > "$d.log" 2>&1
+			--no-output --quiet --out "$d" ${more[@]+"${more[@]}"} > "$d.log" 2>&1
 	fi
 	if [ -f "$d/run_summary.csv" ]; then echo "$1,$2,$3,$(later "$d/run_summary.csv")" >> "$csv"
 	else echo "ranks $1 blocks $2 mps $3 failed: $(tail -n 2 "$d.log")"; fi
