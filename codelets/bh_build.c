@@ -4,6 +4,8 @@
 // level (breadth first) while they hold more than BH_LEAF particles → walk groups.  A sort-based
 // build needs no locks and gives leaves of neighbouring particles, contiguous in memory.
 #include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
@@ -64,6 +66,22 @@ static void split_cell(bh_cell *cells, int32_t c, int L, const uint64_t *key, in
 	p->nchild = *ncells - first;
 }
 
+/* TIDE_BH_GROUPS: "cells" (default: BH_GROUP_CELL), "cells:K" (2 <= K) or "leaves" (0). */
+int tide_bh_group_fill(void)
+{
+	const char *e = getenv("TIDE_BH_GROUPS");
+	if (!e || !*e || !strcmp(e, "cells")) return BH_GROUP_CELL;
+	if (!strcmp(e, "leaves")) return 0;
+	char *end;
+	long k = !strncmp(e, "cells:", 6) ? strtol(e + 6, &end, 10) : -1;
+	if (k >= 2 && k <= (1L << 30) && !*end) return (int)k;
+	static int warned = 0;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "tide bh_build: TIDE_BH_GROUPS must be 'cells', 'cells:K' (K >= 2) or "
+		        "'leaves', not '%s'; using cells (K = %d).\n", e, BH_GROUP_CELL);
+	return BH_GROUP_CELL;
+}
+
 static void build_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
@@ -119,9 +137,9 @@ static void build_cpu(void *buffers[], void *cl_arg)
 				if (cells[c].pend - cells[c].pbegin > BH_LEAF) split_cell(cells, c, L, k, &ncells);
 		if (L + 2 < BH_META_LEN - BH_META_LEVEL) meta[BH_META_LEVEL + L + 2] = ncells;
 	}
-	int32_t ng = 0;
+	int32_t ng = 0, fill = tide_bh_group_fill();
 	for (int32_t c = 0; c < ncells; c++)
-		if (cells[c].nchild || c == 0) ng += bh_cell_groups(cells, c, groups + ng);
+		if (cells[c].nchild || c == 0) ng += bh_cell_groups(cells, c, groups + ng, fill);
 	meta[BH_META_NCELLS] = ncells;
 	meta[BH_META_NGROUPS] = ng;
 }

@@ -125,15 +125,15 @@ __global__ static void level_end_kernel(int32_t *meta, int L)
 	meta[BH_META_LEVEL + L + 2] = meta[BH_META_NCELLS];
 }
 
-__global__ static void groups_kernel(const bh_cell *cells, int32_t *meta, bh_group *groups)
+__global__ static void groups_kernel(const bh_cell *cells, int32_t *meta, bh_group *groups, int fill)
 {
 	int32_t nc = meta[BH_META_NCELLS];
 	for (int32_t c = blockIdx.x * blockDim.x + threadIdx.x; c < nc; c += gridDim.x * blockDim.x) {
 		if (cells[c].nchild == 0 && c != 0) continue;
-		int32_t k = bh_cell_groups(cells, c, NULL);
+		int32_t k = bh_cell_groups(cells, c, NULL, fill);
 		if (k == 0) continue;
 		int32_t g = atomicAdd(&meta[BH_META_NGROUPS], k);
-		bh_cell_groups(cells, c, groups + g);
+		bh_cell_groups(cells, c, groups + g, fill);
 	}
 }
 
@@ -195,6 +195,6 @@ extern "C" void tide_bh_build_cuda(void *buffers[], void *cl_arg)
 		if (n > BH_LEAF) split_kernel<<<L < 4 ? 8 : cgrid, TPB, 0, s>>>(cells, meta, key, L);
 		level_end_kernel<<<1, 1, 0, s>>>(meta, L);
 	}
-	groups_kernel<<<cgrid, TPB, 0, s>>>(cells, meta, groups);
+	groups_kernel<<<cgrid, TPB, 0, s>>>(cells, meta, groups, tide_bh_group_fill());
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

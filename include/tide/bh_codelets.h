@@ -15,6 +15,9 @@
  * and builds the octree and the walk groups. */
 extern struct starpu_codelet tide_bh_build_cl;
 size_t bh_build_scratch_bytes(uint32_t n);
+/* The fill argument of bh_cell_groups for this build: TIDE_BH_GROUPS=cells (default,
+ * BH_GROUP_CELL), cells:K, or leaves (0); read at every build. */
+int tide_bh_group_fill(void);
 
 /* bh_moments.  Buffers: bodies (R), cells (R), meta (R), moments (W, bh_mom).  Args:
  * bh_params.  Bottom-up mass, centre of mass, quadrupole and rcrit of every cell. */

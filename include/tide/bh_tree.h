@@ -8,7 +8,8 @@
  *   cells   one bh_cell per octree node, breadth first: cell 0 is the root, the children of a
  *           cell are contiguous and in octant order, leaves have nchild == 0
  *   moments one bh_mom per cell: centre of mass, mass, traceless quadrupole, rcrit²
- *   groups  the walk's units of work: runs of at most BH_GROUP consecutive particles of one leaf
+ *   groups  the walk's units of work: runs of at most BH_GROUP consecutive particles of the
+ *           leaf children of one cell (bh_cell_groups)
  *   meta    int32 counters: cell count, group count, first cell of each level, and the tight
  *           bounding box of the particles (float bits)
  *
@@ -225,18 +226,45 @@ TIDE_HD void bh_root_within(const float lo[3], const float hi[3], const bh_cell 
 	r->child = 0; r->nchild = 0;
 }
 
-/* The walk groups made under cell c, written to out (counted only when out is NULL): runs of
- * adjacent leaf children holding at most BH_GROUP particles together (adjacent children are
- * contiguous in Morton order, and merging them fills the warp: leaves split from a cell of just
- * over BH_LEAF particles hold a handful each), and over-full deepest-level leaves cut into
- * BH_GROUP chunks.  Called for every internal cell, and for the root when it is a leaf. */
-TIDE_HD int32_t bh_cell_groups(const bh_cell *cells, int32_t c, bh_group *out)
+/* [b, e) cut into groups of BH_GROUP particles (the last one shorter), written to out (counted
+ * only when out is NULL). */
+TIDE_HD int32_t bh_chunk_range(int32_t b, int32_t e, bh_group *out)
+{
+	int32_t ng = 0;
+	for (; b < e; b += BH_GROUP, ng++)
+		if (out) { out[ng].begin = b; out[ng].end = b + BH_GROUP < e ? b + BH_GROUP : e; }
+	return ng;
+}
+
+/* Cell size bound of the default walk groups (bh_cell_groups). */
+#define BH_GROUP_CELL 2048
+
+/* The walk groups made under cell c, written to out (counted only when out is NULL):
+ *   fill > 1  every cell of at most fill particles whose parent holds more (and every leaf of
+ *             a larger parent) is cut whole into runs of BH_GROUP consecutive particles: every
+ *             lane of the walk's warp busy but the last run's, and a group never leaves a cell
+ *             of fill particles, so its box stays small (default fill: BH_GROUP_CELL);
+ *   fill = 0  runs of adjacent leaf children holding at most BH_GROUP particles together
+ *             (adjacent children are contiguous in Morton order), over-full deepest-level
+ *             leaves cut into BH_GROUP chunks: 23 particles per group on Plummer spheres, a
+ *             quarter of the lanes idle.
+ * Called for every internal cell, and for the root when it is a leaf.  Why bounded: runs of 32
+ * of the whole Morton order were tried, and a run that straddles two large cells gets a box of
+ * half the domain and opens every cell it overlaps; a handful of them made the walk 4.7x
+ * slower at 16.8 M on the H200.  Measured there (Plummer 16.8 M, theta 0.6, quadrupoles, walk):
+ * leaf runs 0.164 s, fill 256 0.148, 512 0.140, 2048 0.136, 8192 0.136, 32768 0.137. */
+TIDE_HD int32_t bh_cell_groups(const bh_cell *cells, int32_t c, bh_group *out, int fill)
 {
 	const bh_cell *P = &cells[c];
+	if (P->nchild == 0) return bh_chunk_range(P->pbegin, P->pend, out);
 	int32_t ng = 0;
-	if (P->nchild == 0) {
-		for (int32_t b = P->pbegin; b < P->pend; b += BH_GROUP, ng++)
-			if (out) { out[ng].begin = b; out[ng].end = b + BH_GROUP < P->pend ? b + BH_GROUP : P->pend; }
+	if (fill > 1) {
+		if (P->pend - P->pbegin <= fill) return c == 0 ? bh_chunk_range(P->pbegin, P->pend, out) : 0;
+		for (int32_t k = 0; k < P->nchild; k++) {
+			const bh_cell *C = &cells[P->child + k];
+			if (C->nchild == 0 || C->pend - C->pbegin <= fill)
+				ng += bh_chunk_range(C->pbegin, C->pend, out ? out + ng : NULL);
+		}
 		return ng;
 	}
 	int32_t rb = -1, re = -1;
@@ -244,16 +272,14 @@ TIDE_HD int32_t bh_cell_groups(const bh_cell *cells, int32_t c, bh_group *out)
 		const bh_cell *C = &cells[P->child + k];
 		if (C->nchild == 0 && C->pend - C->pbegin <= BH_GROUP) {
 			if (rb >= 0 && C->pend - rb <= BH_GROUP) { re = C->pend; continue; }
-			if (rb >= 0) { if (out) { out[ng].begin = rb; out[ng].end = re; } ng++; }
+			if (rb >= 0) ng += bh_chunk_range(rb, re, out ? out + ng : NULL);
 			rb = C->pbegin; re = C->pend;
 			continue;
 		}
-		if (rb >= 0) { if (out) { out[ng].begin = rb; out[ng].end = re; } ng++; rb = -1; }
-		if (C->nchild == 0)
-			for (int32_t b = C->pbegin; b < C->pend; b += BH_GROUP, ng++)
-				if (out) { out[ng].begin = b; out[ng].end = b + BH_GROUP < C->pend ? b + BH_GROUP : C->pend; }
+		if (rb >= 0) { ng += bh_chunk_range(rb, re, out ? out + ng : NULL); rb = -1; }
+		if (C->nchild == 0) ng += bh_chunk_range(C->pbegin, C->pend, out ? out + ng : NULL);
 	}
-	if (rb >= 0) { if (out) { out[ng].begin = rb; out[ng].end = re; } ng++; }
+	if (rb >= 0) ng += bh_chunk_range(rb, re, out ? out + ng : NULL);
 	return ng;
 }
 
