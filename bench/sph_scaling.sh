@@ -14,10 +14,10 @@
 #         against wall particles, SPHERIC 2: 50 % fluid at 224 k, 55 % at 402 k particles).
 # weak-copies: N mirrored copies of the tank along x at the same dp (bench/mirror_case.py;
 #         needs python3-yaml), so every rank gets the same work; efficiency = T1 / TN.
-# T is the summary's later_steps of a run of W+S steps: the mean time of the steps after the
-# first (which includes the uploads), measured inside tide, so that the case set-up's ~1-2 s
-# of jitter does not enter (it did with the difference of two runs' wall times: 107 against
-# 80 ms/step for one rank).  Environment: MPIRUN (default: mpirun --allow-run-as-root --oversubscribe
+# T is the summary's later_steps of one run of W+S steps: the mean time of the steps after the
+# first (which includes the uploads), measured inside tide; one run per rank count instead of
+# the difference of two runs' step-loop times, which also cancels the first step but costs a
+# second run (and the start of one of two runs on a busy shared machine).  Environment: MPIRUN (default: mpirun --allow-run-as-root --oversubscribe
 # --bind-to none), NCPU_PER_RANK (STARPU_NCPU of each rank, default: cores / ranks, at least 1),
 # and any STARPU_* variable (passed to every rank).  Writes DIR/sph_scaling_MODE.csv and .png.
 set -euo pipefail
