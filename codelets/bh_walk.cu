@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// bh_walk on the GPU: one warp per group of up to 32 particles of a leaf (one particle per
-// lane), the whole warp sharing one traversal against the group's bounding box, as in the CPU
+// bh_walk on the GPU: one warp per group of up to 32 consecutive particles (one particle per
+// lane; bh_cell_groups), the whole warp sharing one traversal against the group's bounding box,
+// as in the CPU
 // version.  Persistent warps take groups from an atomic counter; their traversal stacks live in
 // the scratch buffer.  The same kernels walk the essential nodes received from another rank
 // (LET = true): sources from the received buffer, BH_LET_MULTIPOLE cells used without testing,

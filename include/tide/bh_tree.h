@@ -8,8 +8,8 @@
  *   cells   one bh_cell per octree node, breadth first: cell 0 is the root, the children of a
  *           cell are contiguous and in octant order, leaves have nchild == 0
  *   moments one bh_mom per cell: centre of mass, mass, traceless quadrupole, rcrit²
- *   groups  the walk's units of work: runs of at most BH_GROUP consecutive particles of the
- *           leaf children of one cell (bh_cell_groups)
+ *   groups  the walk's units of work: runs of at most BH_GROUP consecutive particles that stay
+ *           inside one cell of at most BH_GROUP_CELL particles (bh_cell_groups)
  *   meta    int32 counters: cell count, group count, first cell of each level, and the tight
  *           bounding box of the particles (float bits)
  *
@@ -74,7 +74,7 @@ static inline uint32_t bh_max_cells(uint32_t n)
 {
 	return n + BH_MAXLEVEL * (n / (BH_LEAF + 1) + 1) + 1;
 }
-/* Groups: one per leaf plus one per extra BH_GROUP particles of an over-full deepest leaf. */
+/* Groups: each holds at least one particle, so at most n (with margin). */
 static inline uint32_t bh_max_groups(uint32_t n) { return n + n / BH_GROUP + 1; }
 
 /* The virtual root of a rank: what every other rank knows of it. */
