@@ -23,17 +23,15 @@ except ImportError:
     sys.exit("mirror_case.py: needs PyYAML (apt-get install python3-yaml)")
 
 
+def x_copy(x, k, lo, L):
+    """Where x of the tank [lo, lo + L] lies in copy k (odd copies mirrored)."""
+    return x + k * L if k % 2 == 0 else lo + (k + 1) * L - (x - lo)
+
+
 def box_copy(b, k, lo, L):
-    """Copy k of an axis-aligned box {lo, hi} (odd k mirrored about the copy's middle)."""
-    blo, bhi = list(b["lo"]), list(b["hi"])
-    if k % 2 == 0:
-        x0, x1 = blo[0] + k * L, bhi[0] + k * L
-    else:
-        x0, x1 = lo + (k + 1) * L - (bhi[0] - lo), lo + (k + 1) * L - (blo[0] - lo)
-    out = dict(b)
-    out["lo"] = [round(x0, 12)] + blo[1:]
-    out["hi"] = [round(x1, 12)] + bhi[1:]
-    return out
+    """Copy k of an axis-aligned box {lo, hi}."""
+    x0, x1 = sorted((x_copy(b["lo"][0], k, lo, L), x_copy(b["hi"][0], k, lo, L)))
+    return dict(b, lo=[round(x0, 12)] + list(b["lo"][1:]), hi=[round(x1, 12)] + list(b["hi"][1:]))
 
 
 def merge_touching(boxes):
@@ -64,18 +62,13 @@ def main():
     lo, hi = tank["lo"][0], tank["hi"][0]
     L = hi - lo
     tank["hi"] = [round(lo + n * L, 12)] + list(tank["hi"][1:])
-    case["fluid"] = merge_touching([box_copy(b, k, lo, L) for k in range(n)
-                                    for b in case.get("fluid", [])])
+    if case.get("fluid"):
+        case["fluid"] = merge_touching([box_copy(b, k, lo, L) for k in range(n) for b in case["fluid"]])
     if case.get("obstacles"):
         case["obstacles"] = [box_copy(b, k, lo, L) for k in range(n) for b in case["obstacles"]]
     if case.get("fluid_spheres"):
-        balls = []
-        for k in range(n):
-            for b in case["fluid_spheres"]:
-                c = list(b["centre"])
-                c[0] = c[0] + k * L if k % 2 == 0 else lo + (k + 1) * L - (c[0] - lo)
-                balls.append(dict(b, centre=c))
-        case["fluid_spheres"] = balls
+        case["fluid_spheres"] = [dict(b, centre=[x_copy(b["centre"][0], k, lo, L)] + list(b["centre"][1:]))
+                                 for k in range(n) for b in case["fluid_spheres"]]
     case.pop("gauges", None)
     case["name"] = "%s_x%d" % (case.get("name", "case"), n)
     case["description"] = "%d mirrored copies along x of %s (bench/mirror_case.py)" % (n, src)

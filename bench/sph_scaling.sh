@@ -17,8 +17,8 @@
 # T is the summary's later_steps of one run of W+S steps: the mean time of the steps after the
 # first (which includes the uploads), measured inside tide; one run per rank count instead of
 # the difference of two runs' step-loop times, which also cancels the first step but costs a
-# second run (and the start of one of two runs on a busy shared machine).  Environment: MPIRUN (default: mpirun --allow-run-as-root --oversubscribe
-# --bind-to none), NCPU_PER_RANK (STARPU_NCPU of each rank, default: cores / ranks, at least 1),
+# second run (and the start of one of two runs on a busy shared machine).  Environment: MPIRUN
+# (default: mpirun --allow-run-as-root --oversubscribe --bind-to none), NCPU_PER_RANK (STARPU_NCPU of each rank, default: cores / ranks, at least 1),
 # and any STARPU_* variable (passed to every rank).  Writes DIR/sph_scaling_MODE.csv and .png.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/.." && pwd)
@@ -72,18 +72,19 @@ for n in $ranks; do
 		cf=$out/copies_$n.yaml
 		"$PY" "$here/mirror_case.py" "$case_file" "$n" "$cf"
 	fi
-	run "$n" "$d" $(( warm + steps )) "$out/scal_${n}_b" "$cf"
-	tl=$(col "$out/scal_${n}_b/run_summary.csv" later_steps)
-	np=$(( $(col "$out/scal_${n}_b/run_summary.csv" n_fluid) + $(col "$out/scal_${n}_b/run_summary.csv" n_bound) ))
-	ncuda=$(col "$out/scal_${n}_b/run_summary.csv" ncuda_workers)
-	ncpu=$(col "$out/scal_${n}_b/run_summary.csv" ncpu_workers)
+	run "$n" "$d" $(( warm + steps )) "$out/scal_${n}" "$cf"
+	tl=$(col "$out/scal_${n}/run_summary.csv" later_steps)
+	np=$(( $(col "$out/scal_${n}/run_summary.csv" n_fluid) + $(col "$out/scal_${n}/run_summary.csv" n_bound) ))
+	ncuda=$(col "$out/scal_${n}/run_summary.csv" ncuda_workers)
+	ncpu=$(col "$out/scal_${n}/run_summary.csv" ncpu_workers)
 	read -r tms pps sp eff < <("$PY" - "$tl" "$np" "$n" "$mode" "${t1:-0}" "${pps1:-0}" <<'PY'
 import sys
 t, np_, n = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 mode, t1, pps1 = sys.argv[4], float(sys.argv[5]), float(sys.argv[6])
 pps = np_ / t
 if t1 == 0: t1, pps1 = t, pps
-if mode in ('strong', 'weak-copies'): sp = t1 / t * (1 if mode == 'strong' else n); eff = sp / n
+if mode == 'strong': sp = t1 / t; eff = sp / n
+elif mode == 'weak-copies': eff = t1 / t; sp = eff * n
 else: eff = (pps / n) / pps1; sp = eff * n
 print(f"{1e3*t:.4f} {pps:.5g} {sp:.4f} {eff:.4f}")
 PY

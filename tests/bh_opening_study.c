@@ -10,9 +10,9 @@
 // largest side of the particles' box, delta from the box centre), bboxdiag (l = its diagonal),
 // bmax (rcrit = bmax/theta, bmax = largest distance of a particle from the com), bmaxd (rcrit =
 // bmax/theta + delta_bbox).  ALPHA multiplies l (default 1).
-// The groups are the build's (TIDE_BH_GROUPS=cells|cells:K|leaves).  The columns wm2p and wp2p count the
-// interactions per warp (one list per group, whatever its fill) per BH_GROUP particles: what the
-// GPU walk pays.  The sample misses rare expensive groups: time the GPU walk before trusting it.
+// The groups are the build's (TIDE_BH_GROUPS=cells|cells:K|leaves).  The columns wm2p and wp2p
+// count the interactions per warp (one list per group, whatever its fill) per BH_GROUP
+// particles: what the GPU walk pays.  The sample misses rare expensive groups: time the GPU walk before trusting it.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 	starpu_data_release(g.hmeta); starpu_data_release(g.hcells);
 	starpu_data_release(g.hmom); starpu_data_release(g.hgroups);
 	tide_gravity_fini(&g); /* body: Morton order now */
+
 	/* exact geometry of every cell from its particles */
 	geo *G = malloc(sizeof(geo) * nc);
 	for (int32_t c = 0; c < nc; c++) {
