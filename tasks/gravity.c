@@ -34,7 +34,9 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	g->acc = acc;
 	if (nparts <= 0) {
 		int gpu = starpu_cuda_worker_get_count() > 0 && where != TIDE_WHERE_CPU;
-		nparts = gpu ? 1 : (int)starpu_cpu_worker_get_count();
+		/* on the CPU, four walk tasks per worker: a part near a dense centre takes several
+		 * times the work of one at the edge, and the scheduler evens out smaller parts */
+		nparts = gpu ? 1 : 4 * (int)starpu_cpu_worker_get_count();
 	}
 	if (nparts < 1) nparts = 1;
 	if (nparts > TIDE_GRAVITY_MAX_PARTS) nparts = TIDE_GRAVITY_MAX_PARTS;

@@ -323,9 +323,10 @@ TIDE_HD int bh_accept(const bh_mom *M, const bh_cell *C, const bh_box *b)
 {
 	float ox = fabsf(C->cx - b->cx), oy = fabsf(C->cy - b->cy), oz = fabsf(C->cz - b->cz);
 	if (ox < C->half + b->hx && oy < C->half + b->hy && oz < C->half + b->hz) return 0;
-	float dx = fmaxf(fabsf(M->x - b->cx) - b->hx, 0.f);
-	float dy = fmaxf(fabsf(M->y - b->cy) - b->hy, 0.f);
-	float dz = fmaxf(fabsf(M->z - b->cz) - b->hz, 0.f);
+	/* max(., 0) as a comparison: fmaxf's NaN rules cost a libm call on the host */
+	float dx = fabsf(M->x - b->cx) - b->hx, dy = fabsf(M->y - b->cy) - b->hy;
+	float dz = fabsf(M->z - b->cz) - b->hz;
+	dx = dx > 0.f ? dx : 0.f; dy = dy > 0.f ? dy : 0.f; dz = dz > 0.f ? dz : 0.f;
 	return dx * dx + dy * dy + dz * dz > M->rcrit2;
 }
 
