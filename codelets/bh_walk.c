@@ -150,11 +150,12 @@ static void push_particles(walk_targets *T, walk_plist *L, const bh_body *src, i
 	}
 }
 
-static void group_box(const walk_targets *T, int32_t np, bh_box *box)
+/* The bounding box of the particles b[p0, p1). */
+static void group_box(const bh_body *b, int32_t p0, int32_t p1, bh_box *box)
 {
-	float lo[3] = {T->x[0], T->y[0], T->z[0]}, hi[3] = {T->x[0], T->y[0], T->z[0]};
-	for (int32_t i = 1; i < np; i++) {
-		const float p[3] = {T->x[i], T->y[i], T->z[i]};
+	float lo[3] = {b[p0].x, b[p0].y, b[p0].z}, hi[3] = {b[p0].x, b[p0].y, b[p0].z};
+	for (int32_t i = p0 + 1; i < p1; i++) {
+		const float *p = &b[i].x;
 		for (int d = 0; d < 3; d++) {
 			lo[d] = p[d] < lo[d] ? p[d] : lo[d];
 			hi[d] = p[d] > hi[d] ? p[d] : hi[d];
@@ -179,7 +180,7 @@ static void walk_groups(const bh_body *tgt, const bh_group *groups, int32_t ng, 
 	walk_mlist ml;
 	walk_plist pl;
 	for (int32_t g = 0; g < ng; g++) {
-		int32_t p0 = groups[g].begin, p1 = groups[g].end;
+		int32_t g0 = groups[g].begin, g1 = groups[g].end, p0 = g0, p1 = g1;
 		if (p0 < (int32_t)R.r0) p0 = (int32_t)R.r0;
 		if (p1 > (int32_t)R.r1) p1 = (int32_t)R.r1;
 		if (p0 >= p1) continue;
@@ -189,8 +190,10 @@ static void walk_groups(const bh_body *tgt, const bh_group *groups, int32_t ng, 
 			T.x[i] = b->x; T.y[i] = b->y; T.z[i] = b->z;
 			T.ax[i] = T.ay[i] = T.az[i] = T.pot[i] = 0.f;
 		}
+		/* the box of the whole group even where this task's range cuts it: the same
+		 * interaction lists for any number of walk tasks, and the same as the GPU walk's */
 		bh_box box;
-		group_box(&T, np, &box);
+		group_box(tgt, g0, g1, &box);
 		ml.n = pl.n = 0;
 		int top = 0;
 		stack[top++] = 0;
