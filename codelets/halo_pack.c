@@ -3,7 +3,8 @@
 // neighbours, the boundary layer of cells (the particles within 2h of the face) — copied into
 // the halo buffers the neighbours' sph_forces read.  Along axis[0] (slowest in the key) each
 // edge is one contiguous run of the sorted block; along the other axes it is a selection in
-// block order, so every halo stays sorted by cell key.
+// block order, so every halo stays sorted by cell key.  Only the fields in the halo's mask
+// (TIDE_HALO_FIELDS: what sph_forces reads) are written and travel.
 // Buffers: block, cell starts, scratch, then the faces that have neighbours (tide_face_slots).
 #include <string.h>
 #include <starpu.h>
@@ -23,6 +24,7 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view *src, u
 {
 	check_cap(n, dst->cap);
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		if (!(dst->fields >> f & 1u)) continue; /* never read in a halo */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		memcpy((char *)dst->ptr + off * dst->cap, (const char *)src->x + off * src->cap + elem * from,

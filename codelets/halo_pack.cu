@@ -24,6 +24,7 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view &src, u
 	check_cap(n, dst->cap);
 	tide_block_view d = tide_block_view_of(dst);
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
+		if (!(dst->fields >> f & 1u)) continue; /* never read in a halo */
 		size_t elem;
 		char *sp = tide_field_ptr(src, f, &elem);
 		char *dp = tide_field_ptr(d, f, &elem);
@@ -59,7 +60,7 @@ static void copy_layer(const tide_grid &g, struct tide_block_iface *dst, const t
 	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
 	check_cap(n, dst->cap);
 	tide_block_view d = tide_block_view_of(dst);
-	tide_copy_fields(d, nullptr, 0, v, list, n, nullptr, s);
+	tide_copy_fields(d, nullptr, 0, v, list, n, nullptr, s, dst->fields);
 	dst->count = n;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU data interface of a particle block: one allocation of `cap` particles per memory node,
 // structure of arrays (block.h).  Copies between memory nodes and MPI packing move only the used
-// part (`count` elements) of each field, and carry the count with them.
+// part (`count` elements) of each field that holds data (the handle's field mask: halos carry
+// only what sph_forces reads), and carry the count with them.
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@ static void block_register_handle(starpu_data_handle_t handle, int home_node, vo
 		struct tide_block_iface *loc = starpu_data_get_interface_on_node(handle, node);
 		loc->cap = src->cap;
 		loc->count = src->count;
+		loc->fields = src->fields;
 		loc->ptr = node == home_node ? src->ptr : 0;
 	}
 }
@@ -112,7 +114,7 @@ static void block_free(void *data_interface, unsigned node)
 	b->ptr = 0;
 }
 
-/* Copy the used part of every field; the count goes with it. */
+/* Copy the used part of every field in the mask; the count goes with it. */
 static int block_copy(void *src_interface, unsigned src_node, void *dst_interface,
                       unsigned dst_node, void *async_data)
 {
@@ -121,6 +123,7 @@ static int block_copy(void *src_interface, unsigned src_node, void *dst_interfac
 	dst->count = src->count;
 	if (src->count == 0) return 0;
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		if (!(src->fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		if (starpu_interface_copy(src->ptr, off * src->cap, src_node, dst->ptr, off * dst->cap,
@@ -135,7 +138,7 @@ static const struct starpu_data_copy_methods block_copy_methods = {.any_to_any =
 static size_t block_get_size(starpu_data_handle_t handle)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
-	return (size_t)b->count * TIDE_BLOCK_BPP;
+	return (size_t)b->count * tide_fields_bpp(b->fields);
 }
 
 static size_t block_get_alloc_size(starpu_data_handle_t handle)
@@ -157,22 +160,28 @@ static uint32_t block_footprint(starpu_data_handle_t handle)
 
 static int block_compare(void *a, void *b)
 {
+	const struct tide_block_iface *x = a, *y = b;
+	return x->cap == y->cap && x->fields == y->fields;
+}
+
+/* An allocation holds every field whatever the mask: the capacity alone decides reuse. */
+static int block_alloc_compare(void *a, void *b)
+{
 	return ((struct tide_block_iface *)a)->cap == ((struct tide_block_iface *)b)->cap;
 }
 
-static int block_alloc_compare(void *a, void *b) { return block_compare(a, b); }
-
-/* MPI packing: [uint32 count][used part of field 0][used part of field 1]... */
+/* MPI packing: [uint32 count][used part of the first field in the mask][of the next]... */
 static int block_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
-	*count = (starpu_ssize_t)(sizeof(uint32_t) + (size_t)b->count * TIDE_BLOCK_BPP);
+	*count = (starpu_ssize_t)(sizeof(uint32_t) + (size_t)b->count * tide_fields_bpp(b->fields));
 	if (!ptr) return 0;
 	char *out = (char *)starpu_malloc_on_node_flags(node, *count, 0);
 	*ptr = out;
 	memcpy(out, &b->count, sizeof(uint32_t));
 	out += sizeof(uint32_t);
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		if (!(b->fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		memcpy(out, (char *)b->ptr + off * b->cap, elem * b->count);
@@ -188,10 +197,11 @@ static int block_peek(starpu_data_handle_t handle, unsigned node, void *ptr, siz
 	uint32_t n;
 	memcpy(&n, in, sizeof n);
 	in += sizeof n;
-	STARPU_ASSERT_MSG(n <= b->cap && size == sizeof n + (size_t)n * TIDE_BLOCK_BPP,
+	STARPU_ASSERT_MSG(n <= b->cap && size == sizeof n + (size_t)n * tide_fields_bpp(b->fields),
 	                  "received particle block of %u particles for a capacity of %u", n, b->cap);
 	b->count = n;
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		if (!(b->fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		memcpy((char *)b->ptr + off * b->cap, in, elem * n);
@@ -269,13 +279,19 @@ static struct starpu_data_interface_ops tide_block_ops = {
 void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
                          uint32_t count)
 {
+	tide_block_register_fields(h, home_node, ptr, cap, count, TIDE_ALL_FIELDS);
+}
+
+void tide_block_register_fields(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
+                                uint32_t count, uint32_t fields)
+{
 	if (tide_block_ops.interfaceid == STARPU_UNKNOWN_INTERFACE_ID) {
 		tide_block_ops.interfaceid = starpu_data_interface_get_next_id();
 		/* StarPU exports its vector interface's operations; only the allocation is wrapped */
 		vector_allocate = starpu_interface_vector_ops.allocate_data_on_node;
 		starpu_interface_vector_ops.allocate_data_on_node = vector_allocate_watched;
 	}
-	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count};
+	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count, .fields = fields};
 	starpu_data_register(h, home_node, &b, &tide_block_ops);
 }
 

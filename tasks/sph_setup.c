@@ -312,7 +312,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		else tide_block_register(&k->B, -1, NULL, k->cap, cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
 		for (int f = 0; f < k->nface; f++) {
-			tide_block_register(&k->H[f], -1, NULL, sim->halo_cap, 0);
+			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, 0, TIDE_HALO_FIELDS);
 			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
 		}
 		if (sim->mpi) {

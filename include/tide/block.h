@@ -40,6 +40,17 @@ enum tide_block_field_number {
 #undef TIDE_X_ENUM
 };
 
+/* Field masks (bit f: field number f).  A block's handle carries one: the fields whose values
+ * its copies between memory nodes and its MPI messages move (block_interface.c). */
+#define TIDE_FIELD_BIT(name) (1u << TIDE_F_##name)
+#define TIDE_ALL_FIELDS ((1u << TIDE_BLOCK_NFIELDS) - 1u)
+/* What sph_forces reads of a neighbour's halo (CPU and CUDA): 48 of the 84 bytes per particle.
+ * The Verlet fields, the work space and the id are never read there, so halos leave them out. */
+#define TIDE_HALO_FIELDS                                                                        \
+	(TIDE_FIELD_BIT(x) | TIDE_FIELD_BIT(y) | TIDE_FIELD_BIT(z) | TIDE_FIELD_BIT(vx) |       \
+	 TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) | TIDE_FIELD_BIT(type) | \
+	 TIDE_FIELD_BIT(key))
+
 /* Work space inside the block.  ax, ay, az and drho hold values only from sph_forces to
  * integrate; between integrate and the next step's sph_forces nothing reads them.  cell_sort and
  * migrate_pack, which run in that interval with the block in RW mode, use these four arrays
@@ -85,6 +96,17 @@ static inline void tide_block_field(int f, size_t *elem, size_t *offset_per_cap)
 	for (int i = 0; i < f; i++) off += sizes[i];
 	*elem = sizes[f];
 	*offset_per_cap = off;
+}
+
+/* Bytes per particle of the fields in mask. */
+static inline size_t tide_fields_bpp(uint32_t mask)
+{
+	size_t bpp = 0, elem, off;
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		tide_block_field(f, &elem, &off);
+		if (mask >> f & 1u) bpp += elem;
+	}
+	return bpp;
 }
 
 #endif

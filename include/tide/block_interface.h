@@ -9,6 +9,9 @@ struct tide_block_iface {
 	uintptr_t ptr;     /* base of the block's arrays on this memory node */
 	uint32_t cap;      /* particles the allocation holds (fixed for the handle's life) */
 	uint32_t count;    /* particles in use; a codelet that changes it writes it here */
+	uint32_t fields;   /* mask of the fields that hold data (block.h): only these are copied
+	                    * between memory nodes and sent; the others are allocated but never
+	                    * read (TIDE_HALO_FIELDS for halos, TIDE_ALL_FIELDS otherwise) */
 };
 
 #define TIDE_BLOCK_IFACE(buf) ((struct tide_block_iface *)(buf))
@@ -18,6 +21,9 @@ struct tide_block_iface {
  * allocated by tide_block_alloc_host(). */
 void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
                          uint32_t count);
+/* The same with the mask of the fields that travel (TIDE_HALO_FIELDS: a halo buffer). */
+void tide_block_register_fields(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
+                                uint32_t count, uint32_t fields);
 void *tide_block_alloc_host(uint32_t cap);
 /* The same for pin = 1; pin = 0: a host-only temporary, neither pinned nor counted towards
  * StarPU's memory limit.  (tide_block_alloc_host pins unless the block is larger than a

@@ -16,15 +16,16 @@ __global__ void tide_scatter_kernel(T *dst, const uint32_t *didx, uint32_t off, 
 	if (k < n && (!n_dev || k < *n_dev)) dst[didx ? didx[k] : off + k] = src[sidx[k]];
 }
 
-/* Every field but the work space (block.h: dead while particles move between buffers, and
- * where migrate_pack keeps its index lists): dst[didx[k]] = src[sidx[k]]; didx == nullptr
- * writes dst[off + k]. */
+/* Every field of `fields` but the work space (block.h: dead while particles move between
+ * buffers, and where migrate_pack keeps its index lists): dst[didx[k]] = src[sidx[k]];
+ * didx == nullptr writes dst[off + k]. */
 static inline void tide_copy_fields(tide_block_view &dst, const uint32_t *didx, uint32_t off,
                                     const tide_block_view &src, const uint32_t *sidx, uint32_t n,
-                                    const uint32_t *n_dev, cudaStream_t s)
+                                    const uint32_t *n_dev, cudaStream_t s,
+                                    uint32_t fields = TIDE_ALL_FIELDS)
 {
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
-		if (tide_block_field_is_work(f)) continue;
+		if (tide_block_field_is_work(f) || !(fields >> f & 1u)) continue;
 		size_t elem;
 		char *dp = tide_field_ptr(dst, f, &elem);
 		char *sp = tide_field_ptr(src, f, &elem);
