@@ -8,10 +8,9 @@
 #      R in GR_RANKS (1 2 4 8 16), every rank's tree walked on the one GPU (--device cuda);
 #   2. ratio:  the same ranks with the GPU and with the CPU tree (--device cpu, the cores split
 #      evenly over the ranks: STARPU_NCPU = cores / R), and the GPU/CPU speedup per R, at
-#      GR_RATIO_SIZES (default 0.5 M: the CPU tree needs ~10 s per evaluation of 1 M particles on
-#      16 cores and tide gravity makes at least 3 evaluations, so 7 M and 20 M on the CPU (~80 s
-#      and ~250 s each) do not fit the ~6 minutes; GR_RATIO_SIZES="7000000 20000000" runs them,
-#      each cut off by its timeout);
+#      GR_RATIO_SIZES (default 7 M: on the 16-core H200 node a 7 M evaluation takes ~6 s on the
+#      CPU tree and the ten runs ~150 s; GR_RATIO_SIZES="7000000 20000000" adds 20 M, ~19 s per
+#      CPU evaluation and ~400 s for its runs, so give it GR_BUDGET=700 or a call of its own);
 #   3. weak:   GR_WEAK_PER_RANK particles per rank (default 0.5 M) on R ranks, GPU, with the share
 #      of the essential nodes: tide gravity reports what each rank sent (cells, particles, bytes),
 #      not the time spent walking them, so the share given is of items: essential cells and
@@ -44,7 +43,7 @@ export STARPU_SILENT=1
 tide=${TIDE:-./build/tide}
 sizes=${GR_SIZES:-7000000 20000000}
 ranks=${GR_RANKS:-1 2 4 8 16}
-ratio_sizes=${GR_RATIO_SIZES:-524288}
+ratio_sizes=${GR_RATIO_SIZES:-7000000}
 weak_per_rank=${GR_WEAK_PER_RANK:-500000}
 theta=${GR_THETA:-0.6}
 repeat=${GR_REPEAT:-2}

@@ -8,6 +8,13 @@ import csv
 import sys
 
 
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -28,7 +35,7 @@ def main():
     fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
     series = {}
     for r in rows:
-        if not r["t_step_s"]:
+        if num(r["t_step_s"]) is None:  # empty, or the status of a run cut off or failed
             continue
         key = (r["experiment"], r["device"], r["n"] if r["experiment"] != "weak" else "")
         series.setdefault(key, []).append((int(r["ranks"]), float(r["t_step_s"])))
@@ -42,7 +49,7 @@ def main():
     ax[0].set_ylabel("time per gravity step [s]")
     ax[0].legend(fontsize=7)
     ratio = sorted((int(r["ranks"]), float(r["gpu_over_cpu_speedup"]))
-                   for r in rows if r["gpu_over_cpu_speedup"])
+                   for r in rows if num(r["gpu_over_cpu_speedup"]) is not None)
     ax[1].bar([str(p[0]) for p in ratio], [p[1] for p in ratio])
     ax[1].set_yscale("log")
     ax[1].set_xlabel("MPI ranks")

@@ -188,10 +188,13 @@ static void cpu_vs_cuda(enum bh_dist d, uint32_t n, float theta, int quad, float
 	bh_ic_make(d, n, 11, b, v);
 	bh_params P = {.theta = theta, .eps = eps, .G = 1.f, .quadrupole = quad};
 	run c = evaluate(b, n, P, TIDE_WHERE_CPU), g = evaluate(b, n, P, TIDE_WHERE_CUDA);
-	/* differences relative to the rms field (the field vanishes at a uniform cube's centre);
-	 * the interaction lists may differ where a node sits on the opening boundary, so the bound
-	 * is the tree's own error, not rounding.  Particles are matched by input index, so that a
-	 * different Morton order shows as such and not as different forces. */
+	/* Both walks make the same interaction lists (same tree, same groups, bh_accept rounded
+	 * alike), so the forces differ by rounding only: the GPU's approximate 1/sqrt (~2 ulp) and
+	 * the summation order.  Differences relative to the larger of the particle's own field and
+	 * the rms field: without softening a close pair's field can be 1000x the rms, and 2 ulp of
+	 * it would read as 1e-3 of the rms; the rms covers a uniform cube's centre, where the field
+	 * vanishes.  Particles are matched by input index, so that a different Morton order shows
+	 * as such and not as different forces. */
 	double worst = 0, rms = 0;
 	int same_order = 1;
 	for (uint32_t i = 0; i < n; i++)
@@ -205,17 +208,19 @@ static void cpu_vs_cuda(enum bh_dist d, uint32_t n, float theta, int quad, float
 		same_order &= c.id[i] == g.id[i];
 		const bh_acc *ga = &g.acc[where_g[c.id[i]]];
 		double dx = c.acc[i].ax - ga->ax, dy = c.acc[i].ay - ga->ay, dz = c.acc[i].az - ga->az;
-		double e = sqrt(dx * dx + dy * dy + dz * dz) / rms;
+		double own = sqrt((double)c.acc[i].ax * c.acc[i].ax + (double)c.acc[i].ay * c.acc[i].ay +
+		                  (double)c.acc[i].az * c.acc[i].az);
+		double e = sqrt(dx * dx + dy * dy + dz * dz) / (own > rms ? own : rms);
 		worst = e > worst || !isfinite(e) ? e : worst;
 	}
 	free(where_g);
-	printf("  CUDA vs CPU %s N %u theta %.2f %s: cells %d/%d groups %d/%d, max |da| / rms |a| %.2e\n",
+	printf("  CUDA vs CPU %s N %u theta %.2f %s: cells %d/%d groups %d/%d, max |da| / max(|a|, rms) %.2e\n",
 	       bh_dist_name(d), n, theta, quad ? "quad" : "mono", c.ncells, g.ncells, c.ngroups,
 	       g.ngroups, worst);
 	EXPECT(same_order && c.ncells == g.ncells && c.ngroups == g.ngroups,
 	       "CUDA tree differs (order %d, cells %d/%d, groups %d/%d)", same_order, c.ncells,
 	       g.ncells, c.ngroups, g.ngroups);
-	EXPECT(worst < 1e-3, "CUDA forces differ from the CPU ones by %.2e of the rms field", worst);
+	EXPECT(worst < 1e-4, "CUDA forces differ from the CPU ones by %.2e of max(|a|, rms)", worst);
 	free_run(&c); free_run(&g); free(b); free(v);
 }
 

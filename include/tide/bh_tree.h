@@ -327,7 +327,10 @@ TIDE_HD int bh_accept(const bh_mom *M, const bh_cell *C, const bh_box *b)
 	float dx = fabsf(M->x - b->cx) - b->hx, dy = fabsf(M->y - b->cy) - b->hy;
 	float dz = fabsf(M->z - b->cz) - b->hz;
 	dx = dx > 0.f ? dx : 0.f; dy = dy > 0.f ? dy : 0.f; dz = dz > 0.f ? dz : 0.f;
-	return dx * dx + dy * dy + dz * dz > M->rcrit2;
+	/* each operation rounded on its own: nvcc would fuse the sum into FMAs, and a node on the
+	 * opening boundary would then be accepted on one side and opened on the other */
+	float d2 = bh_add_rn(bh_add_rn(bh_mul_rn(dx, dx), bh_mul_rn(dy, dy)), bh_mul_rn(dz, dz));
+	return d2 > M->rcrit2;
 }
 
 /* The virtual root of a rank from its tree: the particle box bh_build left in meta, and the
