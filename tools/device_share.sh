@@ -3,7 +3,9 @@
 # tools/device_share.sh — ranks sharing the one GPU of the node (the distributed-SPH issue's
 # "2 ranks sharing the H200 lose no more than 10 % against 1 rank at 13 million particles"):
 # SPHERIC test 2 at dp 0.00395 m (13.3 M particles), GPU alone, 1 rank with 1, 2 and 4 blocks
-# and 2 ranks with 2, 4 and 8 blocks, then 2 ranks under CUDA MPS when the node has it.  The
+# and 2 ranks with 2, 4 and 8 blocks, then 2 ranks (2 and 4 blocks) and 4 ranks (8 blocks) under
+# CUDA MPS when the node has it; TIDE_SHARE_B1, _B2, _B4, _MPS1, _MPS2, _MPS4 replace those lists
+# of block counts (empty: none).  The
 # time per step is the summary's later_steps (the mean of the steps after the first).  Writes
 # $OUT/share.csv (ranks, blocks, mps, particles, ms per step) and prints it.  build/ and
 # .deps/lib as for tools/device_perf.sh; TIDE_SHARE_STEPS (default 25), TIDE_SHARE_DP, and
@@ -41,10 +43,12 @@ one() { # ranks blocks mps
 }
 for b in ${TIDE_SHARE_B1-1 2 4}; do one 1 $b 0; done
 for b in ${TIDE_SHARE_B2-2 4 8}; do one 2 $b 0; done
+for b in ${TIDE_SHARE_B4-}; do one 4 $b 0; done
 if command -v nvidia-cuda-mps-control > /dev/null; then
 	if nvidia-cuda-mps-control -d; then
 		sleep 1
 		for b in ${TIDE_SHARE_MPS2-2 4}; do one 2 $b 1; done
+		for b in ${TIDE_SHARE_MPS4-8}; do one 4 $b 1; done
 		for b in ${TIDE_SHARE_MPS1-1}; do one 1 $b 1; done
 		echo quit | nvidia-cuda-mps-control
 	fi
