@@ -25,7 +25,9 @@
 # GR_CORES (default nproc), GR_GPU_NCPU (STARPU_NCPU of each rank in GPU runs, default 0: the
 # walk tasks are CUDA-only, and StarPU's idle CPU workers poll), GR_EXPERIMENTS ("strong ratio
 # weak"), GR_DEVICES_RATIO ("cuda cpu"), GR_DEVICE_STRONG and GR_DEVICE_WEAK (cuda; cpu to try
-# the script on a machine without GPU), GR_BUDGET, GR_TIMEOUT, MPIRUN, TIDE (./build/tide).
+# the script on a machine without GPU), GR_BUDGET, GR_TIMEOUT, MPIRUN, TIDE (./build/tide),
+# GR_MPS (1: run everything under CUDA MPS, so that the ranks' kernels share the GPU at once
+# instead of taking turns; needs nvidia-cuda-mps-control; machine.txt records it).
 # Every rank generates all N particles and splits them, so a 20 M run takes 20-50 s whatever R;
 # on the H200 node the defaults ended in 280 s with GR_BUDGET=290 (bench/results/h200-1gpu/).
 # The budget skips (row "skipped") what does not fit.  Memory: each essential-node buffer is
@@ -49,6 +51,7 @@ theta=${GR_THETA:-0.6}
 repeat=${GR_REPEAT:-2}
 cores=${GR_CORES:-$(nproc)}
 gpu_ncpu=${GR_GPU_NCPU:-0}
+mps=${GR_MPS:-0}
 experiments=${GR_EXPERIMENTS:-strong ratio weak}
 devices_ratio=${GR_DEVICES_RATIO:-cuda cpu}
 dev_strong=${GR_DEVICE_STRONG:-cuda}
@@ -59,7 +62,7 @@ read -r -a mpirun <<< "${MPIRUN:-mpirun --allow-run-as-root --bind-to none --ove
 PY=/usr/bin/python3; [ -x $PY ] || PY=python3
 csv="$out/gravity_ranks.csv"
 echo "experiment,device,n,ranks,ncpu_per_rank,status,t_step_s,t_walk_s,t_build_s,t_moments_s,cells,groups,let_cells,let_particles,let_bytes,wall_s" >"$csv"
-{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; echo "cores $cores"; git rev-parse HEAD; } \
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; echo "cores $cores"; echo "mps $mps"; git rev-parse HEAD; } \
 	>"$out/machine.txt" 2>&1
 start=$SECONDS
 
@@ -103,6 +106,14 @@ run() {
 	echo "[gravity_ranks] $tag: $status in ${wall}s ($(grep -h 'time \[s\]' "$out/logs/$tag.log" | head -n 1))"
 }
 
+if [ "$mps" = 1 ]; then
+	if command -v nvidia-cuda-mps-control >/dev/null && nvidia-cuda-mps-control -d; then
+		trap 'echo quit | nvidia-cuda-mps-control' EXIT
+		sleep 1
+	else
+		echo "gravity_ranks.sh: GR_MPS=1 but the CUDA MPS daemon does not start" >&2; exit 2
+	fi
+fi
 for exp in $experiments; do
 	case $exp in
 	strong) for n in $sizes; do for r in $ranks; do run strong "$dev_strong" "$n" "$r"; done; done ;;
