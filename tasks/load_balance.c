@@ -30,6 +30,8 @@ int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double 
 	memset(lb, 0, sizeof *lb);
 	lb->every = every;
 	lb->threshold = threshold;
+	lb->bar = threshold;
+	lb->before = -1;
 	if (every <= 0) return 0;
 	lb->nb = sim->nblocks;
 	lb->mpi = sim->mpi;
@@ -68,6 +70,24 @@ static void share_times(tide_balance *lb)
 	}
 }
 
+int tide_balance_decide(tide_balance *lb, int *raised)
+{
+	*raised = 0;
+	if (lb->before >= 0) {
+		/* the last check moved the cuts: a move that did not cut the excess by a quarter
+		 * cannot do better at this granularity (or chased noise); ask more of the next one */
+		if (lb->imbalance > 0.75 * lb->before) {
+			double b = 1.25 * fmax(lb->imbalance, lb->before);
+			if (b > lb->bar) lb->bar = b;
+			*raised = 1;
+		}
+		lb->before = -1;
+	}
+	if (lb->size < 2 || !(lb->imbalance > lb->bar)) return 0;
+	lb->before = lb->imbalance;
+	return 1;
+}
+
 int tide_balance_check(tide_balance *lb, tide_sim *sim)
 {
 	if (lb->every <= 0 || sim->step - lb->since < lb->every) return 0;
@@ -91,8 +111,8 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 	at += snprintf(msg + at, sizeof msg - (size_t)at, " ms per step (max/mean - 1 = %.0f %%)",
 	               100 * lb->imbalance);
 	free(load);
-	int moved = 0;
-	if (lb->size > 1 && lb->imbalance > lb->threshold) {
+	int raised = 0, moved = 0;
+	if (tide_balance_decide(lb, &raised)) {
 		uint32_t *fl = calloc(2 * (size_t)lb->size, sizeof *fl);
 		if (!fl || tide_sim_rebalance_measured(sim, lb->t, fl, fl + lb->size)) {
 			free(fl);
@@ -109,6 +129,9 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 			               fl[lb->size + r]);
 		free(fl);
 	}
+	if (raised)
+		at += snprintf(msg + at, sizeof msg - (size_t)at, "; the last move did not help, next "
+		               "moves above %.0f %%", 100 * lb->bar);
 	tide_info("%s\n", msg);
 	return moved;
 }

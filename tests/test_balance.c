@@ -22,6 +22,32 @@
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
+/* The hysteresis of the decision, on made-up imbalances (no simulation): a move that helped
+ * leaves the bar alone, one that did not raises it, and the raised bar stops the flip-flop. */
+static void decision(void)
+{
+	tide_balance lb;
+	memset(&lb, 0, sizeof lb);
+	lb.size = 2;
+	lb.threshold = lb.bar = 0.1;
+	lb.before = -1;
+	int raised;
+	const double seq[] = {0.5, 0.12, 0.12, 0.14, 0.16, 0.05};
+	const int want_move[] = {1, 1, 0, 0, 1, 0}, want_raise[] = {0, 0, 1, 0, 0, 0};
+	for (int k = 0; k < 6; k++) {
+		lb.imbalance = seq[k];
+		int m = tide_balance_decide(&lb, &raised);
+		EXPECT(m == want_move[k] && raised == want_raise[k],
+		       "balance decision %d at imbalance %.2f: move %d raised %d, expected %d %d (bar %.3f)",
+		       k, seq[k], m, raised, want_move[k], want_raise[k], lb.bar);
+	}
+	EXPECT(fabs(lb.bar - 0.15) < 1e-12, "bar %.3f after a move from 12 %% that left 12 %%, "
+	       "expected 0.15", lb.bar);
+	lb.size = 1;
+	lb.imbalance = 1.0;
+	EXPECT(tide_balance_decide(&lb, &raised) == 0, "one rank: the decision moved the cuts");
+}
+
 /* Fluid particles per rank, from a gather on every rank (blocks in order, owners known). */
 static void fluid_per_rank(tide_sim *sim, uint32_t *f, uint32_t *n)
 {
@@ -50,6 +76,7 @@ static void fluid_per_rank(tide_sim *sim, uint32_t *f, uint32_t *n)
 int main(int argc, char **argv)
 {
 	const char *root = argc > 1 ? argv[1] : ".";
+	decision();
 	tide_runtime rt;
 	if (tide_runtime_init(&argc, &argv, &rt)) return 77;
 	char path[1024];

@@ -4,7 +4,14 @@
  * block on its owner, broadcast by StarPU-MPI), add them up per rank, and when the slowest
  * rank's load exceeds the mean by more than `threshold` the cuts are moved so that every block
  * carries the same measured cost (tide_sim_rebalance_measured).  Particles are gathered and dealt
- * out again, so none is lost or duplicated. */
+ * out again, so none is lost or duplicated.
+ *
+ * Hysteresis: cuts move by whole cell planes, so a case whose balance point lies between two
+ * planes flips from one side to the other at every check (SPHERIC 2 on 2 ranks: 10 % off either
+ * way) and pays a full redistribution each time.  When the check after a move finds the
+ * imbalance not reduced by a quarter, the move did not help, and later moves need an imbalance
+ * 1.25 times the larger of the two (the bar only rises, so a flow that really drifts out of
+ * balance still gets moved once it is worse than what the cuts could not fix). */
 #ifndef TIDE_LOAD_BALANCE_H
 #define TIDE_LOAD_BALANCE_H
 #include <starpu.h>
@@ -19,6 +26,9 @@ typedef struct tide_balance {
 	int64_t tag;
 	long since;                  /* step of the last check */
 	double imbalance;            /* max / mean - 1 at the last check */
+	double bar;                  /* imbalance needed to move: threshold, raised by moves that
+	                              * did not help */
+	double before;               /* imbalance that made the last check move, -1 if it did not */
 	int moves;                   /* rebalances it did */
 } tide_balance;
 
@@ -27,6 +37,10 @@ int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double 
 /* At a step: checks every `every` steps and rebalances if needed.  Collective (every rank calls
  * it at the same steps).  Returns 1 if it moved the cuts, 0 if not, -1 on failure. */
 int tide_balance_check(tide_balance *lb, tide_sim *sim);
+/* The decision alone, from lb->imbalance just measured: 1 to move the cuts now.  Updates the bar
+ * (*raised = 1 when the last move did not help).  Local: every rank decides alike on the same
+ * shared times. */
+int tide_balance_decide(tide_balance *lb, int *raised);
 void tide_balance_free(tide_balance *lb);
 
 #endif
