@@ -114,13 +114,15 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 	int raised = 0, moved = 0;
 	if (tide_balance_decide(lb, &raised)) {
 		uint32_t *fl = calloc(2 * (size_t)lb->size, sizeof *fl);
-		if (!fl || tide_sim_rebalance_measured(sim, lb->t, fl, fl + lb->size)) {
+		int r = fl ? tide_sim_rebalance_measured(sim, lb->t, fl, fl + lb->size) : -1;
+		if (r < 0) {
 			free(fl);
 			return -1;
 		}
-		lb->moves++;
-		moved = 1;
-		at += snprintf(msg + at, sizeof msg - (size_t)at, "; cuts moved, fluid particles per rank");
+		moved = r == 0;
+		lb->moves += moved;
+		at += snprintf(msg + at, sizeof msg - (size_t)at, moved ? "; cuts moved, fluid particles "
+		               "per rank" : "; the measured costs give the same cuts, fluid particles per rank");
 		for (int r = 0; r < lb->size && at < (int)sizeof msg - 32; r++)
 			at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %u", r ? " /" : "", fl[r]);
 		at += snprintf(msg + at, sizeof msg - (size_t)at, " ->");
@@ -131,7 +133,7 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 	}
 	if (raised)
 		at += snprintf(msg + at, sizeof msg - (size_t)at, "; the last move did not help, next "
-		               "moves above %.0f %%", 100 * lb->bar);
+		               "moves above %.1f %%", 100 * lb->bar);
 	tide_info("%s\n", msg);
 	return moved;
 }

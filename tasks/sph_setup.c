@@ -535,6 +535,21 @@ void tide_sim_free(tide_sim *sim)
 
 /* Gathers every particle on every rank and splits them again (weights: see setup_weighted);
  * block_time (or NULL) turns the measured time of each old block into per-particle weights. */
+/* Whether the cuts placed by the weights w (same grid of blocks) are the current ones. */
+static int same_cuts(const tide_sim *sim, const tide_block_view *all, const float *w)
+{
+	int *cut[3] = {NULL, NULL, NULL}, same = 1;
+	for (int k = 0; k < 3; k++) {
+		cut[k] = malloc(sizeof(int) * (size_t)(sim->p[k] + 1));
+		if (!cut[k]) abort();
+	}
+	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, cut);
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j <= sim->p[k]; j++) same &= cut[k][j] == sim->cut[k][j];
+	for (int k = 0; k < 3; k++) free(cut[k]);
+	return same;
+}
+
 static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                      uint32_t *fluid_new)
 {
@@ -579,6 +594,15 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 			while (k >= counts[b]) { k = 0; b++; }
 			fluid_old[sim->blk[b].owner] += all.type[i] == TIDE_FLUID;
 		}
+	if (block_time && same_cuts(sim, &all, w)) {
+		/* the measured costs put the cuts where they are: nothing to redistribute */
+		if (fluid_new && fluid_old)
+			for (int r = 0; r < sim->size; r++) fluid_new[r] = fluid_old[r];
+		free(mem);
+		free(counts);
+		free(w);
+		return 1;
+	}
 	tide_sim saved = *sim;
 	unregister_all(sim);
 	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w, NULL);

@@ -99,7 +99,8 @@ size_t tide_sim_count(const tide_sim *sim, double *max_fill);
 int tide_sim_rebalance(tide_sim *sim);
 /* The same with the cuts placed by measured cost: block_time[b] is the time block b's tasks
  * took (any unit, the same on every rank); its particles share it.  fluid_old / fluid_new (NULL
- * or one entry per rank) receive the fluid particles each rank held before and holds after. */
+ * or one entry per rank) receive the fluid particles each rank held before and holds after.
+ * 0: redistributed; 1: the measured costs give the current cuts, nothing was moved; -1: failed. */
 int tide_sim_rebalance_measured(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                                 uint32_t *fluid_new);
 void tide_sim_free(tide_sim *sim);
