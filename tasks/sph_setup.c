@@ -533,8 +533,6 @@ void tide_sim_free(tide_sim *sim)
 	if (sim->blk) unregister_all(sim);
 }
 
-/* Gathers every particle on every rank and splits them again (weights: see setup_weighted);
- * block_time (or NULL) turns the measured time of each old block into per-particle weights. */
 /* Whether the cuts placed by the weights w (same grid of blocks) are the current ones. */
 static int same_cuts(const tide_sim *sim, const tide_block_view *all, const float *w)
 {
@@ -550,6 +548,8 @@ static int same_cuts(const tide_sim *sim, const tide_block_view *all, const floa
 	return same;
 }
 
+/* Gathers every particle on every rank and splits them again (weights: see setup_weighted);
+ * block_time (or NULL) turns the measured time of each old block into per-particle weights. */
 static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                      uint32_t *fluid_new)
 {
