@@ -114,12 +114,12 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 	int raised = 0, moved = 0;
 	if (tide_balance_decide(lb, &raised)) {
 		uint32_t *fl = calloc(2 * (size_t)lb->size, sizeof *fl);
-		int r = fl ? tide_sim_rebalance_measured(sim, lb->t, fl, fl + lb->size) : -1;
-		if (r < 0) {
+		int res = fl ? tide_sim_rebalance_measured(sim, lb->t, fl, fl + lb->size) : -1;
+		if (res < 0) {
 			free(fl);
 			return -1;
 		}
-		moved = r == 0;
+		moved = res == 0;
 		lb->moves += moved;
 		at += snprintf(msg + at, sizeof msg - (size_t)at, moved ? "; cuts moved, fluid particles "
 		               "per rank" : "; the measured costs give the same cuts, fluid particles per rank");
