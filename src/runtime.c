@@ -86,13 +86,22 @@ static void place_local_ranks(void)
 	if (lrank < 0) { lrank = env_int("MPI_LOCALRANKID"); lsize = env_int("MPI_LOCALNRANKS"); }
 	if (lrank < 0 || lsize <= 1) return;
 	place_local_gpus(lrank, lsize);
-	if (sysconf(_SC_NPROCESSORS_ONLN) / lsize < 2)
+	if (sysconf(_SC_NPROCESSORS_ONLN) / lsize < 2) {
 		/* StarPU-MPI's progression thread polls MPI_Test without pause; sharing a core with
 		 * a worker, it took half of the worker's time (2 ranks on 2 cores: sph_forces 2.2x
 		 * slower than alone).  Open MPI then gives the core up when a poll finds nothing
 		 * (read at MPI_Init, after this; a user's own setting wins): 0.25-0.28 -> 0.13-0.17
 		 * s/step for 2 ranks of 200 k particles on 2 cores. */
 		setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+		/* A poller that gives its core up but never sleeps is never woken either: the kernel
+		 * ran it only at its scheduler tick (4 ms) while the worker computed, and each message
+		 * took several of those.  StarPU-MPI, patched by tools/bootstrap.sh, sleeps this long
+		 * [us] after a poll that found nothing, and a thread that wakes up gets the core
+		 * within a time slice.  SPHERIC 2 copies, 2 ranks x 214 k on 2 cores: 72-97 ms per
+		 * step polling, 70-95 at 20 us (the wake-ups cost the worker), 72-77 at 50, 72-72.5
+		 * at 200, 72-74.6 at 500 and 1000. */
+		setenv("TIDE_MPI_POLL_SLEEP_US", "200", 0);
+	}
 	if (getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
 	    getenv("STARPU_WORKERS_NOBIND") || getenv("TIDE_NO_PLACEMENT"))
 		return;

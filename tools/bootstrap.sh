@@ -58,7 +58,9 @@ fi
 # extra configure options (e.g. TIDE_STARPU_EXTRA=--enable-blocking-drivers), part of the hash
 read -r -a EXTRA <<< "${TIDE_STARPU_EXTRA:-}"
 [ ${#EXTRA[@]} -gt 0 ] && OPTS+=("${EXTRA[@]}")
-OPTHASH=$(printf '%s\n' "${OPTS[@]}" | sha1sum | cut -c1-10)
+# tide's source patches (below) are part of the hash too: a cache built without them is not reused
+PATCHES="cuda13-computemode spin-yield mpi-poll-sleep"
+OPTHASH=$(printf '%s\n' "${OPTS[@]}" "$PATCHES" | sha1sum | cut -c1-10)
 DEPS=${TIDE_DEPS:-$HOME/.cache/tide-deps}
 mkdir -p "$DEPS"
 
@@ -111,6 +113,71 @@ open(p, 'w').write(s2)
 PY
   fi
 done
+
+# An idle CPU worker spins (STARPU_UYIELD, "pause") and never gives its core up, and the last
+# awake worker of a context never blocks, even with --enable-blocking-drivers.  When an MPI rank
+# has one core, the StarPU-MPI progress thread then only runs when the kernel preempts the
+# spinning worker (once a scheduler tick, 4 ms at HZ=250), and every message waits for that.
+# Once the backoff has reached its maximum, yield the core to whatever else is runnable.
+f="$BUILD"/src/drivers/driver_common/driver_common.c
+if [ -f "$f" ] && ! grep -q tide_spin_yield "$f"; then
+  say "patching driver_common.c (idle workers sched_yield at maximum backoff)"
+  python3 - "$f" <<'PY'
+import re, sys
+p = sys.argv[1]; s = open(p).read()
+old = ("\twhile(delay--)\n\t\tSTARPU_UYIELD();\n}")
+assert old in s, "StarPU's _starpu_exponential_backoff changed; update tools/bootstrap.sh"
+new = ("\twhile(delay--)\n\t\tSTARPU_UYIELD();\n"
+       "\t/* tide_spin_yield: let the MPI progress thread have a core we only spin on */\n"
+       "\tif (worker->spinning_backoff >= worker->config->conf.driver_spinning_backoff_max)\n"
+       "\t\tsched_yield();\n}")
+s = s.replace(old, new, 1)
+idx = [m.end() for m in re.finditer(r'^#include[^\n]*\n', s, re.M)]
+s = s[:idx[-1]] + '#include <sched.h>\n' + s[idx[-1]:]
+open(p, 'w').write(s)
+PY
+fi
+
+# StarPU-MPI's progression thread polls without pause while requests are pending.  Sharing a
+# core with a worker, a thread that never sleeps is never woken either, so the kernel runs it
+# only when it preempts the worker at a scheduler tick: every step of a message (envelope, data,
+# completion) then waits up to 4 ms (HZ=250).  With TIDE_MPI_POLL_SLEEP_US=N (tide sets it when
+# a rank has less than two cores, src/runtime.c) a poll that found nothing sleeps N us; the
+# wake-up lets it preempt the worker within a time slice.  Unset or 0: StarPU's own behaviour.
+f="$BUILD"/mpi/src/mpi/starpu_mpi_mpi.c
+if [ -f "$f" ] && ! grep -q tide_poll_sleep "$f"; then
+  say "patching starpu_mpi_mpi.c (optional sleep of an idle progression poll)"
+  python3 - "$f" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+def sub(old, new, count=1):
+    global s
+    assert s.count(old) >= count, "StarPU-MPI's progression loop changed near %r; update tools/bootstrap.sh" % old[:60]
+    s = s.replace(old, new, count)
+sub("\tint mpi_driver_task_counter = 0;\n",
+    "\tint mpi_driver_task_counter = 0;\n"
+    "\t/* tide_poll_sleep: see tools/bootstrap.sh */\n"
+    "\tint tide_poll_sleep_us = starpu_getenv_number_default(\"TIDE_MPI_POLL_SLEEP_US\", 0);\n"
+    "\tint tide_busy = 0;\n")
+sub("\t\t/* get one recv request */\n\t\tunsigned n = 0;\n",
+    "\t\t/* get one recv request */\n\t\tunsigned n = 0;\n\t\ttide_busy = 0;\n")
+sub("\t\t/* get one send request */\n\t\tn = 0;\n",
+    "\t\ttide_busy |= n > 0;\n\t\t/* get one send request */\n\t\tn = 0;\n")
+sub("\t\t_STARPU_MPI_TRACE_POLLING_BEGIN();\n\n\t\t/* If there is no currently submitted envelope_request",
+    "\t\ttide_busy |= n > 0;\n\t\t_STARPU_MPI_TRACE_POLLING_BEGIN();\n\n\t\t/* If there is no currently submitted envelope_request")
+sub("\t\t\tif (flag)\n\t\t\t{\n\t\t\t\t_STARPU_MPI_TRACE_POLLING_END();\n",
+    "\t\t\tif (flag)\n\t\t\t{\n\t\t\t\ttide_busy = 1;\n\t\t\t\t_STARPU_MPI_TRACE_POLLING_END();\n")
+sub("\t\t// We release the lock to avoid monopolizing it while polling for terminations\n",
+    "\t\tif (tide_poll_sleep_us > 0 && !tide_busy)\n\t\t{\n"
+    "\t\t\tSTARPU_PTHREAD_MUTEX_UNLOCK(&progress_mutex);\n"
+    "\t\t\tusleep(tide_poll_sleep_us);\n"
+    "\t\t\tSTARPU_PTHREAD_MUTEX_LOCK(&progress_mutex);\n\t\t}\n"
+    "\t\t// We release the lock to avoid monopolizing it while polling for terminations\n")
+if '#include <unistd.h>' not in s:
+    sub('#include <starpu_mpi_fxt.h>\n', '#include <starpu_mpi_fxt.h>\n#include <unistd.h>\n')
+open(p, 'w').write(s)
+PY
+fi
 
 cd "$BUILD"
 say "configure ${OPTS[*]}"

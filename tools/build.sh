@@ -12,9 +12,16 @@ if [ "${TIDE_SKIP_BOOTSTRAP:-0}" != 1 ]; then
   export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 builddir=${TIDE_BUILD_DIR:-build}
-if [ ! -f "$builddir/build.ninja" ]; then
+# The binaries' run path names the StarPU prefix, whose name changes with StarPU's options and
+# tide's patches to it (tools/bootstrap.sh): a build folder made against another prefix is redone.
+stamp="$builddir/.tide-starpu-prefix"
+if [ -f "$builddir/build.ninja" ] && [ -n "${prefix:-}" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$prefix" ]; then
+  echo "[build] StarPU is now $prefix: meson setup --wipe $builddir" >&2
+  meson setup --wipe "$builddir" --buildtype=release >&2
+elif [ ! -f "$builddir/build.ninja" ]; then
   echo "[build] meson setup $builddir" >&2
   meson setup "$builddir" --buildtype=release >&2
 fi
+[ -n "${prefix:-}" ] && echo "$prefix" > "$stamp"
 echo "[build] ninja -C $builddir" >&2
 ninja -C "$builddir" >&2
