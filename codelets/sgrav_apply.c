@@ -42,12 +42,13 @@ static struct starpu_perfmodel sgrav_apply_model = {
 #else
 #define APPLY_CUDA
 #endif
-#define APPLY_CL(red_mode) {                                                          \
-	.name = "sgrav_apply", .cpu_funcs = {sgrav_apply_cpu}, APPLY_CUDA .nbuffers = 4,    \
-	.modes = {STARPU_RW, STARPU_R, STARPU_R, red_mode}, .model = &sgrav_apply_model, }
-
-/* One process: the step reduction is a StarPU reduction (STARPU_REDUX). */
-struct starpu_codelet tide_sgrav_apply_cl = APPLY_CL(STARPU_REDUX);
-/* Under MPI the tasks give STARPU_MPI_REDUX (a commutative read-write of each rank's copy, the
- * copies combined on the owner), as for sph_forces. */
-struct starpu_codelet tide_sgrav_apply_mpi_cl = APPLY_CL(STARPU_RW | STARPU_COMMUTE);
+/* The step reduction is a StarPU reduction (STARPU_REDUX); under MPI it is the owner's own
+ * record, which dt_combine then folds with the other ranks' (tasks/sph_step.c). */
+struct starpu_codelet tide_sgrav_apply_cl = {
+	.name = "sgrav_apply",
+	.cpu_funcs = {sgrav_apply_cpu},
+	APPLY_CUDA
+	.nbuffers = 4,
+	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_REDUX},
+	.model = &sgrav_apply_model,
+};

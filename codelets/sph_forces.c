@@ -376,8 +376,8 @@ static struct starpu_perfmodel sph_forces_model = {
 #define FORCES_CUDA
 #endif
 
-/* The access modes come with each task (a variable number of halos): the step reduction is
- * STARPU_REDUX in one process and STARPU_MPI_REDUX under MPI, the same codelet for both. */
+/* The access modes come with each task (a variable number of halos); the step reduction is
+ * STARPU_REDUX (under MPI into the owner's own record, tasks/sph_step.c). */
 struct starpu_codelet tide_sph_forces_cl = {
 	.name = "sph_forces",
 	.cpu_funcs = {sph_forces_cpu},

@@ -20,11 +20,10 @@
 void tide_sph_codelets_where(uint32_t where)
 {
 	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
-	                                &tide_dt_init_cl, &tide_dt_redux_cl,
+	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
-	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl,
-	                                &tide_sgrav_apply_mpi_cl};
+	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) cls[i]->where = where;
 }
 
@@ -381,26 +380,52 @@ static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tid
 	sim->nblocks = sim->p[0] * sim->p[1] * sim->p[2];
 	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
 	if (!sim->blk) return -1;
-	if (sim->mpi) sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 4);
+	if (sim->mpi)
+		sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 4 * sim->size);
+	return 0;
+}
+
+/* Rank r's reduction record of stage s and the global one combined on rank r (sph_sim.h). */
+static int register_rank_reductions(tide_sim *sim)
+{
+	int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * sim->nblocks;
+	for (int s = 0; s < 2; s++) {
+		sim->part[s] = calloc((size_t)sim->size, sizeof *sim->part[s]);
+		sim->all[s] = calloc((size_t)sim->size, sizeof *sim->all[s]);
+		sim->part_host[s] = calloc((size_t)sim->size, sizeof *sim->part_host[s]);
+		sim->all_host[s] = calloc((size_t)sim->size, sizeof *sim->all_host[s]);
+		if (!sim->part[s] || !sim->all[s] || !sim->part_host[s] || !sim->all_host[s]) return -1;
+		for (int r = 0; r < sim->size; r++) {
+			tide_step_reduce_init(&sim->part_host[s][r]);
+			tide_step_reduce_init(&sim->all_host[s][r]);
+			starpu_variable_data_register(&sim->part[s][r], STARPU_MAIN_RAM,
+			                              (uintptr_t)&sim->part_host[s][r], sizeof(tide_step_reduce));
+			starpu_variable_data_register(&sim->all[s][r], STARPU_MAIN_RAM,
+			                              (uintptr_t)&sim->all_host[s][r], sizeof(tide_step_reduce));
+			starpu_data_set_reduction_methods(sim->part[s][r], &tide_dt_redux_cl, &tide_dt_init_cl);
+			starpu_mpi_data_register(sim->part[s][r], t++, r);
+			starpu_mpi_data_register(sim->all[s][r], t++, r);
+		}
+	}
+	sim->red = sim->all[0][sim->rank];
+	sim->red2 = sim->all[1][sim->rank];
 	return 0;
 }
 
 /* What both setups share after the blocks: the step reductions, the self-gravity. */
 static int setup_end(tide_sim *sim, const tide_block_view *all)
 {
-	tide_step_reduce_init(&sim->red_host);
-	tide_step_reduce_init(&sim->red2_host);
-	starpu_variable_data_register(&sim->red, STARPU_MAIN_RAM, (uintptr_t)&sim->red_host,
-	                              sizeof sim->red_host);
-	starpu_variable_data_register(&sim->red2, STARPU_MAIN_RAM, (uintptr_t)&sim->red2_host,
-	                              sizeof sim->red2_host);
-	starpu_data_set_reduction_methods(sim->red, &tide_dt_redux_cl, &tide_dt_init_cl);
-	starpu_data_set_reduction_methods(sim->red2, &tide_dt_redux_cl, &tide_dt_init_cl);
 	if (sim->mpi) {
-		/* the reductions are owned by rank 0 and sent to all */
-		int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * sim->nblocks;
-		starpu_mpi_data_register(sim->red, t, 0);
-		starpu_mpi_data_register(sim->red2, t + 1, 0);
+		if (register_rank_reductions(sim)) return -1;
+	} else {
+		tide_step_reduce_init(&sim->red_host);
+		tide_step_reduce_init(&sim->red2_host);
+		starpu_variable_data_register(&sim->red, STARPU_MAIN_RAM, (uintptr_t)&sim->red_host,
+		                              sizeof sim->red_host);
+		starpu_variable_data_register(&sim->red2, STARPU_MAIN_RAM, (uintptr_t)&sim->red2_host,
+		                              sizeof sim->red2_host);
+		starpu_data_set_reduction_methods(sim->red, &tide_dt_redux_cl, &tide_dt_init_cl);
+		starpu_data_set_reduction_methods(sim->red2, &tide_dt_redux_cl, &tide_dt_init_cl);
 	}
 	sim->n_total = all->count;
 	sim->last.count = all->count;
@@ -516,8 +541,22 @@ static void unregister_all(tide_sim *sim)
 		if (k->host) tide_block_free_host(k->host, k->cap);
 	}
 	starpu_data_unregister(sim->scratch);
-	starpu_data_unregister(sim->red);
-	starpu_data_unregister(sim->red2);
+	if (sim->mpi) {
+		for (int s = 0; s < 2; s++) {
+			for (int r = 0; sim->part[s] && sim->all[s] && r < sim->size; r++) {
+				if (sim->part[s][r]) starpu_data_unregister(sim->part[s][r]);
+				if (sim->all[s][r]) starpu_data_unregister(sim->all[s][r]);
+			}
+			free(sim->part[s]); free(sim->all[s]);
+			free(sim->part_host[s]); free(sim->all_host[s]);
+			sim->part[s] = sim->all[s] = NULL;
+			sim->part_host[s] = sim->all_host[s] = NULL;
+		}
+	} else {
+		starpu_data_unregister(sim->red);
+		starpu_data_unregister(sim->red2);
+	}
+	sim->red = sim->red2 = NULL;
 	tide_sph_gravity_fini(sim);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
 	free(sim->blk);

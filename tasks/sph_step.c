@@ -4,15 +4,20 @@
 // per block b (a box of cells; its neighbours n are the blocks touching it, up to 26):
 //   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
 //   halo_pack(B[b]) -> H[b][f]            boundary cell layer of every face f with neighbours
-//   dt_init(red)                          (once) reset of the step reduction
+//   dt_init(red)                          (once; under MPI once per rank r, of part[r]) reset
+//                                         of the step reduction
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
-//                                         each neighbour the face that faces b
+//                                         each neighbour the face that faces b; under MPI into
+//                                         part[owner of b]
 //   with physics.self_gravity (tasks/sph_gravity.c):
 //     sgrav_gather(B[all]) -> bodies      every particle, its gather index kept for the way back
 //     bh_build, bh_moments, bh_walk       the Barnes-Hut tree and field (tasks/gravity.c)
 //     sgrav_unsort -> field in gather order
 //     sgrav_apply(B[b]) -> red (REDUX)    a += field (fluid), CFL force limit of the new total
-//   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector)
+//   under MPI, per rank r:
+//     dt_combine(part[0..N-1]) -> all[r]  every rank's record to every rank: one hop
+//   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector); under
+//                                         MPI reading all[owner of b]
 //   migrate_pack(B[b]) -> M[b][f]         particles that left the box, by the face they crossed
 //   migrate_unpack(B[b], M[n][f_nb]...)   those of them inside b's box
 // The host then reads the reduction (the one value per step the algorithm needs: the global
@@ -57,6 +62,18 @@ static void add(data_list *l, starpu_data_handle_t h, enum starpu_data_access_mo
 	l->n++;
 }
 
+/* The record a block's tasks reduce into in stage s (0: red, 1: red2) ... */
+static starpu_data_handle_t red_into(const tide_sim *sim, int s, int owner)
+{
+	return sim->mpi ? sim->part[s][owner] : s ? sim->red2 : sim->red;
+}
+
+/* ... and the one they read the stage's global result from. */
+static starpu_data_handle_t red_from(const tide_sim *sim, int s, int owner)
+{
+	return sim->mpi ? sim->all[s][owner] : s ? sim->red2 : sim->red;
+}
+
 static void submit_sort(tide_sim *sim, struct starpu_codelet *cl)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
@@ -81,27 +98,37 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl)
 	}
 }
 
-static void submit_forces(tide_sim *sim, starpu_data_handle_t red, struct starpu_codelet *cl)
+static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 {
-	SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red, STARPU_NAME, "dt_init", PROFILE(TIDE_K_DT), 0);
+	for (int r = 0; r < (sim->mpi ? sim->size : 1); r++)
+		SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red_into(sim, s, r), STARPU_NAME, "dt_init",
+		       PROFILE(TIDE_K_DT), 0);
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
 		int nh = k->nnb;
-		/* the reduction is not in the array: StarPU-MPI reads STARPU_MPI_REDUX only there */
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
-		        sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red, STARPU_DATA_MODE_ARRAY, l.d, l.n,
+		        STARPU_REDUX, red_into(sim, s, k->owner), STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
 }
 
-/* After the last contribution to a step reduction (sph_forces, sgrav_apply): those of other
- * ranks reach its owner (rank 0). */
-static void finish_reduction(tide_sim *sim, starpu_data_handle_t red)
+/* After the last contribution to a stage's reduction (sph_forces, sgrav_apply): under MPI
+ * every rank combines all ranks' records into its own copy of the result. */
+static void finish_reduction(tide_sim *sim, int s)
 {
-	if (sim->mpi) starpu_mpi_redux_data(MPI_COMM_WORLD, red);
+	if (!sim->mpi) return;
+	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(1 + sim->size));
+	STARPU_ASSERT_MSG(d, "out of memory");
+	for (int q = 0; q < sim->size; q++) d[1 + q] = (struct starpu_data_descr){sim->part[s][q], STARPU_R};
+	for (int r = 0; r < sim->size; r++) {
+		d[0] = (struct starpu_data_descr){sim->all[s][r], STARPU_W};
+		SUBMIT(sim, &tide_dt_combine_cl, STARPU_DATA_MODE_ARRAY, d, 1 + sim->size,
+		       STARPU_NAME, "dt_combine", PROFILE(TIDE_K_DT), 0);
+	}
+	free(d);
 }
 
 static void submit_integrate(tide_sim *sim, int stage)
@@ -109,7 +136,7 @@ static void submit_integrate(tide_sim *sim, int stage)
 	tide_integrate_arg I = {.stage = stage};
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, sim->red,
+		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, 0, k->owner),
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
 		        STARPU_NAME, "integrate", PROFILE_B(TIDE_K_INTEGRATE, b), 0);
 	}
@@ -135,7 +162,7 @@ static void submit_gravity_field(tide_sim *sim, tide_sph_gravity *sg)
 }
 
 /* Self-gravity after sph_forces, into the step reduction red (see the head of the file). */
-static void submit_self_gravity(tide_sim *sim, starpu_data_handle_t red)
+static void submit_self_gravity(tide_sim *sim, int s)
 {
 	tide_sph_gravity *sg = sim->grav;
 	if (!sg) return;
@@ -152,9 +179,9 @@ static void submit_self_gravity(tide_sim *sim, starpu_data_handle_t red)
 	/* every rank submits every block's; it runs on the block's owner, with the owner's field */
 	for (int b = 0; b < sim->nblocks; b++) {
 		int q = sim->blk[b].owner, lb = sg->lidx[b];
-		SUBMIT(sim, sim->mpi ? &tide_sgrav_apply_mpi_cl : &tide_sgrav_apply_cl, STARPU_RW,
+		SUBMIT(sim, &tide_sgrav_apply_cl, STARPU_RW,
 		       sim->blk[b].B, STARPU_R, sg->mpi ? sg->accg_r[q] : sg->accg, STARPU_R,
-		       sg->mpi ? sg->offs_r[q] : sg->offs, sim->mpi ? STARPU_MPI_REDUX : STARPU_REDUX, red,
+		       sg->mpi ? sg->offs_r[q] : sg->offs, STARPU_REDUX, red_into(sim, s, q),
 		       STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &lb, sizeof lb,
 		       STARPU_NAME, "sgrav_apply", PROFILE_B(TIDE_K_SELF_GRAVITY, b), 0);
 	}
@@ -215,9 +242,9 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 {
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
-	submit_forces(sim, sim->red, forces ? forces : &tide_sph_forces_cl);
-	submit_self_gravity(sim, sim->red);
-	finish_reduction(sim, sim->red);
+	submit_forces(sim, 0, forces ? forces : &tide_sph_forces_cl);
+	submit_self_gravity(sim, 0);
+	finish_reduction(sim, 0);
 }
 
 /* The stop conditions of a weakly compressible run: NaN/Inf anywhere, density beyond the range
@@ -269,14 +296,14 @@ int tide_sim_step(tide_sim *sim)
 	} else {
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
 		submit_halos(sim, &tide_halo_pack_cl);
-		submit_forces(sim, sim->red2, &tide_sph_forces_cl);
-		submit_self_gravity(sim, sim->red2);
-		finish_reduction(sim, sim->red2);
+		submit_forces(sim, 1, &tide_sph_forces_cl);
+		submit_self_gravity(sim, 1);
+		finish_reduction(sim, 1);
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
 	}
 	tide_sim_submit_migration(sim);
 
-	if (sim->mpi) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, sim->red);
+	/* under MPI red is this rank's copy of the global record: nothing to fetch */
 	starpu_data_acquire(sim->red, STARPU_R);
 	tide_step_reduce r = *(tide_step_reduce *)starpu_variable_get_local_ptr(sim->red);
 	starpu_data_release(sim->red);

@@ -24,6 +24,8 @@ extern struct starpu_codelet tide_sph_forces_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
+/* Buffers: the combined record (W), then the ranks' records (R), any number.  No args. */
+extern struct starpu_codelet tide_dt_combine_cl;
 /* Buffers: block (RW), step reduction (R).  Args: tide_sph_params, tide_integrate_arg. */
 extern struct starpu_codelet tide_integrate_cl;
 /* Buffers: block (RW), scratch, then the low and high face buffer (W) of every split axis.
@@ -49,7 +51,6 @@ extern struct starpu_codelet tide_migrate_unpack_cl;
 extern struct starpu_codelet tide_sgrav_gather_cl;
 extern struct starpu_codelet tide_sgrav_unsort_cl;
 extern struct starpu_codelet tide_sgrav_apply_cl;
-extern struct starpu_codelet tide_sgrav_apply_mpi_cl;   /* the same, for STARPU_MPI_REDUX */
 
 #define TIDE_SGRAV_MAX_PARTS 64      /* = TIDE_GRAVITY_MAX_PARTS of bh_gravity.h */
 #define TIDE_SGRAV_NO_ID 0xffffffffu /* gather index of a padding body */
@@ -88,6 +89,7 @@ void tide_halo_pack_cuda(void *buffers[], void *cl_arg);
 void tide_sph_forces_cuda(void *buffers[], void *cl_arg);
 void tide_dt_init_cuda(void *buffers[], void *cl_arg);
 void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
+void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
 void tide_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
