@@ -298,7 +298,8 @@ int tide_sim_step(tide_sim *sim)
 		submit_halos(sim, &tide_halo_pack_cl);
 		submit_forces(sim, 1, &tide_sph_forces_cl);
 		submit_self_gravity(sim, 1);
-		finish_reduction(sim, 1);
+		/* no dt_combine of red2: nothing reads it (the corrector steps by the predictor's
+		 * time step, and the host checks the first pass), so no rank waits for the others */
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
 	}
 	tide_sim_submit_migration(sim);
