@@ -19,32 +19,45 @@ static void check_cap(uint32_t n, uint32_t cap)
 	                  "at rest: the run has gone unphysical)", n, cap);
 }
 
-static void copy_run(struct tide_block_iface *dst, const tide_block_view *src, uint32_t from,
-                     uint32_t n)
+/* Particles from .. from+n-1 of the block into the halo from position `at`, masked fields only. */
+static void copy_span(struct tide_block_iface *dst, const tide_block_view *src, uint32_t from,
+                      uint32_t n, uint32_t at)
 {
-	check_cap(n, dst->cap);
+	check_cap(at + n, dst->cap);
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
 		if (!(dst->fields >> f & 1u)) continue; /* never read in a halo */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
-		memcpy((char *)dst->ptr + off * dst->cap, (const char *)src->x + off * src->cap + elem * from,
-		       elem * n);
+		memcpy((char *)dst->ptr + off * dst->cap + elem * at,
+		       (const char *)src->x + off * src->cap + elem * from, elem * n);
 	}
+}
+
+static void copy_run(struct tide_block_iface *dst, const tide_block_view *src, uint32_t from,
+                     uint32_t n)
+{
+	copy_span(dst, src, from, n, 0);
 	dst->count = n;
 }
 
-/* The particles whose cell has coordinate `layer` along key axis k. */
+/* The particles whose cell has coordinate `layer` along key axis k: in key order they come in
+ * runs (a cell, or a row of cells), each copied as one span of the masked fields. */
 static void copy_layer(const tide_grid *g, struct tide_block_iface *dst, const tide_block_view *v,
                        int k, int layer)
 {
-	tide_block_view d = tide_block_view_of(dst);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < v->count; i++) {
+	uint32_t n = 0, i = 0;
+	while (i < v->count) {
 		int c[3];
 		tide_key_cell(g, v->key[i], c);
-		if (c[k] != layer) continue;
-		check_cap(n + 1, dst->cap);
-		tide_copy_particle(&d, n++, v, i);
+		if (c[k] != layer) { i++; continue; }
+		uint32_t j = i + 1;
+		for (; j < v->count; j++) {
+			tide_key_cell(g, v->key[j], c);
+			if (c[k] != layer) break;
+		}
+		copy_span(dst, v, i, j - i, n);
+		n += j - i;
+		i = j + 1; /* particle j is outside the layer */
 	}
 	dst->count = n;
 }
