@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Distributed SPH: the same case on 1, 2, 3 and 4 MPI ranks (CPU), with the same blocks, must give
 # bit-identical particles and gauges after every output: blocks compute the same tasks wherever
-# they live, halos and migrants travel through StarPU-MPI, and the time step is an MPI
-# reduction.  With 4 ranks and 6 blocks some ranks hold blocks that start with no fluid at all.
+# they live, halos and migrants travel through StarPU-MPI, and every rank folds all ranks'
+# step records into the same time step (dt_combine).  With 4 ranks and 6 blocks some ranks hold blocks that start with no fluid at all.
 # A third variant re-splits the blocks every 60 steps (all particles gathered and dealt out
 # again on every rank) on 3 ranks: ids and results still match the 1-rank run.  The fourth cuts
-# the domain into a 2-D grid of boxes.
+# the domain into a 2-D grid of boxes; the fifth integrates with the symplectic scheme (two
+# force passes and halo exchanges per step) on 2 ranks.
 # usage: test_mpi_ranks.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -18,7 +19,8 @@ args=(run "$src/cases/dambreak2d.yaml" --dp 0.01 --max-steps 240 --set time.outp
 # name: blocks and extra options
 # A 2-D grid of boxes: 2 x 2 on 2 and 4 ranks (with 4 ranks every rank owns one box, so halos
 # and migrants cross rank boundaries along both axes, corners included).
-for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2"; do
+for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2" \
+               "4 --set physics.integrator=symplectic"; do
 	set -- $variant; nb=$1; shift
 	extra=("$@")
 	v=$((${v:-0} + 1))
@@ -26,6 +28,7 @@ for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2"; d
 	case "${extra[*]}" in
 		"") nps="2 3 4" ;;
 		*decomposition*) nps="2 4" ;;
+		*symplectic*) nps=2 ;;
 		*) nps=3 ;;
 	esac
 	for np in $nps; do
