@@ -170,6 +170,18 @@ static int block_alloc_compare(void *a, void *b)
 	return ((struct tide_block_iface *)a)->cap == ((struct tide_block_iface *)b)->cap;
 }
 
+/* A cached allocation given to another handle (a halo's buffer to a migrant buffer of the same
+ * capacity, say) brings its memory only.  Without this StarPU copies the whole cached interface
+ * over the new one, mask and count included: a migrant buffer took a halo's mask on a GPU
+ * run's host replica, and its MPI message no longer matched the receiver's (2 ranks sharing
+ * the H200, 2-D dam break: "received particle block of 2 particles for a capacity of 5828"). */
+static void block_reuse(void *dst_interface, const void *cached_interface, unsigned node)
+{
+	(void)node;
+	((struct tide_block_iface *)dst_interface)->ptr =
+	        ((const struct tide_block_iface *)cached_interface)->ptr;
+}
+
 /* MPI packing: [uint32 count][used part of the first field in the mask][of the next]... */
 static int block_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count)
 {
@@ -263,6 +275,7 @@ static struct starpu_data_interface_ops tide_block_ops = {
 	.footprint = block_footprint,
 	.compare = block_compare,
 	.alloc_compare = block_alloc_compare,
+	.reuse_data_on_node = block_reuse,
 	.interfaceid = STARPU_UNKNOWN_INTERFACE_ID,
 	.interface_size = sizeof(struct tide_block_iface),
 	.to_pointer = block_to_pointer,
