@@ -381,34 +381,40 @@ static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tid
 	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
 	if (!sim->blk) return -1;
 	if (sim->mpi)
-		sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 4 * sim->size);
+		sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 3 * sim->size);
 	return 0;
 }
 
-/* Rank r's reduction record of stage s and the global one combined on rank r (sph_sim.h). */
+/* Rank r's reduction records (part[s][r]) and the global one combined on rank r (all[r]),
+ * owned by r (sph_sim.h). */
 static int register_rank_reductions(tide_sim *sim)
 {
 	int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * sim->nblocks;
+	size_t n = (size_t)sim->size;
 	for (int s = 0; s < 2; s++) {
-		sim->part[s] = calloc((size_t)sim->size, sizeof *sim->part[s]);
-		sim->all[s] = calloc((size_t)sim->size, sizeof *sim->all[s]);
-		sim->part_host[s] = calloc((size_t)sim->size, sizeof *sim->part_host[s]);
-		sim->all_host[s] = calloc((size_t)sim->size, sizeof *sim->all_host[s]);
-		if (!sim->part[s] || !sim->all[s] || !sim->part_host[s] || !sim->all_host[s]) return -1;
-		for (int r = 0; r < sim->size; r++) {
+		sim->part[s] = calloc(n, sizeof *sim->part[s]);
+		sim->part_host[s] = calloc(n, sizeof *sim->part_host[s]);
+	}
+	sim->all = calloc(n, sizeof *sim->all);
+	sim->all_host = calloc(n, sizeof *sim->all_host);
+	if (!sim->part[0] || !sim->part[1] || !sim->part_host[0] || !sim->part_host[1] || !sim->all ||
+	    !sim->all_host)
+		return -1;
+	for (int r = 0; r < sim->size; r++) {
+		for (int s = 0; s < 2; s++) {
 			tide_step_reduce_init(&sim->part_host[s][r]);
-			tide_step_reduce_init(&sim->all_host[s][r]);
 			starpu_variable_data_register(&sim->part[s][r], STARPU_MAIN_RAM,
 			                              (uintptr_t)&sim->part_host[s][r], sizeof(tide_step_reduce));
-			starpu_variable_data_register(&sim->all[s][r], STARPU_MAIN_RAM,
-			                              (uintptr_t)&sim->all_host[s][r], sizeof(tide_step_reduce));
 			starpu_data_set_reduction_methods(sim->part[s][r], &tide_dt_redux_cl, &tide_dt_init_cl);
 			starpu_mpi_data_register(sim->part[s][r], t++, r);
-			starpu_mpi_data_register(sim->all[s][r], t++, r);
 		}
+		tide_step_reduce_init(&sim->all_host[r]);
+		starpu_variable_data_register(&sim->all[r], STARPU_MAIN_RAM, (uintptr_t)&sim->all_host[r],
+		                              sizeof(tide_step_reduce));
+		starpu_mpi_data_register(sim->all[r], t++, r);
 	}
-	sim->red = sim->all[0][sim->rank];
-	sim->red2 = sim->all[1][sim->rank];
+	sim->red = sim->all[sim->rank];
+	sim->red2 = sim->part[1][sim->rank];
 	return 0;
 }
 
@@ -542,16 +548,17 @@ static void unregister_all(tide_sim *sim)
 	}
 	starpu_data_unregister(sim->scratch);
 	if (sim->mpi) {
-		for (int s = 0; s < 2; s++) {
-			for (int r = 0; sim->part[s] && sim->all[s] && r < sim->size; r++) {
-				if (sim->part[s][r]) starpu_data_unregister(sim->part[s][r]);
-				if (sim->all[s][r]) starpu_data_unregister(sim->all[s][r]);
-			}
-			free(sim->part[s]); free(sim->all[s]);
-			free(sim->part_host[s]); free(sim->all_host[s]);
-			sim->part[s] = sim->all[s] = NULL;
-			sim->part_host[s] = sim->all_host[s] = NULL;
+		for (int r = 0; r < sim->size; r++) {
+			for (int s = 0; s < 2; s++)
+				if (sim->part[s] && sim->part[s][r]) starpu_data_unregister(sim->part[s][r]);
+			if (sim->all && sim->all[r]) starpu_data_unregister(sim->all[r]);
 		}
+		for (int s = 0; s < 2; s++) {
+			free(sim->part[s]); free(sim->part_host[s]);
+			sim->part[s] = NULL; sim->part_host[s] = NULL;
+		}
+		free(sim->all); free(sim->all_host);
+		sim->all = NULL; sim->all_host = NULL;
 	} else {
 		starpu_data_unregister(sim->red);
 		starpu_data_unregister(sim->red2);

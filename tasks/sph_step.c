@@ -68,10 +68,10 @@ static starpu_data_handle_t red_into(const tide_sim *sim, int s, int owner)
 	return sim->mpi ? sim->part[s][owner] : s ? sim->red2 : sim->red;
 }
 
-/* ... and the one they read the stage's global result from. */
-static starpu_data_handle_t red_from(const tide_sim *sim, int s, int owner)
+/* ... and the one they read the step's global result (the first stage's) from. */
+static starpu_data_handle_t red_from(const tide_sim *sim, int owner)
 {
-	return sim->mpi ? sim->all[s][owner] : s ? sim->red2 : sim->red;
+	return sim->mpi ? sim->all[owner] : sim->red;
 }
 
 static void submit_sort(tide_sim *sim, struct starpu_codelet *cl)
@@ -115,16 +115,16 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 	}
 }
 
-/* After the last contribution to a stage's reduction (sph_forces, sgrav_apply): under MPI
- * every rank combines all ranks' records into its own copy of the result. */
-static void finish_reduction(tide_sim *sim, int s)
+/* After the last contribution to the first stage's reduction (sph_forces, sgrav_apply): under
+ * MPI every rank combines all ranks' records into its own copy of the result. */
+static void finish_reduction(tide_sim *sim)
 {
 	if (!sim->mpi) return;
 	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(1 + sim->size));
 	STARPU_ASSERT_MSG(d, "out of memory");
-	for (int q = 0; q < sim->size; q++) d[1 + q] = (struct starpu_data_descr){sim->part[s][q], STARPU_R};
+	for (int q = 0; q < sim->size; q++) d[1 + q] = (struct starpu_data_descr){sim->part[0][q], STARPU_R};
 	for (int r = 0; r < sim->size; r++) {
-		d[0] = (struct starpu_data_descr){sim->all[s][r], STARPU_W};
+		d[0] = (struct starpu_data_descr){sim->all[r], STARPU_W};
 		SUBMIT(sim, &tide_dt_combine_cl, STARPU_DATA_MODE_ARRAY, d, 1 + sim->size,
 		       STARPU_NAME, "dt_combine", PROFILE(TIDE_K_DT), 0);
 	}
@@ -136,7 +136,7 @@ static void submit_integrate(tide_sim *sim, int stage)
 	tide_integrate_arg I = {.stage = stage};
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, 0, k->owner),
+		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
 		        STARPU_NAME, "integrate", PROFILE_B(TIDE_K_INTEGRATE, b), 0);
 	}
@@ -244,7 +244,7 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
 	submit_forces(sim, 0, forces ? forces : &tide_sph_forces_cl);
 	submit_self_gravity(sim, 0);
-	finish_reduction(sim, 0);
+	finish_reduction(sim);
 }
 
 /* The stop conditions of a weakly compressible run: NaN/Inf anywhere, density beyond the range

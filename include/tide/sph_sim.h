@@ -40,11 +40,12 @@ typedef struct tide_sim {
 	starpu_data_handle_t red, red2;            /* step reductions (red2: symplectic stage 2) */
 	tide_step_reduce red_host, red2_host;
 	/* Under MPI, stage s (0: red, 1: red2): rank r's tasks reduce into part[s][r], owned by r,
-	 * and every rank combines all parts into its own all[s][r] (dt_combine): one hop of small
-	 * messages where a reduction at rank 0 and its broadcast took two.  red and red2 are then
-	 * this rank's all[s][rank].  Host copies: part_host, all_host. */
-	starpu_data_handle_t *part[2], *all[2];
-	tide_step_reduce *part_host[2], *all_host[2];
+	 * and every rank combines the first stage's parts into its own all[r] (dt_combine): one
+	 * hop of small messages where a reduction at rank 0 and its broadcast took two.  red is
+	 * then this rank's all[rank]; red2 its own part[1][rank], which nothing reads (the
+	 * symplectic corrector steps by the first stage's time step).  Host copies: *_host. */
+	starpu_data_handle_t *part[2], *all;
+	tide_step_reduce *part_host[2], *all_host;
 	long step;
 	double t;
 	tide_step_reduce last;                     /* reduction of the last step */
