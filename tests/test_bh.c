@@ -233,8 +233,13 @@ int main(int argc, char **argv)
 	       starpu_cuda_worker_get_count());
 	degenerate();
 	parts_invariance();
+	/* the range, 1e4-1e5, at both ends and in between */
+	accuracy_suite(BH_DIST_PLUMMER, 10000);
 	accuracy_suite(BH_DIST_PLUMMER, 20000);
+	accuracy_suite(BH_DIST_PLUMMER, 100000);
+	accuracy_suite(BH_DIST_UNIFORM, 10000);
 	accuracy_suite(BH_DIST_UNIFORM, 50000);
+	accuracy_suite(BH_DIST_UNIFORM, 100000);
 	{
 		uint32_t n = 100000;
 		bh_body *b = malloc(sizeof(bh_body) * n);

@@ -12,11 +12,7 @@
 #      /usr/bin/time's maximum resident set).
 # Writes $OUT/sph_ladder.csv, $OUT/billion_summary.csv, $OUT/billion.log and prints the figures.
 set -uo pipefail
-out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
-t=./build/tide
-step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
+. "$(dirname "$0")/device_env.sh"
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 free -g | head -2

@@ -4,10 +4,7 @@
 # SPHERIC test 2 ladder at ~1, ~4 and ~13.3 M particles (GPU alone, --profile), plus 2 ranks
 # sharing the GPU at ~13.3 M.  Writes $OUT/ladder.csv and logs.
 set -uo pipefail
-out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
-t=./build/tide
+. "$(dirname "$0")/device_env.sh"
 {
 ./build/tests/test_sim . | tail -1
 STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3

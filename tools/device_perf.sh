@@ -18,11 +18,7 @@
 #      with each walk kernel of TIDE_PERF_BH_KERNELS (default "fast"; "classic fast" to compare),
 #      and a 2-rank run whose essential trees are walked on the GPU.
 set -uo pipefail
-out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
-t=./build/tide
-step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
+. "$(dirname "$0")/device_env.sh"
 {
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv

@@ -4,10 +4,7 @@
 # carried): tide --profile at ~13.3 M particles on 1 rank and on 2 ranks sharing the GPU, and
 # Nsight Compute's speed-of-light numbers of the force kernel at ~1 M particles.
 set -uo pipefail
-out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
-t=./build/tide
+. "$(dirname "$0")/device_env.sh"
 {
 echo "== 1 rank, 13.3 M"
 $t run cases/spheric2.yaml --dp 0.00395 --max-steps 30 --no-output --profile --out $out/p1 --quiet

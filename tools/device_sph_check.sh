@@ -8,10 +8,7 @@
 #  4. time per step of SPHERIC test 2 at about 13.3 million particles (both force kernels) on
 #     1 rank, and on 2 ranks sharing the GPU, with tide run --profile's breakdown.
 set -uo pipefail
-out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
-t=./build/tide
+. "$(dirname "$0")/device_env.sh"
 {
 echo "== unit tests with CUDA"
 TIDE_CELL_SORT_BIG=16000000 ./build/tests/test_cell_sort . | tail -2

@@ -6,10 +6,7 @@
 # 13.3 M of the DualSPHysics comparison (dp = 0.00395 m: 13 333 219 particles), as the difference
 # of a 45- and a 5-step run.  Writes $OUT/sph_ladder.csv and prints the figures.
 set -uo pipefail
-out=${OUT:-/tmp/tide-device}; mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export STARPU_HOME=${STARPU_HOME:-/tmp/tide-starpu-home} STARPU_SILENT=1
-t=./build/tide
+. "$(dirname "$0")/device_env.sh"
 timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -1
 timeout 120 ./build/tests/test_sim . 2>&1 | tail -1
 STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3

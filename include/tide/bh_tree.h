@@ -458,19 +458,21 @@ TIDE_HD void bh_merge_moments(const bh_mom *ch, int32_t nch, bh_mom *M)
 }
 
 /* rcrit² = (l/theta + delta)², delta = |com - centre| (the cube's), and the node size l a multiple
- * of the cube's half side: its diagonal 2 sqrt(3) half with monopoles, 3/4 of that (2.6 x the side)
- * with quadrupoles.  The order-dependent size is measured, not derived (docs/gravity.md, *Opening
- * test*, the numbers of tests/bh_opening_study.c): with the diagonal the monopole 99th percentile at
- * theta 0.5 is 4-8e-4 on Plummer spheres and uniform cubes of 1e4-1e6 (the issue allows 1e-3, so
- * nothing smaller fits), while quadrupoles at theta 0.6 reach 1.4e-4 with ~2x the interactions
- * they need.  With 3/4 of the diagonal quadrupoles keep 2-6x less error than monopoles at the same
- * theta on those distributions (test_bh) and stay at 4-5e-4 at theta 0.6 on Plummer spheres of
- * 2e4-1e6, with half the interactions.  Other sizes (the side, the particles' bounding box or
+ * of the cube's half side: its diagonal 2 sqrt(3) half with monopoles, 0.675 of that (2.34 half
+ * sides, 1.17 x the side) with quadrupoles.  The order-dependent size is measured, not derived
+ * (docs/gravity.md, *Opening test* and *The quadrupole node size, measured again*, the numbers of
+ * tests/bh_opening_study.c): with the diagonal the monopole 99th percentile at theta 0.5 is 2-9e-4
+ * on Plummer spheres and uniform cubes of 1e4-1e6 (the issue allows 1e-3, so nothing smaller
+ * fits), while quadrupoles reach that accuracy in much smaller cells.  With 0.675 of the diagonal
+ * they keep less error than monopoles at the same theta on every one of those distributions
+ * (test_bh checks 1e4-1e5: 0.65-0.97 of the monopoles' 99th percentile) and give 5.2e-4 at theta
+ * 0.6 on 16.8 M (the 0.12 s benchmark of issue 5); 3/4 of the diagonal, the size until
+ * 2026-12-03, gave 3.5e-4 in 0.140 s.  Other sizes (the side, the particles' bounding box or
  * their largest distance from the com, each scaled) need about as many interactions for the same
  * error.  Every operation rounded on its own (bh_mul_rn, bh_add_rn; IEEE division and sqrtf on
  * both), so the CUDA moments give the CPU's rcrit² from the same centre of mass. */
 #define BH_SIZE_MONO 3.4641016f  /* l / half with monopoles: 2 sqrt(3) */
-#define BH_SIZE_QUAD 2.5980762f  /* l / half with quadrupoles: 3/4 of 2 sqrt(3) */
+#define BH_SIZE_QUAD 2.3382686f  /* l / half with quadrupoles: 0.675 of 2 sqrt(3) */
 TIDE_HD float bh_rcrit2(const bh_cell *C, const bh_mom *M, float theta, int quad)
 {
 	float dx = bh_add_rn(M->x, -C->cx), dy = bh_add_rn(M->y, -C->cy), dz = bh_add_rn(M->z, -C->cz);
