@@ -12,9 +12,10 @@
 #      CPU tree and the ten runs ~150 s; GR_RATIO_SIZES="7000000 20000000" adds 20 M, ~19 s per
 #      CPU evaluation and ~400 s for its runs, so give it GR_BUDGET=700 or a call of its own);
 #   3. weak:   GR_WEAK_PER_RANK particles per rank (default 0.5 M) on R ranks, GPU, with the share
-#      of the essential nodes: tide gravity reports what each rank sent (cells, particles, bytes),
-#      not the time spent walking them, so the share given is of items: essential cells and
-#      particles received, over the particles and cells of the ranks' own trees.
+#      of the essential nodes, twice: of the walk time (tide gravity times every rank's walk
+#      tasks over its own tree and over the essential nodes it received, StarPU's task
+#      profiling; summed over the ranks) and of the items (essential cells and particles
+#      received, over the cells and particles of the ranks' own trees).
 #
 # Per-gravity-step time = tide gravity's "total": the median of GR_REPEAT (GPU, default 2) or 1
 # (CPU) full evaluations (build, moments, virtual roots and essential-node exchange, walks),
@@ -61,7 +62,7 @@ run_timeout=${GR_TIMEOUT:-90}
 read -r -a mpirun <<< "${MPIRUN:-mpirun --allow-run-as-root --bind-to none --oversubscribe}"
 PY=/usr/bin/python3; [ -x $PY ] || PY=python3
 csv="$out/gravity_ranks.csv"
-echo "experiment,device,n,ranks,ncpu_per_rank,status,t_step_s,t_walk_s,t_build_s,t_moments_s,cells,groups,let_cells,let_particles,let_bytes,wall_s" >"$csv"
+echo "experiment,device,n,ranks,ncpu_per_rank,status,t_step_s,t_walk_s,t_build_s,t_moments_s,cells,groups,let_cells,let_particles,let_bytes,wall_s,walk_exec_s,walk_let_exec_s" >"$csv"
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; echo "cores $cores"; echo "mps $mps"; git rev-parse HEAD; } \
 	>"$out/machine.txt" 2>&1
 start=$SECONDS
@@ -96,12 +97,12 @@ run() {
 	if [ "$status" = ok ]; then
 		# tide's header: n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,t_build_s,
 		# t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,err_median,err_p99,err_max,
-		# pot_err_p99,ranks,let_cells,let_particles,let_bytes
+		# pot_err_p99,ranks,let_cells,let_particles,let_bytes,walk_exec_s,walk_let_exec_s
 		awk -F, -v e="$exp" -v d="$dev" -v r="$r" -v c="$ncpu" -v w="$wall" 'NR == 2 {
-			printf "%s,%s,%s,%s,%s,ok,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", e, d, $1, r, c, $13, $12,
-			       $10, $11, $8, $9, $21, $22, $23, w }' "$raw" >>"$csv"
+			printf "%s,%s,%s,%s,%s,ok,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", e, d, $1, r, c, $13,
+			       $12, $10, $11, $8, $9, $21, $22, $23, w, $24, $25 }' "$raw" >>"$csv"
 	else
-		echo "$exp,$dev,$n,$r,$ncpu,$status,,,,,,,,,,$wall" >>"$csv"
+		echo "$exp,$dev,$n,$r,$ncpu,$status,,,,,,,,,,$wall,," >>"$csv"
 	fi
 	echo "[gravity_ranks] $tag: $status in ${wall}s ($(grep -h 'time \[s\]' "$out/logs/$tag.log" | head -n 1))"
 }
@@ -137,11 +138,11 @@ def find(exp, dev, n, R):
 out = open(sys.argv[2], 'w')
 w = csv.writer(out)
 w.writerow(['experiment', 'device', 'n', 'ranks', 't_step_s', 't_walk_s', 'speedup_vs_1_rank',
-            'efficiency', 'gpu_over_cpu_speedup', 'essential_share'])
+            'efficiency', 'gpu_over_cpu_speedup', 'essential_share', 'essential_time_share'])
 lines = []
 for r in rows:
     if r['status'] != 'ok':
-        w.writerow([r['experiment'], r['device'], r['n'], r['ranks'], r['status'], '', '', '', '', ''])
+        w.writerow([r['experiment'], r['device'], r['n'], r['ranks'], r['status'], '', '', '', '', '', ''])
         lines.append(f"{r['experiment']:6} {r['device']:4} n {int(r['n']):>9} R {int(r['ranks']):>2}: {r['status']}")
         continue
     R = int(r['ranks'])
@@ -149,7 +150,7 @@ for r in rows:
         one = next((x for x in ok if x['experiment'] == 'weak' and x['device'] == r['device'] and x['ranks'] == '1'), None)
     else:
         one = find(r['experiment'], r['device'], r['n'], '1')
-    sp = eff = ratio = share = ''
+    sp = eff = ratio = share = tshare = ''
     if one:
         if r['experiment'] == 'weak':
             eff = t(one) / t(r); sp = eff * R
@@ -161,13 +162,18 @@ for r in rows:
     if R > 1 and r['let_cells'] and float(r['cells']) > 0:
         # items received from other ranks over the own trees' items (cells + particles)
         share = (float(r['let_cells']) + float(r['let_particles'])) / (float(r['cells']) + float(r['n']))
+    if R > 1 and r.get('walk_let_exec_s'):
+        # the walk tasks' execution time over received essential nodes, of all walk time
+        own, let = float(r['walk_exec_s']), float(r['walk_let_exec_s'])
+        if own + let > 0: tshare = let / (own + let)
     f = lambda v, p: f"{v:.{p}f}" if v != '' else ''
     w.writerow([r['experiment'], r['device'], r['n'], R, r['t_step_s'], r['t_walk_s'], f(sp, 3),
-                f(eff, 3), f(ratio, 2), f(share, 3)])
+                f(eff, 3), f(ratio, 2), f(share, 3), f(tshare, 3)])
     lines.append(f"{r['experiment']:6} {r['device']:4} n {int(r['n']):>9} R {R:>2}: step {t(r):8.4f} s  walk "
                  f"{float(r['t_walk_s']):8.4f} s  speedup {f(sp, 2) or '-':>6}  eff {f(eff, 2) or '-':>5}"
                  + (f"  GPU/CPU {f(ratio, 1)}" if ratio != '' else '')
-                 + (f"  essential share {f(share, 2)}" if share != '' else ''))
+                 + (f"  essential share {f(share, 2)} of items" if share != '' else '')
+                 + (f", {f(tshare, 2)} of walk time" if tshare != '' else ''))
 out.close()
 print('\n'.join(lines))
 PY

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Plot bench/gravity_ranks.sh's summary CSV: time per gravity step against the rank count for
-the strong and weak runs, and the GPU/CPU speedup per rank count (the Barnes-Hut paper's Fig. 12).
+the strong and weak runs, the GPU/CPU speedup per rank count (the Barnes-Hut paper's Fig. 12),
+and the weak runs' share of the essential nodes in the walk time and in the items walked
+(its Figs. 15-17).
 
 usage: bench/plot_gravity_ranks.py SUMMARY.csv OUT.png"""
 import csv
@@ -32,7 +34,7 @@ def main():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
     series = {}
     for r in rows:
         if num(r["t_step_s"]) is None:  # empty, or the status of a run cut off or failed
@@ -54,6 +56,17 @@ def main():
     ax[1].set_yscale("log")
     ax[1].set_xlabel("MPI ranks")
     ax[1].set_ylabel("GPU tree / CPU tree speedup [-]")
+    for col, label in (("essential_time_share", "of the walk tasks' time"),
+                       ("essential_share", "items received / own items (cells + particles)")):
+        pts = sorted((int(r["ranks"]), float(r[col])) for r in rows
+                     if r["experiment"] == "weak" and num(r.get(col)) is not None)
+        if pts:
+            ax[2].plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=label)
+    ax[2].set_xscale("log", base=2)
+    ax[2].set_xlabel("MPI ranks (weak: N/rank fixed)")
+    ax[2].set_ylabel("essential nodes received [-]")
+    if ax[2].lines:
+        ax[2].legend(fontsize=7)
     fig.tight_layout()
     try:
         fig.savefig(sys.argv[2], dpi=110)

@@ -35,7 +35,9 @@ static void usage(FILE *f)
 	        "Under mpirun every rank takes a contiguous range of the particles' Morton order and\n"
 	        "builds its own tree; ranks send each other the essential nodes of their trees\n"
 	        "(docs/gravity.md).  Rank 0 prints the figures of all ranks, with the essential\n"
-	        "nodes each rank sent; the check covers all particles.\n"
+	        "nodes each rank sent and the execution time of its walk tasks over its own tree and\n"
+	        "over the essential nodes it received (timed in the whole evaluations, StarPU's task\n"
+	        "profiling); the check covers all particles.\n"
 	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n");
 }
 
@@ -177,27 +179,34 @@ int tide_cmd_gravity(int argc, char **argv)
 		tb[r] = b - a; tm[r] = c - b; tw[r] = d - c;
 		tide_debug("repetition %d: build %.4f  moments %.4f  walk %.4f s\n", r + 1, tb[r], tm[r], tw[r]);
 	}
+	/* the whole evaluations, with the walk tasks timed (StarPU's task profiling: a few clock
+	 * readings per task): how much of the walk goes to other ranks' essential nodes */
+	tide_gravity_time_walks(&g, 1);
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
 		tide_gravity_submit_forces(&g);
 		tide_gravity_wait(&g);
 		tt[r] = tide_wtime() - a;
 	}
+	tide_gravity_time_walks(&g, 0);
 	int32_t ncells, ngroups;
 	tide_gravity_tree_size(&g, &ncells, &ngroups);
-	/* per rank: cells, groups, and the essential nodes it sent; summed on rank 0 */
-	double mine[5] = {ncells, ngroups, 0, 0, 0};
+	/* per rank: cells, groups, the essential nodes it sent, and its walk tasks' execution time
+	 * per evaluation over its own tree and over the essential nodes it received; summed on
+	 * rank 0 */
+	enum { NV = 7 };
+	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps};
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
 		tide_gravity_let_sent(&g, q, &nc, &np);
 		mine[2] += nc; mine[3] += np;
 		if (q != rt.rank) mine[4] += (double)tide_let_message_bytes(nc, np);
 	}
-	double *per_rank = malloc(sizeof(double) * 5 * rt.size);
-	tide_gravity_gather_values(&g, 0, mine, 5, per_rank);
-	double tot[5] = {0, 0, 0, 0, 0};
+	double *per_rank = malloc(sizeof(double) * NV * rt.size);
+	tide_gravity_gather_values(&g, 0, mine, NV, per_rank);
+	double tot[NV] = {0, 0, 0, 0, 0, 0, 0};
 	for (int q = 0; q < rt.size; q++)
-		for (int k = 0; k < 5; k++) tot[k] += per_rank[5 * q + k];
+		for (int k = 0; k < NV; k++) tot[k] += per_rank[NV * q + k];
 	/* the forces by particle index, on rank 0 */
 	bh_acc *byid = NULL;
 	float *gvel = NULL;
@@ -228,8 +237,12 @@ int tide_cmd_gravity(int argc, char **argv)
 			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, rt.size * (rt.size - 1));
 			for (int q = 0; q < rt.size; q++)
 				tide_info("  rank %d: %u particles, %.0f cells; sent %.0f essential cells + %.0f "
-				       "particles (%.3f MB)\n", q, counts[q], per_rank[5 * q], per_rank[5 * q + 2],
-				       per_rank[5 * q + 3], per_rank[5 * q + 4] / 1e6);
+				       "particles (%.3f MB); walk tasks %.4f s own tree + %.4f s essential nodes\n",
+				       q, counts[q], per_rank[NV * q], per_rank[NV * q + 2], per_rank[NV * q + 3],
+				       per_rank[NV * q + 4] / 1e6, per_rank[NV * q + 5], per_rank[NV * q + 6]);
+			tide_info("walk tasks, all ranks, per evaluation: %.4f s over their own trees + %.4f s "
+			       "over the essential nodes received (%.1f %% of the walk time)\n", tot[5], tot[6],
+			       tot[5] + tot[6] > 0 ? 100 * tot[6] / (tot[5] + tot[6]) : 0.0);
 		}
 		tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
 		       "(first evaluation %.3f, initial conditions %.2f)\n",
@@ -284,12 +297,12 @@ int tide_cmd_gravity(int argc, char **argv)
 				fprintf(f, "n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,"
 				           "t_build_s,t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,"
 				           "err_median,err_p99,err_max,pot_err_p99,ranks,let_cells,let_particles,"
-				           "let_bytes\n");
+				           "let_bytes,walk_exec_s,walk_let_exec_s\n");
 			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
-			        "%.4e,%d,%.0f,%.0f,%.0f\n",
+			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f\n",
 			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
-			        tot[3], tot[4]);
+			        tot[3], tot[4], tot[5], tot[6]);
 			errno = 0;
 			int bad = ferror(f), err = errno;
 			if (fclose(f) || bad) {

@@ -88,6 +88,26 @@ void tide_gravity_submit_moments(tide_gravity *g)
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_moments");
 }
 
+/* Callback of a timed walk task: its execution time (StarPU's profiling information, filled
+ * before callbacks run) added to the counter given as argument. */
+void tide_gravity_walk_timed(void *counter)
+{
+	struct starpu_task *t = starpu_task_get_current();
+	if (!t || !t->profiling_info) return;
+	const struct starpu_profiling_task_info *pi = t->profiling_info;
+	int64_t ns = (int64_t)(pi->end_time.tv_sec - pi->start_time.tv_sec) * 1000000000 +
+	             (pi->end_time.tv_nsec - pi->start_time.tv_nsec);
+	__atomic_add_fetch((int64_t *)counter, ns, __ATOMIC_RELAXED);
+}
+
+void tide_gravity_time_walks(tide_gravity *g, int on)
+{
+	starpu_task_wait_for_all(); /* no walk of before counted, none cut in two */
+	starpu_profiling_status_set(on ? STARPU_PROFILING_ENABLE : STARPU_PROFILING_DISABLE);
+	if (on) g->walk_ns[0] = g->walk_ns[1] = 0;
+	g->time_walks = on;
+}
+
 void tide_gravity_submit_walk(tide_gravity *g)
 {
 	if (g->mpi) tide_gravity_submit_exchange(g); /* in flight while the local walk runs */
@@ -96,7 +116,8 @@ void tide_gravity_submit_walk(tide_gravity *g)
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
-		                             sizeof g->part[k], 0);
+		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
+		                             g->time_walks ? tide_gravity_walk_timed : NULL, &g->walk_ns[0], 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
 	if (g->mpi) tide_gravity_submit_let_walks(g);

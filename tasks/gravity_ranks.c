@@ -130,7 +130,9 @@ void tide_gravity_submit_let_walks(tide_gravity *g)
 			                             STARPU_R, g->hgroups, STARPU_R, g->hlet_in[q],
 			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
-			                             &g->part[k], sizeof g->part[k], 0);
+			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
+			                             g->time_walks ? tide_gravity_walk_timed : NULL,
+			                             &g->walk_ns[1], 0);
 			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
 		}
 	}

@@ -41,7 +41,19 @@ typedef struct tide_gravity {
 	starpu_data_handle_t hescr;
 	int let_whole_tree;            /* tests: send whole trees (must not change the forces) */
 	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl;
+	/* tide_gravity_time_walks: execution time of this rank's walk tasks, [0] over its own tree,
+	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
+	int time_walks;
+	int64_t walk_ns[2];
 } tide_gravity;
+
+/* Turns on (1) or off (0) the timing of the walk tasks from StarPU's profiling information
+ * (which it enables or disables), and zeroes walk_ns when turning it on: what share of a rank's
+ * walk goes to the essential nodes of other ranks. */
+void tide_gravity_time_walks(tide_gravity *g, int on);
+/* (tasks/gravity*.c) the timed walk tasks' callback: adds the task's execution time to the
+ * int64_t counter it is given */
+void tide_gravity_walk_timed(void *counter);
 
 /* Registers the arrays.  nparts <= 0: one walk task per CPU worker without GPU, else one. */
 void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
