@@ -103,8 +103,14 @@ void tide_gravity_walk_timed(void *counter)
 void tide_gravity_time_walks(tide_gravity *g, int on)
 {
 	starpu_task_wait_for_all(); /* no walk of before counted, none cut in two */
-	starpu_profiling_status_set(on ? STARPU_PROFILING_ENABLE : STARPU_PROFILING_DISABLE);
-	if (on) g->walk_ns[0] = g->walk_ns[1] = 0;
+	if (on == g->time_walks) return;
+	if (on) {
+		g->profiling_was = starpu_profiling_status_get();
+		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+		g->walk_ns[0] = g->walk_ns[1] = 0;
+	} else {
+		starpu_profiling_status_set(g->profiling_was);
+	}
 	g->time_walks = on;
 }
 

@@ -43,12 +43,12 @@ typedef struct tide_gravity {
 	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl;
 	/* tide_gravity_time_walks: execution time of this rank's walk tasks, [0] over its own tree,
 	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
-	int time_walks;
+	int time_walks, profiling_was; /* profiling_was: StarPU's status before, restored at off */
 	int64_t walk_ns[2];
 } tide_gravity;
 
 /* Turns on (1) or off (0) the timing of the walk tasks from StarPU's profiling information
- * (which it enables or disables), and zeroes walk_ns when turning it on: what share of a rank's
+ * (which it enables, and at off puts back as it was, e.g. STARPU_PROFILING=1), and zeroes walk_ns when turning it on: what share of a rank's
  * walk goes to the essential nodes of other ranks. */
 void tide_gravity_time_walks(tide_gravity *g, int on);
 /* (tasks/gravity*.c) the timed walk tasks' callback: adds the task's execution time to the
