@@ -39,6 +39,14 @@ export MPIRUN="${mpirun[*]}"
 # with GPUs the ranks' CPU workers only feed them (the CUDA codelets do the work): 2 per rank
 [ "$gpus" -gt 0 ] && export NCPU_PER_RANK=${NCPU_PER_RANK:-2}
 target() { "$PY" -c "print(int(float('$1') * $scale))"; }
+# SPHERIC 2 at spacing $2 on $1 ranks for $3 steps into $out/$4, log $4.log; more tide arguments after
+sph_ranks() {
+	local r=$1 dp=$2 ns=$3 name=$4; shift 4
+	"${mpirun[@]}" -np "$r" -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
+		-x STARPU_NCPU="${NCPU_PER_RANK:-1}" timeout 560 $t run "$case_file" --dp "$dp" \
+		--max-steps "$ns" --no-output --blocks $(( 2 * r )) --out "$out/$name" --quiet "$@" \
+		>"$out/$name.log" 2>&1
+}
 {
 step "machine: $gpus GPU(s), ranks $ranks ($rpg per GPU), phases: $phases"
 { nvidia-smi --query-gpu=index,name,memory.total --format=csv 2>/dev/null || echo "no GPU";
@@ -68,10 +76,8 @@ for ph in $phases; do
 	overhead)
 		r=${ranks##* }; dp=$(dp_for 50e6)
 		step "overhead: per-step breakdown on $r ranks at ~$(target 50e6) particles (dp $dp)"
-		"${mpirun[@]}" -np "$r" -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
-			-x STARPU_NCPU="${NCPU_PER_RANK:-1}" timeout 500 $t run "$case_file" --dp "$dp" \
-			--max-steps $(( steps + 3 )) --no-output --blocks $(( 2 * r )) --profile \
-			--out "$out/overhead" --quiet >"$out/overhead_profile.txt" 2>&1
+		sph_ranks "$r" "$dp" $(( steps + 3 )) overhead --profile
+		cp "$out/overhead.log" "$out/overhead_profile.txt"
 		tail -n 30 "$out/overhead_profile.txt" ;;
 	gravity)
 		per=$(target "${MG_GRAV_PER_GPU:-16e6}")
@@ -82,14 +88,12 @@ for ph in $phases; do
 	billion)
 		r=${ranks##* } nb=$(target "${MG_BILLION_N:-1e9}"); dp=$(dp_for "${MG_BILLION_N:-1e9}")
 		step "billion: ~$nb particles (dp $dp) on $r ranks, ${MG_BILLION_STEPS:-4} steps"
-		/usr/bin/time -v "${mpirun[@]}" -np "$r" -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
-			-x STARPU_NCPU="${NCPU_PER_RANK:-1}" timeout 560 $t run "$case_file" --dp "$dp" \
-			--max-steps "${MG_BILLION_STEPS:-4}" --no-output --blocks $(( 2 * r )) \
-			--out "$out/billion" --quiet >"$out/billion.log" 2>&1
-		echo "exit $?"
+		start=$SECONDS
+		sph_ranks "$r" "$dp" "${MG_BILLION_STEPS:-4}" billion
+		echo "exit $? after $(( SECONDS - start )) s"
 		cp "$out/billion/run_summary.csv" "$out/billion_summary.csv" 2>/dev/null &&
 			$PY "$here/bench/benchlib.py" table "$out/billion_summary.csv"
-		grep -E "Maximum resident|Elapsed" "$out/billion.log" ;;
+		;;
 	*) echo "device_multigpu.sh: unknown phase '$ph' (strong5 strong50 weak4 weak16 weak64 overhead gravity billion)" ;;
 	esac
 done

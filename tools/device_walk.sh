@@ -40,7 +40,7 @@ if [ "${WALK_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
 			--section LaunchStats --section Occupancy --section WarpStateStats --section InstructionStats \
 			--section SchedulerStats ${WALK_NCU_EXTRA:-} \
 			$t gravity --n "${WALK_NCU_N:-4194304}" --dist plummer --theta 0.6 --quadrupole \
-			--device cuda --repeat 1 2>&1 | grep -v "^==PROF==" | tail -400 > "$out/ncu_walk_$k.txt"
+			--device cuda --repeat 1 2>&1 | grep -v "^==PROF==" > "$out/ncu_walk_$k.txt"
 		grep -E "Duration|Throughput|Registers|Occupancy|Executed Ipc|Issue Slots|Warp Cycles|Stall|Eligible|No Eligible|L1/TEX Hit|L2 Hit|Shared Memory" "$out/ncu_walk_$k.txt" | head -40
 		k=$((k + 1))
 	done
