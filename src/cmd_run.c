@@ -675,7 +675,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	 * learns its verdict. */
 	enum tide_dir_mode mode = o->restart ? TIDE_DIR_CONTINUE
 	                          : o->overwrite ? TIDE_DIR_OVERWRITE : TIDE_DIR_NEW;
-	int dir_bad = rank0_says(rt->rank == 0 ? tide_run_dir_check(out.dir, mode) : 0);
+	/* the path as given: out.dir would cut one too long to fit */
+	const char *given = o->out_dir ? o->out_dir : out.dir;
+	int dir_bad = rank0_says(rt->rank == 0 ? tide_run_dir_check(given, mode) : 0);
 	if (dir_bad) {
 		tide_ckpt_state_free(&cs);
 		free(mem);
