@@ -15,7 +15,7 @@
 #  (f) under mpirun, 2 ranks into a run directory are refused together (no hang).
 # usage: test_outdir.sh TIDE SRC_ROOT
 set -euo pipefail
-tide=$1; src=$2
+tide=$(realpath "$1"); src=$(realpath "$2")
 work=$(mktemp -d); trap 'kill -9 ${bg:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 export STARPU_NCPU=1
 dam=(run "$src/cases/dambreak2d.yaml" --dp 0.02)
