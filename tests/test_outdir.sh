@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The output directory of tide run (src/run_dir.c) and DIR/run.log (src/log.c, src/run_log.c):
 #  (a) run.log starts with the StarPU configuration, holds exactly what the run printed on
-#      stdout and stderr, and ends with "done"; the end message names only files that exist
+#      stdout and stderr (what came before the directory was taken too), and ends with "done"
+#      ("failed: unphysical ..." for a run that blew up); the end message names only files that exist
 #      (--no-output) and --profile's help names the file it writes;
 #  (b) a second run into a run directory is refused with exit 2 and the directory is untouched
 #      (names, sizes, times and checksums of every file before and after);
@@ -39,7 +40,7 @@ state() {
 
 # (a) run.log
 d="$work/a"
-"$tide" "${dam[@]}" --max-steps 30 --set time.output=0.001 --out "$d" >"$work/a.out" 2>&1 ||
+"$tide" "${dam[@]}" --max-steps 30 --set time.output=0.001 --verbose --out "$d" >"$work/a.out" 2>&1 ||
 	fail "the first run failed: $(cat "$work/a.out")"
 log="$d/run.log"
 [ -f "$log" ] || fail "no $log"
@@ -53,7 +54,17 @@ grep -q "^command: tide run .* --out $d$" "$log" || fail "run.log does not give 
 sed -n '/^----$/,$p' "$log" | sed '1d;$d' >"$work/a.body"
 cmp "$work/a.body" "$work/a.out" || fail "run.log does not hold what the run printed: $(diff "$work/a.body" "$work/a.out")"
 grep -q "^t = .* step 30 " "$work/a.body" || fail "run.log lacks the progress lines"
+# printed while the particles were built, before the directory was taken
+grep -q "^built [0-9]* particles" "$work/a.body" || fail "run.log lacks what was printed before DIR was taken"
 echo "ok: run.log = StarPU configuration + the $(wc -l <"$work/a.body") lines the run printed + done"
+# a run that goes unphysical: the last line says so
+rc=0; "$tide" "${dam[@]}" --set physics.coefsound=0.5 --set physics.cfl=1 --out "$work/blowup" \
+	>"$work/blowup.out" 2>&1 || rc=$?
+[ $rc = 1 ] || fail "the unphysical run exited $rc, not 1: $(tail -n3 "$work/blowup.out")"
+tail -n1 "$work/blowup/run.log" | grep -q "^failed: unphysical at step [0-9]*" ||
+	fail "run.log of the unphysical run ends with '$(tail -n1 "$work/blowup/run.log")'"
+grep -q "fluid density reached" "$work/blowup/run.log" || fail "run.log lacks the error message"
+echo "ok: the unphysical run's run.log ends with: $(tail -n1 "$work/blowup/run.log")"
 # the end message names what exists, and only that
 d="$work/noout"
 "$tide" "${dam[@]}" --max-steps 5 --no-output --out "$d" >"$work/noout.out" 2>&1 || fail "--no-output run failed"
