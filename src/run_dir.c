@@ -177,9 +177,41 @@ static int remove_ckpt_dir(const char *path)
 			snprintf(p, sizeof p, "%s/%s%s", path, ckpt_files[i], tmp ? ".tmp" : "");
 			if (unlink(p) == 0) removed++;
 		}
-	if (rmdir(path) && errno != ENOENT)
+	if (rmdir(path) && errno != ENOENT) /* emptied after foreign_in_ckpt: a race with the user */
 		tide_info("--overwrite: kept %s, which holds files that are not tide's\n", path);
 	return removed;
+}
+
+/* 2 after the refusal when a checkpoint directory of the earlier run holds a file that is not
+ * a checkpoint's: --overwrite would keep that directory, and the new run's checkpoints, which
+ * replace it whole, would take the file with it. */
+static int foreign_in_ckpt(const char *dir, char **names)
+{
+	char p[TIDE_PATH_BUF + NAME_MAX + 2];
+	for (size_t k = 0; names[k]; k++) {
+		if (run_names[run_name_of(names[k])].kind < CKPT_DIR) continue;
+		snprintf(p, sizeof p, "%s/%s", dir, names[k]);
+		struct stat sb;
+		DIR *d = lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) ? opendir(p) : NULL;
+		if (!d) continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			int ours = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+			for (size_t i = 0; i < sizeof ckpt_files / sizeof *ckpt_files && !ours; i++) {
+				size_t l = strlen(ckpt_files[i]);
+				ours = !strncmp(e->d_name, ckpt_files[i], l) &&
+				       (!e->d_name[l] || !strcmp(e->d_name + l, ".tmp"));
+			}
+			if (ours) continue;
+			fprintf(stderr, "tide run: --overwrite: %s/%s is not a file of tide's, and the new "
+			        "run's checkpoints replace %s whole; move it out first (nothing was "
+			        "removed).\n", p, e->d_name, p);
+			closedir(d);
+			return 2;
+		}
+		closedir(d);
+	}
+	return 0;
 }
 
 /* --overwrite: removes the earlier run's files (and only those) and says which at --verbose. */
@@ -373,7 +405,10 @@ int tide_run_dir_claim(tide_run_dir *d, const char *dir, enum tide_dir_mode mode
 		}
 		if ((ret = refuse_run(dir, names, n, mode))) goto out;
 	}
-	if (mode == TIDE_DIR_OVERWRITE && n) d->removed = remove_run(dir, names);
+	if (mode == TIDE_DIR_OVERWRITE && n) {
+		if ((ret = foreign_in_ckpt(dir, names))) goto out;
+		d->removed = remove_run(dir, names);
+	}
 	/* for people looking at the directory; the lock itself says who holds it */
 	char pid[32];
 	int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());

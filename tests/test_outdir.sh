@@ -94,6 +94,12 @@ d="$work/c"
 [ -f "$d/particles_0011.vtp" ] && [ -d "$d/checkpoint" ] || fail "the long run left no snapshot 11 or no checkpoint"
 echo "the user's notes" >"$d/notes.txt"
 echo "the user's own" >"$d/particles_mine.vtp"
+# a file of the user's inside the checkpoint directory: refused, nothing removed
+echo "kept" >"$d/checkpoint/mine.txt"
+before=$(state "$d")
+expect_refusal 2 "$d/checkpoint/mine.txt is not a file of tide's" "$tide" "${dam[@]}" --max-steps 10 --overwrite --out "$d"
+[ "$before" = "$(state "$d")" ] || fail "the refused --overwrite changed $d"
+rm "$d/checkpoint/mine.txt"
 "$tide" "${dam[@]}" --max-steps 10 --set time.output=0.001 --overwrite --verbose --out "$d" >"$work/c.out" 2>&1 ||
 	fail "--overwrite run failed: $(cat "$work/c.out")"
 [ "$(cat "$d/notes.txt")" = "the user's notes" ] || fail "--overwrite changed the user's notes.txt"
