@@ -13,7 +13,8 @@
 #      ends with "stopped by signal 15"; after kill -9 of a run the next --overwrite run works;
 #  (e) a bad option, a bad case, a too-long --out and a case name with '../' are refused with
 #      exit 2 and write nothing at all;
-#  (f) under mpirun, 2 ranks into a run directory are refused together (no hang).
+#  (f) under mpirun, 2 ranks into a run directory are refused together (no hang); rank 0
+#      writes run.log.
 # usage: test_outdir.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$(realpath "$1"); src=$(realpath "$2")
@@ -169,6 +170,13 @@ if command -v mpirun >/dev/null; then
 	grep -q "already holds a run" <<<"$msg" || fail "2 ranks: no refusal message: $msg"
 	[ "$before" = "$(state "$d")" ] || fail "2 ranks changed $d"
 	echo "ok: 2 MPI ranks refused together, exit 2, $d untouched"
+	d="$work/mpi"
+	timeout -k 10 300 "${mpi[@]}" -np 2 "$tide" "${dam[@]}" --max-steps 5 --out "$d" >"$work/mpi.out" 2>&1 ||
+		fail "2 ranks into a new directory failed: $(tail -n5 "$work/mpi.out")"
+	head -n1 "$d/run.log" | grep -q "MPI world size 2," || fail "run.log of 2 ranks: $(head -n1 "$d/run.log")"
+	grep -q "this is rank 0's log" "$d/run.log" || fail "run.log of 2 ranks does not say it is rank 0's"
+	[ "$(tail -n1 "$d/run.log")" = done ] || fail "run.log of 2 ranks ends with '$(tail -n1 "$d/run.log")'"
+	echo "ok: 2 ranks: rank 0's run.log, MPI world size 2, done"
 else
 	echo "skipped (f): no mpirun"
 fi
