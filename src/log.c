@@ -199,7 +199,8 @@ int tide_log_open(const char *path, int append, const char *header)
 		fputc('\n', f); /* a blank line between a run and its restart */
 	fputs(header, f);
 	fwrite(held, 1, held_n, f);
-	if (held_lost) fprintf(f, "[%zu bytes of the messages before this point were not kept]\n", held_lost);
+	if (held_lost)
+		fprintf(f, "[%zu bytes of the messages before this point were not kept]\n", held_lost);
 	free(held);
 	held = NULL;
 	held_n = held_cap = held_lost = 0;

@@ -35,14 +35,15 @@ typedef struct tide_run_dir {
 	int removed;                 /* files removed by --overwrite */
 } tide_run_dir;
 
-/* The checks alone, writing nothing (before a run builds its particles): 0, or 2 after the
- * refusal. */
+/* The checks alone, writing nothing (before a run builds its particles): 0, 2 after the
+ * refusal, 1 when out of host memory. */
 int tide_run_dir_check(const char *dir, enum tide_dir_mode mode);
 /* Checks the path of dir (length, components) and whether another run holds it or a run lies
  * in it, then creates it, takes its lock and, for TIDE_DIR_OVERWRITE, removes the earlier run's
  * files (listed at --verbose).  Returns 0; 2 when refused (the path, another run's lock, a run
- * already there: one sentence printed, nothing written); 1 when the directory cannot be created
- * or locked (message printed). */
+ * already there, a file of the user's in the checkpoint --overwrite would replace: one sentence
+ * printed, nothing written or removed); 1 when the directory or its lock file cannot be created
+ * (message printed). */
 int tide_run_dir_claim(tide_run_dir *d, const char *dir, enum tide_dir_mode mode);
 /* Lets the directory go (the lock file stays: removing it would race with a run taking it). */
 void tide_run_dir_release(tide_run_dir *d);
