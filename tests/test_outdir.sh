@@ -134,7 +134,11 @@ tail -n1 "$d/run.log" | grep -q "^stopped by signal 15" || fail "run.log after S
 echo "ok: the running run's lock refused a second one; SIGTERM: $(tail -n1 "$d/run.log")"
 "$tide" "${dam[@]}" --max-steps 1000000 --set time.end=1000 --overwrite --out "$d" >/dev/null 2>&1 &
 bg=$!
-for _ in $(seq 1200); do grep -q "^t = " "$d/run.log" 2>/dev/null && break; sleep 0.05; done
+# this run's log (its command has --overwrite; the stopped run's had not), once it steps
+started() { grep -q "^command: .* --overwrite " "$d/run.log" && grep -q "^t = " "$d/run.log"; } 2>/dev/null
+for _ in $(seq 1200); do started && break; sleep 0.05; done
+started || fail "the run to be killed did not start"
+expect_refusal 2 "in use by another tide run (pid $bg)" "$tide" "${dam[@]}" --max-steps 5 --overwrite --out "$d"
 kill -9 $bg
 wait $bg 2>/dev/null || true; bg=
 "$tide" "${dam[@]}" --max-steps 5 --overwrite --quiet --out "$d" || fail "after kill -9 the next run was refused"
