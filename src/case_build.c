@@ -6,8 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "tide/log.h"
+#include "log.h"
 #include "tide/case.h"
+#include "case_load.h"
 
 /* Cells of spacing dp that fit entirely in a length (the tolerance absorbs decimal round-off,
  * e.g. 0.4/0.005 = 79.99999999999999). */

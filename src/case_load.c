@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "tide/case.h"
+#include "case_load.h"
 #include "tide/decomposition.h"
-#include "tide/log.h"
-#include "tide/run_dir.h"
+#include "log.h"
+#include "run_dir.h"
 #include "tide/sph_kernel.h"
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };

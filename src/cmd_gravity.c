@@ -9,11 +9,11 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
-#include "tide/commands.h"
+#include "bh_ic.h"
+#include "commands.h"
 #include "tide/let_interface.h"
-#include "tide/log.h"
-#include "tide/runtime.h"
+#include "log.h"
+#include "runtime.h"
 
 static void usage(FILE *f)
 {
@@ -156,7 +156,8 @@ int tide_cmd_gravity(int argc, char **argv)
 	}
 	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
 	tide_gravity g;
-	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where);
+	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where,
+	                        tide_runtime_uses_mpi());
 
 	/* warm-up: allocations, transfers to the device, CUDA module loading */
 	t0 = tide_wtime();

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <starpu.h>
-#include "tide/commands.h"
-#include "tide/runtime.h"
+#include "commands.h"
+#include "runtime.h"
 
 static void print_workers(const tide_runtime *rt)
 {

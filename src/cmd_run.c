@@ -13,18 +13,20 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/case.h"
-#include "tide/checkpoint.h"
-#include "tide/commands.h"
-#include "tide/h5_output.h"
-#include "tide/log.h"
-#include "tide/output.h"
-#include "tide/rank_agree.h"
-#include "tide/run_control.h"
-#include "tide/run_dir.h"
-#include "tide/run_log.h"
-#include "tide/runtime.h"
+#include "case_load.h"
+#include "host_blocks.h"
+#include "checkpoint.h"
+#include "commands.h"
+#include "h5_output.h"
+#include "log.h"
+#include "output.h"
+#include "rank_agree.h"
+#include "run_control.h"
+#include "run_dir.h"
+#include "run_log.h"
+#include "runtime.h"
 #include "tide/sph_sim.h"
-#include "tide/statistics.h"
+#include "statistics.h"
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
 
@@ -419,6 +421,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				}
 			}
 			if (tide_balance_check(&lb, sim) < 0) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
+			if (lb.msg[0]) tide_info("%s\n", lb.msg);
 		}
 		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -RUN_IO; snprintf(st->status, sizeof st->status, "output failed"); break; }
@@ -723,7 +726,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {
 		/* the blocks exactly as saved: the continuation is the uninterrupted run's */
 		if (tide_sim_setup_ranges(&sim, &c, &all, cs.nblocks, cs.range, cs.count, cs.cap,
-		                          cs.halo_cap)) {
+		                          cs.halo_cap, tide_runtime_uses_mpi())) {
 			fprintf(stderr, "tide: the checkpoint %s does not fit its case; it cannot be "
 			        "continued.\n", o->restart);
 			return fail_rank(rt);
@@ -733,7 +736,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
 			          "split again\n", nb, cs.nblocks);
 		/* a fresh run of one block keeps the built particles as that block (no copy) */
-		if (tide_sim_setup_take(&sim, &c, &built, &all, nb)) return fail_rank(rt);
+		if (tide_sim_setup_take(&sim, &c, &built, &all, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
 	}
 	free(mem);
 	tide_block_free_host(built, all.cap);

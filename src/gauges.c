@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/log.h"
-#include "tide/output.h"
+#include "log.h"
+#include "output.h"
 #include "tide/sph_kernel.h"
 
 /* ---- a uniform cell grid over the fluid particles ---- */

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/log.h"
-#include "tide/runtime.h"
+#include "log.h"
+#include "runtime.h"
 
 static int with_mpi, mpi_ours, mpi_multiple;
 

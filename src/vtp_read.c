@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "tide/vtp_read.h"
+#include "vtp_read.h"
 
 #define HEADER_MAX 65536   /* tide's header is about 1.5 KiB */
 #define CHUNK 8192         /* particles converted per read */

@@ -31,7 +31,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
-#include "tide/sph_gravity.h"
+#include "sph_gravity.h"
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/vtp_read.h"
+#include "vtp_read.h"
 
 typedef struct pset {
 	size_t n;

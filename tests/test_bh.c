@@ -10,7 +10,7 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
+#include "bh_ic.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/output.h"
-#include "tide/probe.h"
+#include "output.h"
+#include "probe.h"
 #include "tide/sph_kernel.h"
-#include "tide/vtp_read.h"
+#include "vtp_read.h"
 #include "test_util.h"
 
 static void quiet(int on);

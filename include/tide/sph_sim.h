@@ -2,7 +2,8 @@
 /* The SPH simulation as StarPU data: blocks of particles (boxes of cells: slabs along the longest
  * axis, or a 2-D / 3-D grid, tasks/decomposition.c), their cell tables, halo and migration
  * buffers, and the step reduction.  tasks/sph_step.c
- * submits one time step; tasks/sph_setup.c registers, gathers and rebalances. */
+ * submits one time step; tasks/sph_setup.c registers, gathers and rebalances.  Host blocks made
+ * from a case are the program's (src/host_blocks.h). */
 #ifndef TIDE_SPH_SIM_H
 #define TIDE_SPH_SIM_H
 #include <starpu.h>
@@ -60,33 +61,36 @@ void tide_sph_codelets_where(uint32_t where);
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);
 
-/* A host block of all particles (every field) made from a freshly built particle set. */
-int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v);
-
-/* Builds the case's particles straight into one host block (tide_block_alloc_host memory in
- * *mem, view *v; free with tide_block_free_host(*mem, v->cap)), counting them first: no
- * particle set is held beside it.  With nblocks == 1 the block has the capacity of the
- * simulation's single block and tide_sim_setup_take uses it as that block's main-memory
- * replica, so a run of one block holds each particle once on the host (84 B; a billion
- * particles fit a 128 GiB node).  0 or -1 (message). */
-int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
-                          size_t *n_fluid, size_t *n_bound);
+/* Capacity of a block that starts with cnt particles (nb blocks, avg particles per block).
+ * A run rebalances when a block or halo is 80 % full, so every block of several starts well
+ * below that, with room for inflow between rebalances.  One block alone covers the domain and
+ * can only lose particles: it gets a fixed margin, and its fill is not watched
+ * (tide_sim_count).  GPU memory per particle is a figure users compare: that block costs its
+ * 84 bytes per particle, not 105.  (Also the capacity of a host block built to become the
+ * single block, src/host_blocks.c.) */
+static inline uint32_t tide_sim_block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
+{
+	if (nb == 1) return cnt + 1024;
+	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
+}
 
 /* Splits the particles of `all` into about nblocks blocks as the case's decomposition says and
- * registers everything.  Under MPI every rank passes the same particles; blocks belong to ranks
- * as tide_decomp_owner says.  0 or -1. */
-int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks);
+ * registers everything.  mpi: StarPU-MPI is in use (the program's runtime says; tasks do not
+ * ask it), the ranks then being StarPU-MPI's world.  Under MPI every rank passes the same
+ * particles; blocks belong to ranks as tide_decomp_owner says.  0 or -1. */
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks,
+                   int mpi);
 /* tide_sim_setup, which takes *mem (from tide_host_block_build, holding `all`) as the host
  * replica of the single block when it can: *mem is then NULL, and `all` is that block's data
  * until the simulation is freed.  Otherwise *mem is left to the caller. */
 int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tide_block_view *all,
-                        int nblocks);
+                        int nblocks, int mpi);
 /* The same with given blocks (a restart): nblocks blocks of boxes `ranges` (an aligned grid in
  * block order, as tide_sim_setup makes), block b taking the next counts[b] particles of `all` in their order, capacities
  * caps[b] (NULL: computed) and halo capacity halo_cap (0: computed).  0 or -1 (message). */
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
-                          const uint32_t *caps, uint32_t halo_cap);
+                          const uint32_t *caps, uint32_t halo_cap, int mpi);
 /* Whether this rank's blocks fit: its largest task's data on each GPU it may run on, and what
  * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
  * does not fit and what to do. */
@@ -127,8 +131,5 @@ double tide_sim_self_gravity_energy(tide_sim *sim);
 
 /* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
 void tide_sim_submit_migration(tide_sim *sim);
-
-/* A particle-set view of a host block (no copy). */
-void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s);
 
 #endif

@@ -18,7 +18,7 @@
 #define TIDE_H5_OUTPUT_H
 #include "tide/block.h"
 #include "tide/case.h"
-#include "tide/output.h"
+#include "output.h"
 #include "tide/sph_sim.h"
 
 /* 0: built without HDF5; 1: serial HDF5; 2: parallel HDF5 (MPI-IO). */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "tide/case.h"
-#include "tide/particle_set.h"
+#include "particle_set.h"
 
 /* ---- atomic files (write to PATH.tmp, rename over PATH on success) ---- */
 

@@ -8,7 +8,7 @@
 #ifndef TIDE_VTP_READ_H
 #define TIDE_VTP_READ_H
 #include <stddef.h>
-#include "tide/particle_set.h"
+#include "particle_set.h"
 
 /* Return codes of the readers, chosen to be the command's exit codes. */
 enum { TIDE_READ_OK = 0, TIDE_READ_IO = 1, TIDE_READ_BAD = 2 };

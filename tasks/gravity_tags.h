@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The MPI tags of one several-rank tide_gravity, one starpu_mpi_tags_allocate block
+ * (tide_gravity_init_ranks, tasks/gravity.c): 5 per rank (bodies, cells, moments, meta, virtual
+ * root), one per ordered pair of ranks (essential nodes s → r), two per rank (gathers of
+ * particles and of numbers, tasks/gravity_ranks.c). */
+#ifndef TIDE_GRAVITY_TAGS_H
+#define TIDE_GRAVITY_TAGS_H
+#include <stdint.h>
+#include "tide/bh_gravity.h"
+
+enum { T_BODY, T_CELLS, T_MOM, T_META, T_VROOT, T_PER_RANK };
+
+/* Tags in the block, for tide_gravity_init_ranks to allocate. */
+static inline int64_t tide_gravity_ntags(int size) { return (int64_t)(T_PER_RANK + 2 + size) * size; }
+static inline int64_t tag_rank(const tide_gravity *g, int q, int what) { return g->tag0 + T_PER_RANK * q + what; }
+static inline int64_t tag_let(const tide_gravity *g, int s, int r)
+{
+	return g->tag0 + (int64_t)T_PER_RANK * g->size + (int64_t)s * g->size + r;
+}
+static inline int64_t tag_gather(const tide_gravity *g, int q)
+{
+	return g->tag0 + (int64_t)T_PER_RANK * g->size + (int64_t)g->size * g->size + q;
+}
+/* one tag per handle: StarPU-MPI mismatched a rank's two messages of one tag sent back to back
+ * into handles of different sizes (MPI_ERR_TRUNCATE on 4 ranks) */
+static inline int64_t tag_values(const tide_gravity *g, int q) { return tag_gather(g, q) + g->size; }
+
+#endif
