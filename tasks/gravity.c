@@ -108,7 +108,7 @@ void tide_gravity_submit_moments(tide_gravity *g)
 
 /* Callback of a timed walk task: its execution time (StarPU's profiling information, filled
  * before callbacks run) added to the counter given as argument. */
-static void tide_gravity_walk_timed(void *counter)
+static void walk_timed(void *counter)
 {
 	struct starpu_task *t = starpu_task_get_current();
 	if (!t || !t->profiling_info) return;
@@ -193,7 +193,7 @@ static void submit_essential(tide_gravity *g, int s, int r, starpu_data_handle_t
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
 }
 
-static void tide_gravity_submit_exchange(tide_gravity *g)
+static void submit_exchange(tide_gravity *g)
 {
 	int me = g->rank;
 	/* every rank sees every virtual root written, so that no rank keeps a stale cached copy */
@@ -217,7 +217,7 @@ static void tide_gravity_submit_exchange(tide_gravity *g)
 	}
 }
 
-static void tide_gravity_submit_let_walks(tide_gravity *g)
+static void submit_let_walks(tide_gravity *g)
 {
 	for (int q = 0; q < g->size; q++) {
 		if (q == g->rank) continue;
@@ -227,7 +227,7 @@ static void tide_gravity_submit_let_walks(tide_gravity *g)
 			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
 			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-			                             g->time_walks ? tide_gravity_walk_timed : NULL,
+			                             g->time_walks ? walk_timed : NULL,
 			                             &g->walk_ns[1], 0);
 			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
 		}
@@ -243,7 +243,7 @@ void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *n
 	starpu_data_release(g->hlet_out[q]);
 }
 
-static void tide_gravity_ranks_fini(tide_gravity *g)
+static void ranks_fini(tide_gravity *g)
 {
 	starpu_mpi_wait_for_all(MPI_COMM_WORLD);
 	for (int q = 0; q < g->size; q++) {
@@ -264,17 +264,17 @@ static void tide_gravity_ranks_fini(tide_gravity *g)
 
 void tide_gravity_submit_walk(tide_gravity *g)
 {
-	if (g->mpi) tide_gravity_submit_exchange(g); /* in flight while the local walk runs */
+	if (g->mpi) submit_exchange(g); /* in flight while the local walk runs */
 	for (int k = 0; k < g->nparts; k++) {
 		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-		                             g->time_walks ? tide_gravity_walk_timed : NULL, &g->walk_ns[0], 0);
+		                             g->time_walks ? walk_timed : NULL, &g->walk_ns[0], 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
-	if (g->mpi) tide_gravity_submit_let_walks(g);
+	if (g->mpi) submit_let_walks(g);
 }
 
 void tide_gravity_submit_forces(tide_gravity *g)
@@ -335,7 +335,7 @@ void tide_gravity_release(tide_gravity *g)
 
 void tide_gravity_fini(tide_gravity *g)
 {
-	if (g->mpi) tide_gravity_ranks_fini(g);
+	if (g->mpi) ranks_fini(g);
 	starpu_data_unregister(g->hbody);
 	starpu_data_unregister(g->hvel);
 	for (int k = 0; k < g->nparts; k++) starpu_data_unregister(g->hacc[k]);
