@@ -10,6 +10,7 @@
 #include <starpu.h>
 #include "tide/bh_gravity.h"
 #include "tide/bh_ic.h"
+#include "tide/cmd_agree.h"
 #include "tide/commands.h"
 #include "tide/let_interface.h"
 #include "tide/log.h"
@@ -113,8 +114,23 @@ int tide_cmd_gravity(int argc, char **argv)
 		fprintf(stderr, "tide gravity: need 0 <= N <= 1.5e9, 0 < theta <= 2, eps >= 0, K >= 0, R >= 1.\n");
 		return 2;
 	}
+	/* every rank must make the same particles and the same evaluations (--csv, written by rank 0
+	 * alone, may differ) */
+	tide_cmd_key key;
+	tide_cmd_key_init(&key, "gravity", argc, argv);
+	tide_cmd_key_add(&key, "--n", "%.17g", N);
+	tide_cmd_key_add(&key, "--dist", "%s", bh_dist_name(dist));
+	tide_cmd_key_add(&key, "--theta", "%.17g", theta);
+	tide_cmd_key_add(&key, "--quadrupole", "%s", quad ? "on" : "off");
+	tide_cmd_key_add(&key, "--eps", "%.17g", eps);
+	tide_cmd_key_add(&key, "--check", "%.17g", K);
+	tide_cmd_key_add(&key, "--seed", "%.17g", seed);
+	tide_cmd_key_add(&key, "--repeat", "%.17g", R);
+	tide_cmd_key_add(&key, "--device", "%s", where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda" : "any");
+	tide_cmd_key_add(&key, "--parts", "%.17g", parts);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
 	if (where == TIDE_WHERE_CUDA && rt.ncuda == 0) {
 		fprintf(stderr, "tide gravity: --device cuda, but StarPU found no CUDA worker.\n");
 		tide_runtime_shutdown();

@@ -14,6 +14,7 @@
 #include "tide/block_interface.h"
 #include "tide/case.h"
 #include "tide/checkpoint.h"
+#include "tide/cmd_agree.h"
 #include "tide/commands.h"
 #include "tide/h5_output.h"
 #include "tide/log.h"
@@ -22,7 +23,9 @@
 #include "tide/run_control.h"
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
+#include "tide/stall_watchdog.h"
 #include "tide/statistics.h"
+#include "tide/decomposition.h"
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
 
@@ -30,7 +33,7 @@
 
 typedef struct run_opts {
 	const char *case_path, *out_dir, *restart;
-	double dp, ckpt_every_s;
+	double dp, ckpt_every_s, stall_timeout_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile;
 	long max_steps, rebalance_every, balance_every;
@@ -66,6 +69,9 @@ static void run_usage(FILE *f)
 	        "                    only when a block or halo is 80 %% full)\n"
 	        "  --checkpoint-every T  write DIR/checkpoint every T of wall time (30min, 100s, 2h)\n"
 	        "                    or every T steps (500steps); also at the end of the run\n"
+	        "  --stall-timeout T  stop all ranks (exit code 3) when the step loop makes no\n"
+	        "                    progress for T of wall time (a stopped or stuck rank); default\n"
+	        "                    30min, 0 = never\n"
 	        "  --restart CKPT    continue the run saved in the checkpoint directory CKPT (the\n"
 	        "                    case comes from CKPT/used_parameters.yaml; --set may change\n"
 	        "                    keys other than dim, dp, coefh and domain, e.g. time.end);\n"
@@ -77,14 +83,18 @@ static void run_usage(FILE *f)
 	        "DIR/particles_NNNN.h5 + DIR/particles.xmf, written by every MPI rank), DIR/gauges.csv,\n"
 	        "DIR/statistics.csv (mass, energies, momentum, extrema per output),\n"
 	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, and DIR/checkpoint when asked.\n"
-	        "SIGTERM or SIGINT (once) or creating the file DIR/STOP makes the run write\n"
-	        "DIR/checkpoint and stop after the current step (a second signal kills it).\n"
+	        "SIGTERM, SIGINT or SIGUSR1 (once) or creating the file DIR/STOP makes the run write\n"
+	        "DIR/checkpoint and stop after the current step (a second signal kills it); under\n"
+	        "mpirun send SIGUSR1 to mpirun (it forwards it; on SIGTERM/SIGINT Open MPI kills\n"
+	        "the ranks after 1 s and exits 1), or SIGTERM to the tide processes.\n"
 	        "A run that goes unphysical saves DIR/failed_state (a checkpoint) and\n"
 	        "DIR/failed_state.vtp; one that cannot write its output saves DIR/checkpoint.\n"
 	        "Exit codes: 0 done, or stopped by DIR/STOP (checkpoint written); 1 the run failed\n"
 	        "(unphysical, particles left the domain, output not writable, out of memory);\n"
 	        "2 bad usage or input (also an unreadable checkpoint, MPI ranks given different\n"
-	        "cases or options); 130 / 143 stopped by SIGINT / SIGTERM after the checkpoint.\n"
+	        "commands, cases or options, an invalid StarPU variable such as STARPU_NCPU=-1);\n"
+	        "3 stalled (--stall-timeout); 130 / 143 / 138 stopped by SIGINT / SIGTERM / SIGUSR1\n"
+	        "after the checkpoint.\n"
 	        "Failures and what each saves: docs/commands.md.\n");
 }
 
@@ -106,6 +116,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 	memset(o, 0, sizeof *o);
 	o->balance_threshold = 0.1;
 	o->max_steps = -1;
+	o->stall_timeout_s = 1800;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		double v;
@@ -127,6 +138,16 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			if (tide_rc_parse_interval(v, &o->ckpt_every_s, &o->ckpt_every_steps)) {
 				fprintf(stderr, "tide run: --checkpoint-every needs a wall time with its unit (30min, "
 				        "100s, 2h) or a step count (500steps), got '%s'.\n", v ? v : "");
+				return -1;
+			}
+		}
+		else if (!strcmp(a, "--stall-timeout")) {
+			const char *v = i + 1 < argc ? argv[++i] : NULL;
+			long steps = 0;
+			if (v && !strcmp(v, "0")) o->stall_timeout_s = 0;
+			else if (tide_rc_parse_interval(v, &o->stall_timeout_s, &steps) || steps) {
+				fprintf(stderr, "tide run: --stall-timeout needs a wall time with its unit (30min, "
+				        "600s, 1h) or 0 for none, got '%s'.\n", v ? v : "");
 				return -1;
 			}
 		}
@@ -309,7 +330,10 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 	free(counts);
 	free(range);
 	free(cap);
-	if (!ret && dir == o->ckpt) o->ckpt_step = sim->step;
+	if (!ret && dir == o->ckpt) {
+		o->ckpt_step = sim->step;
+		tide_watchdog_checkpointed(sim->step);
+	}
 	return ret;
 }
 
@@ -392,10 +416,14 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	tide_run_control rc;
 	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
 	             sim->step);
+	tide_watchdog_start(o->stall_timeout_s, sim->rank, sim->size, out->ckpt);
+	tide_watchdog_beat(sim->step, sim->t);
+	if (out->ckpt_step >= 0) tide_watchdog_checkpointed(out->ckpt_step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
 		if (tide_sim_step(sim)) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
 		double dt_wall = tide_wtime() - ts;
+		tide_watchdog_beat(sim->step, sim->t);
 		if (sim->step == step0 + 1) st->first_step_s = dt_wall;
 		step_time += dt_wall;
 		{
@@ -439,11 +467,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 			else
 				snprintf(st->status, sizeof st->status, "stopped by %.80s at step %ld, t = %g s; "
 				         "checkpoint in %.80s", stop_file, sim->step, sim->t, out->ckpt);
-			if (sim->rank == 0) {
-				if (action & TIDE_RC_STOP_FILE) unlink(stop_file);
-				tide_info("%s%s\nContinue with: tide run --restart %s\n", isatty(1) ? "\n" : "",
-				          st->status, out->ckpt);
-			}
+			/* said by run_case's caller, as the last line of the run */
+			if (sim->rank == 0 && (action & TIDE_RC_STOP_FILE)) unlink(stop_file);
 			ret = action & TIDE_RC_SIGNAL ? TIDE_RC_SIGNAL : TIDE_RC_STOP_FILE;
 			break;
 		}
@@ -455,6 +480,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		ret = -RUN_CHECKPOINT;
 		snprintf(st->status, sizeof st->status, "checkpoint failed");
 	}
+	tide_watchdog_stop();
 	tide_rc_free(&rc);
 	tide_balance_free(&lb);
 	progress(sim, c, wall0, t0, step0);
@@ -546,28 +572,6 @@ static uint64_t input_fingerprint(const tide_case *c, const tide_ckpt_state *cs,
 	return h;
 }
 
-/* FNV-1a of the options every rank must share: they decide the blocks, the steps and the
- * collective outputs and checkpoints. */
-static uint64_t options_fingerprint(const run_opts *o)
-{
-	struct {
-		double ckpt_s, balance_threshold;
-		long ckpt_steps, max_steps, rebalance, balance;
-		int32_t blocks, no_output, restart;
-	} k;
-	memset(&k, 0, sizeof k); /* padding too: it is hashed */
-	k.ckpt_s = o->ckpt_every_s;
-	k.ckpt_steps = o->ckpt_every_steps;
-	k.max_steps = o->max_steps;
-	k.rebalance = o->rebalance_every;
-	k.balance = o->balance_every;
-	k.balance_threshold = o->balance_threshold;
-	k.blocks = o->blocks;
-	k.no_output = o->no_output;
-	k.restart = o->restart != NULL;
-	return tide_fnv1a(TIDE_FNV_INIT, &k, sizeof k);
-}
-
 /* Every rank must run the same case with the same options, or the ranks would wait for each
  * other for ever: all compare with rank 0 and all stop (0 / -1, the message said once).  Also
  * the default block count, rank 0's: ranks with other worker counts would split differently. */
@@ -578,7 +582,6 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 	tide_rank_view me = {
 		.status = bad, .nblocks = gpu_only ? rt->ncuda : 2 * (rt->ncpu + rt->ncuda),
 		.input = bad ? 0 : input_fingerprint(c, cs, o->restart != NULL),
-		.options = options_fingerprint(o),
 	};
 	tide_rank_verdict v;
 	tide_ranks_agree(&me, &v);
@@ -586,13 +589,10 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 	if (v.rank0.status) return -1; /* rank 0 said why */
 	if (v.first_bad >= 0) {
 		if (rt->rank == 0) {
+			/* the options were compared before StarPU started (run_key) */
 			const char *what = v.bad.status ? "could not load its case or checkpoint (its message follows)"
-			                   : v.bad.input != v.rank0.input
-			                   ? "was given another case than rank 0 (another case file, --dp or "
-			                     "--set, or another checkpoint)"
-			                   : "was given other options than rank 0 (--blocks, --max-steps, "
-			                     "--checkpoint-every, --rebalance-every, --balance-every, "
-			                     "--balance-threshold, --no-output or --restart)";
+			                   : "was given another case than rank 0 (another case file, --dp, "
+			                     "--set, --format or --decomp, or another checkpoint)";
 			fprintf(stderr, "tide: MPI rank %d %s; every rank of an mpirun must run the same "
 			        "tide run command.\n", v.first_bad, what);
 		}
@@ -611,6 +611,27 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 		return -1;
 	}
 	if (bad) return -1;
+	/* an explicit NXxNYxNZ decomposition fixes the block count: a different --blocks is a
+	 * contradiction, not a preference to pick from */
+	int fixed = tide_decomp_fixed_blocks(c->decomp);
+	if (fixed > 0 && o->blocks > 0 && o->blocks != fixed) {
+		if (rt->rank == 0)
+			fprintf(stderr, "tide run: --blocks %d contradicts the decomposition %s, which makes "
+			        "%d block%s; give --blocks %d, or no --blocks, or a decomposition of slabs, 2d "
+			        "or 3d.\n", o->blocks, c->decomp, fixed, fixed > 1 ? "s" : "", fixed);
+		return -1;
+	}
+	if (fixed > 0 && !(o->restart && o->blocks <= 0)) {
+		*nb = fixed;
+		if (fixed < rt->size) {
+			if (rt->rank == 0)
+				fprintf(stderr, "tide run: the decomposition %s gives fewer blocks than ranks "
+				        "(%d block%s for %d MPI ranks), so some ranks would have nothing to do; "
+				        "use a decomposition of at least %d blocks, or fewer ranks.\n", c->decomp,
+				        fixed, fixed > 1 ? "s" : "", rt->size, rt->size);
+			return -1;
+		}
+	}
 	if (*nb < rt->size && !(o->restart && o->blocks <= 0)) {
 		if (rt->rank == 0)
 			fprintf(stderr, "tide run: --blocks %d gives fewer blocks than the %d MPI ranks, so "
@@ -766,6 +787,11 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		tide_pvd_close(&out.xmf);
 		tide_stats_close(&out.stats);
 	}
+	/* the last thing the run prints (as soon as all is saved: Open MPI kills the ranks 1 s after
+	 * mpirun got SIGTERM) */
+	if (ret == TIDE_RC_STOP_FILE || ret == TIDE_RC_SIGNAL)
+		tide_info("%s%s\nContinue with: tide run --restart %s\n", isatty(1) ? "\n" : "",
+		          st.status, out.ckpt);
 	free(out.mem);
 	free(out.times);
 	tide_sim_free(&sim);
@@ -776,16 +802,46 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		          1e3 * st.time_per_step_s, st.particle_steps_per_s, out.dir,
 		          c.output_format == TIDE_OUT_HDF5 ? "xmf" : "pvd", out.dir, out.dir);
 	if (ret == TIDE_RC_STOP_FILE) return 0;
+	/* every rank returns it (the decision and its signal are rank 0's), so that mpirun, which
+	 * returns the first non-zero exit code of ranks that ended cleanly, gives it too */
 	if (ret == TIDE_RC_SIGNAL) return 128 + signo;
 	return ret ? 1 : 0;
+}
+
+/* What every rank of an mpirun must be given equally, compared before StarPU starts.  The case
+ * (file, --dp, --set, --format, --decomp) is compared by its content once loaded
+ * (agree_with_ranks); --quiet/--verbose and --stall-timeout may differ. */
+static void run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
+{
+	tide_cmd_key_init(k, "run", argc, argv);
+	tide_cmd_key_add(k, "--out", "%s", o->out_dir ? o->out_dir : "(not given)");
+	tide_cmd_key_add(k, "--restart", "%s", o->restart ? o->restart : "(not given)");
+	char n[32];
+	snprintf(n, sizeof n, "%d", o->blocks);
+	tide_cmd_key_add(k, "--blocks", "%s", o->blocks > 0 ? n : "(not given)");
+	snprintf(n, sizeof n, "%ld", o->max_steps);
+	tide_cmd_key_add(k, "--max-steps", "%s", o->max_steps >= 0 ? n : "(not given)");
+	tide_cmd_key_add(k, "--no-output", "%s", o->no_output ? "given" : "not given");
+	tide_cmd_key_add(k, "--with-cpus", "%s", o->with_cpus ? "given" : "not given");
+	tide_cmd_key_add(k, "--profile", "%s", o->profile ? "given" : "not given");
+	if (o->ckpt_every_steps)
+		tide_cmd_key_add(k, "--checkpoint-every", "%ldsteps", o->ckpt_every_steps);
+	else
+		tide_cmd_key_add(k, "--checkpoint-every", "%.17gs", o->ckpt_every_s);
+	tide_cmd_key_add(k, "--rebalance-every", "%ld", o->rebalance_every);
+	tide_cmd_key_add(k, "--balance-every", "%ld", o->balance_every);
+	tide_cmd_key_add(k, "--balance-threshold", "%.17g", o->balance_threshold);
 }
 
 int tide_cmd_run(int argc, char **argv)
 {
 	run_opts o;
 	if (parse_opts(argc, argv, &o)) return 2;
+	tide_cmd_key key;
+	run_key(&o, argc, argv, &key);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
 	int ret = run_case(&o, &rt);
 	tide_runtime_shutdown();
 	return ret;

@@ -14,6 +14,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_nbody.h"
+#include "tide/cmd_agree.h"
 #include "tide/commands.h"
 #include "tide/log.h"
 #include "tide/runtime.h"
@@ -207,8 +208,22 @@ int tide_cmd_nbody(int argc, char **argv)
 		fprintf(stderr, "tide nbody: need dt > 0, t-end >= 0, out-every >= 1, theta > 0.\n");
 		return 2;
 	}
+	/* every rank must run the same particles and steps (--csv, written by rank 0 alone, may
+	 * differ) */
+	tide_cmd_key key;
+	tide_cmd_key_init(&key, "nbody", argc, argv);
+	tide_cmd_key_add(&key, "--dist", "%s", bh_dist_name(o.dist));
+	tide_cmd_key_add(&key, "--n", "%u", (unsigned)o.n);
+	tide_cmd_key_add(&key, "--dt", "%.17g", o.dt);
+	tide_cmd_key_add(&key, "--t-end", "%.17g", o.t_end);
+	tide_cmd_key_add(&key, "--out-every", "%d", o.out_every);
+	tide_cmd_key_add(&key, "--theta", "%.9g", (double)o.P.theta);
+	tide_cmd_key_add(&key, "--eps", "%.9g", (double)o.P.eps);
+	tide_cmd_key_add(&key, "--monopole", "%s", o.P.quadrupole ? "off" : "on");
+	tide_cmd_key_add(&key, "--seed", "%llu", (unsigned long long)o.seed);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
 	int cap = (int)(o.t_end / o.dt / o.out_every) + 2, nd = 0;
 	bh_nbody_diag *d = malloc(sizeof *d * cap);
 	double t0 = tide_wtime();

@@ -44,6 +44,12 @@ int tide_decomp_check(const char *spec, char *err, size_t errlen)
 	return -1;
 }
 
+int tide_decomp_fixed_blocks(const char *spec)
+{
+	int xyz[3];
+	return parse_xyz(spec, xyz) ? 0 : xyz[0] * xyz[1] * xyz[2];
+}
+
 /* Spreads the prime factors of nb (largest first) over the axes in `use`, each time to the axis
  * whose blocks are longest in cells. */
 static void spread(const tide_grid *g, int nb, const int use[3], int p[3])

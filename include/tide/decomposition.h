@@ -15,6 +15,9 @@
  * x, y and z, e.g. "4x1x2").  0, or -1 with a sentence saying what is allowed in err. */
 int tide_decomp_check(const char *spec, char *err, size_t errlen);
 
+/* The block count an explicit "NXxNYxNZ" fixes (NX * NY * NZ); 0 for slabs, 2d and 3d. */
+int tide_decomp_fixed_blocks(const char *spec);
+
 /* Blocks along the key axes (p[k] along axis[k]) for `spec` and about nblocks blocks (ignored
  * for NXxNYxNZ): slabs cut axis[0]; 2d / 3d spread the prime factors of nblocks over the two /
  * three axes with most cells, keeping blocks near cubic.  Every p[k] is at most the cells along
