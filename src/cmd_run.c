@@ -395,6 +395,19 @@ static void progress(const tide_sim *sim, const tide_case *c, double wall0, doub
 	          left > 0 ? left : 0, isatty(1) ? "   " : "\n");
 }
 
+/* The stall watchdog's last word on rank 0 (the main thread, blocked in the step, cannot say
+ * it): the summary records the stall. */
+typedef struct stall_note { const char *dir; tide_run_stats *st; } stall_note;
+
+static void note_stall(void *arg, long step, double t, const char *status)
+{
+	stall_note *n = arg;
+	snprintf(n->st->status, sizeof n->st->status, "%s", status);
+	n->st->steps = step;
+	n->st->t_sim = t;
+	tide_summary_write(n->dir, n->st);
+}
+
 /* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
                     tide_run_stats *st, int *signo)
@@ -416,7 +429,9 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	tide_run_control rc;
 	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
 	             sim->step);
-	tide_watchdog_start(o->stall_timeout_s, sim->rank, sim->size, out->ckpt);
+	stall_note stall = {out->dir, st};
+	tide_watchdog_start(o->stall_timeout_s, sim->rank, sim->size, out->ckpt,
+	                    sim->rank == 0 ? note_stall : NULL, &stall);
 	tide_watchdog_beat(sim->step, sim->t);
 	if (out->ckpt_step >= 0) tide_watchdog_checkpointed(out->ckpt_step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {

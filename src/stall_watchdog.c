@@ -16,6 +16,8 @@ static struct {
 	double timeout;
 	int rank, size, running, stop;
 	char ckpt[1100];
+	tide_stall_fn on_stall;
+	void *arg;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -46,6 +48,12 @@ static void stalled(double idle)
 	        : "a task hangs", wd.size > 1 ? " and a checkpoint needs every rank" : "", last,
 	        wd.size > 1 ? "all ranks" : "the run", TIDE_EXIT_STALLED);
 	fflush(stderr);
+	if (wd.on_stall) {
+		char status[200];
+		snprintf(status, sizeof status, "stalled after step %ld, t = %g s: no progress for %.0f s "
+		         "(--stall-timeout)", step, atomic_load(&wd.t), idle);
+		wd.on_stall(wd.arg, step, atomic_load(&wd.t), status);
+	}
 	if (tide_runtime_uses_mpi()) MPI_Abort(MPI_COMM_WORLD, TIDE_EXIT_STALLED);
 	_exit(TIDE_EXIT_STALLED);
 }
@@ -81,9 +89,12 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-int tide_watchdog_start(double timeout_s, int rank, int size, const char *ckpt_dir)
+int tide_watchdog_start(double timeout_s, int rank, int size, const char *ckpt_dir,
+                        tide_stall_fn on_stall, void *arg)
 {
 	if (timeout_s <= 0 || wd.running) return 0;
+	wd.on_stall = on_stall;
+	wd.arg = arg;
 	wd.timeout = timeout_s;
 	wd.rank = rank;
 	wd.size = size;

@@ -10,7 +10,8 @@
 #  3. --decomp NXxNYxNZ against --blocks, and a decomposition with fewer blocks than ranks:
 #     exit 2; a consistent one runs with its blocks.
 #  6. a 2-rank run with one rank SIGSTOPped is stopped by the stall watchdog: exit 3, the message
-#     names the rank, the step and the last checkpoint, and no process is left.
+#     names the rank, the step and the last checkpoint, the summary records the stall, and no
+#     process is left.
 #  7. invalid StarPU variables (STARPU_NCPU=-1/abc, STARPU_NWORKER_PER_CUDA=0, on one rank of
 #     two): exit 2 naming the variable, no core dump; STARPU_SCHED=bogus warns and the summary
 #     records the policy StarPU used, STARPU_SCHED=eager records eager.
@@ -113,6 +114,8 @@ elif [ $rc != 3 ]; then
 elif ! grep -qE "tide: MPI rank 0: the run made no progress for [0-9]+ s \(--stall-timeout 3 s\) after step [0-9]+ \(t = [0-9.e-]+ s\): another rank is stopped or stuck" "$work/stall.err" ||
 	! grep -qF "the last checkpoint is $d/checkpoint (step " "$work/stall.err"; then
 	fail "stall: the message does not name the rank, the step and the checkpoint: $(cat "$work/stall.err")"
+elif ! grep -q '"stalled after step [0-9]*, t = [0-9.e-]* s: no progress for [0-9]* s (--stall-timeout)"' "$d/run_summary.csv"; then
+	fail "stall: run_summary.csv does not record the stall: $(cat "$d/run_summary.csv" 2>&1)"
 else
 	echo "ok: stall (exit 3): $(grep -m1 "no progress" "$work/stall.err" | head -c 300)"
 fi

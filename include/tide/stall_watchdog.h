@@ -11,10 +11,15 @@
 
 #define TIDE_EXIT_STALLED 3
 
+/* Called by the watchdog thread just before it stops the run (the main thread is blocked):
+ * the step and simulated time reached and a status sentence ("stalled after step ..."). */
+typedef void (*tide_stall_fn)(void *arg, long step, double t, const char *status);
+
 /* Starts the watchdog thread (timeout_s <= 0: none).  ckpt_dir: where the run's checkpoints go
- * (named in the message).  0, or -1 when the thread could not start (a warning; the run goes
- * on without it). */
-int tide_watchdog_start(double timeout_s, int rank, int size, const char *ckpt_dir);
+ * (named in the message); on_stall (may be NULL) e.g. writes the run summary.  0, or -1 when
+ * the thread could not start (a warning; the run goes on without it). */
+int tide_watchdog_start(double timeout_s, int rank, int size, const char *ckpt_dir,
+                        tide_stall_fn on_stall, void *arg);
 /* The step loop made progress: `step` done, simulated time t. */
 void tide_watchdog_beat(long step, double t);
 /* A checkpoint of `step` is complete in ckpt_dir. */
