@@ -16,6 +16,7 @@
 #include "tide/case.h"
 #include "tide/decomposition.h"
 #include "tide/log.h"
+#include "tide/run_dir.h"
 #include "tide/sph_kernel.h"
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
@@ -343,6 +344,10 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 			if (tide_decomp_check(dst, err, sizeof err))
 				return fail(x, line_of(v), "key 'decomposition': %s.", err);
 		}
+		char why[64];
+		if (!strcmp(path, "name") && tide_run_name_check(dst, why, sizeof why))
+			return fail(x, line_of(v), "key 'name': '%s' %s; allowed: %s.", dst, why,
+			            TIDE_RUN_NAME_RULE);
 		return 0;
 	case K_ENUM: return get_enum(x, k, v, path, dst);
 	case K_POINT: return get_point(x, v, path, dst);
@@ -773,6 +778,7 @@ static void set_defaults(tide_case *c, const char *path)
 	base = base ? base + 1 : path;
 	size_t n = strcspn(base, ".");
 	snprintf(c->name, sizeof c->name, "%.*s", (int)(n < sizeof c->name ? n : sizeof c->name - 1), base);
+	tide_run_name_fix(c->name, sizeof c->name); /* the name is a directory: runs/NAME */
 	c->dim = 3;
 	c->dp = 0;
 	c->coefh = 2.0;

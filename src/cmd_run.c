@@ -21,6 +21,8 @@
 #include "tide/output.h"
 #include "tide/rank_agree.h"
 #include "tide/run_control.h"
+#include "tide/run_dir.h"
+#include "tide/run_log.h"
 #include "tide/runtime.h"
 #include "tide/sph_sim.h"
 #include "tide/stall_watchdog.h"
@@ -35,7 +37,9 @@ typedef struct run_opts {
 	const char *case_path, *out_dir, *restart;
 	double dp, ckpt_every_s, stall_timeout_s;
 	long ckpt_every_steps;
-	int blocks, no_output, with_cpus, profile;
+	int blocks, no_output, with_cpus, profile, overwrite;
+	int argc;                     /* the command line, for run.log */
+	char **argv;
 	long max_steps, rebalance_every, balance_every;
 	double balance_threshold;
 	const char *sets[MAX_SETS];
@@ -51,7 +55,9 @@ static void run_usage(FILE *f)
 	        "  --dp X            particle spacing [m], overrides the case's dp\n"
 	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
 	        "  --format F        particle files: vtp (default), hdf5 or both (= --set output.format=F)\n"
-	        "  --out DIR         output directory (default runs/NAME)\n"
+	        "  --out DIR         output directory (default runs/NAME); one that holds a run is\n"
+	        "                    refused unless --overwrite or --restart\n"
+	        "  --overwrite       remove the run that DIR holds (its files only) and run there\n"
 	        "  --blocks N        number of particle blocks (default 2 per worker, or 1 per GPU;\n"
 	        "                    under mpirun rank 0's default times the ranks; >= the ranks)\n"
 	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
@@ -59,7 +65,7 @@ static void run_usage(FILE *f)
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
-	        "                    DIR/step_profile.csv\n"
+	        "                    DIR/step_profile_rankN.csv (N: the MPI rank, 0 alone)\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
 	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
 	        "  --balance-every N  every N steps, compare the ranks' measured task time and move\n"
@@ -82,7 +88,9 @@ static void run_usage(FILE *f)
 	        "Writes DIR/particles_NNNN.vtp + DIR/particles.pvd (ParaView; with --format hdf5:\n"
 	        "DIR/particles_NNNN.h5 + DIR/particles.xmf, written by every MPI rank), DIR/gauges.csv,\n"
 	        "DIR/statistics.csv (mass, energies, momentum, extrema per output),\n"
-	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, and DIR/checkpoint when asked.\n"
+	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, DIR/run.log (what the run\n"
+	        "printed, after the StarPU configuration; its last line says how the run ended), and\n"
+	        "DIR/checkpoint when asked.  One run at a time writes into DIR (DIR/.tide.lock).\n"
 	        "SIGTERM, SIGINT or SIGUSR1 (once) or creating the file DIR/STOP makes the run write\n"
 	        "DIR/checkpoint and stop after the current step (a second signal kills it); under\n"
 	        "mpirun send SIGUSR1 to mpirun (it forwards it; on SIGTERM/SIGINT Open MPI kills\n"
@@ -126,6 +134,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--no-output")) o->no_output = 1;
 		else if (!strcmp(a, "--with-cpus")) o->with_cpus = 1;
 		else if (!strcmp(a, "--profile")) o->profile = 1;
+		else if (!strcmp(a, "--overwrite")) o->overwrite = 1;
 		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
 		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
 		else if (!strcmp(a, "--balance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->balance_every = (long)v; }
@@ -183,27 +192,14 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		        "file and no --dp (use --set to change other keys).\n");
 		return -1;
 	}
+	if (o->restart && o->overwrite) {
+		fprintf(stderr, "tide run: --overwrite and --restart exclude each other: a restart goes on "
+		        "with the run it continues.\n");
+		return -1;
+	}
 	if (!o->case_path && !o->restart) {
 		fprintf(stderr, "tide run: missing the case file.\n\n");
 		run_usage(stderr);
-		return -1;
-	}
-	return 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char buf[1024];
-	snprintf(buf, sizeof buf, "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/') continue;
-		*p = 0;
-		if (mkdir(buf, 0777) && errno != EEXIST) break;
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) && errno != EEXIST) {
-		fprintf(stderr, "tide: cannot create the output directory %s: %s.\n", dir,
-		        tide_io_reason(errno));
 		return -1;
 	}
 	return 0;
@@ -231,6 +227,7 @@ static void restore_stderr(int saved)
 static void abort_ranks(void)
 {
 	fprintf(stderr, "tide: stopping all MPI ranks.\n");
+	tide_log_end("failed: stopping all MPI ranks (the messages above say why)");
 	MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -406,6 +403,9 @@ static void note_stall(void *arg, long step, double t, const char *status)
 	n->st->steps = step;
 	n->st->t_sim = t;
 	tide_summary_write(n->dir, n->st);
+	char line[300];
+	snprintf(line, sizeof line, "failed: %s", status);
+	tide_log_end(line);
 }
 
 /* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
@@ -667,6 +667,18 @@ static int fail_rank(const tide_runtime *rt)
 	return 1;
 }
 
+/* Rank 0's verdict (an exit code), learnt by every rank. */
+static int rank0_says(int verdict)
+{
+	tide_rank_view me = {.status = verdict};
+	tide_rank_verdict v;
+	tide_ranks_agree(&me, &v);
+	return v.rank0.status;
+}
+
+static char run_end[320]; /* how the run ended: the last line of run.log */
+static tide_run_dir rd = {.lock_fd = -1}; /* held until the log is complete */
+
 static int run_case(const run_opts *o, const tide_runtime *rt)
 {
 	tide_case c;
@@ -697,8 +709,19 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	else snprintf(out.dir, sizeof out.dir, "runs/%s", c.name);
 	snprintf(out.ckpt, sizeof out.ckpt, "%s/checkpoint", out.dir);
 	char path[1100];
-	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
-	if (rt->rank == 0 && (mkdir_p(out.dir) || tide_case_write_used(&c, path))) return fail_rank(rt);
+	/* Rank 0 writes into the directory: it checks it (writing nothing) before the particles
+	 * are built, and takes it (creates, locks, clears for --overwrite) after; every rank
+	 * learns its verdict. */
+	enum tide_dir_mode mode = o->restart ? TIDE_DIR_CONTINUE
+	                          : o->overwrite ? TIDE_DIR_OVERWRITE : TIDE_DIR_NEW;
+	/* the path as given: out.dir would cut one too long to fit */
+	const char *given = o->out_dir ? o->out_dir : out.dir;
+	int dir_bad = rank0_says(rt->rank == 0 ? tide_run_dir_check(given, mode) : 0);
+	if (dir_bad) {
+		tide_ckpt_state_free(&cs);
+		free(mem);
+		return dir_bad;
+	}
 
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
@@ -709,6 +732,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	} else if (tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound)) {
 		return fail_rank(rt);
 	}
+	if ((dir_bad = rank0_says(rt->rank == 0 ? tide_run_dir_claim(&rd, out.dir, mode) : 0)))
+		return dir_bad;
+	snprintf(path, sizeof path, "%s/run.log", out.dir);
+	if (rt->rank == 0) tide_run_log_open(path, o->restart != NULL, rt, o->argc, o->argv);
+	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
+	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);
@@ -810,12 +839,19 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	free(out.mem);
 	free(out.times);
 	tide_sim_free(&sim);
-	if (!ret)
+	if (!ret) {
+		char files[4 * sizeof out.dir];
+		tide_run_dir_outputs(out.dir, files, sizeof files); /* what exists: --no-output */
 		tide_info("done: %ld steps, %.4g s simulated in %.1f s wall, %.3g ms per step, %.3g "
-		          "particle-steps/s\nParaView: %s/particles.%s; summary: %s/run_summary.csv; "
-		          "gauges: %s/gauges.csv\n", st.steps, st.t_sim, st.wall_s,
-		          1e3 * st.time_per_step_s, st.particle_steps_per_s, out.dir,
-		          c.output_format == TIDE_OUT_HDF5 ? "xmf" : "pvd", out.dir, out.dir);
+		          "particle-steps/s\n%s\n", st.steps, st.t_sim, st.wall_s,
+		          1e3 * st.time_per_step_s, st.particle_steps_per_s, files);
+	}
+	/* the last line of run.log (written once StarPU has stopped) */
+	if (strcmp(st.status, "ok"))
+		snprintf(run_end, sizeof run_end, "%s%.300s",
+		         strncmp(st.status, "stopped", 7) ? "failed: " : "", st.status);
+	else if (!ret)
+		snprintf(run_end, sizeof run_end, "done");
 	if (ret == TIDE_RC_STOP_FILE) return 0;
 	/* every rank returns it (the decision and its signal are rank 0's), so that mpirun, which
 	 * returns the first non-zero exit code of ranks that ended cleanly, gives it too */
@@ -839,6 +875,7 @@ static void run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
 	tide_cmd_key_add(k, "--no-output", "%s", o->no_output ? "given" : "not given");
 	tide_cmd_key_add(k, "--with-cpus", "%s", o->with_cpus ? "given" : "not given");
 	tide_cmd_key_add(k, "--profile", "%s", o->profile ? "given" : "not given");
+	tide_cmd_key_add(k, "--overwrite", "%s", o->overwrite ? "given" : "not given");
 	if (o->ckpt_every_steps)
 		tide_cmd_key_add(k, "--checkpoint-every", "%ldsteps", o->ckpt_every_steps);
 	else
@@ -850,14 +887,23 @@ static void run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
 
 int tide_cmd_run(int argc, char **argv)
 {
+	/* everything printed from here on may go to DIR/run.log, once DIR is known and taken */
+	tide_log_capture();
 	run_opts o;
 	if (parse_opts(argc, argv, &o)) return 2;
+	o.argc = argc;
+	o.argv = argv;
 	tide_cmd_key key;
 	run_key(&o, argc, argv, &key);
 	tide_runtime rt;
 	int started = tide_runtime_init(&argc, &argv, &key, &rt);
 	if (started) return started;
+	if (rt.rank != 0) tide_log_capture_stop(); /* rank 0 writes the log */
 	int ret = run_case(&o, &rt);
 	tide_runtime_shutdown();
+	if (!run_end[0])
+		snprintf(run_end, sizeof run_end, "failed (exit %d): the messages above say why", ret);
+	tide_log_end(run_end);
+	tide_run_dir_release(&rd);
 	return ret;
 }

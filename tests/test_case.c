@@ -365,6 +365,22 @@ static void test_bad_files(void)
 	    "'fluid_spheres[0].radius'");
 	bad("sphere_neg.yaml", "dim: 3\ndp: 0.05\nfluid_spheres:\n  - {centre: [0, 0, 0], radius: -1}\n", 5,
 	    "radius > 0");
+	/* the name is the directory runs/NAME: it may not leave runs/ */
+	bad("name_up.yaml", "name: ../up\n" OK2D "time: {end: 1}\n", 2, "key 'name': '../up' starts with '.'");
+	bad("name_slash.yaml", "name: a/b\n" OK2D "time: {end: 1}\n", 2, "'a/b' contains '/'");
+	bad("name_dots.yaml", "name: a..b\n" OK2D "time: {end: 1}\n", 2, "'a..b' contains '..'");
+	bad("name_dash.yaml", "name: -x\n" OK2D "time: {end: 1}\n", 2, "'-x' starts with '-'");
+	bad("name_space.yaml", "name: a b\n" OK2D "time: {end: 1}\n", 2, "'a b' contains a character");
+	/* a default name from the file name follows the same rule */
+	static const char *const files[][2] = {{"my case.v2.yaml", "my_case"}, {".hidden.yaml", "case"},
+	                                       {"-dash.yaml", "_dash"}, {"run_7-b.yaml", "run_7-b"}};
+	for (int i = 0; i < 4; i++) {
+		tide_case d;
+		int rc = load_quiet(write_tmp(files[i][0], "# SPDX-License-Identifier: LGPL-2.1-or-later\n"
+		                              OK2D "time: {end: 1}\n"), 0, &d);
+		CHECK(rc == 0 && !strcmp(d.name, files[i][1]), "%s: name '%s', expected '%s' (%s)",
+		      files[i][0], rc ? "" : d.name, files[i][1], errbuf);
+	}
 
 	tide_case c;
 	CHECK(load_quiet(tmp_path("does_not_exist.yaml"), 0, &c) == -1, "missing file loads");
@@ -467,7 +483,8 @@ static void test_round_trip(const char *src)
 		if (tide_case_load(path, 0, &c)) continue;   /* reported by test_shipped */
 		round_trip(&c, names[k]);
 		CHECK(tide_case_set(&c, "physics.visco=0.0123456789") == 0 &&
-		      tide_case_set(&c, "name='x: \"quoted\" \\ name'") == 0 && tide_case_set(&c, "dp=0.0301") == 0 &&
+		      tide_case_set(&c, "description='x: \"quoted\" \\ text'") == 0 &&
+		      tide_case_set(&c, "name=x.fine-run_2") == 0 && tide_case_set(&c, "dp=0.0301") == 0 &&
 		      (!tide_h5_support() || tide_case_set(&c, "output.format=hdf5") == 0),
 		      "%s: sets before the round trip failed", names[k]);
 		round_trip(&c, names[k]);

@@ -96,7 +96,8 @@ expect host_oom 1 "out of host memory for" bash -c 'ulimit -v 2000000 && exec "$
 grep -qF -- "--dp" "$work/host_oom.err" || fail "host_oom: the message does not say what to do"
 # what StarPU allocates lazily (cell tables, halos, scratch) does not fit its memory limit: the
 # smallest STARPU_LIMIT_CPU_MEM (MiB) that still holds the particle blocks leaves no room for it
-big=("$src/cases/dambreak2d.yaml" --dp 0.0025 --max-steps 2 --no-output --quiet --out "$work/lim")
+# (--overwrite: every try runs into the same directory)
+big=("$src/cases/dambreak2d.yaml" --dp 0.0025 --max-steps 2 --no-output --quiet --overwrite --out "$work/lim")
 lim=
 for m in $(seq 1 64); do
 	STARPU_LIMIT_CPU_MEM=$m timeout -k 10 120 "$tide" run "${big[@]}" >/dev/null 2>"$work/lim.err"

@@ -10,14 +10,14 @@
 #  3. --decomp NXxNYxNZ against --blocks, and a decomposition with fewer blocks than ranks:
 #     exit 2; a consistent one runs with its blocks.
 #  6. a 2-rank run with one rank SIGSTOPped is stopped by the stall watchdog: exit 3, the message
-#     names the rank, the step and the last checkpoint, the summary records the stall, and no
-#     process is left.
+#     names the rank, the step and the last checkpoint, the summary and run.log record the
+#     stall, and no process is left.
 #  7. invalid StarPU variables (STARPU_NCPU=-1/abc, STARPU_NWORKER_PER_CUDA=0, on one rank of
 #     two): exit 2 naming the variable, no core dump; STARPU_SCHED=bogus warns and the summary
 #     records the policy StarPU used, STARPU_SCHED=eager records eager.
 #  8. a run stopped by SIGUSR1 sent to mpirun, or SIGTERM sent to the ranks: mpirun returns
-#     138 / 143, the summary says "stopped by signal N", the stop message is the last output
-#     and the checkpoint restarts.
+#     138 / 143, the summary and run.log's last line say "stopped by signal N", the stop message
+#     is the last output and the checkpoint restarts.
 # usage: test_faults_mpi.sh TIDE SRC_ROOT
 set -uo pipefail
 tide=$(realpath "$1"); src=$(realpath "$2")
@@ -116,6 +116,8 @@ elif ! grep -qE "tide: MPI rank 0: the run made no progress for [0-9]+ s \(--sta
 	fail "stall: the message does not name the rank, the step and the checkpoint: $(cat "$work/stall.err")"
 elif ! grep -q '"stalled after step [0-9]*, t = [0-9.e-]* s: no progress for [0-9]* s (--stall-timeout)"' "$d/run_summary.csv"; then
 	fail "stall: run_summary.csv does not record the stall: $(cat "$d/run_summary.csv" 2>&1)"
+elif ! tail -1 "$d/run.log" | grep -q "^failed: stalled after step"; then
+	fail "stall: run.log does not end with the stall: $(tail -3 "$d/run.log" 2>&1)"
 else
 	echo "ok: stall (exit 3): $(grep -m1 "no progress" "$work/stall.err" | head -c 300)"
 fi
@@ -168,8 +170,10 @@ for how in usr1_mpirun term_ranks; do
 	grep -q "^stopped by signal $sig at step" <<<"$last" && grep -q "^Continue with: tide run --restart $d/checkpoint$" <<<"$last" ||
 		fail "$how: the stop message is not the last output: $last"
 	if [ -f "$d/run.log" ]; then
-		tail -1 "$d/run.log" | grep -q "^Continue with: tide run --restart" ||
-			fail "$how: the stop message is not the last line of run.log: $(tail -2 "$d/run.log")"
+		tail -1 "$d/run.log" | grep -q "^stopped by signal $sig at step" ||
+			fail "$how: run.log does not end with the stop: $(tail -2 "$d/run.log")"
+	else
+		fail "$how: no run.log"
 	fi
 	step=$(sed -n 's/^step: //p' "$d/checkpoint/checkpoint.txt")
 	timeout 120 "$tide" run --restart "$d/checkpoint" --max-steps $((step + 2)) --quiet >/dev/null 2>"$work/$how.restart" ||

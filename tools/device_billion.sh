@@ -24,8 +24,8 @@ $t info | grep -E "memory|CUDA device"
 step "correctness with the CUDA worker"
 timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -1
 timeout 120 ./build/tests/test_sim . 2>&1 | tail -1
-STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
-timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_gpu --quiet --set time.end=0.3
+STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
+timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3
 paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
 
 if [ "${TIDE_BILLION_LADDER:-1}" = 1 ]; then

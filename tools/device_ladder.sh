@@ -7,12 +7,12 @@ set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 {
 ./build/tests/test_sim . | tail -1
-STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
-$t run cases/dambreak2d.yaml --out /tmp/db_gpu --quiet --set time.end=0.3
+STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
+$t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3
 paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
 echo "particles,dp_m,time_per_step_ms,particle_steps_per_s,peak_device_bytes,bytes_per_particle,ranks" > $out/ladder.csv
 for dp in 0.01014 0.0064 0.00395; do
-  $t run cases/spheric2.yaml --dp $dp --max-steps 40 --no-output --profile --out /tmp/l_$dp --quiet
+  $t run cases/spheric2.yaml --dp $dp --max-steps 40 --no-output --profile --overwrite --out /tmp/l_$dp --quiet
   python3 - /tmp/l_$dp/run_summary.csv 1 >> $out/ladder.csv <<'PY'
 import csv, sys
 r = list(csv.reader(open(sys.argv[1]))); h = [c.split('[')[0] for c in r[0]]; v = dict(zip(h, r[1]))
@@ -21,7 +21,7 @@ print(f"{n},{v['dp']},{1e3*float(v['time_per_step']):.3f},{float(v['particle_ste
 PY
 done
 mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
-  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --blocks 2 --out /tmp/l2 --quiet
+  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --blocks 2 --overwrite --out /tmp/l2 --quiet
 python3 - /tmp/l2/run_summary.csv 2 >> $out/ladder.csv <<'PY'
 import csv, sys
 r = list(csv.reader(open(sys.argv[1]))); h = [c.split('[')[0] for c in r[0]]; v = dict(zip(h, r[1]))

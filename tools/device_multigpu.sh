@@ -44,7 +44,7 @@ sph_ranks() {
 	local r=$1 dp=$2 ns=$3 name=$4; shift 4
 	"${mpirun[@]}" -np "$r" -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
 		-x STARPU_NCPU="${NCPU_PER_RANK:-1}" timeout 560 $t run "$case_file" --dp "$dp" \
-		--max-steps "$ns" --no-output --blocks $(( 2 * r )) --out "$out/$name" --quiet "$@" \
+		--max-steps "$ns" --no-output --blocks $(( 2 * r )) --overwrite --out "$out/$name" --quiet "$@" \
 		>"$out/$name.log" 2>&1
 }
 {

@@ -31,8 +31,8 @@ timeout 120 ./build/tests/test_sim . 2>&1 | tail -3
 step "correctness: cell_sort CUDA = CPU on 16 M particles"
 TIDE_CELL_SORT_BIG=16000000 timeout 120 ./build/tests/test_cell_sort . 2>&1 | tail -2
 step "correctness: dam break, CPU workers vs GPU"
-STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
-timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_gpu --quiet --set time.end=0.3
+STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
+timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3
 paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
 if [ "${TIDE_PERF_NO_BH:-0}" != 1 ]; then
 	step "correctness: Barnes-Hut CUDA vs CPU (test_bh)"
@@ -52,7 +52,7 @@ if [ "${TIDE_PERF_MPI:-1}" = 1 ]; then
 	step "2 ranks sharing the GPU at ~13.3 M (one block each), against 1 rank above"
 	mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME \
 		-x STARPU_SILENT -x STARPU_NCPU=2 timeout 200 $t run cases/spheric2.yaml --dp 0.00395 \
-		--max-steps 30 --no-output --blocks 2 --profile --out /tmp/p13_2 --quiet 2>&1 | tail -22
+		--max-steps 30 --no-output --blocks 2 --profile --overwrite --out /tmp/p13_2 --quiet 2>&1 | tail -22
 	cat /tmp/p13_2/run_summary.csv
 	if [ "${TIDE_PERF_MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
 		step "the same under CUDA MPS (the ranks' kernels share the GPU at once, not in turns)"
@@ -62,7 +62,7 @@ if [ "${TIDE_PERF_MPI:-1}" = 1 ]; then
 		mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME \
 			-x STARPU_SILENT -x STARPU_NCPU=2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
 			timeout 200 $t run cases/spheric2.yaml --dp 0.00395 --max-steps 30 --no-output \
-			--blocks 2 --profile --out /tmp/p13_2m --quiet 2>&1 | grep -E "wall per step|sph_forces"
+			--blocks 2 --profile --overwrite --out /tmp/p13_2m --quiet 2>&1 | grep -E "wall per step|sph_forces"
 		cat /tmp/p13_2m/run_summary.csv
 		echo quit | nvidia-cuda-mps-control
 	fi
@@ -74,7 +74,7 @@ if [ "${TIDE_PERF_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
 		--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
 		--section LaunchStats --section Occupancy --section WarpStateStats \
 		--metrics smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,dram__bytes.sum,gpu__time_duration.sum \
-		$t run cases/spheric2.yaml --dp 0.01014 --max-steps 4 --no-output --out /tmp/pn --quiet \
+		$t run cases/spheric2.yaml --dp 0.01014 --max-steps 4 --no-output --overwrite --out /tmp/pn --quiet \
 		2>&1 | grep -v "^==PROF==" | tail -120 > "$out/ncu_forces.txt"
 	grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|op_f|dram__bytes|gpu__time|Executed Ipc|Issue Slots|Warp Cycles Per Issued" "$out/ncu_forces.txt"
 fi

@@ -15,17 +15,17 @@ TIDE_CELL_SORT_BIG=16000000 ./build/tests/test_cell_sort . | tail -2
 ./build/tests/test_sph_forces . | tail -3
 ./build/tests/test_sim . | tail -2
 echo "== dam break CPU vs GPU"
-STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
-$t run cases/dambreak2d.yaml --out /tmp/db_gpu --quiet --set time.end=0.3
+STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
+$t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3
 paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
 cat /tmp/db_gpu/run_summary.csv
 echo "== bus statistics, 100 GPU steps, SPHERIC 2 at dp 0.01"
-STARPU_BUS_STATS=1 STARPU_SILENT=0 $t run cases/spheric2.yaml --dp 0.01 --max-steps 100 --no-output --out /tmp/sp_bus --quiet 2>&1 | grep -v "perfmodels/sampling" | tail -12
+STARPU_BUS_STATS=1 STARPU_SILENT=0 $t run cases/spheric2.yaml --dp 0.01 --max-steps 100 --no-output --overwrite --out /tmp/sp_bus --quiet 2>&1 | grep -v "perfmodels/sampling" | tail -12
 echo "== SPHERIC 2, ~13.3 M particles, GPU: cell-tiled force kernel, then per-particle kernel"
-$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --profile --out $out/sp13_1rank --quiet
+$t run cases/spheric2.yaml --dp 0.00395 --max-steps 40 --no-output --profile --overwrite --out $out/sp13_1rank --quiet
 cat $out/sp13_1rank/run_summary.csv
 echo "== 2 ranks sharing the GPU (tide places each rank on its own 8 cores)"
 mpirun --allow-run-as-root --bind-to none -np 2 -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
-  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --blocks 2 --profile --out $out/sp13_2rank --quiet
+  $t run cases/spheric2.yaml --dp 0.00395 --max-steps 20 --no-output --blocks 2 --profile --overwrite --out $out/sp13_2rank --quiet
 cat $out/sp13_2rank/run_summary.csv
 } 2>&1 | tee "$out/device_sph_check.log"

@@ -9,14 +9,14 @@ set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -1
 timeout 120 ./build/tests/test_sim . 2>&1 | tail -1
-STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
-timeout 120 $t run cases/dambreak2d.yaml --out /tmp/db_gpu --quiet --set time.end=0.3
+STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
+timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3
 paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
 STARPU_NCPU=0 bash bench/sph_ladder.sh --targets 1e6,4e6,13.3e6 --steps 40 --warmup 5 \
 	--out "$out/ladder" --no-plot 2>&1 | grep "particles:"
 cp "$out/ladder/sph_ladder.csv" "$out/ladder/machine.txt" "$out/" 2>/dev/null
 for s in 5 45; do
-	STARPU_NCPU=0 $t run cases/spheric2.yaml --dp 0.00395 --max-steps $s --no-output --out /tmp/r$s --quiet
+	STARPU_NCPU=0 $t run cases/spheric2.yaml --dp 0.00395 --max-steps $s --no-output --overwrite --out /tmp/r$s --quiet
 done
 python3 - <<'PY'
 import csv

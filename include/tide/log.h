@@ -20,4 +20,18 @@ const char *tide_io_reason(int err);
 #define TIDE_OOM_ADVICE "; use a larger --dp (fewer particles), or more memory (more MPI ranks " \
 	"on more nodes)"
 
+/* ---- run.log: a copy of what a run printed ----
+ * tide_log_capture replaces stdout and stderr by streams that write through to file
+ * descriptors 1 and 2 as before and keep a copy of the text (StarPU's messages included), held
+ * in memory until tide_log_open names the file.  In the copy a line updated in place on a
+ * terminal ('\r') becomes one line per update.  The file is flushed after every write. */
+void tide_log_capture(void);
+/* Keeps no copy any more (drops what was held): ranks other than 0, runs that write no log. */
+void tide_log_capture_stop(void);
+/* Opens path (append: for a restart), writes header, then the text held so far.  0, or -1 with
+ * a message (the run goes on without a log). */
+int tide_log_open(const char *path, int append, const char *header);
+/* Writes line as the log's last line (how the run ended) and closes it; nothing without a log. */
+void tide_log_end(const char *line);
+
 #endif
