@@ -482,7 +482,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 			else
 				snprintf(st->status, sizeof st->status, "stopped by %.80s at step %ld, t = %g s; "
 				         "checkpoint in %.80s", stop_file, sim->step, sim->t, out->ckpt);
-			/* said by run_case's caller, as the last line of the run */
+			/* said by run_case once all is saved, as the last line of the run */
 			if (sim->rank == 0 && (action & TIDE_RC_STOP_FILE)) unlink(stop_file);
 			ret = action & TIDE_RC_SIGNAL ? TIDE_RC_SIGNAL : TIDE_RC_STOP_FILE;
 			break;
