@@ -30,6 +30,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* What the on_stall callback gets, and whether it has returned. */
+static struct {
+	char status[200];
+	long step;
+	double t;
+	atomic_int done;
+} note;
+
+static void *write_note(void *arg)
+{
+	(void)arg;
+	wd.on_stall(wd.arg, note.step, note.t, note.status);
+	atomic_store(&note.done, 1);
+	return NULL;
+}
+
 static void stalled(double idle)
 {
 	long step = atomic_load(&wd.step), ck = atomic_load(&wd.ckpt_step);
@@ -49,10 +65,18 @@ static void stalled(double idle)
 	        wd.size > 1 ? "all ranks" : "the run", TIDE_EXIT_STALLED);
 	fflush(stderr);
 	if (wd.on_stall) {
-		char status[200];
-		snprintf(status, sizeof status, "stalled after step %ld, t = %g s: no progress for %.0f s "
-		         "(--stall-timeout)", step, atomic_load(&wd.t), idle);
-		wd.on_stall(wd.arg, step, atomic_load(&wd.t), status);
+		snprintf(note.status, sizeof note.status, "stalled after step %ld, t = %g s: no progress "
+		         "for %.0f s (--stall-timeout)", step, atomic_load(&wd.t), idle);
+		note.step = step;
+		note.t = atomic_load(&wd.t);
+		/* in a thread of its own, waited for 10 s at most: the stall may be a file system that
+		 * hangs, and the ranks must be stopped whatever happens to the note */
+		pthread_t th;
+		if (pthread_create(&th, NULL, write_note, NULL) == 0) {
+			pthread_detach(th);
+			struct timespec tick = {0, 50000000};
+			for (int i = 0; i < 200 && !atomic_load(&note.done); i++) nanosleep(&tick, NULL);
+		}
 	}
 	if (tide_runtime_uses_mpi()) MPI_Abort(MPI_COMM_WORLD, TIDE_EXIT_STALLED);
 	_exit(TIDE_EXIT_STALLED);
