@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tools/device_sph_check.sh — the SPH measurements on the GPU node, in one command (build/ and
 # .deps/lib carried along; writes under $OUT):
-#  1. unit tests with a CUDA worker (cell_sort on 16 M particles, sph_forces CPU vs CUDA, sim);
+#  1. the CUDA halves of the unit tests (meson's cell_sort_cuda, sph_forces_cuda, bh_cuda: the
+#     executables with --cuda; exit code 77, no CUDA worker, counts as a failure here), cell_sort
+#     on 16 M particles, and sim with the CUDA worker;
 #  2. the 2-D dam break on the CPU workers alone and on the GPU: surge fronts must agree;
 #  3. StarPU's bus statistics for 100 GPU steps (data stays on the device);
 #  4. time per step of SPHERIC test 2 at about 13.3 million particles (both force kernels) on
@@ -11,8 +13,20 @@ set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 {
 echo "== unit tests with CUDA"
-TIDE_CELL_SORT_BIG=16000000 ./build/tests/test_cell_sort . | tail -2
-./build/tests/test_sph_forces . | tail -3
+cuda_test() { # NAME COMMAND...: the CUDA half of a unit test; 77 (skipped) is a failure on the GPU
+	local name=$1 rc
+	shift
+	"$@" . --cuda 2>&1 | tail -3
+	rc=${PIPESTATUS[0]}
+	case $rc in
+		0) echo "$name: ok" ;;
+		77) echo "$name: FAIL, skipped for want of a CUDA worker on the GPU node" ;;
+		*) echo "$name: FAIL (exit code $rc)" ;;
+	esac
+}
+TIDE_CELL_SORT_BIG=16000000 cuda_test cell_sort_cuda ./build/tests/test_cell_sort
+cuda_test sph_forces_cuda ./build/tests/test_sph_forces
+cuda_test bh_cuda ./build/tests/test_bh
 ./build/tests/test_sim . | tail -2
 echo "== dam break CPU vs GPU"
 STARPU_NCUDA=0 $t run cases/dambreak2d.yaml --out /tmp/db_cpu --quiet --set time.end=0.3
