@@ -5,9 +5,11 @@ from the documents (docs/commands.md, docs/case-format.md) and not from tide's c
 - read_vtp(path): the arrays of a tide .vtp (XML PolyData, raw appended data, UInt64 block
   headers) with numpy, independently of tide's reader (src/vtp_read.c);
 - snapshots(run_dir): (time, .vtp path) of every entry of particles.pvd;
-- used(run_dir): the run's used_parameters.yaml as a few numbers (dim, dp, coefh, rho0, gamma,
-  c0, kernel, gravity, fluid boxes);
-- Shepard: a brute-force kernel sum over every fluid particle (no cell grid), double precision.
+- Used(run_dir): the run's used_parameters.yaml as a few numbers (dim, dp, coefh, rho0, gamma,
+  c0, kernel, gravity, tank, fluid boxes, obstacles);
+- Shepard: a brute-force kernel sum over every fluid particle (no cell grid), double precision;
+- box_lattice(used): the fluid particle positions and the boundary particle count of a case of
+  boxes, by case-format.md's rules (Particles).
 """
 import re
 import numpy as np
@@ -62,18 +64,24 @@ class Used:
         self.gravity = [float(v) for v in
                         re.search(r"gravity:\s*\[([^\]]*)\]", self.text).group(1).split(",")]
         self.g = float(np.linalg.norm(self.gravity))
-        fluid = self.text[self.text.index("fluid:"):self.text.index("obstacles:")]
-        self.fluid = [([float(v) for v in lo.split(",")], [float(v) for v in hi.split(",")])
-                      for lo, hi in re.findall(r"lo:\s*\[([^\]]*)\],\s*hi:\s*\[([^\]]*)\]", fluid)]
+        self.fluid, self.obstacles = self.boxes("fluid"), self.boxes("obstacles")
+        tank = re.search(r"^tank:\s*\{lo:\s*\[([^\]]*)\],\s*hi:\s*\[([^\]]*)\],\s*open_top:\s*"
+                         r"(\w+),\s*layers:\s*(\d+)\}", self.text, re.M)
+        self.tank = tank and ([float(v) for v in tank.group(1).split(",")],
+                              [float(v) for v in tank.group(2).split(",")],
+                              tank.group(3) == "true", int(tank.group(4)))
         self.h = self.coefh * self.dp
-        # c0 = coefsound sqrt(|g| hswl) (case-format.md), hswl = the top of the highest fluid box
-        # minus the tank floor
-        tank = re.search(r"tank:\s*\{lo:\s*\[([^\]]*)\]", self.text)
-        floor = float(tank.group(1).split(",")[-1]) if tank else min(b[0][-1] for b in self.fluid)
-        hswl = max(b[1][-1] for b in self.fluid) - floor
-        self.c0 = self.num("coefsound") * np.sqrt(self.g * hswl)
+        # c0 = coefsound sqrt(|g| hswl) (case-format.md)
+        self.c0 = self.num("coefsound") * np.sqrt(self.g * self.num("hswl"))
         self.B = self.c0 ** 2 * self.rho0 / self.gamma
         self.mass = self.rho0 * self.dp ** self.dim
+
+    def boxes(self, key):
+        """[(lo, hi)] of the list `key:` (fluid, obstacles), vectors as in the file."""
+        m = re.search(r"^" + key + r":\n((?:  - .*\n)*)", self.text, re.M)
+        return [([float(v) for v in lo.split(",")], [float(v) for v in hi.split(",")])
+                for lo, hi in re.findall(r"lo:\s*\[([^\]]*)\],\s*hi:\s*\[([^\]]*)\]",
+                                         m.group(1) if m else "")]
 
     def num(self, key):
         m = re.search(r"^\s*" + key + r":\s*([-0-9.eE+]+)", self.text, re.M)
@@ -151,3 +159,47 @@ class Shepard:
             return float(zs[-1])
         k = below[0]
         return float(zs[k - 1] + (f[k - 1] - 0.5) / (f[k - 1] - f[k]) * step)
+
+
+def box_lattice(u):
+    """(fluid positions n x len(lo), boundary particle count) of a case of boxes built by the rules
+    of case-format.md: fluid at lo + (i + 1/2) dp for the whole cells of each box, minus the
+    points inside an obstacle grown by dp minus its half spacing and those inside an earlier box
+    grown by dp/2; tank walls: `layers` layers outside each walled inner face, the inner span
+    with n = whole cells at spacing length/n; obstacles filled the same way (not overlapping)."""
+    dp = u.dp
+    cells = lambda length: max(int(np.floor(length / dp + 1e-6)), 0)
+    eps = 1e-9
+
+    def inside(p, lo, hi, margin):
+        ok = np.ones(len(p), dtype=bool)
+        for a in range(len(lo)):
+            ok &= (p[:, a] > lo[a] - margin[a] + eps) & (p[:, a] < hi[a] + margin[a] - eps)
+        return ok
+
+    nbound = 0
+    if u.tank:
+        lo, hi, open_top, layers = u.tank
+        nin = [max(cells(h - l), 1) for l, h in zip(lo, hi)]
+        n = [k + layers + (0 if (a == len(lo) - 1 and open_top) else layers)
+             for a, k in enumerate(nin)]
+        nbound += int(np.prod(n) - np.prod(nin))
+    spacing = []
+    for k, (lo, hi) in enumerate(u.obstacles):
+        nk = [max(cells(h - l), 1) for l, h in zip(lo, hi)]
+        spacing.append([(h - l) / m for l, h, m in zip(lo, hi, nk)])
+        nbound += int(np.prod(nk))
+        for lo2, hi2 in u.obstacles[:k]:
+            if all(l < h2 and l2 < h for l, h, l2, h2 in zip(lo, hi, lo2, hi2)):
+                raise ValueError("overlapping obstacles are not counted here")
+    pts = []
+    for b, (lo, hi) in enumerate(u.fluid):
+        axes = [l + (np.arange(cells(h - l)) + 0.5) * dp for l, h in zip(lo, hi)]
+        p = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
+        keep = np.ones(len(p), dtype=bool)
+        for (olo, ohi), s in zip(u.obstacles, spacing):
+            keep &= ~inside(p, olo, ohi, [dp - 0.5 * v for v in s])
+        for elo, ehi in u.fluid[:b]:
+            keep &= ~inside(p, elo, ehi, [0.5 * dp] * len(lo))
+        pts.append(p[keep])
+    return np.concatenate(pts), nbound
