@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Sourced by the tests that run `tide info` under mpirun (test_info_mpi.sh, test_gpu_placement.sh):
 # info_missing NP OUTPUT prints what OUTPUT, tide info's standard output and error on NP ranks,
 # lacks: rank 0's "MPI world size NP" line, and each rank's worker line "rank R/NP: C CPU workers,
