@@ -17,7 +17,8 @@
 set -eu
 tide=$(realpath "$1")
 root=$(realpath "$2")
-# a fresh folder of its own (a run is not written over an earlier one); kept for inspection
+# a fresh folder of its own (a run is not written over an earlier one), removed when every check
+# passed (kept for inspection otherwise)
 work=$(mktemp -d "${TMPDIR:-/tmp}/tide-probe.XXXXXX")
 echo "probe_run in $work"
 cd "$work"
