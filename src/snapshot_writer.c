@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "tide/h5_output.h"
 #include "tide/log.h"
 #include "tide/snapshot.h"
@@ -62,6 +63,18 @@ static int gauge_set(tide_snapshots *w, int nv, tide_particle_set *s)
 	return 0;
 }
 
+/* Test hook: TIDE_TEST_SNAPSHOT_DELAY_MS=N makes the writer sleep N ms before writing each
+ * snapshot, so that a test can stop a run while a snapshot is pending. */
+static void test_delay(void)
+{
+	const char *v = getenv("TIDE_TEST_SNAPSHOT_DELAY_MS");
+	int ms = v ? atoi(v) : 0;
+	if (ms > 0) {
+		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* One snapshot.  1 if everything was written, 0 (message printed) otherwise. */
 static int write_job(tide_snapshots *w, const tide_snap_job *job)
 {
@@ -69,6 +82,7 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 	int root = w->rank == 0, par = w->comm != MPI_COMM_NULL;
 	if (!root && !par) return 1;   /* rank 0 writes everything */
 	int nv = tide_stage_acquire(&w->stage, root, w->views);
+	test_delay();
 	/* the blocks this rank writes into a shared .h5: its own */
 	int nown = 0;
 	if (root && w->mpi)
