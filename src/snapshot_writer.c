@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The snapshot writer thread (include/tide/snapshot.h): writes the particle files, the series
 // and the statistics row of one staged snapshot while the main thread goes on stepping.
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +150,14 @@ int tide_snap_init(tide_snapshots *w, const tide_sim *sim, const tide_case *c, c
 	if (w->h5 && tide_h5_ranks_write_together(w->mpi)) MPI_Comm_dup(MPI_COMM_WORLD, &w->comm);
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	if (pthread_create(&w->thread, NULL, writer_main, w)) {
+	/* signals (SIGTERM, SIGINT: a stop) go to the main thread, which polls for them; the
+	 * writer never has a write interrupted by them */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int err = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
 		fprintf(stderr, "tide: cannot start the snapshot writer thread.\n");
 		return -1;
 	}
