@@ -760,9 +760,11 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}
+	/* every rank takes part (the writer's start and the first snapshot are collective), even
+	 * where rank 0 could not open its files */
 	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.gauges, &out.stats};
-	if (!ret && !o->no_output && tide_snap_init(&out.snap, &sim, &c, out.dir, &outs)) ret = -1;
-	if (!ret && !o->no_output && !o->restart && write_output(&out, &sim, &c, NULL)) ret = -1;
+	if (!o->no_output && tide_snap_init(&out.snap, &sim, &c, out.dir, &outs)) ret = -1;
+	if (!o->no_output && !o->restart && write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
 	tide_snap_fini(&out.snap);

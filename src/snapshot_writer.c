@@ -104,7 +104,8 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 			ok = !tide_vtp_write_sets(path, w->sets, nv, c, c->output_fields, c->output_single) &&
 			     !tide_pvd_add(w->out.pvd, path, job->t);
 		tide_particle_set g;
-		if (ok) ok = !gauge_set(w, nv, &g) && !tide_gauges_write(w->out.gauges, &g, c, job->t);
+		if (ok && w->out.gauges && w->out.gauges->f)
+			ok = !gauge_set(w, nv, &g) && !tide_gauges_write(w->out.gauges, &g, c, job->t);
 		w->out.stats->e_self = job->e_self;
 		if (ok)
 			ok = !tide_stats_write_views(w->out.stats, w->views, nv, c, job->t, job->step, job->dt,
@@ -146,8 +147,18 @@ int tide_snap_init(tide_snapshots *w, const tide_sim *sim, const tide_case *c, c
 	w->vtp = c->output_format != TIDE_OUT_HDF5;
 	w->h5 = c->output_format != TIDE_OUT_VTP;
 	if (out) w->out = *out;
-	/* the writers' own communicator: their collectives never meet the main threads' */
-	if (w->h5 && tide_h5_ranks_write_together(w->mpi)) MPI_Comm_dup(MPI_COMM_WORLD, &w->comm);
+	/* Collective HDF5 writes from this thread need MPI_THREAD_MULTIPLE (StarPU-MPI's thread
+	 * and the main thread call MPI meanwhile): the level MPI gives now, asked again here, and
+	 * every rank must choose alike (or the ranks would wait in different calls).  Then the
+	 * writers get a communicator of their own, so that their collectives never meet the main
+	 * threads' on MPI_COMM_WORLD. */
+	if (w->mpi && w->h5) {
+		int level = MPI_THREAD_SINGLE, par, all;
+		MPI_Query_thread(&level);
+		par = level == MPI_THREAD_MULTIPLE && tide_h5_ranks_write_together(w->mpi);
+		MPI_Allreduce(&par, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (all) MPI_Comm_dup(MPI_COMM_WORLD, &w->comm);
+	}
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	/* signals (SIGTERM, SIGINT: a stop) go to the main thread, which polls for them; the
@@ -177,7 +188,7 @@ int tide_snap_wait(tide_snapshots *w)
 
 int tide_snap_submit(tide_snapshots *w, tide_sim *sim, const tide_snap_job *job)
 {
-	if (tide_snap_wait(w)) return -1;
+	if (!w->started || tide_snap_wait(w)) return -1;   /* no writer: nobody would write it */
 	int n = sim->nblocks;
 	if (n > w->vcap) {
 		free(w->views);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/block_interface.h"
@@ -69,6 +70,11 @@ static int setup(tide_snap_stage *st, tide_sim *sim, uint32_t fields)
 		                           st->cap[b], 0, fields);
 		if (st->mpi) starpu_mpi_data_register(st->S[b], st->tag0 + b, st->owner[b]);
 	}
+	double bytes = 0;
+	for (int b = 0; b < n; b++)
+		if (st->host[b]) bytes += (double)st->cap[b] * TIDE_BLOCK_BPP;
+	tide_debug("%ssnapshot staging: %d blocks, %.1f MiB of main memory on this rank\n",
+	           isatty(1) ? "\n" : "", n, bytes / 1048576.0);
 	return 0;
 }
 
