@@ -7,7 +7,7 @@
 #      differ, so the comparison can fail), every .h5 holds what its .vtp holds, and the times
 #      of the .pvd, of every .h5 and of statistics.csv are the same, one per output; on 1 and
 #      2 MPI ranks;
-#  (b) a stop file and SIGTERM while a snapshot is pending (the writer slowed down by the test
+#  (b) a stop file (1 and 2 ranks) and SIGTERM (1 rank) while a snapshot is pending (the writer slowed down by the test
 #      hook TIDE_TEST_SNAPSHOT_DELAY_MS) leave every snapshot the .pvd lists complete, as many
 #      rows in statistics.csv, no *.tmp, and the last snapshot equal to the stop's checkpoint;
 #  (c) output.fields writes exactly the chosen arrays (vtp header, HDF5 datasets and the .xmf),
@@ -88,20 +88,22 @@ stopped() {
 	"$cmp_p" "$d/checkpoint/particles.bin" "$(printf '%s/particles_%04d.vtp' "$d" $((n - 1)))" \
 		> /dev/null || fail "$d: the last snapshot is not the state at the stop"
 }
-for how in stop term; do
+for how in stop term stop2; do
 	d=$work/b_$how
 	mkdir -p "$d"
-	TIDE_TEST_SNAPSHOT_DELAY_MS=300 "$tide" "${args[@]}" --max-steps 100000 --out "$d" &
+	launch=("$tide")
+	[ $how = stop2 ] && launch=("${mpi[@]}" -np 2 -x TIDE_TEST_SNAPSHOT_DELAY_MS "$tide")
+	TIDE_TEST_SNAPSHOT_DELAY_MS=300 "${launch[@]}" "${args[@]}" --max-steps 100000 --out "$d" &
 	pid=$!
 	for i in $(seq 600); do [ -f "$d/particles_0002.vtp" ] && break; sleep 0.1; done
 	[ -f "$d/particles_0002.vtp" ] || { kill -KILL $pid; fail "$how: no snapshot appeared"; }
-	if [ $how = stop ]; then touch "$d/STOP"; else kill -TERM $pid; fi
+	if [ $how = term ]; then kill -TERM $pid; else touch "$d/STOP"; fi
 	rc=0; wait $pid || rc=$?
 	want=0; [ $how = term ] && want=143
 	[ $rc = $want ] || fail "$how: exit $rc, expected $want"
 	stopped "$d"
 done
-echo "ok: a stop with a snapshot pending leaves every snapshot complete"
+echo "ok: a stop with a snapshot pending leaves every snapshot complete (1 rank: stop file, SIGTERM; 2 ranks: stop file)"
 
 # (c) output.fields and output.precision
 "$tide" "${args[@]}" --max-steps 2 --out "$work/c" --set 'output.fields=[position, density, id]' \
