@@ -440,12 +440,13 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap
 	return tide_series_append(xmf, path, snap->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
 }
 
-/* Particles in a snapshot (the length of its Id dataset), or -1. */
+/* Particles in a snapshot (the length of its Connectivity dataset, which every file has
+ * whatever output.fields said), or -1. */
 static long long h5_count(const char *path)
 {
 	long long n = -1;
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	hid_t d = f >= 0 ? H5Dopen2(f, "Id", H5P_DEFAULT) : -1;
+	hid_t d = f >= 0 ? H5Dopen2(f, "Connectivity", H5P_DEFAULT) : -1;
 	hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
 	hsize_t dims[1];
 	if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
