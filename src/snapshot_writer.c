@@ -106,8 +106,8 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 		tide_particle_set g;
 		if (ok && w->out.gauges && w->out.gauges->f)
 			ok = !gauge_set(w, nv, &g) && !tide_gauges_write(w->out.gauges, &g, c, job->t);
-		w->out.stats->e_self = job->e_self;
-		if (ok)
+		if (w->out.stats) w->out.stats->e_self = job->e_self;
+		if (ok && w->out.stats)
 			ok = !tide_stats_write_views(w->out.stats, w->views, nv, c, job->t, job->step, job->dt,
 			                             job->wall);
 	}
