@@ -26,12 +26,13 @@ void tide_stage_free(tide_snap_stage *st)
 	memset(st, 0, sizeof *st);
 }
 
-/* Whether the staging blocks fit the simulation's blocks as they are now. */
+/* Whether the staging blocks still fit the simulation's blocks (after a rebalance the same
+ * blocks with no larger capacities keep them: pinning memory again costs time). */
 static int same_layout(const tide_snap_stage *st, const tide_sim *sim, uint32_t fields)
 {
 	if (!st->S || st->nblocks != sim->nblocks || st->fields != fields) return 0;
 	for (int b = 0; b < sim->nblocks; b++)
-		if (st->cap[b] != sim->blk[b].cap || st->owner[b] != sim->blk[b].owner) return 0;
+		if (st->cap[b] < sim->blk[b].cap || st->owner[b] != sim->blk[b].owner) return 0;
 	return 1;
 }
 
