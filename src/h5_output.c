@@ -441,10 +441,12 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap
 }
 
 /* Particles in a snapshot (the length of its Connectivity dataset, which every file has
- * whatever output.fields said), or -1. */
-static long long h5_count(const char *path)
+ * whatever output.fields said), or -1; *layout: the fields it holds and whether its positions
+ * are float32 (tide_pvd.layout). */
+static long long h5_count(const char *path, unsigned *layout)
 {
 	long long n = -1;
+	*layout = 0;
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	hid_t d = f >= 0 ? H5Dopen2(f, "Connectivity", H5P_DEFAULT) : -1;
 	hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
@@ -452,6 +454,16 @@ static long long h5_count(const char *path)
 	if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
 	    H5Sget_simple_extent_dims(sp, dims, NULL) == 1)
 		n = (long long)dims[0];
+	for (int k = 0; k < NFIELDS && f >= 0; k++) {
+		if (!fields[k].out || H5Lexists(f, fields[k].name, H5P_DEFAULT) <= 0) continue;
+		*layout |= fields[k].out;
+		if (fields[k].fill != fill_position) continue;
+		hid_t p = H5Dopen2(f, fields[k].name, H5P_DEFAULT), t = p >= 0 ? H5Dget_type(p) : -1;
+		if (t >= 0 && H5Tget_size(t) == 4) *layout |= TIDE_LAYOUT_SINGLE;
+		if (t >= 0) H5Tclose(t);
+		if (p >= 0) H5Dclose(p);
+	}
+	if (!(*layout & TIDE_OUT_POSITION)) n = -1;
 	if (sp >= 0) H5Sclose(sp);
 	if (d >= 0) H5Dclose(d);
 	if (f >= 0) H5Fclose(f);
@@ -471,13 +483,15 @@ int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
 		char path[1100];
 		snprintf(path, sizeof path, "%s/particles_%04d.h5", dir, i);
 		if (access(path, F_OK) != 0) continue;
-		long long count = h5_count(path);
+		unsigned layout;
+		long long count = h5_count(path, &layout);
 		if (count < 0) {
 			fprintf(stderr, "tide: %s is not a readable tide particle file; it is left out of "
 			        "%s.\n", path, xmf->path);
 			continue;
 		}
 		if (tide_series_append(xmf, path, times[i], (size_t)count)) return -1;
+		xmf->layout[xmf->n - 1] = layout;   /* as the file was written */
 	}
 	return tide_xdmf_write(xmf);
 }

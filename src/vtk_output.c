@@ -316,11 +316,13 @@ int tide_series_append(tide_pvd *p, const char *file, double t, size_t count)
 		double *time = f ? realloc(p->time, cap * sizeof *time) : NULL;
 		if (time) p->time = time;
 		size_t *cnt = time ? realloc(p->count, cap * sizeof *cnt) : NULL;
-		if (!cnt) {
+		if (cnt) p->count = cnt;
+		unsigned *lay = cnt ? realloc(p->layout, cap * sizeof *lay) : NULL;
+		if (!lay) {
 			fprintf(stderr, "tide: cannot write %s: out of memory.\n", p->path);
 			return -1;
 		}
-		p->count = cnt;
+		p->layout = lay;
 		p->cap = cap;
 	}
 	char *name = strdup(relative_to_pvd(p->path, file));
@@ -331,6 +333,7 @@ int tide_series_append(tide_pvd *p, const char *file, double t, size_t count)
 	p->file[p->n] = name;
 	p->time[p->n] = t;
 	p->count[p->n] = count;
+	p->layout[p->n] = (p->fields ? p->fields : TIDE_OUT_ALL_FIELDS) | (p->single ? TIDE_LAYOUT_SINGLE : 0);
 	p->n++;
 	return 0;
 }
@@ -346,5 +349,6 @@ void tide_pvd_close(tide_pvd *p)
 	free(p->file);
 	free(p->time);
 	free(p->count);
+	free(p->layout);
 	memset(p, 0, sizeof *p);
 }

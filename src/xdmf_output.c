@@ -54,10 +54,10 @@ int tide_xdmf_write(const tide_pvd *x)
 		data_item(f, file, n, 1, "UInt", 4, "Connectivity");
 		fputs("        </Topology>\n", f);
 		fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
-		data_item(f, file, n, 3, "Float", x->single ? 4 : 8, "Position");
+		/* the arrays this file holds (output.fields and output.precision when it was written) */
+		unsigned m = x->layout[i];
+		data_item(f, file, n, 3, "Float", m & TIDE_LAYOUT_SINGLE ? 4 : 8, "Position");
 		fputs("        </Geometry>\n", f);
-		/* the arrays of output.fields (0: a series started before the key existed: all) */
-		unsigned m = x->fields ? x->fields : TIDE_OUT_ALL_FIELDS;
 		if (m & TIDE_OUT_VELOCITY) attribute(f, file, n, "Velocity", 3, "Float", 4);
 		if (m & TIDE_OUT_DENSITY) attribute(f, file, n, "Density", 1, "Float", 4);
 		if (m & TIDE_OUT_PRESSURE) attribute(f, file, n, "Pressure", 1, "Float", 4);

@@ -120,10 +120,14 @@ grep -q 'Name="Velocity"\|Name="Pressure"\|Name="Type"\|Name="Id"' "$work/c/part
 	fail "the .xmf lists arrays that were not written"
 grep -q 'Precision="4" Format="HDF">particles_0001.h5:/Position' "$work/c/particles.xmf" ||
 	fail "the .xmf does not say the positions are 4-byte floats"
-# a restart continues the .xmf with every earlier .h5 (counted by Connectivity: no Id needed)
-"$tide" run --restart "$work/c/checkpoint" --max-steps 4 --quiet
+# a restart continues the .xmf with every earlier .h5 (counted by Connectivity: no Id needed),
+# each listed with the arrays it holds, also when the restart writes other fields
+"$tide" run --restart "$work/c/checkpoint" --max-steps 4 --quiet --set 'output.fields=[position, velocity]' # precision stays single
 [ "$(grep -c '<Grid Name="particles_' "$work/c/particles.xmf")" = 5 ] ||
 	fail "after the restart the .xmf lists $(grep -c '<Grid Name="particles_' "$work/c/particles.xmf") files, expected 5"
+xmf_items=$(grep -o 'Precision="[48]" Format="HDF">particles_000[14].h5:/[A-Za-z]*' "$work/c/particles.xmf" | tr '\n' ' ')
+[ "$xmf_items" = 'Precision="4" Format="HDF">particles_0001.h5:/Connectivity Precision="4" Format="HDF">particles_0001.h5:/Position Precision="4" Format="HDF">particles_0001.h5:/Density Precision="4" Format="HDF">particles_0004.h5:/Connectivity Precision="4" Format="HDF">particles_0004.h5:/Position Precision="4" Format="HDF">particles_0004.h5:/Velocity ' ] ||
+	fail "the .xmf after a restart with other fields lists: $xmf_items"
 for bad in '[position, vorticity]' '[density]' 'position'; do
 	rc=0; msg=$("$tide" "${args[@]}" --max-steps 1 --out "$work/bad" --set "output.fields=$bad" 2>&1) || rc=$?
 	[ $rc = 2 ] || fail "output.fields=$bad: exit $rc, expected 2"

@@ -53,9 +53,11 @@ typedef struct tide_pvd {
 	char **file;    /* as written in the .pvd: relative to the .pvd's directory when possible */
 	double *time;
 	size_t *count;  /* particles of each file */
-	unsigned fields; /* .xmf: the arrays every file holds (output.fields) ... */
-	int single;      /* ... and its positions as float32 (output.precision single) */
+	unsigned fields; /* .xmf: the arrays of the files appended next (output.fields) ... */
+	int single;      /* ... and their positions as float32 (output.precision single) */
+	unsigned *layout; /* of each file: its fields | TIDE_LAYOUT_SINGLE (a restart may change them) */
 } tide_pvd;
+#define TIDE_LAYOUT_SINGLE 0x100u
 
 /* Appends a file to the list (stored relative to the directory of p->path when it lies below
  * it) with its time and particle count; writes nothing.  Returns 0 or -1. */
