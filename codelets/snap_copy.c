@@ -42,6 +42,8 @@ struct starpu_codelet tide_snap_copy_cl = {
 	.nbuffers = 2,
 	.modes = {STARPU_R, STARPU_W},
 	.specific_nodes = 1,
-	.nodes = {STARPU_SPECIFIC_NODE_LOCAL, STARPU_SPECIFIC_NODE_CPU},
+	/* main memory itself (not any CPU-side NUMA node): where the staging block is registered
+	 * and where the writer thread reads it, so nothing moves after the copy */
+	.nodes = {STARPU_SPECIFIC_NODE_LOCAL, STARPU_MAIN_RAM},
 	.model = &snap_copy_model,
 };
