@@ -17,7 +17,7 @@ usage() {
 	cat <<'EOF2'
 usage: bench/output_overhead.sh [options] [extra tide run options, e.g. --blocks 4]
 
-  --dp X          particle spacing (default 0.01: about 1.3 M particles; the lead's H200 runs
+  --dp X          particle spacing (default 0.01: about 1.0 M particles; the lead's H200 runs
                   use 0.01 and 0.004, about 13 M)
   --t-end T       simulated time of every run [s] (default 0.1)
   --every T       snapshot interval of the vtp and hdf5 runs [s] (default 0.01)
