@@ -30,6 +30,7 @@
 #include "tide/decomposition.h"
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
+#include "tide/snapshot.h"
 
 #define MAX_SETS 64
 
@@ -247,6 +248,7 @@ typedef struct run_out {
 	double next_out;              /* simulated time of the next output */
 	long ckpt_step;               /* step of the checkpoint in ckpt (-1: none written or read) */
 	size_t n_fluid0, n_bound0;    /* particles at the start of the run (before any restart) */
+	tide_snapshots snap;          /* the snapshot writer (not started with --no-output) */
 } run_out;
 
 static int note_time(run_out *o, double t)
@@ -262,37 +264,39 @@ static int note_time(run_out *o, double t)
 	return 0;
 }
 
-/* Collective: every rank takes part in the gather; rank 0 writes. */
+/* Collective.  An output (tag NULL) is a snapshot: its staging copy is submitted to the task
+ * graph and the writer thread writes it while the next steps run (src/snapshot_writer.c).  A
+ * tagged file (failed_state) is gathered to rank 0 and written at once. */
 static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const char *tag)
 {
-	if (!tag) o->stats.e_self = tide_sim_self_gravity_energy(sim);
-	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
-	/* the .h5 is written by every rank, each its own blocks (a failed_state stays a .vtp) */
-	if (!tag && c->output_format != TIDE_OUT_VTP &&
-	    tide_h5_output(&o->xmf, o->dir, o->n, sim, c, &o->all)) {
-		if (sim->size > 1) abort_ranks();
-		return -1;
-	}
-	if (sim->rank != 0) {
+	if (!tag) {
+		tide_snap_job job = {.index = o->n, .t = sim->t, .dt = sim->last.dt, .step = sim->step,
+		                     .wall = tide_wtime(), .e_self = tide_sim_self_gravity_energy(sim)};
+		int ret = tide_snap_submit(&o->snap, sim, &job);
+		if (!ret && sim->rank == 0) ret = note_time(o, sim->t);
 		o->n++;
-		return 0;
+		/* rank 0 could not write: the others would go on without it */
+		if (ret && sim->size > 1) abort_ranks();
+		return ret ? -1 : 0;
 	}
+	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
+	if (sim->rank != 0) return 0;
 	tide_particle_set s;
 	tide_set_view_of_block(&o->all, &s);
 	char path[1100];
-	if (tag) snprintf(path, sizeof path, "%s/%s.vtp", o->dir, tag);
-	else snprintf(path, sizeof path, "%s/particles_%04d.vtp", o->dir, o->n);
-	int vtp = tag || c->output_format != TIDE_OUT_HDF5;
-	int ret = vtp ? tide_vtp_write(path, &s, c) : 0;
-	if (!ret && !tag) {
-		ret = note_time(o, sim->t);
-		o->n++;
-		ret = ret || (vtp && tide_pvd_add(&o->pvd, path, sim->t)) ||
-		      tide_gauges_write(&o->gauges, &s, c, sim->t) ||
-		      tide_stats_write(&o->stats, &o->all, c, sim->t, sim->step, sim->last.dt, tide_wtime());
-	}
+	snprintf(path, sizeof path, "%s/%s.vtp", o->dir, tag);
+	int ret = tide_vtp_write(path, &s, c);
 	if (ret && sim->size > 1) abort_ranks();
 	return ret ? -1 : 0;
+}
+
+/* Waits for the pending snapshot: 0, or -1 when a snapshot could not be written (then, under
+ * MPI, rank 0 stops every rank, as a failed synchronous write did). */
+static int wait_outputs(run_out *o, const tide_sim *sim)
+{
+	if (!tide_snap_wait(&o->snap)) return 0;
+	if (sim->size > 1 && !tide_h5_ranks_write_together(sim->mpi)) abort_ranks();
+	return -1;
 }
 
 /* Collective: gathers the blocks to rank 0, which writes the checkpoint directory dir.  0 or -1.
@@ -300,6 +304,9 @@ static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const cha
 static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, const char *dir,
                                int stop_all)
 {
+	/* the checkpoint lists the outputs written so far: they are complete first (a failed one
+	 * is reported by the run loop) */
+	tide_snap_wait(&o->snap);
 	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
 	tide_block_arg *range = malloc(sizeof *range * (size_t)sim->nblocks);
 	uint32_t *cap = malloc(sizeof *cap * (size_t)sim->nblocks);
@@ -490,6 +497,11 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		double now = tide_wtime();
 		if (now - last_print > (isatty(1) ? 1.0 : 10.0)) { progress(sim, c, wall0, t0, step0); last_print = now; }
 	}
+	/* every snapshot is complete before the run ends or stops (a stop's checkpoint waited) */
+	if (ret >= 0 && !o->no_output && wait_outputs(out, sim)) {
+		ret = -RUN_IO;
+		snprintf(st->status, sizeof st->status, "output failed");
+	}
 	/* a run with checkpoints ends with one of its last state */
 	if (!ret && checkpointing && out->ckpt_step != sim->step && write_checkpoint(out, sim, c)) {
 		ret = -RUN_CHECKPOINT;
@@ -540,7 +552,8 @@ static int reopen_outputs(run_out *out, const tide_case *c, long step)
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
 		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
 	}
-	if (c->output_format != TIDE_OUT_VTP && tide_h5_reopen(&out->xmf, out->dir, out->n, out->times))
+	if (c->output_format != TIDE_OUT_VTP &&
+	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))
 		return -1;
 	memset(&out->gauges, 0, sizeof out->gauges);
 	snprintf(out->gauges.path, sizeof out->gauges.path, "%s/gauges.csv", out->dir);
@@ -812,9 +825,14 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}
+	/* every rank takes part (the writer's start and the first snapshot are collective), even
+	 * where rank 0 could not open its files */
+	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.gauges, &out.stats};
+	if (!o->no_output && tide_snap_init(&out.snap, &sim, &c, out.dir, &outs)) ret = -1;
 	if (!o->no_output && !o->restart && write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
+	tide_snap_fini(&out.snap);
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU and StarPU-MPI start-up.  A lone process runs without MPI, so that the same binary runs
 // alone or under mpirun.  Under mpirun tide initialises MPI itself, asking for
-// MPI_THREAD_MULTIPLE: besides StarPU-MPI's progress thread, the main thread calls MPI at output
-// time (collective parallel-HDF5 writes, MPI_Abort), which StarPU's own MPI_THREAD_SERIALIZED
-// does not allow.
+// MPI_THREAD_MULTIPLE: besides StarPU-MPI's progress thread, the main thread (MPI_Abort,
+// reductions) and the snapshot writer thread (collective parallel-HDF5 writes,
+// src/snapshot_writer.c) call MPI, which StarPU's own MPI_THREAD_SERIALIZED does not allow.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
