@@ -69,7 +69,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	for (int d = 0; d < 3; d++) {
 		g->origin[d] = c->domain.lo[d];
 		double len = c->domain.hi[d] - c->domain.lo[d];
-		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmax(1.0, ceil(len / cell));
+		/* capped (a tiny dp in a large domain would overflow the int): such a grid is refused
+		 * by its cell count (tide_decomp_validate) */
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, ceil(len / cell)), 2e9);
 	}
 	/* slab axis: the longest; the other two keep their order */
 	int a0 = 0;
@@ -134,7 +136,8 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
 	double t0 = tide_wtime();
 	*mem = NULL;
-	if (tide_case_build(c, &s)) return -1;
+	int bad = tide_case_build(c, &s);
+	if (bad) return bad; /* -2: the input gives no fluid */
 	double t1 = tide_wtime();
 	size_t n = s.n;
 	uint32_t cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
