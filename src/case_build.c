@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/block.h"
 #include "tide/case.h"
-#include "tide/host_memory.h"
 #include "tide/log.h"
 
 /* Cells of spacing dp that fit entirely in a length (the tolerance absorbs decimal round-off,
@@ -293,15 +291,10 @@ int tide_case_check_size(const tide_case *c)
 		say_no_fluid(c);
 		return -1;
 	}
-	/* the particles are built into one host block first (tide_host_block_build) */
-	char prefix[256], what[160];
-	snprintf(prefix, sizeof prefix, "tide: case '%s' at dp = %g m (about %.3g particles)",
-	         c->name, c->dp, est);
-	snprintf(what, sizeof what, "%d bytes per particle for the particles alone, estimated from "
-	         "the case's boxes and walls", (int)TIDE_BLOCK_BPP);
-	return tide_host_memory_check(prefix, est * TIDE_BLOCK_BPP, what, "use a larger dp (fewer "
-	                              "particles), or more MPI ranks on more nodes");
+	return 0;
 }
+
+double tide_case_particle_estimate(const tide_case *c) { return estimate(c); }
 
 int tide_case_build(const tide_case *c, tide_particle_set *s)
 {

@@ -16,6 +16,7 @@
 #include "tide/checkpoint.h"
 #include "tide/commands.h"
 #include "tide/h5_output.h"
+#include "tide/host_memory.h"
 #include "tide/log.h"
 #include "tide/num_opts.h"
 #include "tide/decomposition.h"
@@ -706,6 +707,31 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 	return 0;
 }
 
+/* A fresh run whose particles cannot fit in main memory is refused before they are counted
+ * (minutes at 1e9 particles) and built: the estimate from the case geometry, times the ranks
+ * sharing this node.  1 after the message (rank 0 only). */
+static int build_too_big(const run_opts *o, const tide_case *c, int nb, const tide_runtime *rt)
+{
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (!local) local = getenv("MPI_LOCALNRANKS");
+	int on_node = local && atoi(local) > 0 ? atoi(local) : 1;
+	double n = tide_case_particle_estimate(c);
+	double need = on_node * tide_host_run_bytes(n, nb, rt->size, rt->rank, rt->ncpu, !o->no_output);
+	char prefix[256], what[256];
+	snprintf(prefix, sizeof prefix, "tide: case '%s' at dp = %g m (about %.3g particles, %d "
+	         "block%s)", c->name, c->dp, n, nb, nb > 1 ? "s" : "");
+	char ranks[64] = "";
+	if (on_node > 1) snprintf(ranks, sizeof ranks, ", for each of the %d ranks on this node", on_node);
+	snprintf(what, sizeof what, "%.0f bytes per particle: the particles as built, their blocks, "
+	         "the sort scratch%s%s; estimated from the case's boxes and walls",
+	         need / (n * on_node), o->no_output ? "" : " and the copy gathered for output", ranks);
+	int saved = quiet_stderr(rt->rank != 0);
+	int bad = tide_host_memory_check(prefix, need, what, "use a larger dp (fewer particles), or "
+	                                 "more MPI ranks on more nodes");
+	restore_stderr(saved);
+	return bad != 0;
+}
+
 /* A failure of this rank alone after the start-up agreement: under MPI the others would wait
  * for it, so stop them all. */
 static int fail_rank(const tide_runtime *rt)
@@ -731,6 +757,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	restore_stderr(saved_err);
 	int nb = 0;
 	if (agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
+	if (!bad && !o->restart && build_too_big(o, &c, nb, rt)) bad = 1;
 	if (bad) {
 		tide_ckpt_state_free(&cs);
 		free(mem);

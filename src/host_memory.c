@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Main memory left for a run (include/tide/host_memory.h).
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "tide/host_memory.h"
 
@@ -23,6 +24,7 @@ double tide_host_memory_available(void)
 
 int tide_host_memory_check(const char *prefix, double bytes, const char *what, const char *advice)
 {
+	if (getenv("TIDE_TEST_SKIP_MEMORY_CHECK")) return 0; /* lets a test reach the allocator */
 	double avail = tide_host_memory_available();
 	if (avail < 0 || bytes <= avail) return 0;
 	fprintf(stderr, "%s needs at least %.1f GiB of host memory (%s), but only %.1f GiB are "

@@ -129,6 +129,19 @@ static uint32_t block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
 	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
 }
 
+double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output)
+{
+	double bpp = TIDE_BLOCK_BPP;
+	if (nblocks < 1) nblocks = 1;
+	uint32_t cnt = (uint32_t)(n / nblocks);
+	double cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : block_cap(cnt, nblocks, cnt, 0);
+	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
+	double setup = nblocks == 1 ? mine : n * bpp + mine;
+	double run = mine + (double)(workers > 0 ? workers : 1) * (double)tide_sort_scratch_bytes((size_t)cap) +
+	             (output && rank == 0 ? n * bpp : 0);
+	return setup > run ? setup : run;
+}
+
 int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
                           size_t *n_fluid, size_t *n_bound)
 {

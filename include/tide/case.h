@@ -111,9 +111,11 @@ int tide_case_set(tide_case *c, const char *assignment);
 int tide_case_build(const tide_case *c, tide_particle_set *s);
 
 /* Before building: refuses (one sentence, -1) a dp giving more than the 4e9 particles that ids
- * allow, no fluid lattice point at all, or particles that cannot fit in the available main
- * memory, all estimated from the boxes and walls (counting would take minutes at 1e9). */
+ * allow, or no fluid lattice point at all, both from the boxes and walls (counting would take
+ * minutes at 1e9). */
 int tide_case_check_size(const tide_case *c);
+/* The particle count from the lattice sizes alone, an upper bound (no particle is made). */
+double tide_case_particle_estimate(const tide_case *c);
 
 /* "[lo x, lo z]..[hi x, hi z]" (2-D) or with y (3-D), for messages. */
 void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n);

@@ -9,7 +9,8 @@
  * kernel can reclaim), else the free pages; -1 when unknown. */
 double tide_host_memory_available(void);
 
-/* 0 when `bytes` fit in what is available (or that is unknown); otherwise prints "PREFIX needs
+/* 0 when `bytes` fit in what is available (or that is unknown, or TIDE_TEST_SKIP_MEMORY_CHECK
+ * is set: a test hook to reach the allocation failures); otherwise prints "PREFIX needs
  * at least X GiB of host memory (WHAT), but only Y GiB are available; ADVICE." and returns -1. */
 int tide_host_memory_check(const char *prefix, double bytes, const char *what, const char *advice);
 #endif
