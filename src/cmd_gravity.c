@@ -59,6 +59,17 @@ static int out_of_memory(uint32_t n)
 	exit(1);
 }
 
+/* Host bytes at the larger of the two peaks of one process: making the initial conditions, and
+ * the --check of K particles (the forces by index, the positions by index, the index shuffle,
+ * then 4 + 32 bytes per checked particle beside the particles, velocities and accelerations). */
+static double gravity_bytes(double n, double k)
+{
+	double ic = n * (double)BH_IC_BYTES_PER_PARTICLE;
+	double check = k > 0 ? n * (3 * 16 + sizeof(bh_acc) + sizeof(bh_body) + sizeof(uint32_t)) +
+	                       fmin(k, n) * (sizeof(uint32_t) + 4 * sizeof(double)) : 0;
+	return ic > check ? ic : check;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -126,8 +137,10 @@ int tide_cmd_gravity(int argc, char **argv)
 	 * out-of-memory killer) */
 	char what[160];
 	snprintf(what, sizeof what, "tide gravity: out of host memory: --n %.0f", N);
-	if (tide_host_memory_check(what, N * (double)BH_IC_BYTES_PER_PARTICLE, "positions, velocities, "
-	                           "accelerations and the initial conditions' scratch", "use a smaller --n"))
+	if (tide_host_memory_check(what, gravity_bytes(N, K), K > 0 ? "positions, velocities, "
+	                           "accelerations, the initial conditions' scratch and the --check "
+	                           "buffers" : "positions, velocities, accelerations and the initial "
+	                           "conditions' scratch", "use a smaller --n"))
 		return 1;
 	tide_runtime rt;
 	if (tide_runtime_init(&argc, &argv, &rt)) return 1;

@@ -42,6 +42,16 @@ static void diagnose(const bh_body *body, const float *vel, const bh_acc *acc, u
 	d->etot = d->ekin + d->epot;
 }
 
+/* Rank 0 cannot hold all particles at an output: the other ranks wait for it in the scatter,
+ * so the process ends (mpirun then stops the job) after one sentence. */
+static void out_of_memory(uint32_t n)
+{
+	fprintf(stderr, "tide nbody: out of host memory for the %u particles gathered on rank 0 for "
+	        "the diagnostics; use a smaller --n or more memory on rank 0's node.\n", n);
+	fflush(stderr);
+	exit(1);
+}
+
 /* All particles on rank 0 (gathered in g's arrays' layout), there the diagnostics and the new
  * Morton split, then every rank's new share back. */
 static void output_ranks(tide_gravity *g, uint32_t n, double t, bh_nbody_diag *d)
@@ -53,12 +63,14 @@ static void output_ranks(tide_gravity *g, uint32_t n, double t, bh_nbody_diag *d
 	if (g->rank == 0) {
 		b = malloc(sizeof(bh_body) * m); v = malloc(16 * (size_t)m); a = malloc(sizeof(bh_acc) * m);
 		nb = malloc(sizeof(bh_body) * m); nv = malloc(16 * (size_t)m); na = malloc(sizeof(bh_acc) * m);
+		if (!b || !v || !a || !nb || !nv || !na) out_of_memory(n);
 	}
 	tide_gravity_gather(g, 0, b, v, a);
 	memset(d, 0, sizeof *d);
 	if (g->rank == 0) {
 		diagnose(b, v, a, n, t, d);
 		uint32_t *order = malloc(sizeof(uint32_t) * m), *counts = malloc(sizeof(uint32_t) * g->size);
+		if (!order || !counts) out_of_memory(n);
 		bh_split_morton(b, n, g->size, order, counts);
 		for (uint32_t i = 0; i < n; i++) {
 			nb[i] = b[order[i]];

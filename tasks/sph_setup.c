@@ -147,7 +147,9 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 {
 	/* first pass: count; second: write the fields in place */
 	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
-	double t0 = tide_wtime();
+	double t0 = tide_wtime(), est = tide_case_particle_estimate(c);
+	/* counting and making 1e9 particles takes minutes: say so rather than stay silent */
+	if (est > 2e7) tide_info("building about %.3g particles (counted, then made)\n", est);
 	*mem = NULL;
 	int bad = tide_case_build(c, &s);
 	if (bad) return bad; /* -2: the input gives no fluid */
