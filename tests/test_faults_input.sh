@@ -73,6 +73,14 @@ else
 	echo "SKIP: gravity/nbody memory refusal (this machine has room for 1.5e9 particles)"
 fi
 
+# past the estimate (test hook), the allocations themselves fail under a 2 GB address-space
+# limit (3.2 GB of particles asked; nothing is really allocated): a sentence, not a crash
+for cmd in gravity nbody; do
+	refused ${cmd}_alloc_fails 1 bash -c 'ulimit -v 2000000 && exec "$@"' _ env TIDE_TEST_SKIP_MEMORY_CHECK=1 \
+		"$tide" $cmd --n 200000000
+	says ${cmd}_alloc_fails "tide $cmd: out of host memory for 200000000 particles"
+done
+
 # ---- fault 5: numbers of tide gravity and tide nbody (one parser, the same rules) ----
 refused gravity_eps_nan 2 "$tide" gravity --eps nan
 says gravity_eps_nan "option --eps = 'nan'" "allowed: a finite number >= 0"
