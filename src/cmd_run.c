@@ -133,7 +133,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 	double blocks = 0, max_steps = -1, balance_every = 0, rebalance_every = 0;
 	tide_num_opt num[] = {
 		{"--dp", 0, 0, INFINITY, 1, &o->dp, NULL},
-		{"--blocks", 1, 1, TIDE_DECOMP_MAX_BLOCKS, 0, &blocks, NULL},
+		/* the limit of the case's grid (and TIDE_DECOMP_MAX_BLOCKS) is checked with the case */
+		{"--blocks", 1, 1, 1e9, 0, &blocks, NULL},
 		{"--balance-every", 1, 1, 1e15, 0, &balance_every, NULL},
 		{"--balance-threshold", 0, 0, INFINITY, 1, &o->balance_threshold, NULL},
 		{"--rebalance-every", 1, 1, 1e15, 0, &rebalance_every, NULL},

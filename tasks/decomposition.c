@@ -121,15 +121,17 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 		         "cell key allows; shrink 'domain' or raise 'dp'", ncells);
 		return -1;
 	}
-	if (nblocks > TIDE_DECOMP_MAX_BLOCKS) {
+	int p[3];
+	if (tide_decomp_grid(g, spec, nblocks, p, err, errlen)) return -1;
+	int xyz[3], made = p[0] * p[1] * p[2];
+	if (nblocks <= 0 || !parse_xyz(spec, xyz)) return 0;
+	/* the case's own limit first (the more useful one), then tide's */
+	if (made == nblocks && nblocks > TIDE_DECOMP_MAX_BLOCKS) {
 		snprintf(err, errlen, "--blocks %d is more than the %d blocks a run may have; allowed: "
 		         "--blocks 1 to %d", nblocks, TIDE_DECOMP_MAX_BLOCKS, TIDE_DECOMP_MAX_BLOCKS);
 		return -1;
 	}
-	int p[3];
-	if (tide_decomp_grid(g, spec, nblocks, p, err, errlen)) return -1;
-	int xyz[3], made = p[0] * p[1] * p[2];
-	if (nblocks <= 0 || !parse_xyz(spec, xyz) || made == nblocks) return 0;
+	if (made == nblocks) return 0;
 	const char *s = spec[0] ? spec : "slabs";
 	char cells[64];
 	snprintf(cells, sizeof cells, "%d x %d x %d", g->n[0], g->n[1], g->n[2]);
@@ -137,10 +139,10 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 		snprintf(err, errlen, "--blocks %d: decomposition 'slabs' cuts the domain's %s cells of "
 		         "side 2h (along x, y, z) along %c only, into at most %d blocks; allowed: --blocks "
 		         "1 to %d, or --decomp 2d / 3d for more", nblocks, cells, "xyz"[g->axis[0]],
-		         g->n[g->axis[0]], g->n[g->axis[0]]);
+		         made, made);
 	else {
 		/* the nearest count below that this decomposition makes exactly */
-		int near = nblocks - 1;
+		int near = nblocks - 1 < TIDE_DECOMP_MAX_BLOCKS ? nblocks - 1 : TIDE_DECOMP_MAX_BLOCKS;
 		for (; near > 1; near--) {
 			int q[3];
 			if (!tide_decomp_grid(g, spec, near, q, err, errlen) && q[0] * q[1] * q[2] == near)

@@ -159,14 +159,20 @@ says out_empty "--out is empty"
 # ---- fault 10: limits named, repeats refused, one YAML document, a restart that can run ----
 refused decomp_too_many 2 "$tide" run "$C" --dp 0.02 --set decomposition=1000000x1x1 --out "{}/run"
 says decomp_too_many "asks for 1000000 blocks, more than the 65536 a run may have"
-refused blocks_limit 2 "$tide" run "$C" --dp 0.02 --blocks 100000 --out "{}/run"
-says blocks_limit "option --blocks = '100000'" "from 1 to 65536"
+refused blocks_not_integer 2 "$tide" run "$C" --dp 0.02 --blocks 2.5 --out "{}/run"
+says blocks_not_integer "option --blocks = '2.5'" "an integer from 1 to"
 # slabs: one per cell of side 2h = 4 dp along x, the longest axis of the derived domain
 # (the tank's 1.6 m plus 3 wall layers of dp on each side)
 slabs=$(awk 'BEGIN { n = (1.6 + 6 * 0.02) / (4 * 0.02); printf "%d", n == int(n) ? n : int(n) + 1 }')
 refused blocks_slabs 2 "$tide" run "$C" --dp 0.02 --blocks $((slabs + 1)) --out "{}/run"
 says blocks_slabs "--blocks $((slabs + 1)): decomposition 'slabs'" "into at most $slabs blocks" \
 	"allowed: --blocks 1 to $slabs"
+# the issue's --blocks 100000 (it was clamped silently): the case's limit is named
+refused blocks_100000 2 "$tide" run "$C" --dp 0.02 --blocks 100000 --out "{}/run"
+says blocks_100000 "--blocks 100000: decomposition 'slabs'" "into at most $slabs blocks"
+# 2-D boxes: 97 is prime and longer than every axis of the 22 x 16 cells; 96 = 2^5 3 fits
+refused blocks_2d_prime 2 "$tide" run "$C" --dp 0.02 --decomp 2d --blocks 97 --out "{}/run"
+says blocks_2d_prime "--blocks 97: decomposition '2d' can place only 1 of them" "e.g. --blocks 96"
 refused dp_twice 2 "$tide" run "$C" --dp 0.01 --dp 0.02 --out "{}/run"
 says dp_twice "option --dp is given twice ('0.01' and '0.02')"
 refused out_twice 2 "$tide" run "$C" --dp 0.02 --out "{}/a" --out "{}/b"
