@@ -890,7 +890,11 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 		if (!rc && !yaml_parser_load(&p, &doc)) {
 			rc = syntax_error(&x, &p);
 		} else if (!rc) {
-			if (yaml_document_get_root_node(&doc))
+			const yaml_node_t *r = yaml_document_get_root_node(&doc);
+			/* an empty one (a trailing "---") holds nothing to ignore */
+			int empty = !r || (r->type == YAML_SCALAR_NODE &&
+			                   (!r->data.scalar.length || !strcmp(text(r), "~") || !strcmp(text(r), "null")));
+			if (!empty)
 				rc = fail(&x, (int)doc.start_mark.line + 1, "a second YAML document starts here; "
 				          "a case file holds one document (one mapping of keys): remove the '---' "
 				          "line and what follows, or move it to a file of its own.");

@@ -189,6 +189,9 @@ cp "$C" "$work/two_docs.yaml"
 printf -- '---\ndp: 0.01\n' >>"$work/two_docs.yaml"
 refused second_document 2 "$tide" run "$work/two_docs.yaml" --dp 0.02 --out "{}/run"
 says second_document "two_docs.yaml:$(grep -n -- '^---$' "$work/two_docs.yaml" | cut -d: -f1): a second YAML document"
+# an empty trailing document holds nothing that would be ignored: accepted
+{ cat "$C"; echo '---'; } >"$work/empty_doc.yaml"
+runs empty_second_document "$tide" run "$work/empty_doc.yaml" --dp 0.02 --max-steps 1 --no-output --quiet --out "$work/ed"
 # valid: the largest slab count, different keys each set once; writes a checkpoint to restart
 runs valid_run "$tide" run "$C" --dp 0.02 --blocks "$slabs" --set physics.visco=0.05 --set physics.cfl=0.1 \
 	--max-steps 5 --checkpoint-every 5steps --quiet --out "$work/ck"
