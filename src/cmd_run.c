@@ -717,7 +717,10 @@ static int build_too_big(const run_opts *o, const tide_case *c, int nb, const ti
 	if (!local) local = getenv("MPI_LOCALNRANKS");
 	int on_node = local && atoi(local) > 0 ? atoi(local) : 1;
 	double n = tide_case_particle_estimate(c);
-	double need = on_node * tide_host_run_bytes(n, nb, rt->size, rt->rank, rt->ncpu, !o->no_output);
+	/* with a GPU the SPH tasks run there alone unless --with-cpus (run_case) */
+	int cpu_workers = rt->ncuda > 0 && !o->with_cpus ? 0 : rt->ncpu;
+	double need = on_node * tide_host_run_bytes(n, nb, rt->size, rt->rank, cpu_workers,
+	                                            !o->no_output);
 	char prefix[256], what[256];
 	snprintf(prefix, sizeof prefix, "tide: case '%s' at dp = %g m (about %.3g particles, %d "
 	         "block%s)", c->name, c->dp, n, nb, nb > 1 ? "s" : "");

@@ -137,7 +137,7 @@ double tide_host_run_bytes(double n, int nblocks, int size, int rank, int worker
 	double cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : block_cap(cnt, nblocks, cnt, 0);
 	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
 	double setup = nblocks == 1 ? mine : n * bpp + mine;
-	double run = mine + (double)(workers > 0 ? workers : 1) * (double)tide_sort_scratch_bytes((size_t)cap) +
+	double run = mine + (double)(workers > 0 ? workers : 0) * (double)tide_sort_scratch_bytes((size_t)cap) +
 	             (output && rank == 0 ? n * bpp : 0);
 	return setup > run ? setup : run;
 }

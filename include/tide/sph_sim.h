@@ -71,7 +71,8 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
  * particles fit a 128 GiB node).  0, -1 (message), or -2 when the case gives no fluid
  * particle (message; tide_case_build). */
 /* Host bytes one process needs at least for a fresh run of n particles in nblocks blocks on
- * `size` ranks with `workers` CPU workers, the larger of its two peaks: the set-up (the
+ * `size` ranks with `workers` CPU workers running SPH tasks (0 when GPUs run them alone: their
+ * sort scratch is on the GPU), the larger of its two peaks: the set-up (the
  * particles built whole on every rank, then this rank's blocks with their room to grow; one
  * block is the built one itself) and the run (its blocks, a sort scratch per CPU worker, and on
  * rank 0 with output all particles gathered for the files).  Cell tables and halos are small
