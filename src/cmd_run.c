@@ -710,8 +710,9 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 
 /* A fresh run whose particles cannot fit in main memory is refused before they are counted
  * (minutes at 1e9 particles) and built: the estimate from the case geometry, times the ranks
- * sharing this node.  1 after the message (rank 0 only). */
-static int build_too_big(const run_opts *o, const tide_case *c, int nb, const tide_runtime *rt)
+ * sharing this node.  1 after the message (none when quiet). */
+static int build_too_big(const run_opts *o, const tide_case *c, int nb, const tide_runtime *rt,
+                         int quiet)
 {
 	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
 	if (!local) local = getenv("MPI_LOCALNRANKS");
@@ -721,19 +722,31 @@ static int build_too_big(const run_opts *o, const tide_case *c, int nb, const ti
 	int cpu_workers = rt->ncuda > 0 && !o->with_cpus ? 0 : rt->ncpu;
 	double need = on_node * tide_host_run_bytes(n, nb, rt->size, rt->rank, cpu_workers,
 	                                            !o->no_output);
-	char prefix[256], what[256];
-	snprintf(prefix, sizeof prefix, "tide: case '%s' at dp = %g m (about %.3g particles, %d "
-	         "block%s)", c->name, c->dp, n, nb, nb > 1 ? "s" : "");
-	char ranks[64] = "";
+	char prefix[300], what[256], who[32] = "", ranks[64] = "";
+	if (rt->size > 1) snprintf(who, sizeof who, "MPI rank %d: ", rt->rank);
+	snprintf(prefix, sizeof prefix, "tide: %scase '%s' at dp = %g m (about %.3g particles, %d "
+	         "block%s)", who, c->name, c->dp, n, nb, nb > 1 ? "s" : "");
 	if (on_node > 1) snprintf(ranks, sizeof ranks, ", for each of the %d ranks on this node", on_node);
 	snprintf(what, sizeof what, "%.0f bytes per particle: the particles as built, their blocks, "
 	         "the sort scratch%s%s; estimated from the case's boxes and walls",
 	         need / (n * on_node), o->no_output ? "" : " and the copy gathered for output", ranks);
-	int saved = quiet_stderr(rt->rank != 0);
+	int saved = quiet_stderr(quiet);
 	int bad = tide_host_memory_check(prefix, need, what, "use a larger dp (fewer particles), or "
 	                                 "more MPI ranks on more nodes");
 	restore_stderr(saved);
 	return bad != 0;
+}
+
+/* Collective: does the fresh run fit on every rank's node?  All ranks stop together (exit code
+ * 2) when one does not; rank 0 says why, or else the first rank that does not fit. */
+static int build_fits_everywhere(const run_opts *o, const tide_case *c, int nb,
+                                 const tide_runtime *rt)
+{
+	tide_rank_view me = {.status = build_too_big(o, c, nb, rt, rt->rank != 0)};
+	tide_rank_verdict v;
+	tide_ranks_agree(&me, &v);
+	if (!v.rank0.status && v.first_bad == rt->rank) build_too_big(o, c, nb, rt, 0);
+	return !v.rank0.status && v.first_bad < 0;
 }
 
 /* A failure of this rank alone after the start-up agreement: under MPI the others would wait
@@ -761,7 +774,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	restore_stderr(saved_err);
 	int nb = 0;
 	if (agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
-	if (!bad && !o->restart && build_too_big(o, &c, nb, rt)) bad = 1;
+	if (!bad && !o->restart && !build_fits_everywhere(o, &c, nb, rt)) bad = 1;
 	if (bad) {
 		tide_ckpt_state_free(&cs);
 		free(mem);
