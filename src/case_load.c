@@ -581,7 +581,7 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 
 /* ---- whole-case checks and derived values ----------------------------------------------- */
 
-static void fmt_box(const tide_case *c, const tide_box *b, char *buf, size_t n)
+void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n)
 {
 	if (c->dim == 2)
 		snprintf(buf, n, "[%g, %g]..[%g, %g]", b->lo[0], b->lo[2], b->hi[0], b->hi[2]);
@@ -617,14 +617,14 @@ static int check_inside(struct ctx *x, int line, const char *path, const tide_bo
 {
 	const tide_case *c = x->c;
 	char bb[128], ob[128];
-	fmt_box(c, b, bb, sizeof bb);
+	tide_case_box_text(c, b, bb, sizeof bb);
 	if (!box_inside(c, b, &c->domain)) {
-		fmt_box(c, &c->domain, ob, sizeof ob);
+		tide_case_box_text(c, &c->domain, ob, sizeof ob);
 		return fail(x, line, "key '%s' = %s lies outside the domain; allowed: a box inside the "
 		            "domain %s.", path, bb, ob);
 	}
 	if (in_tank && c->tank.present && !box_inside(c, b, &c->tank.box)) {
-		fmt_box(c, &c->tank.box, ob, sizeof ob);
+		tide_case_box_text(c, &c->tank.box, ob, sizeof ob);
 		return fail(x, line, "key '%s' = %s lies outside the tank interior; allowed: a box inside "
 		            "the tank %s.", path, bb, ob);
 	}
@@ -640,7 +640,7 @@ static int check_probes(struct ctx *x, const char *path, const tide_probe *pr, i
 		if (height) pt.lo[2] = pt.hi[2] = c->domain.lo[2];   /* a vertical line: z is free */
 		if (!box_inside(c, &pt, &c->domain)) {
 			char ob[128];
-			fmt_box(c, &c->domain, ob, sizeof ob);
+			tide_case_box_text(c, &c->domain, ob, sizeof ob);
 			return fail(x, lines[i], "key '%s[%d].at' lies outside the domain; allowed: a point "
 			            "inside %s.", path, i, ob);
 		}
@@ -664,6 +664,17 @@ static int check_geometry(struct ctx *x)
 		if (check_box(x, x->obstacle_line[i], p, &c->obstacle[i]) ||
 		    check_inside(x, x->obstacle_line[i], p, &c->obstacle[i], 1)) return -1;
 	}
+	/* obstacles are solid: a fluid box inside one would hold no water */
+	for (int i = 0; i < c->nfluid; i++)
+		for (int m = 0; m < c->nobstacle; m++) {
+			if (!box_inside(c, &c->fluid[i], &c->obstacle[m])) continue;
+			char fb[128], ob[128];
+			tide_case_box_text(c, &c->fluid[i], fb, sizeof fb);
+			tide_case_box_text(c, &c->obstacle[m], ob, sizeof ob);
+			return fail(x, x->fluid_line[i], "key 'fluid[%d]' = %s lies inside 'obstacles[%d]' = %s, "
+			            "so it holds no water (obstacles are solid); allowed: a fluid box not "
+			            "covered by an obstacle.", i, fb, m, ob);
+		}
 	for (int i = 0; i < c->nsphere; i++) {
 		const tide_sphere *s = &c->sphere[i];
 		tide_box b;
@@ -921,6 +932,20 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 		x.doc = &doc;
 		rc = load_root(&x, yaml_document_get_root_node(&doc), dp_override);
 		yaml_document_delete(&doc);
+		/* a second document ("---" and more keys) would be ignored silently */
+		if (!rc && !yaml_parser_load(&p, &doc)) {
+			rc = syntax_error(&x, &p);
+		} else if (!rc) {
+			const yaml_node_t *r = yaml_document_get_root_node(&doc);
+			/* an empty one (a trailing "---") holds nothing to ignore */
+			int empty = !r || (r->type == YAML_SCALAR_NODE &&
+			                   (!r->data.scalar.length || !strcmp(text(r), "~") || !strcmp(text(r), "null")));
+			if (!empty)
+				rc = fail(&x, (int)doc.start_mark.line + 1, "a second YAML document starts here; "
+				          "a case file holds one document (one mapping of keys): remove the '---' "
+				          "line and what follows, or move it to a file of its own.");
+			yaml_document_delete(&doc);
+		}
 	}
 	yaml_parser_delete(&p);
 	fclose(f);

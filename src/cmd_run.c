@@ -17,7 +17,10 @@
 #include "tide/cmd_agree.h"
 #include "tide/commands.h"
 #include "tide/h5_output.h"
+#include "tide/host_memory.h"
 #include "tide/log.h"
+#include "tide/num_opts.h"
+#include "tide/decomposition.h"
 #include "tide/output.h"
 #include "tide/rank_agree.h"
 #include "tide/run_control.h"
@@ -54,7 +57,8 @@ static void run_usage(FILE *f)
 	        "       tide run --restart CHECKPOINT_DIR [options]\n"
 	        "\n"
 	        "  --dp X            particle spacing [m], overrides the case's dp\n"
-	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
+	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable,\n"
+	        "                    each key once; every other option at most once)\n"
 	        "  --format F        particle files: vtp (default), hdf5 or both (= --set output.format=F)\n"
 	        "  --out DIR         output directory (default runs/NAME); one that holds a run is\n"
 	        "                    refused unless --overwrite or --restart\n"
@@ -107,16 +111,36 @@ static void run_usage(FILE *f)
 	        "Failures and what each saves: docs/commands.md.\n");
 }
 
-static int parse_num(const char *opt, const char *s, double lo, double *v)
+/* The key a --set assignment (or --format / --decomp / --dp, their shorthands) sets, trimmed. */
+static void set_key(const char *assignment, char *key, size_t n)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(s ? s : "", &end);
-	if (!s || errno || *end || end == s || !(*v > lo)) {
-		fprintf(stderr, "tide run: option %s needs a number > %g, got '%s'.\n", opt, lo,
-		        s ? s : "");
-		return -1;
-	}
+	size_t len = strcspn(assignment, "=");
+	while (len > 0 && (assignment[len - 1] == ' ' || assignment[len - 1] == '\t')) len--;
+	size_t skip = strspn(assignment, " \t");
+	if (skip > len) skip = len;
+	snprintf(key, n, "%.*s", (int)(len - skip), assignment + skip);
+}
+
+/* Every option once, every case key once: the last of two would silently win. */
+static int repeated_set(const run_opts *o, const char *const *from)
+{
+	for (int i = 0; i < o->nsets; i++)
+		for (int j = 0; j < i; j++) {
+			char ki[128], kj[128];
+			set_key(o->sets[i], ki, sizeof ki);
+			set_key(o->sets[j], kj, sizeof kj);
+			if (strcmp(ki, kj)) continue;
+			fprintf(stderr, "tide run: case key '%s' is set twice (%s and %s); set each key "
+			        "once.\n", ki, from[j], from[i]);
+			return -1;
+		}
+	return 0;
+}
+
+static int is_num_opt(const tide_num_opt *num, int n, const char *a)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(num[i].name, a)) return 1;
 	return 0;
 }
 
@@ -126,9 +150,23 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 	o->balance_threshold = 0.1;
 	o->max_steps = -1;
 	o->stall_timeout_s = 1800;
+	double blocks = 0, max_steps = -1, balance_every = 0, rebalance_every = 0;
+	tide_num_opt num[] = {
+		{"--dp", 0, 0, INFINITY, 1, &o->dp, NULL},
+		/* the limit of the case's grid (and TIDE_DECOMP_MAX_BLOCKS) is checked with the case */
+		{"--blocks", 1, 1, 1e9, 0, &blocks, NULL},
+		{"--balance-every", 1, 1, 1e15, 0, &balance_every, NULL},
+		{"--balance-threshold", 0, 0, INFINITY, 1, &o->balance_threshold, NULL},
+		{"--rebalance-every", 1, 1, 1e15, 0, &rebalance_every, NULL},
+		{"--max-steps", 1, 1, 1e15, 0, &max_steps, NULL},
+	};
+	const int nnum = (int)(sizeof num / sizeof num[0]);
+	const char *ckpt_every = NULL;
+	/* where each --set came from, for the message about a key set twice */
+	static char from[MAX_SETS + 1][160];
+	const char *fromp[MAX_SETS + 1];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		double v;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { run_usage(stdout); exit(0); }
 		else if (!strcmp(a, "--quiet")) tide_verbosity = 0;
 		else if (!strcmp(a, "--verbose")) tide_verbosity = 2;
@@ -136,15 +174,17 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--with-cpus")) o->with_cpus = 1;
 		else if (!strcmp(a, "--profile")) o->profile = 1;
 		else if (!strcmp(a, "--overwrite")) o->overwrite = 1;
-		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
-		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
-		else if (!strcmp(a, "--balance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->balance_every = (long)v; }
-		else if (!strcmp(a, "--balance-threshold")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->balance_threshold = v; }
-		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
-		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
-		else if (!strcmp(a, "--restart")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; } o->restart = argv[++i]; }
+		else if (is_num_opt(num, nnum, a)) {
+			if (i + 1 >= argc) { fprintf(stderr, "tide run: option %s needs a value.\n", a); return -1; }
+			if (tide_num_opt_parse("run", num, nnum, a, argv[++i])) return -1;
+		}
+		else if (!strcmp(a, "--restart")) {
+			if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; }
+			if (tide_opt_once("run", a, &o->restart, argv[++i])) return -1;
+		}
 		else if (!strcmp(a, "--checkpoint-every")) {
 			const char *v = i + 1 < argc ? argv[++i] : NULL;
+			if (v && tide_opt_once("run", a, &ckpt_every, v)) return -1;
 			if (tide_rc_parse_interval(v, &o->ckpt_every_s, &o->ckpt_every_steps)) {
 				fprintf(stderr, "tide run: --checkpoint-every needs a wall time with its unit (30min, "
 				        "100s, 2h) or a step count (500steps), got '%s'.\n", v ? v : "");
@@ -161,12 +201,21 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 				return -1;
 			}
 		}
-		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
+		else if (!strcmp(a, "--out")) {
+			if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; }
+			if (tide_opt_once("run", a, &o->out_dir, argv[++i])) return -1;
+			if (!o->out_dir[0]) {
+				fprintf(stderr, "tide run: --out is empty; allowed: a directory name (left out, "
+				        "the output goes to runs/NAME).\n");
+				return -1;
+			}
+		}
 		else if (!strcmp(a, "--format")) {
 			/* shorthand for --set output.format=F, validated with the case */
 			static char fmt[MAX_SETS][48];
 			if (i + 1 >= argc || o->nsets == MAX_SETS || strlen(argv[i + 1]) > 30) { fprintf(stderr, "tide run: --format needs vtp, hdf5 or both.\n"); return -1; }
 			snprintf(fmt[o->nsets], sizeof fmt[0], "output.format=%s", argv[++i]);
+			snprintf(from[o->nsets], sizeof from[0], "--format %.140s", argv[i]);
 			o->sets[o->nsets] = fmt[o->nsets];
 			o->nsets++;
 		}
@@ -175,11 +224,13 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			static char buf[MAX_SETS][48];
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --decomp needs slabs, 2d, 3d or NXxNYxNZ.\n"); return -1; }
 			snprintf(buf[o->nsets], sizeof buf[0], "decomposition=%s", argv[++i]);
+			snprintf(from[o->nsets], sizeof from[0], "--decomp %.140s", argv[i]);
 			o->sets[o->nsets] = buf[o->nsets];
 			o->nsets++;
 		}
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --set needs KEY=VALUE (at most %d).\n", MAX_SETS); return -1; }
+			snprintf(from[o->nsets], sizeof from[0], "--set %.150s", argv[i + 1]);
 			o->sets[o->nsets++] = argv[++i];
 		} else if (a[0] == '-') {
 			fprintf(stderr, "tide run: unknown option '%s'.\n\n", a);
@@ -187,6 +238,23 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			return -1;
 		} else if (!o->case_path) o->case_path = a;
 		else { fprintf(stderr, "tide run: only one case file, got '%s' and '%s'.\n", o->case_path, a); return -1; }
+	}
+	o->blocks = (int)blocks;
+	o->max_steps = (long)max_steps;
+	o->balance_every = (long)balance_every;
+	o->rebalance_every = (long)rebalance_every;
+	/* --dp is the key dp too: with --set dp=... it would be given twice */
+	for (int i = 0; i < o->nsets; i++) fromp[i] = from[i];
+	if (o->dp > 0 && o->nsets < MAX_SETS) {
+		char dp[48];
+		snprintf(dp, sizeof dp, "dp=%s", num[0].given);
+		snprintf(from[o->nsets], sizeof from[0], "--dp %.140s", num[0].given);
+		fromp[o->nsets] = from[o->nsets];
+		run_opts tmp = *o;
+		tmp.sets[tmp.nsets++] = dp;
+		if (repeated_set(&tmp, fromp)) return -1;
+	} else if (repeated_set(o, fromp)) {
+		return -1;
 	}
 	if (o->restart && (o->case_path || o->dp > 0)) {
 		fprintf(stderr, "tide run: --restart takes the case from the checkpoint; give no case "
@@ -578,6 +646,23 @@ static int load_input(const run_opts *o, tide_case *c, tide_ckpt_state *cs, void
 		        "not change dim, dp, coefh or domain.\n");
 		bad = 1;
 	}
+	if (!bad && o->restart && !(c->t_end > cs->t)) {
+		fprintf(stderr, "tide run: time.end %g s is not after the checkpoint's time %g s, so "
+		        "there is nothing to run; allowed: a later end, e.g. --set time.end=%g.\n",
+		        c->t_end, cs->t, cs->t > 0 ? 2 * cs->t : 1.0);
+		bad = 1;
+	}
+	/* what can be known before building the particles is checked now, with exit code 2 */
+	if (!bad && !o->restart && tide_case_check_size(c)) bad = 1;
+	if (!bad && (!o->restart || o->blocks > 0)) {
+		tide_sph_params P;
+		char err[512];
+		tide_sim_params(c, &P);
+		if (tide_decomp_validate(&P.grid, c->decomp, o->blocks, err, sizeof err)) {
+			fprintf(stderr, "tide run: %s: %s.\n", c->path, err);
+			bad = 1;
+		}
+	}
 	return bad != 0;
 }
 
@@ -672,6 +757,47 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 	return 0;
 }
 
+/* A fresh run whose particles cannot fit in main memory is refused before they are counted
+ * (minutes at 1e9 particles) and built: the estimate from the case geometry, times the ranks
+ * sharing this node.  1 after the message (none when quiet). */
+static int build_too_big(const run_opts *o, const tide_case *c, int nb, const tide_runtime *rt,
+                         int quiet)
+{
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (!local) local = getenv("MPI_LOCALNRANKS");
+	int on_node = local && atoi(local) > 0 ? atoi(local) : 1;
+	double n = tide_case_particle_estimate(c);
+	/* with a GPU the SPH tasks run there alone unless --with-cpus (run_case) */
+	int cpu_workers = rt->ncuda > 0 && !o->with_cpus ? 0 : rt->ncpu;
+	double need = on_node * tide_host_run_bytes(n, nb, rt->size, rt->rank, cpu_workers,
+	                                            !o->no_output);
+	char prefix[300], what[256], who[32] = "", ranks[64] = "";
+	if (rt->size > 1) snprintf(who, sizeof who, "MPI rank %d: ", rt->rank);
+	snprintf(prefix, sizeof prefix, "tide: %scase '%s' at dp = %g m (about %.3g particles, %d "
+	         "block%s)", who, c->name, c->dp, n, nb, nb > 1 ? "s" : "");
+	if (on_node > 1) snprintf(ranks, sizeof ranks, ", for each of the %d ranks on this node", on_node);
+	snprintf(what, sizeof what, "%.0f bytes per particle: the particles as built, their blocks, "
+	         "the sort scratch%s%s; estimated from the case's boxes and walls",
+	         need / (n * on_node), o->no_output ? "" : " and the copy gathered for output", ranks);
+	int saved = quiet_stderr(quiet);
+	int bad = tide_host_memory_check(prefix, need, what, "use a larger dp (fewer particles), or "
+	                                 "more MPI ranks on more nodes");
+	restore_stderr(saved);
+	return bad != 0;
+}
+
+/* Collective: does the fresh run fit on every rank's node?  All ranks stop together (exit code
+ * 2) when one does not; rank 0 says why, or else the first rank that does not fit. */
+static int build_fits_everywhere(const run_opts *o, const tide_case *c, int nb,
+                                 const tide_runtime *rt)
+{
+	tide_rank_view me = {.status = build_too_big(o, c, nb, rt, rt->rank != 0)};
+	tide_rank_verdict v;
+	tide_ranks_agree(&me, &v);
+	if (!v.rank0.status && v.first_bad == rt->rank) build_too_big(o, c, nb, rt, 0);
+	return !v.rank0.status && v.first_bad < 0;
+}
+
 /* A failure of this rank alone after the start-up agreement: under MPI the others would wait
  * for it, so stop them all. */
 static int fail_rank(const tide_runtime *rt)
@@ -709,6 +835,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	restore_stderr(saved_err);
 	int nb = 0;
 	if (agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
+	if (!bad && !o->restart && !build_fits_everywhere(o, &c, nb, rt)) bad = 1;
 	if (bad) {
 		tide_ckpt_state_free(&cs);
 		free(mem);
@@ -742,8 +869,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart) {
 		st.n_fluid = cs.n_fluid0;
 		st.n_bound = cs.n_bound0;
-	} else if (tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound)) {
-		return fail_rank(rt);
+	} else if ((bad = tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
+		/* no fluid is the input's fault, the same on every rank: all stop with exit code 2 */
+		return bad == -2 ? 2 : fail_rank(rt);
 	}
 	if ((dir_bad = rank0_says(rt->rank == 0 ? tide_run_dir_claim(&rd, out.dir, mode) : 0)))
 		return dir_bad;

@@ -240,6 +240,11 @@ tide_gravity_err tide_gravity_errors(const bh_acc *acc, const uint32_t *sample, 
 	tide_gravity_err e = {0, 0, 0, 0};
 	if (ns == 0) return e;
 	double *r = malloc(sizeof(double) * ns), *rp = malloc(sizeof(double) * ns);
+	if (!r || !rp) { /* no memory for the sorted errors: unknown, not zero */
+		free(r); free(rp);
+		e.median = e.p99 = e.max = e.pot_p99 = NAN;
+		return e;
+	}
 	for (uint32_t s = 0; s < ns; s++) {
 		const bh_acc *a = &acc[sample[s]];
 		const double *d = &ref[4 * (size_t)s];

@@ -14,6 +14,7 @@
 // The trees of other ranks are registered here without memory (home node -1) only so that the
 // cross-rank tasks can name them; they never leave their rank.  A rank without particles takes
 // part: its virtual root says n = 0, it sends empty buffers and receives the others'.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -21,6 +22,21 @@
 #include "tide/bh_gravity.h"
 #include "tide/let_interface.h"
 #include "tide/runtime.h"
+
+/* The gathers, scatters and splits return nothing: a rank that cannot get their buffers (all
+ * particles on the root) ends the run with one sentence and exit code 1 (under mpirun the job
+ * stops) rather than crash on a null pointer. */
+static void *must_alloc(size_t bytes, int zero)
+{
+	void *p = zero ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
+	if (!p) {
+		fprintf(stderr, "tide: out of host memory for %.1f MiB of particle buffers (the "
+		        "particles exchanged between ranks); use fewer particles or more nodes.\n",
+		        bytes / 1048576.0);
+		exit(1);
+	}
+	return p;
+}
 
 enum { T_BODY, T_CELLS, T_MOM, T_META, T_VROOT, T_PER_RANK };
 
@@ -53,13 +69,13 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 	g->mpi = 1;
 	g->rank = rank;
 	g->size = size;
-	g->counts = malloc(sizeof(uint32_t) * size);
+	g->counts = must_alloc(sizeof(uint32_t) * size, 0);
 	memcpy(g->counts, counts, sizeof(uint32_t) * size);
 	g->tag0 = starpu_mpi_tags_allocate((int64_t)(T_PER_RANK + 2 + size) * size);
-	g->rtree = calloc(4 * (size_t)size, sizeof(starpu_data_handle_t));
-	g->hvroot = calloc((size_t)size, sizeof(starpu_data_handle_t));
-	g->hlet_out = calloc((size_t)size, sizeof(starpu_data_handle_t));
-	g->hlet_in = calloc((size_t)size, sizeof(starpu_data_handle_t));
+	g->rtree = must_alloc(4 * (size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hvroot = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hlet_out = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hlet_in = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	for (int q = 0; q < size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
@@ -215,8 +231,8 @@ void tide_gravity_gather(tide_gravity *g, int root, bh_body *body, float *vel, b
 		return;
 	}
 	uint32_t total = total_of(g);
-	snap *own = malloc(sizeof(snap) * (n ? n : 1));
-	snap *all = g->rank == root ? malloc(sizeof(snap) * (total ? total : 1)) : NULL;
+	snap *own = must_alloc(sizeof(snap) * (n ? n : 1), 0);
+	snap *all = g->rank == root ? must_alloc(sizeof(snap) * (total ? total : 1), 0) : NULL;
 	tide_gravity_acquire(g);
 	for (uint32_t i = 0; i < n; i++) {
 		own[i].b = g->body[i];
@@ -224,7 +240,7 @@ void tide_gravity_gather(tide_gravity *g, int root, bh_body *body, float *vel, b
 		own[i].a = g->acc[i];
 	}
 	tide_gravity_release(g);
-	starpu_data_handle_t *h = malloc(sizeof(starpu_data_handle_t) * g->size);
+	starpu_data_handle_t *h = must_alloc(sizeof(starpu_data_handle_t) * g->size, 0);
 	snap_register(g, root, own, all, h);
 	starpu_mpi_gather_detached(h, g->size, root, MPI_COMM_WORLD, NULL, NULL, NULL, NULL);
 	snap_unregister(g, h); /* waits for the transfers */
@@ -247,16 +263,16 @@ void tide_gravity_scatter(tide_gravity *g, int root, const bh_body *body, const 
                           const bh_acc *acc)
 {
 	uint32_t n = g->n;
-	snap *own = malloc(sizeof(snap) * (n ? n : 1));
+	snap *own = must_alloc(sizeof(snap) * (n ? n : 1), 0);
 	uint32_t total = g->mpi ? total_of(g) : n;
-	snap *all = !g->mpi || g->rank == root ? malloc(sizeof(snap) * (total ? total : 1)) : NULL;
+	snap *all = !g->mpi || g->rank == root ? must_alloc(sizeof(snap) * (total ? total : 1), 0) : NULL;
 	for (uint32_t i = 0; all && i < total; i++) {
 		all[i].b = body[i];
 		memcpy(all[i].v, &vel[4 * (size_t)i], sizeof all[i].v);
 		all[i].a = acc[i];
 	}
 	if (g->mpi) {
-		starpu_data_handle_t *h = malloc(sizeof(starpu_data_handle_t) * g->size);
+		starpu_data_handle_t *h = must_alloc(sizeof(starpu_data_handle_t) * g->size, 0);
 		snap_register(g, root, own, all, h);
 		starpu_mpi_scatter_detached(h, g->size, root, MPI_COMM_WORLD, NULL, NULL, NULL, NULL);
 		snap_unregister(g, h);
@@ -285,9 +301,9 @@ void tide_gravity_gather_values(tide_gravity *g, int root, const double *mine, i
 		memcpy(all, mine, sizeof(double) * k);
 		return;
 	}
-	double *own = malloc(sizeof(double) * k);
+	double *own = must_alloc(sizeof(double) * k, 0);
 	memcpy(own, mine, sizeof(double) * k);
-	starpu_data_handle_t *h = calloc((size_t)g->size, sizeof(starpu_data_handle_t));
+	starpu_data_handle_t *h = must_alloc((size_t)g->size * sizeof(starpu_data_handle_t), 1);
 	for (int q = 0; q < g->size; q++) {
 		if (q != g->rank && g->rank != root) continue;
 		double *p = q == g->rank ? own : all + (size_t)k * q;
@@ -336,7 +352,7 @@ void bh_split_morton(const bh_body *b, uint32_t n, int size, uint32_t *order, ui
 	bh_bounding_box(b, n, box);
 	bh_cell root;
 	bh_root_cube(box, box + 3, &root);
-	keyed *k = malloc(sizeof(keyed) * n);
+	keyed *k = must_alloc(sizeof(keyed) * n, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		k[i].key = bh_key(b[i].x, b[i].y, b[i].z, &root);
 		k[i].index = i;

@@ -69,7 +69,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	for (int d = 0; d < 3; d++) {
 		g->origin[d] = c->domain.lo[d];
 		double len = c->domain.hi[d] - c->domain.lo[d];
-		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmax(1.0, ceil(len / cell));
+		/* capped (a tiny dp in a large domain would overflow the int): such a grid is refused
+		 * by its cell count (tide_decomp_validate) */
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, ceil(len / cell)), 2e9);
 	}
 	/* slab axis: the longest; the other two keep their order */
 	int a0 = 0;
@@ -127,14 +129,30 @@ static uint32_t block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
 	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
 }
 
+double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output)
+{
+	double bpp = TIDE_BLOCK_BPP;
+	if (nblocks < 1) nblocks = 1;
+	uint32_t cnt = (uint32_t)(n / nblocks);
+	double cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : block_cap(cnt, nblocks, cnt, 0);
+	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
+	double setup = nblocks == 1 ? mine : n * bpp + mine;
+	double run = mine + (double)(workers > 0 ? workers : 0) * (double)tide_sort_scratch_bytes((size_t)cap) +
+	             (output && rank == 0 ? n * bpp : 0);
+	return setup > run ? setup : run;
+}
+
 int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
                           size_t *n_fluid, size_t *n_bound)
 {
 	/* first pass: count; second: write the fields in place */
 	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
-	double t0 = tide_wtime();
+	double t0 = tide_wtime(), est = tide_case_particle_estimate(c);
+	/* counting and making 1e9 particles takes minutes: say so rather than stay silent */
+	if (est > 2e7) tide_info("building about %.3g particles (counted, then made)\n", est);
 	*mem = NULL;
-	if (tide_case_build(c, &s)) return -1;
+	int bad = tide_case_build(c, &s);
+	if (bad) return bad; /* -2: the input gives no fluid */
 	double t1 = tide_wtime();
 	size_t n = s.n;
 	uint32_t cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
