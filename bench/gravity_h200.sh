@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/gravity_h200.sh OUT — the Barnes–Hut benchmark of issue 5 on one GPU node, from the
 # repository root with build/ (CUDA build) and .deps/lib (StarPU, FxT, libyaml) present:
-#   1. tests/test_bh: the CPU accuracy tests and the CUDA codelets against the CPU ones;
+#   1. tests/test_bh: the CPU accuracy tests, then with --cuda the CUDA codelets against the CPU ones;
 #   2. the ladder: Plummer spheres of 1, 16.8 and 33.5 million particles, theta 0.5, 0.6, 0.75,
 #      quadrupoles, single precision, on the GPU: median build / moments / walk / total times of 5
 #      evaluations and the error distribution against a double-precision direct sum (on the GPU)
@@ -22,6 +22,8 @@ rm -f "$csv"
 	>"$out/machine.txt" 2>&1
 timeout 300 ./build/tests/test_bh >"$out/test_bh.txt" 2>&1
 echo "test_bh exit $?" >>"$out/test_bh.txt"
+timeout 300 ./build/tests/test_bh . --cuda >>"$out/test_bh.txt" 2>&1
+echo "test_bh --cuda exit $? (77: no CUDA worker)" >>"$out/test_bh.txt"
 tail -n 12 "$out/test_bh.txt"
 for n in 1048576 16777216 33554432; do
 	for theta in 0.5 0.6 0.75; do

@@ -10,12 +10,22 @@
 #include <stdint.h>
 #include "tide/bh_tree.h"
 
+/* The most particles tide gravity and tide nbody take (counts and ids are 32-bit). */
+#define BH_MAX_N 1.5e9
+
 enum bh_dist { BH_DIST_PLUMMER, BH_DIST_UNIFORM, BH_DIST_SPHERE };
 
 /* Returns 0, or -1 when name is not a distribution. */
 int bh_dist_parse(const char *name, enum bh_dist *d);
 const char *bh_dist_name(enum bh_dist d);
-void bh_ic_make(enum bh_dist d, uint32_t n, uint64_t seed, bh_body *body, float *vel);
+/* Fills body[0..n) and vel[0..4n).  Returns 0, or -1 when its scratch (6 doubles per particle)
+ * cannot be allocated (nothing is written then). */
+int bh_ic_make(enum bh_dist d, uint32_t n, uint64_t seed, bh_body *body, float *vel);
+/* Host bytes per particle of tide gravity and tide nbody while the initial conditions are made,
+ * their peak: position and mass, velocity, acceleration, and bh_ic_make's scratch.  Checked
+ * against the available memory before anything is allocated. */
+#define BH_IC_BYTES_PER_PARTICLE (sizeof(bh_body) + 4 * sizeof(float) + sizeof(bh_acc) + \
+                                  6 * sizeof(double))
 
 /* Plummer: half-mass radius a / sqrt(2^(2/3) - 1), crossing time of the half-mass radius. */
 double bh_plummer_rhalf(void);

@@ -25,7 +25,8 @@ typedef struct bh_nbody_diag {
 	double p[3], L[3];
 } bh_nbody_diag;
 
-/* Runs the case; fills diag[0..*ndiag) (at most cap outputs, the first at t = 0).  Returns 0,
- * or -1 when the CSV cannot be written. */
+/* Runs the case; fills diag[0..*ndiag) (at most cap outputs, the first at t = 0; with more
+ * outputs than cap, the last row holds the latest).  Returns 0, or -1 when the CSV cannot be
+ * written or the particles do not fit in memory. */
 int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndiag);
 #endif

@@ -6,9 +6,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "log.h"
+#include <string.h>
 #include "tide/case.h"
 #include "case_load.h"
+#include "log.h"
 
 /* Cells of spacing dp that fit entirely in a length (the tolerance absorbs decimal round-off,
  * e.g. 0.4/0.005 = 79.99999999999999). */
@@ -236,14 +237,70 @@ static double estimate(const tide_case *c)
 	return total;
 }
 
+/* Fluid lattice points of box b before obstacles and other boxes take theirs. */
+static double fluid_cells(const tide_case *c, const tide_box *f)
+{
+	return (double)cells(f->hi[0] - f->lo[0], c->dp) * (double)cells(f->hi[2] - f->lo[2], c->dp) *
+	       (c->dim == 3 ? (double)cells(f->hi[1] - f->lo[1], c->dp) : 1.0);
+}
+
+/* Why there are no fluid particles: dp too large for every box, or obstacles over the boxes. */
+static void say_no_fluid(const tide_case *c)
+{
+	for (int b = 0; b < c->nfluid; b++) {
+		if (fluid_cells(c, &c->fluid[b]) < 1 || !c->nobstacle) continue;
+		/* the box had lattice points: the obstacles over it took them all */
+		char fb[128], list[600] = "";
+		tide_case_box_text(c, &c->fluid[b], fb, sizeof fb);
+		for (int k = 0; k < c->nobstacle; k++) {
+			const tide_box *o = &c->obstacle[k];
+			int meets = 1;
+			for (int a = 0; a < 3; a++)
+				if (c->dim == 3 || a != 1)
+					meets &= o->lo[a] < c->fluid[b].hi[a] + c->dp && o->hi[a] > c->fluid[b].lo[a] - c->dp;
+			if (!meets) continue;
+			char ob[128];
+			size_t len = strlen(list);
+			tide_case_box_text(c, o, ob, sizeof ob);
+			snprintf(list + len, sizeof list - len, "%sobstacles[%d] = %s", len ? ", " : "", k, ob);
+		}
+		fprintf(stderr, "tide: %s: fluid[%d] = %s is covered by %s (every lattice point of the "
+		        "box lies inside an obstacle or within dp of one), so there are no fluid "
+		        "particles; move the fluid box out of the obstacles.\n", c->path, b, fb, list);
+		return;
+	}
+	fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box and sphere, so "
+	        "there are no fluid particles; use a smaller dp.\n", c->name, c->dp);
+}
+
+/* The particle ids are 32-bit. */
+static int too_many(const tide_case *c, double est)
+{
+	if (est <= 4e9) return 0;
+	fprintf(stderr, "tide: case '%s': dp = %g m gives about %.3g particles, more than the 4e9 "
+	        "that particle ids allow; use a larger dp.\n", c->name, c->dp, est);
+	return -1;
+}
+
+int tide_case_check_size(const tide_case *c)
+{
+	double est = estimate(c);
+	if (too_many(c, est)) return -1;
+	double fluid = 0;
+	for (int b = 0; b < c->nfluid; b++) fluid += fluid_cells(c, &c->fluid[b]);
+	if (fluid < 1 && c->nsphere == 0) {
+		say_no_fluid(c);
+		return -1;
+	}
+	return 0;
+}
+
+double tide_case_particle_estimate(const tide_case *c) { return estimate(c); }
+
 int tide_case_build(const tide_case *c, tide_particle_set *s)
 {
 	double est = estimate(c);
-	if (!(est <= 4e9)) {
-		fprintf(stderr, "tide: case '%s': dp = %g m gives about %.3g particles, more than the 4e9 "
-		        "that particle ids allow; use a larger dp.\n", c->name, c->dp, est);
-		return -1;
-	}
+	if (too_many(c, est)) return -1;
 	if (tide_pset_reserve(s, s->n + (size_t)est)) return -1;
 	if (c->tank.present && build_tank(c, s)) return -1;
 	for (int m = 0; m < c->nobstacle; m++)
@@ -253,10 +310,9 @@ int tide_case_build(const tide_case *c, tide_particle_set *s)
 		if (build_fluid(c, b, s)) return -1;
 	for (int b = 0; b < c->nsphere; b++)
 		if (build_sphere(c, b, s)) return -1;
-	if (s->n == nbound) {
-		fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box and sphere, so "
-		        "there are no fluid particles; use a smaller dp.\n", c->name, c->dp);
-		return -1;
+	if (s->n == nbound) { /* bad input, not a failed run (the caller's exit code 2) */
+		say_no_fluid(c);
+		return -2;
 	}
 	return 0;
 }

@@ -48,12 +48,16 @@ static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path)
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 static const char *const eos_names[] = {"tait", "isothermal", NULL};
 static const char *const format_names[] = {"vtp", "hdf5", "both", NULL};
+static const char *const precision_names[] = {"double", "single", NULL};
+const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
+                                               "type", "id", NULL};
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -108,6 +112,8 @@ static const struct key keys[] = {
 	NUM("time.output", t_out, R_GT, 0, 0),
 	SECTION("output"),
 	ENUM("output.format", output_format, format_names),
+	LIST("output.fields", list_output_fields, 0),
+	ENUM("output.precision", output_single, precision_names),
 	SECTION("gauges"),
 	LIST("gauges.height", list_height, 0),
 	LIST("gauges.pressure", list_pressure, 0),
@@ -516,6 +522,39 @@ static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path)
 	return get_probes(x, v, path, 0, x->c->pressure, &x->c->npressure, x->pressure_line);
 }
 
+/* output.fields: a list of array names; position is required (it places the particles). */
+static int list_output_fields(struct ctx *x, const yaml_node_t *seq, const char *path)
+{
+	char allowed[128] = "";
+	for (int i = 0; tide_output_field_names[i]; i++) {
+		strcat(allowed, i ? ", " : "");
+		strcat(allowed, tide_output_field_names[i]);
+	}
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return type_error(x, seq, path, "a list of fields (allowed in it: position, velocity, "
+		                  "density, pressure, type, id)");
+	unsigned mask = 0;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+	     it++) {
+		const yaml_node_t *v = yaml_document_get_node(x->doc, *it);
+		int f = -1;
+		for (int i = 0; v && v->type == YAML_SCALAR_NODE && tide_output_field_names[i]; i++)
+			if (!strcmp(text(v), tide_output_field_names[i])) f = i;
+		if (f < 0)
+			return v && v->type == YAML_SCALAR_NODE
+			       ? fail(x, line_of(v), "key '%s' lists '%s', which is not a field; allowed: "
+			              "%s.", path, text(v), allowed)
+			       : fail(x, line_of(v), "key '%s' holds something other than a field name; "
+			              "allowed: %s.", path, allowed);
+		mask |= 1u << f;
+	}
+	if (!(mask & TIDE_OUT_POSITION))
+		return fail(x, line_of(seq), "key '%s' must list position (every particle file places "
+		            "its particles); allowed: %s.", path, allowed);
+	x->c->output_fields = mask;
+	return 0;
+}
+
 /* Fluid balls {centre: [...], radius: R, hydrostatic: bool}. */
 static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 {
@@ -543,7 +582,7 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 
 /* ---- whole-case checks and derived values ----------------------------------------------- */
 
-static void fmt_box(const tide_case *c, const tide_box *b, char *buf, size_t n)
+void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n)
 {
 	if (c->dim == 2)
 		snprintf(buf, n, "[%g, %g]..[%g, %g]", b->lo[0], b->lo[2], b->hi[0], b->hi[2]);
@@ -579,14 +618,14 @@ static int check_inside(struct ctx *x, int line, const char *path, const tide_bo
 {
 	const tide_case *c = x->c;
 	char bb[128], ob[128];
-	fmt_box(c, b, bb, sizeof bb);
+	tide_case_box_text(c, b, bb, sizeof bb);
 	if (!box_inside(c, b, &c->domain)) {
-		fmt_box(c, &c->domain, ob, sizeof ob);
+		tide_case_box_text(c, &c->domain, ob, sizeof ob);
 		return fail(x, line, "key '%s' = %s lies outside the domain; allowed: a box inside the "
 		            "domain %s.", path, bb, ob);
 	}
 	if (in_tank && c->tank.present && !box_inside(c, b, &c->tank.box)) {
-		fmt_box(c, &c->tank.box, ob, sizeof ob);
+		tide_case_box_text(c, &c->tank.box, ob, sizeof ob);
 		return fail(x, line, "key '%s' = %s lies outside the tank interior; allowed: a box inside "
 		            "the tank %s.", path, bb, ob);
 	}
@@ -602,7 +641,7 @@ static int check_probes(struct ctx *x, const char *path, const tide_probe *pr, i
 		if (height) pt.lo[2] = pt.hi[2] = c->domain.lo[2];   /* a vertical line: z is free */
 		if (!box_inside(c, &pt, &c->domain)) {
 			char ob[128];
-			fmt_box(c, &c->domain, ob, sizeof ob);
+			tide_case_box_text(c, &c->domain, ob, sizeof ob);
 			return fail(x, lines[i], "key '%s[%d].at' lies outside the domain; allowed: a point "
 			            "inside %s.", path, i, ob);
 		}
@@ -626,6 +665,17 @@ static int check_geometry(struct ctx *x)
 		if (check_box(x, x->obstacle_line[i], p, &c->obstacle[i]) ||
 		    check_inside(x, x->obstacle_line[i], p, &c->obstacle[i], 1)) return -1;
 	}
+	/* obstacles are solid: a fluid box inside one would hold no water */
+	for (int i = 0; i < c->nfluid; i++)
+		for (int m = 0; m < c->nobstacle; m++) {
+			if (!box_inside(c, &c->fluid[i], &c->obstacle[m])) continue;
+			char fb[128], ob[128];
+			tide_case_box_text(c, &c->fluid[i], fb, sizeof fb);
+			tide_case_box_text(c, &c->obstacle[m], ob, sizeof ob);
+			return fail(x, x->fluid_line[i], "key 'fluid[%d]' = %s lies inside 'obstacles[%d]' = %s, "
+			            "so it holds no water (obstacles are solid); allowed: a fluid box not "
+			            "covered by an obstacle.", i, fb, m, ob);
+		}
 	for (int i = 0; i < c->nsphere; i++) {
 		const tide_sphere *s = &c->sphere[i];
 		tide_box b;
@@ -801,6 +851,7 @@ static void set_defaults(tide_case *c, const char *path)
 	c->self_gravity.theta = 0.5;
 	c->self_gravity.quadrupole = 1;
 	strcpy(c->decomp, "slabs");
+	c->output_fields = TIDE_OUT_ALL_FIELDS;
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */
@@ -882,6 +933,20 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 		x.doc = &doc;
 		rc = load_root(&x, yaml_document_get_root_node(&doc), dp_override);
 		yaml_document_delete(&doc);
+		/* a second document ("---" and more keys) would be ignored silently */
+		if (!rc && !yaml_parser_load(&p, &doc)) {
+			rc = syntax_error(&x, &p);
+		} else if (!rc) {
+			const yaml_node_t *r = yaml_document_get_root_node(&doc);
+			/* an empty one (a trailing "---") holds nothing to ignore */
+			int empty = !r || (r->type == YAML_SCALAR_NODE &&
+			                   (!r->data.scalar.length || !strcmp(text(r), "~") || !strcmp(text(r), "null")));
+			if (!empty)
+				rc = fail(&x, (int)doc.start_mark.line + 1, "a second YAML document starts here; "
+				          "a case file holds one document (one mapping of keys): remove the '---' "
+				          "line and what follows, or move it to a file of its own.");
+			yaml_document_delete(&doc);
+		}
 	}
 	yaml_parser_delete(&p);
 	fclose(f);
@@ -910,7 +975,8 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	char parent[64];
 	snprintf(parent, sizeof parent, "%.*s", (int)(leaf_name(key) - key - (strchr(key, '.') != NULL)), key);
 	if (i < 0) return unknown_key(x, 0, find_key(parent) >= 0 ? parent : "", key);
-	if (keys[i].kind == K_SECTION || keys[i].kind == K_LIST || !strcmp(key, "dim"))
+	if (keys[i].kind == K_SECTION || (keys[i].kind == K_LIST && strcmp(key, "output.fields")) ||
+	    !strcmp(key, "dim"))
 		return fail(x, 0, "key '%s' cannot be changed with --set; allowed: scalar and vector keys "
 		            "such as dp, coefh, physics.*, time.*, tank.layers (edit the case file for the "
 		            "rest).", key);
@@ -1100,7 +1166,11 @@ void tide_case_print(FILE *f, const tide_case *c)
 	put_physics(f, c);
 	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
 	fprintf(f, "output: %s}\n", num(c->t_out, b));
-	fprintf(f, "output: {format: %s}\n", format_names[c->output_format]);
+	fprintf(f, "output: {format: %s, precision: %s, fields: [", format_names[c->output_format],
+	        precision_names[c->output_single]);
+	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
+		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
+	fputs("]}\n", f);
 	fputs("gauges:\n", f);
 	put_probes(f, c, "height", c->height, c->nheight, 1);
 	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);

@@ -4,15 +4,19 @@
 // direct sum on K random particles.  The benchmark mode of issue 5.  On several ranks the walk
 // includes the exchange of virtual roots and essential nodes, and rank 0 reports for all.
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
 #include "bh_ic.h"
+#include "cmd_agree.h"
 #include "commands.h"
+#include "host_memory.h"
 #include "tide/let_interface.h"
 #include "log.h"
+#include "num_opts.h"
 #include "runtime.h"
 
 static void usage(FILE *f)
@@ -38,19 +42,33 @@ static void usage(FILE *f)
 	        "nodes each rank sent and the execution time of its walk tasks over its own tree and\n"
 	        "over the essential nodes it received (timed in the whole evaluations, StarPU's task\n"
 	        "profiling); the check covers all particles.\n"
-	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n");
+	        "Allowed values: N and K integers from 0 to 1.5e9, theta > 0 and <= 2, eps a finite\n"
+	        "number >= 0, S an integer from 0 to 2^53, R from 1 to 100000, P from 0 to 1000000\n"
+	        "(0: the default); each option at most once.  A run whose particles cannot fit in\n"
+	        "the available main memory (%zu bytes per particle at the start) is refused.\n"
+	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n",
+	        (size_t)BH_IC_BYTES_PER_PARTICLE);
 }
 
-static int parse_num(const char *opt, const char *s, double *v)
+/* An allocation failed after the estimate passed (other processes took the memory meanwhile):
+ * one sentence and exit code 1.  The process ends here, so that under mpirun the other ranks
+ * are stopped rather than left waiting for this one. */
+static int out_of_memory(uint32_t n)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end) {
-		fprintf(stderr, "tide gravity: %s needs a number, got '%s'.\n", opt, s);
-		return -1;
-	}
-	return 0;
+	fprintf(stderr, "tide gravity: out of host memory for %u particles; use a smaller --n.\n", n);
+	fflush(stderr);
+	exit(1);
+}
+
+/* Host bytes at the larger of the two peaks of one process: making the initial conditions, and
+ * the --check of K particles (the forces by index, the positions by index, the index shuffle,
+ * then 4 + 32 bytes per checked particle beside the particles, velocities and accelerations). */
+static double gravity_bytes(double n, double k)
+{
+	double ic = n * (double)BH_IC_BYTES_PER_PARTICLE;
+	double check = k > 0 ? n * (3 * 16 + sizeof(bh_acc) + sizeof(bh_body) + sizeof(uint32_t)) +
+	                       fmin(k, n) * (sizeof(uint32_t) + 4 * sizeof(double)) : 0;
+	return ic > check ? ic : check;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -70,7 +88,16 @@ int tide_cmd_gravity(int argc, char **argv)
 	int quad = 0;
 	enum bh_dist dist = BH_DIST_PLUMMER;
 	enum tide_gravity_where where = TIDE_WHERE_ANY;
-	const char *csv = NULL;
+	const char *csv = NULL, *dist_s = NULL, *device_s = NULL;
+	tide_num_opt num[] = {
+		{"--n", 1, 0, BH_MAX_N, 0, &N, NULL},
+		{"--theta", 0, 0, 2, 1, &theta, NULL},
+		{"--eps", 0, 0, INFINITY, 0, &eps, NULL},
+		{"--check", 1, 0, BH_MAX_N, 0, &K, NULL},
+		{"--seed", 1, 0, 9007199254740992.0, 0, &seed, NULL},
+		{"--repeat", 1, 1, 100000, 0, &R, NULL},
+		{"--parts", 1, 0, 1000000, 0, &parts, NULL},
+	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
@@ -83,21 +110,19 @@ int tide_cmd_gravity(int argc, char **argv)
 			return 2;
 		}
 		const char *v = argv[++i];
-		int bad = 0;
-		if (!strcmp(a, "--n")) bad = parse_num(a, v, &N);
-		else if (!strcmp(a, "--theta")) bad = parse_num(a, v, &theta);
-		else if (!strcmp(a, "--eps")) bad = parse_num(a, v, &eps);
-		else if (!strcmp(a, "--check")) bad = parse_num(a, v, &K);
-		else if (!strcmp(a, "--seed")) bad = parse_num(a, v, &seed);
-		else if (!strcmp(a, "--repeat")) bad = parse_num(a, v, &R);
-		else if (!strcmp(a, "--parts")) bad = parse_num(a, v, &parts);
-		else if (!strcmp(a, "--csv")) csv = v;
-		else if (!strcmp(a, "--dist")) {
+		int r = tide_num_opt_parse("gravity", num, (int)(sizeof num / sizeof num[0]), a, v);
+		if (r < 0) return 2;
+		if (r == 0) continue;
+		if (!strcmp(a, "--csv")) {
+			if (tide_opt_once("gravity", a, &csv, v)) return 2;
+		} else if (!strcmp(a, "--dist")) {
+			if (tide_opt_once("gravity", a, &dist_s, v)) return 2;
 			if (bh_dist_parse(v, &dist)) {
 				fprintf(stderr, "tide gravity: --dist must be plummer, uniform or sphere, not '%s'.\n", v);
 				return 2;
 			}
 		} else if (!strcmp(a, "--device")) {
+			if (tide_opt_once("gravity", a, &device_s, v)) return 2;
 			if (!strcmp(v, "any")) where = TIDE_WHERE_ANY;
 			else if (!strcmp(v, "cpu")) where = TIDE_WHERE_CPU;
 			else if (!strcmp(v, "cuda")) where = TIDE_WHERE_CUDA;
@@ -107,14 +132,34 @@ int tide_cmd_gravity(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		if (bad) return 2;
 	}
-	if (N < 0 || N > 1.5e9 || !(theta > 0) || theta > 2 || eps < 0 || K < 0 || R < 1) {
-		fprintf(stderr, "tide gravity: need 0 <= N <= 1.5e9, 0 < theta <= 2, eps >= 0, K >= 0, R >= 1.\n");
-		return 2;
-	}
+	/* every rank makes all the particles first: refused here, before StarPU starts, when that
+	 * cannot fit (a failed allocation would end in a crash, an overcommitted one in the kernel's
+	 * out-of-memory killer) */
+	char what[160];
+	snprintf(what, sizeof what, "tide gravity: out of host memory: --n %.0f", N);
+	if (tide_host_memory_check(what, gravity_bytes(N, K), K > 0 ? "positions, velocities, "
+	                           "accelerations, the initial conditions' scratch and the --check "
+	                           "buffers" : "positions, velocities, accelerations and the initial "
+	                           "conditions' scratch", "use a smaller --n"))
+		return 1;
+	/* every rank must make the same particles and the same evaluations (--csv, written by rank 0
+	 * alone, may differ) */
+	tide_cmd_key key;
+	tide_cmd_key_init(&key, "gravity", argc, argv);
+	tide_cmd_key_add(&key, "--n", "%.17g", N);
+	tide_cmd_key_add(&key, "--dist", "%s", bh_dist_name(dist));
+	tide_cmd_key_add(&key, "--theta", "%.17g", theta);
+	tide_cmd_key_add(&key, "--quadrupole", "%s", quad ? "on" : "off");
+	tide_cmd_key_add(&key, "--eps", "%.17g", eps);
+	tide_cmd_key_add(&key, "--check", "%.17g", K);
+	tide_cmd_key_add(&key, "--seed", "%.17g", seed);
+	tide_cmd_key_add(&key, "--repeat", "%.17g", R);
+	tide_cmd_key_add(&key, "--device", "%s", where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda" : "any");
+	tide_cmd_key_add(&key, "--parts", "%.17g", parts);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
 	if (where == TIDE_WHERE_CUDA && rt.ncuda == 0) {
 		fprintf(stderr, "tide gravity: --device cuda, but StarPU found no CUDA worker.\n");
 		tide_runtime_shutdown();
@@ -125,12 +170,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	bh_body *all = malloc(sizeof(bh_body) * m);
 	float *all_vel = malloc(16 * (size_t)m);
 	uint32_t *counts = malloc(sizeof(uint32_t) * rt.size);
-	if (!all || !all_vel || !counts) {
-		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
-		return 1;
-	}
+	if (!all || !all_vel || !counts) return out_of_memory(n);
 	double t0 = tide_wtime();
-	bh_ic_make(dist, n, (uint64_t)seed, all, all_vel);
+	if (bh_ic_make(dist, n, (uint64_t)seed, all, all_vel)) return out_of_memory(n);
 	double t_ic = tide_wtime() - t0;
 	float box[6];
 	bh_bounding_box(all, n, box);
@@ -146,14 +188,10 @@ int tide_cmd_gravity(int argc, char **argv)
 		all = NULL;
 		all_vel = NULL;
 	} else if (bh_take_share(all, all_vel, n, rt.rank, rt.size, &body, &vel, &acc, counts)) {
-		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
-		return 1;
+		return out_of_memory(n);
 	}
 	free(all_vel);
-	if (!acc) {
-		fprintf(stderr, "tide gravity: out of host memory for %u particles.\n", n);
-		return 1;
-	}
+	if (!acc) return out_of_memory(n);
 	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
 	tide_gravity g;
 	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where,
@@ -165,7 +203,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	tide_gravity_wait(&g);
 	double t_first = tide_wtime() - t0;
 	int reps = (int)R;
-	double *tb = malloc(sizeof(double) * 4 * reps), *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
+	double *tb = malloc(sizeof(double) * 4 * reps);
+	if (!tb) return out_of_memory(n);
+	double *tm = tb + reps, *tw = tm + reps, *tt = tw + reps;
 	for (int r = 0; r < reps; r++) {
 		double a = tide_wtime();
 		tide_gravity_submit_build(&g);
@@ -204,6 +244,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		if (q != rt.rank) mine[4] += (double)tide_let_message_bytes(nc, np);
 	}
 	double *per_rank = malloc(sizeof(double) * NV * rt.size);
+	if (!per_rank) return out_of_memory(n);
 	tide_gravity_gather_values(&g, 0, mine, NV, per_rank);
 	double tot[NV] = {0, 0, 0, 0, 0, 0, 0};
 	for (int q = 0; q < rt.size; q++)
@@ -215,12 +256,14 @@ int tide_cmd_gravity(int argc, char **argv)
 	if (rt.size > 1 && rt.rank == 0) {
 		gvel = malloc(16 * (size_t)m);
 		gacc = malloc(sizeof(bh_acc) * m);
+		if (!gvel || !gacc) return out_of_memory(n);
 	}
 	if (rt.size > 1) tide_gravity_gather(&g, 0, NULL, gvel, gacc);
 	tide_gravity_fini(&g);
 	if (rt.rank == 0) {
 		if (rt.size == 1) { gvel = vel; gacc = acc; }
 		byid = malloc(sizeof(bh_acc) * m);
+		if (!byid) return out_of_memory(n);
 		for (uint32_t i = 0; i < n; i++) byid[bh_get_id(&gvel[4 * i])] = gacc[i];
 	}
 	double mb = median(tb, reps), mm = median(tm, reps), mw = median(tw, reps), mt = median(tt, reps);
@@ -259,12 +302,14 @@ int tide_cmd_gravity(int argc, char **argv)
 		bh_body *pos = all;
 		if (rt.size == 1) {
 			pos = malloc(sizeof(bh_body) * m);
+			if (!pos) return out_of_memory(n);
 			for (uint32_t i = 0; i < n; i++) pos[bh_get_id(&vel[4 * i])] = body[i];
 		}
 		uint32_t *sample = malloc(sizeof(uint32_t) * ns);
 		double *ref = malloc(sizeof(double) * 4 * ns);
 		/* K distinct random particles: a partial Fisher–Yates shuffle of the indices */
 		uint32_t *idx = malloc(sizeof(uint32_t) * n);
+		if (!sample || !ref || !idx) return out_of_memory(n);
 		for (uint32_t i = 0; i < n; i++) idx[i] = i;
 		uint64_t s = (uint64_t)seed * 977 + 3;
 		for (uint32_t k = 0; k < ns; k++) {

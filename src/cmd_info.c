@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <starpu.h>
+#include "cmd_agree.h"
 #include "commands.h"
 #include "runtime.h"
 
@@ -40,8 +41,11 @@ int tide_cmd_info(int argc, char **argv)
 		fprintf(stderr, "tide info: unknown option '%s'; usage: tide info\n", argv[i]);
 		return 2;
 	}
+	tide_cmd_key key;
+	tide_cmd_key_init(&key, "info", argc, argv);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
 	if (rt.rank == 0) {
 		int maj, min, rev;
 		starpu_get_version(&maj, &min, &rev);

@@ -16,9 +16,13 @@
 #include "case_load.h"
 #include "host_blocks.h"
 #include "checkpoint.h"
+#include "cmd_agree.h"
 #include "commands.h"
 #include "h5_output.h"
+#include "host_memory.h"
 #include "log.h"
+#include "num_opts.h"
+#include "tide/decomposition.h"
 #include "output.h"
 #include "rank_agree.h"
 #include "run_control.h"
@@ -26,15 +30,18 @@
 #include "run_log.h"
 #include "runtime.h"
 #include "tide/sph_sim.h"
+#include "stall_watchdog.h"
 #include "statistics.h"
+#include "tide/decomposition.h"
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
+#include "snapshot.h"
 
 #define MAX_SETS 64
 
 typedef struct run_opts {
 	const char *case_path, *out_dir, *restart;
-	double dp, ckpt_every_s;
+	double dp, ckpt_every_s, stall_timeout_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile, overwrite;
 	int argc;                     /* the command line, for run.log */
@@ -52,7 +59,8 @@ static void run_usage(FILE *f)
 	        "       tide run --restart CHECKPOINT_DIR [options]\n"
 	        "\n"
 	        "  --dp X            particle spacing [m], overrides the case's dp\n"
-	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable)\n"
+	        "  --set KEY=VALUE   override a case key, e.g. --set physics.visco=0.05 (repeatable,\n"
+	        "                    each key once; every other option at most once)\n"
 	        "  --format F        particle files: vtp (default), hdf5 or both (= --set output.format=F)\n"
 	        "  --out DIR         output directory (default runs/NAME); one that holds a run is\n"
 	        "                    refused unless --overwrite or --restart\n"
@@ -74,6 +82,9 @@ static void run_usage(FILE *f)
 	        "                    only when a block or halo is 80 %% full)\n"
 	        "  --checkpoint-every T  write DIR/checkpoint every T of wall time (30min, 100s, 2h)\n"
 	        "                    or every T steps (500steps); also at the end of the run\n"
+	        "  --stall-timeout T  stop all ranks (exit code 3) when the step loop makes no\n"
+	        "                    progress for T of wall time (a stopped or stuck rank); default\n"
+	        "                    30min, 0 = never\n"
 	        "  --restart CKPT    continue the run saved in the checkpoint directory CKPT (the\n"
 	        "                    case comes from CKPT/used_parameters.yaml; --set may change\n"
 	        "                    keys other than dim, dp, coefh and domain, e.g. time.end);\n"
@@ -87,27 +98,51 @@ static void run_usage(FILE *f)
 	        "DIR/run_summary.csv/.json, DIR/used_parameters.yaml, DIR/run.log (what the run\n"
 	        "printed, after the StarPU configuration; its last line says how the run ended), and\n"
 	        "DIR/checkpoint when asked.  One run at a time writes into DIR (DIR/.tide.lock).\n"
-	        "SIGTERM or SIGINT (once) or creating the file DIR/STOP makes the run write\n"
-	        "DIR/checkpoint and stop after the current step (a second signal kills it).\n"
+	        "SIGTERM, SIGINT or SIGUSR1 (once) or creating the file DIR/STOP makes the run write\n"
+	        "DIR/checkpoint and stop after the current step (a second signal kills it); under\n"
+	        "mpirun send SIGUSR1 to mpirun (it forwards it; on SIGTERM/SIGINT Open MPI kills\n"
+	        "the ranks after 1 s and exits 1), or SIGTERM to the tide processes.\n"
 	        "A run that goes unphysical saves DIR/failed_state (a checkpoint) and\n"
 	        "DIR/failed_state.vtp; one that cannot write its output saves DIR/checkpoint.\n"
 	        "Exit codes: 0 done, or stopped by DIR/STOP (checkpoint written); 1 the run failed\n"
 	        "(unphysical, particles left the domain, output not writable, out of memory);\n"
 	        "2 bad usage or input (also an unreadable checkpoint, MPI ranks given different\n"
-	        "cases or options); 130 / 143 stopped by SIGINT / SIGTERM after the checkpoint.\n"
+	        "commands, cases or options, an invalid StarPU variable such as STARPU_NCPU=-1);\n"
+	        "3 stalled (--stall-timeout); 130 / 143 / 138 stopped by SIGINT / SIGTERM / SIGUSR1\n"
+	        "after the checkpoint.\n"
 	        "Failures and what each saves: docs/commands.md.\n");
 }
 
-static int parse_num(const char *opt, const char *s, double lo, double *v)
+/* The key a --set assignment (or --format / --decomp / --dp, their shorthands) sets, trimmed. */
+static void set_key(const char *assignment, char *key, size_t n)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(s ? s : "", &end);
-	if (!s || errno || *end || end == s || !(*v > lo)) {
-		fprintf(stderr, "tide run: option %s needs a number > %g, got '%s'.\n", opt, lo,
-		        s ? s : "");
-		return -1;
-	}
+	size_t len = strcspn(assignment, "=");
+	while (len > 0 && (assignment[len - 1] == ' ' || assignment[len - 1] == '\t')) len--;
+	size_t skip = strspn(assignment, " \t");
+	if (skip > len) skip = len;
+	snprintf(key, n, "%.*s", (int)(len - skip), assignment + skip);
+}
+
+/* Every option once, every case key once: the last of two would silently win. */
+static int repeated_set(const run_opts *o, const char *const *from)
+{
+	for (int i = 0; i < o->nsets; i++)
+		for (int j = 0; j < i; j++) {
+			char ki[128], kj[128];
+			set_key(o->sets[i], ki, sizeof ki);
+			set_key(o->sets[j], kj, sizeof kj);
+			if (strcmp(ki, kj)) continue;
+			fprintf(stderr, "tide run: case key '%s' is set twice (%s and %s); set each key "
+			        "once.\n", ki, from[j], from[i]);
+			return -1;
+		}
+	return 0;
+}
+
+static int is_num_opt(const tide_num_opt *num, int n, const char *a)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(num[i].name, a)) return 1;
 	return 0;
 }
 
@@ -116,9 +151,24 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 	memset(o, 0, sizeof *o);
 	o->balance_threshold = 0.1;
 	o->max_steps = -1;
+	o->stall_timeout_s = 1800;
+	double blocks = 0, max_steps = -1, balance_every = 0, rebalance_every = 0;
+	tide_num_opt num[] = {
+		{"--dp", 0, 0, INFINITY, 1, &o->dp, NULL},
+		/* the limit of the case's grid (and TIDE_DECOMP_MAX_BLOCKS) is checked with the case */
+		{"--blocks", 1, 1, 1e9, 0, &blocks, NULL},
+		{"--balance-every", 1, 1, 1e15, 0, &balance_every, NULL},
+		{"--balance-threshold", 0, 0, INFINITY, 1, &o->balance_threshold, NULL},
+		{"--rebalance-every", 1, 1, 1e15, 0, &rebalance_every, NULL},
+		{"--max-steps", 1, 1, 1e15, 0, &max_steps, NULL},
+	};
+	const int nnum = (int)(sizeof num / sizeof num[0]);
+	const char *ckpt_every = NULL;
+	/* where each --set came from, for the message about a key set twice */
+	static char from[MAX_SETS + 1][160];
+	const char *fromp[MAX_SETS + 1];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		double v;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) { run_usage(stdout); exit(0); }
 		else if (!strcmp(a, "--quiet")) tide_verbosity = 0;
 		else if (!strcmp(a, "--verbose")) tide_verbosity = 2;
@@ -126,27 +176,48 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 		else if (!strcmp(a, "--with-cpus")) o->with_cpus = 1;
 		else if (!strcmp(a, "--profile")) o->profile = 1;
 		else if (!strcmp(a, "--overwrite")) o->overwrite = 1;
-		else if (!strcmp(a, "--dp")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->dp = v; }
-		else if (!strcmp(a, "--blocks")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->blocks = (int)v; }
-		else if (!strcmp(a, "--balance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->balance_every = (long)v; }
-		else if (!strcmp(a, "--balance-threshold")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, &v)) return -1; o->balance_threshold = v; }
-		else if (!strcmp(a, "--rebalance-every")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->rebalance_every = (long)v; }
-		else if (!strcmp(a, "--max-steps")) { if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.5, &v)) return -1; o->max_steps = (long)v; }
-		else if (!strcmp(a, "--restart")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; } o->restart = argv[++i]; }
+		else if (is_num_opt(num, nnum, a)) {
+			if (i + 1 >= argc) { fprintf(stderr, "tide run: option %s needs a value.\n", a); return -1; }
+			if (tide_num_opt_parse("run", num, nnum, a, argv[++i])) return -1;
+		}
+		else if (!strcmp(a, "--restart")) {
+			if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; }
+			if (tide_opt_once("run", a, &o->restart, argv[++i])) return -1;
+		}
 		else if (!strcmp(a, "--checkpoint-every")) {
 			const char *v = i + 1 < argc ? argv[++i] : NULL;
+			if (v && tide_opt_once("run", a, &ckpt_every, v)) return -1;
 			if (tide_rc_parse_interval(v, &o->ckpt_every_s, &o->ckpt_every_steps)) {
 				fprintf(stderr, "tide run: --checkpoint-every needs a wall time with its unit (30min, "
 				        "100s, 2h) or a step count (500steps), got '%s'.\n", v ? v : "");
 				return -1;
 			}
 		}
-		else if (!strcmp(a, "--out")) { if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; } o->out_dir = argv[++i]; }
+		else if (!strcmp(a, "--stall-timeout")) {
+			const char *v = i + 1 < argc ? argv[++i] : NULL;
+			long steps = 0;
+			if (v && !strcmp(v, "0")) o->stall_timeout_s = 0;
+			else if (tide_rc_parse_interval(v, &o->stall_timeout_s, &steps) || steps) {
+				fprintf(stderr, "tide run: --stall-timeout needs a wall time with its unit (30min, "
+				        "600s, 1h) or 0 for none, got '%s'.\n", v ? v : "");
+				return -1;
+			}
+		}
+		else if (!strcmp(a, "--out")) {
+			if (i + 1 >= argc) { fprintf(stderr, "tide run: --out needs a directory.\n"); return -1; }
+			if (tide_opt_once("run", a, &o->out_dir, argv[++i])) return -1;
+			if (!o->out_dir[0]) {
+				fprintf(stderr, "tide run: --out is empty; allowed: a directory name (left out, "
+				        "the output goes to runs/NAME).\n");
+				return -1;
+			}
+		}
 		else if (!strcmp(a, "--format")) {
 			/* shorthand for --set output.format=F, validated with the case */
 			static char fmt[MAX_SETS][48];
 			if (i + 1 >= argc || o->nsets == MAX_SETS || strlen(argv[i + 1]) > 30) { fprintf(stderr, "tide run: --format needs vtp, hdf5 or both.\n"); return -1; }
 			snprintf(fmt[o->nsets], sizeof fmt[0], "output.format=%s", argv[++i]);
+			snprintf(from[o->nsets], sizeof from[0], "--format %.140s", argv[i]);
 			o->sets[o->nsets] = fmt[o->nsets];
 			o->nsets++;
 		}
@@ -155,11 +226,13 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			static char buf[MAX_SETS][48];
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --decomp needs slabs, 2d, 3d or NXxNYxNZ.\n"); return -1; }
 			snprintf(buf[o->nsets], sizeof buf[0], "decomposition=%s", argv[++i]);
+			snprintf(from[o->nsets], sizeof from[0], "--decomp %.140s", argv[i]);
 			o->sets[o->nsets] = buf[o->nsets];
 			o->nsets++;
 		}
 		else if (!strcmp(a, "--set")) {
 			if (i + 1 >= argc || o->nsets == MAX_SETS) { fprintf(stderr, "tide run: --set needs KEY=VALUE (at most %d).\n", MAX_SETS); return -1; }
+			snprintf(from[o->nsets], sizeof from[0], "--set %.150s", argv[i + 1]);
 			o->sets[o->nsets++] = argv[++i];
 		} else if (a[0] == '-') {
 			fprintf(stderr, "tide run: unknown option '%s'.\n\n", a);
@@ -167,6 +240,23 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 			return -1;
 		} else if (!o->case_path) o->case_path = a;
 		else { fprintf(stderr, "tide run: only one case file, got '%s' and '%s'.\n", o->case_path, a); return -1; }
+	}
+	o->blocks = (int)blocks;
+	o->max_steps = (long)max_steps;
+	o->balance_every = (long)balance_every;
+	o->rebalance_every = (long)rebalance_every;
+	/* --dp is the key dp too: with --set dp=... it would be given twice */
+	for (int i = 0; i < o->nsets; i++) fromp[i] = from[i];
+	if (o->dp > 0 && o->nsets < MAX_SETS) {
+		char dp[48];
+		snprintf(dp, sizeof dp, "dp=%s", num[0].given);
+		snprintf(from[o->nsets], sizeof from[0], "--dp %.140s", num[0].given);
+		fromp[o->nsets] = from[o->nsets];
+		run_opts tmp = *o;
+		tmp.sets[tmp.nsets++] = dp;
+		if (repeated_set(&tmp, fromp)) return -1;
+	} else if (repeated_set(o, fromp)) {
+		return -1;
 	}
 	if (o->restart && (o->case_path || o->dp > 0)) {
 		fprintf(stderr, "tide run: --restart takes the case from the checkpoint; give no case "
@@ -228,6 +318,7 @@ typedef struct run_out {
 	double next_out;              /* simulated time of the next output */
 	long ckpt_step;               /* step of the checkpoint in ckpt (-1: none written or read) */
 	size_t n_fluid0, n_bound0;    /* particles at the start of the run (before any restart) */
+	tide_snapshots snap;          /* the snapshot writer (not started with --no-output) */
 } run_out;
 
 static int note_time(run_out *o, double t)
@@ -243,37 +334,39 @@ static int note_time(run_out *o, double t)
 	return 0;
 }
 
-/* Collective: every rank takes part in the gather; rank 0 writes. */
+/* Collective.  An output (tag NULL) is a snapshot: its staging copy is submitted to the task
+ * graph and the writer thread writes it while the next steps run (src/snapshot_writer.c).  A
+ * tagged file (failed_state) is gathered to rank 0 and written at once. */
 static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const char *tag)
 {
-	if (!tag) o->stats.e_self = tide_sim_self_gravity_energy(sim);
-	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
-	/* the .h5 is written by every rank, each its own blocks (a failed_state stays a .vtp) */
-	if (!tag && c->output_format != TIDE_OUT_VTP &&
-	    tide_h5_output(&o->xmf, o->dir, o->n, sim, c, &o->all)) {
-		if (sim->size > 1) abort_ranks();
-		return -1;
-	}
-	if (sim->rank != 0) {
+	if (!tag) {
+		tide_snap_job job = {.index = o->n, .t = sim->t, .dt = sim->last.dt, .step = sim->step,
+		                     .wall = tide_wtime(), .e_self = tide_sim_self_gravity_energy(sim)};
+		int ret = tide_snap_submit(&o->snap, sim, &job);
+		if (!ret && sim->rank == 0) ret = note_time(o, sim->t);
 		o->n++;
-		return 0;
+		/* rank 0 could not write: the others would go on without it */
+		if (ret && sim->size > 1) abort_ranks();
+		return ret ? -1 : 0;
 	}
+	if (tide_sim_gather(sim, 0, &o->mem, &o->all)) return -1;
+	if (sim->rank != 0) return 0;
 	tide_particle_set s;
 	tide_set_view_of_block(&o->all, &s);
 	char path[1100];
-	if (tag) snprintf(path, sizeof path, "%s/%s.vtp", o->dir, tag);
-	else snprintf(path, sizeof path, "%s/particles_%04d.vtp", o->dir, o->n);
-	int vtp = tag || c->output_format != TIDE_OUT_HDF5;
-	int ret = vtp ? tide_vtp_write(path, &s, c) : 0;
-	if (!ret && !tag) {
-		ret = note_time(o, sim->t);
-		o->n++;
-		ret = ret || (vtp && tide_pvd_add(&o->pvd, path, sim->t)) ||
-		      tide_gauges_write(&o->gauges, &s, c, sim->t) ||
-		      tide_stats_write(&o->stats, &o->all, c, sim->t, sim->step, sim->last.dt, tide_wtime());
-	}
+	snprintf(path, sizeof path, "%s/%s.vtp", o->dir, tag);
+	int ret = tide_vtp_write(path, &s, c);
 	if (ret && sim->size > 1) abort_ranks();
 	return ret ? -1 : 0;
+}
+
+/* Waits for the pending snapshot: 0, or -1 when a snapshot could not be written (then, under
+ * MPI, rank 0 stops every rank, as a failed synchronous write did). */
+static int wait_outputs(run_out *o, const tide_sim *sim)
+{
+	if (!tide_snap_wait(&o->snap)) return 0;
+	if (sim->size > 1 && !tide_h5_ranks_write_together(sim->mpi)) abort_ranks();
+	return -1;
 }
 
 /* Collective: gathers the blocks to rank 0, which writes the checkpoint directory dir.  0 or -1.
@@ -281,6 +374,9 @@ static int write_output(run_out *o, tide_sim *sim, const tide_case *c, const cha
 static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, const char *dir,
                                int stop_all)
 {
+	/* the checkpoint lists the outputs written so far: they are complete first (a failed one
+	 * is reported by the run loop) */
+	tide_snap_wait(&o->snap);
 	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
 	tide_block_arg *range = malloc(sizeof *range * (size_t)sim->nblocks);
 	uint32_t *cap = malloc(sizeof *cap * (size_t)sim->nblocks);
@@ -308,7 +404,10 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 	free(counts);
 	free(range);
 	free(cap);
-	if (!ret && dir == o->ckpt) o->ckpt_step = sim->step;
+	if (!ret && dir == o->ckpt) {
+		o->ckpt_step = sim->step;
+		tide_watchdog_checkpointed(sim->step);
+	}
 	return ret;
 }
 
@@ -370,6 +469,22 @@ static void progress(const tide_sim *sim, const tide_case *c, double wall0, doub
 	          left > 0 ? left : 0, isatty(1) ? "   " : "\n");
 }
 
+/* The stall watchdog's last word on rank 0 (the main thread, blocked in the step, cannot say
+ * it): the summary records the stall. */
+typedef struct stall_note { const char *dir; tide_run_stats *st; } stall_note;
+
+static void note_stall(void *arg, long step, double t, const char *status)
+{
+	stall_note *n = arg;
+	snprintf(n->st->status, sizeof n->st->status, "%s", status);
+	n->st->steps = step;
+	n->st->t_sim = t;
+	tide_summary_write(n->dir, n->st);
+	char line[300];
+	snprintf(line, sizeof line, "failed: %s", status);
+	tide_log_end(line);
+}
+
 /* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
                     tide_run_stats *st, int *signo)
@@ -391,10 +506,16 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	tide_run_control rc;
 	tide_rc_init(&rc, sim->rank == 0 ? stop_file : "", o->ckpt_every_s, o->ckpt_every_steps,
 	             sim->step);
+	stall_note stall = {out->dir, st};
+	tide_watchdog_start(o->stall_timeout_s, sim->rank, sim->size, out->ckpt,
+	                    sim->rank == 0 ? note_stall : NULL, &stall);
+	tide_watchdog_beat(sim->step, sim->t);
+	if (out->ckpt_step >= 0) tide_watchdog_checkpointed(out->ckpt_step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
 		if (tide_sim_step(sim)) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
 		double dt_wall = tide_wtime() - ts;
+		tide_watchdog_beat(sim->step, sim->t);
 		if (sim->step == step0 + 1) st->first_step_s = dt_wall;
 		step_time += dt_wall;
 		{
@@ -439,22 +560,25 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 			else
 				snprintf(st->status, sizeof st->status, "stopped by %.80s at step %ld, t = %g s; "
 				         "checkpoint in %.80s", stop_file, sim->step, sim->t, out->ckpt);
-			if (sim->rank == 0) {
-				if (action & TIDE_RC_STOP_FILE) unlink(stop_file);
-				tide_info("%s%s\nContinue with: tide run --restart %s\n", isatty(1) ? "\n" : "",
-				          st->status, out->ckpt);
-			}
+			/* said by run_case once all is saved, as the last line of the run */
+			if (sim->rank == 0 && (action & TIDE_RC_STOP_FILE)) unlink(stop_file);
 			ret = action & TIDE_RC_SIGNAL ? TIDE_RC_SIGNAL : TIDE_RC_STOP_FILE;
 			break;
 		}
 		double now = tide_wtime();
 		if (now - last_print > (isatty(1) ? 1.0 : 10.0)) { progress(sim, c, wall0, t0, step0); last_print = now; }
 	}
+	/* every snapshot is complete before the run ends or stops (a stop's checkpoint waited) */
+	if (ret >= 0 && !o->no_output && wait_outputs(out, sim)) {
+		ret = -RUN_IO;
+		snprintf(st->status, sizeof st->status, "output failed");
+	}
 	/* a run with checkpoints ends with one of its last state */
 	if (!ret && checkpointing && out->ckpt_step != sim->step && write_checkpoint(out, sim, c)) {
 		ret = -RUN_CHECKPOINT;
 		snprintf(st->status, sizeof st->status, "checkpoint failed");
 	}
+	tide_watchdog_stop();
 	tide_rc_free(&rc);
 	tide_balance_free(&lb);
 	progress(sim, c, wall0, t0, step0);
@@ -499,7 +623,8 @@ static int reopen_outputs(run_out *out, const tide_case *c, long step)
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
 		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
 	}
-	if (c->output_format != TIDE_OUT_VTP && tide_h5_reopen(&out->xmf, out->dir, out->n, out->times))
+	if (c->output_format != TIDE_OUT_VTP &&
+	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))
 		return -1;
 	memset(&out->gauges, 0, sizeof out->gauges);
 	snprintf(out->gauges.path, sizeof out->gauges.path, "%s/gauges.csv", out->dir);
@@ -524,6 +649,23 @@ static int load_input(const run_opts *o, tide_case *c, tide_ckpt_state *cs, void
 		        "not change dim, dp, coefh or domain.\n");
 		bad = 1;
 	}
+	if (!bad && o->restart && !(c->t_end > cs->t)) {
+		fprintf(stderr, "tide run: time.end %g s is not after the checkpoint's time %g s, so "
+		        "there is nothing to run; allowed: a later end, e.g. --set time.end=%g.\n",
+		        c->t_end, cs->t, cs->t > 0 ? 2 * cs->t : 1.0);
+		bad = 1;
+	}
+	/* what can be known before building the particles is checked now, with exit code 2 */
+	if (!bad && !o->restart && tide_case_check_size(c)) bad = 1;
+	if (!bad && (!o->restart || o->blocks > 0)) {
+		tide_sph_params P;
+		char err[512];
+		tide_sim_params(c, &P);
+		if (tide_decomp_validate(&P.grid, c->decomp, o->blocks, err, sizeof err)) {
+			fprintf(stderr, "tide run: %s: %s.\n", c->path, err);
+			bad = 1;
+		}
+	}
 	return bad != 0;
 }
 
@@ -546,28 +688,6 @@ static uint64_t input_fingerprint(const tide_case *c, const tide_ckpt_state *cs,
 	return h;
 }
 
-/* FNV-1a of the options every rank must share: they decide the blocks, the steps and the
- * collective outputs and checkpoints. */
-static uint64_t options_fingerprint(const run_opts *o)
-{
-	struct {
-		double ckpt_s, balance_threshold;
-		long ckpt_steps, max_steps, rebalance, balance;
-		int32_t blocks, no_output, restart;
-	} k;
-	memset(&k, 0, sizeof k); /* padding too: it is hashed */
-	k.ckpt_s = o->ckpt_every_s;
-	k.ckpt_steps = o->ckpt_every_steps;
-	k.max_steps = o->max_steps;
-	k.rebalance = o->rebalance_every;
-	k.balance = o->balance_every;
-	k.balance_threshold = o->balance_threshold;
-	k.blocks = o->blocks;
-	k.no_output = o->no_output;
-	k.restart = o->restart != NULL;
-	return tide_fnv1a(TIDE_FNV_INIT, &k, sizeof k);
-}
-
 /* Every rank must run the same case with the same options, or the ranks would wait for each
  * other for ever: all compare with rank 0 and all stop (0 / -1, the message said once).  Also
  * the default block count, rank 0's: ranks with other worker counts would split differently. */
@@ -578,7 +698,6 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 	tide_rank_view me = {
 		.status = bad, .nblocks = gpu_only ? rt->ncuda : 2 * (rt->ncpu + rt->ncuda),
 		.input = bad ? 0 : input_fingerprint(c, cs, o->restart != NULL),
-		.options = options_fingerprint(o),
 	};
 	tide_rank_verdict v;
 	tide_ranks_agree(&me, &v);
@@ -586,13 +705,10 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 	if (v.rank0.status) return -1; /* rank 0 said why */
 	if (v.first_bad >= 0) {
 		if (rt->rank == 0) {
+			/* the options were compared before StarPU started (run_key) */
 			const char *what = v.bad.status ? "could not load its case or checkpoint (its message follows)"
-			                   : v.bad.input != v.rank0.input
-			                   ? "was given another case than rank 0 (another case file, --dp or "
-			                     "--set, or another checkpoint)"
-			                   : "was given other options than rank 0 (--blocks, --max-steps, "
-			                     "--checkpoint-every, --rebalance-every, --balance-every, "
-			                     "--balance-threshold, --no-output or --restart)";
+			                   : "was given another case than rank 0 (another case file, --dp, "
+			                     "--set, --format or --decomp, or another checkpoint)";
 			fprintf(stderr, "tide: MPI rank %d %s; every rank of an mpirun must run the same "
 			        "tide run command.\n", v.first_bad, what);
 		}
@@ -611,6 +727,27 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 		return -1;
 	}
 	if (bad) return -1;
+	/* an explicit NXxNYxNZ decomposition fixes the block count: a different --blocks is a
+	 * contradiction, not a preference to pick from */
+	int fixed = tide_decomp_fixed_blocks(c->decomp);
+	if (fixed > 0 && o->blocks > 0 && o->blocks != fixed) {
+		if (rt->rank == 0)
+			fprintf(stderr, "tide run: --blocks %d contradicts the decomposition %s, which makes "
+			        "%d block%s; give --blocks %d, or no --blocks, or a decomposition of slabs, 2d "
+			        "or 3d.\n", o->blocks, c->decomp, fixed, fixed > 1 ? "s" : "", fixed);
+		return -1;
+	}
+	if (fixed > 0 && !(o->restart && o->blocks <= 0)) {
+		*nb = fixed;
+		if (fixed < rt->size) {
+			if (rt->rank == 0)
+				fprintf(stderr, "tide run: the decomposition %s gives fewer blocks than ranks "
+				        "(%d block%s for %d MPI ranks), so some ranks would have nothing to do; "
+				        "use a decomposition of at least %d blocks, or fewer ranks.\n", c->decomp,
+				        fixed, fixed > 1 ? "s" : "", rt->size, rt->size);
+			return -1;
+		}
+	}
 	if (*nb < rt->size && !(o->restart && o->blocks <= 0)) {
 		if (rt->rank == 0)
 			fprintf(stderr, "tide run: --blocks %d gives fewer blocks than the %d MPI ranks, so "
@@ -621,6 +758,47 @@ static int agree_with_ranks(const run_opts *o, const tide_runtime *rt, const tid
 		return -1;
 	}
 	return 0;
+}
+
+/* A fresh run whose particles cannot fit in main memory is refused before they are counted
+ * (minutes at 1e9 particles) and built: the estimate from the case geometry, times the ranks
+ * sharing this node.  1 after the message (none when quiet). */
+static int build_too_big(const run_opts *o, const tide_case *c, int nb, const tide_runtime *rt,
+                         int quiet)
+{
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (!local) local = getenv("MPI_LOCALNRANKS");
+	int on_node = local && atoi(local) > 0 ? atoi(local) : 1;
+	double n = tide_case_particle_estimate(c);
+	/* with a GPU the SPH tasks run there alone unless --with-cpus (run_case) */
+	int cpu_workers = rt->ncuda > 0 && !o->with_cpus ? 0 : rt->ncpu;
+	double need = on_node * tide_host_run_bytes(n, nb, rt->size, rt->rank, cpu_workers,
+	                                            !o->no_output);
+	char prefix[300], what[256], who[32] = "", ranks[64] = "";
+	if (rt->size > 1) snprintf(who, sizeof who, "MPI rank %d: ", rt->rank);
+	snprintf(prefix, sizeof prefix, "tide: %scase '%s' at dp = %g m (about %.3g particles, %d "
+	         "block%s)", who, c->name, c->dp, n, nb, nb > 1 ? "s" : "");
+	if (on_node > 1) snprintf(ranks, sizeof ranks, ", for each of the %d ranks on this node", on_node);
+	snprintf(what, sizeof what, "%.0f bytes per particle: the particles as built, their blocks, "
+	         "the sort scratch%s%s; estimated from the case's boxes and walls",
+	         need / (n * on_node), o->no_output ? "" : " and the copy gathered for output", ranks);
+	int saved = quiet_stderr(quiet);
+	int bad = tide_host_memory_check(prefix, need, what, "use a larger dp (fewer particles), or "
+	                                 "more MPI ranks on more nodes");
+	restore_stderr(saved);
+	return bad != 0;
+}
+
+/* Collective: does the fresh run fit on every rank's node?  All ranks stop together (exit code
+ * 2) when one does not; rank 0 says why, or else the first rank that does not fit. */
+static int build_fits_everywhere(const run_opts *o, const tide_case *c, int nb,
+                                 const tide_runtime *rt)
+{
+	tide_rank_view me = {.status = build_too_big(o, c, nb, rt, rt->rank != 0)};
+	tide_rank_verdict v;
+	tide_ranks_agree(&me, &v);
+	if (!v.rank0.status && v.first_bad == rt->rank) build_too_big(o, c, nb, rt, 0);
+	return !v.rank0.status && v.first_bad < 0;
 }
 
 /* A failure of this rank alone after the start-up agreement: under MPI the others would wait
@@ -660,6 +838,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	restore_stderr(saved_err);
 	int nb = 0;
 	if (agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
+	if (!bad && !o->restart && !build_fits_everywhere(o, &c, nb, rt)) bad = 1;
 	if (bad) {
 		tide_ckpt_state_free(&cs);
 		free(mem);
@@ -693,8 +872,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart) {
 		st.n_fluid = cs.n_fluid0;
 		st.n_bound = cs.n_bound0;
-	} else if (tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound)) {
-		return fail_rank(rt);
+	} else if ((bad = tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
+		/* no fluid is the input's fault, the same on every rank: all stop with exit code 2 */
+		return bad == -2 ? 2 : fail_rank(rt);
 	}
 	if ((dir_bad = rank0_says(rt->rank == 0 ? tide_run_dir_claim(&rd, out.dir, mode) : 0)))
 		return dir_bad;
@@ -776,9 +956,14 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}
+	/* every rank takes part (the writer's start and the first snapshot are collective), even
+	 * where rank 0 could not open its files */
+	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.gauges, &out.stats};
+	if (!o->no_output && tide_snap_init(&out.snap, &sim, &c, out.dir, &outs)) ret = -1;
 	if (!o->no_output && !o->restart && write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
+	tide_snap_fini(&out.snap);
 	st.n_outputs = out.n;
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
@@ -795,6 +980,11 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		tide_pvd_close(&out.xmf);
 		tide_stats_close(&out.stats);
 	}
+	/* the last thing the run prints (as soon as all is saved: Open MPI kills the ranks 1 s after
+	 * mpirun got SIGTERM) */
+	if (ret == TIDE_RC_STOP_FILE || ret == TIDE_RC_SIGNAL)
+		tide_info("%s%s\nContinue with: tide run --restart %s\n", isatty(1) ? "\n" : "",
+		          st.status, out.ckpt);
 	free(out.mem);
 	free(out.times);
 	tide_sim_free(&sim);
@@ -812,8 +1002,36 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	else if (!ret)
 		snprintf(run_end, sizeof run_end, "done");
 	if (ret == TIDE_RC_STOP_FILE) return 0;
+	/* every rank returns it (the decision and its signal are rank 0's), so that mpirun, which
+	 * returns the first non-zero exit code of ranks that ended cleanly, gives it too */
 	if (ret == TIDE_RC_SIGNAL) return 128 + signo;
 	return ret ? 1 : 0;
+}
+
+/* What every rank of an mpirun must be given equally, compared before StarPU starts.  The case
+ * (file, --dp, --set, --format, --decomp) is compared by its content once loaded
+ * (agree_with_ranks); --quiet/--verbose and --stall-timeout may differ. */
+static void run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
+{
+	tide_cmd_key_init(k, "run", argc, argv);
+	tide_cmd_key_add(k, "--out", "%s", o->out_dir ? o->out_dir : "(not given)");
+	tide_cmd_key_add(k, "--restart", "%s", o->restart ? o->restart : "(not given)");
+	char n[32];
+	snprintf(n, sizeof n, "%d", o->blocks);
+	tide_cmd_key_add(k, "--blocks", "%s", o->blocks > 0 ? n : "(not given)");
+	snprintf(n, sizeof n, "%ld", o->max_steps);
+	tide_cmd_key_add(k, "--max-steps", "%s", o->max_steps >= 0 ? n : "(not given)");
+	tide_cmd_key_add(k, "--no-output", "%s", o->no_output ? "given" : "not given");
+	tide_cmd_key_add(k, "--with-cpus", "%s", o->with_cpus ? "given" : "not given");
+	tide_cmd_key_add(k, "--profile", "%s", o->profile ? "given" : "not given");
+	tide_cmd_key_add(k, "--overwrite", "%s", o->overwrite ? "given" : "not given");
+	if (o->ckpt_every_steps)
+		tide_cmd_key_add(k, "--checkpoint-every", "%ldsteps", o->ckpt_every_steps);
+	else
+		tide_cmd_key_add(k, "--checkpoint-every", "%.17gs", o->ckpt_every_s);
+	tide_cmd_key_add(k, "--rebalance-every", "%ld", o->rebalance_every);
+	tide_cmd_key_add(k, "--balance-every", "%ld", o->balance_every);
+	tide_cmd_key_add(k, "--balance-threshold", "%.17g", o->balance_threshold);
 }
 
 int tide_cmd_run(int argc, char **argv)
@@ -824,8 +1042,11 @@ int tide_cmd_run(int argc, char **argv)
 	if (parse_opts(argc, argv, &o)) return 2;
 	o.argc = argc;
 	o.argv = argv;
+	tide_cmd_key key;
+	run_key(&o, argc, argv, &key);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
 	if (rt.rank != 0) tide_log_capture_stop(); /* rank 0 writes the log */
 	int ret = run_case(&o, &rt);
 	tide_runtime_shutdown();

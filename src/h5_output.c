@@ -13,8 +13,6 @@
 #ifdef TIDE_HAVE_HDF5
 #include <hdf5.h>
 #include <mpi.h>
-#include <starpu.h>
-#include "tide/block_interface.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -121,18 +119,33 @@ typedef struct h5_field {
 	int type, ncomp;
 	size_t elsize;
 	h5_fill fill;
+	const char *units;       /* the dataset's "units" attribute ("1": a number without unit) */
+	unsigned out;            /* its output.fields bit (0: always written) */
 } h5_field;
 
 static const h5_field fields[] = {
-	{"Position", T_F64, 3, 8, fill_position},
-	{"Velocity", T_F32, 3, 4, fill_velocity},
-	{"Density", T_F32, 1, 4, fill_density},
-	{"Pressure", T_F32, 1, 4, fill_pressure},
-	{"Type", T_U8, 1, 1, fill_type},
-	{"Id", T_U32, 1, 4, fill_id},
-	{"Connectivity", T_U32, 1, 4, fill_connectivity},
+	{"Position", T_F64, 3, 8, fill_position, "m", TIDE_OUT_POSITION},
+	{"Velocity", T_F32, 3, 4, fill_velocity, "m/s", TIDE_OUT_VELOCITY},
+	{"Density", T_F32, 1, 4, fill_density, "kg/m^3", TIDE_OUT_DENSITY},
+	{"Pressure", T_F32, 1, 4, fill_pressure, "Pa", TIDE_OUT_PRESSURE},
+	{"Type", T_U8, 1, 1, fill_type, "1", TIDE_OUT_TYPE},
+	{"Id", T_U32, 1, 4, fill_id, "1", TIDE_OUT_ID},
+	{"Connectivity", T_U32, 1, 4, fill_connectivity, "1", 0},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+/* output.precision single: the positions stored as float32 */
+static void fill_position_single(const h5_src *s, const tide_block_view *v, uint32_t i0,
+                                 uint32_t n, uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	float *o = out;
+	for (uint32_t k = 0; k < n; k++) {
+		o[3 * k] = (float)v->x[i0 + k];
+		o[3 * k + 1] = (float)v->y[i0 + k];
+		o[3 * k + 2] = (float)v->z[i0 + k];
+	}
+}
 
 /* Copies particles [first, first + n) of the rank's sequence into out. */
 static void fill_range(const h5_src *s, const h5_field *f, uint64_t first, uint64_t n, char *out)
@@ -219,19 +232,43 @@ static int plan(h5_writer *w, int ok)
 	return most[1] == 0;
 }
 
-static int put_attr(h5_writer *w, const char *name, hid_t ftype, hid_t mtype, const void *v)
+static int put_attr_on(h5_writer *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                       const void *v)
 {
 	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(w->file, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
 	int ok = a >= 0 && H5Awrite(a, mtype, v) >= 0;
-	if (!ok) failed(w, "cannot write the root attributes");
+	if (!ok) failed(w, "cannot write the attributes");
 	if (a >= 0) H5Aclose(a);
 	H5Sclose(sp);
 	return ok;
 }
 
+static int put_attr(h5_writer *w, const char *name, hid_t ftype, hid_t mtype, const void *v)
+{
+	return put_attr_on(w, w->file, name, ftype, mtype, v);
+}
+
+/* A fixed-length, NUL-terminated ASCII string attribute. */
+static int put_string_attr(h5_writer *w, hid_t obj, const char *name, const char *v)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, strlen(v) + 1);
+	H5Tset_strpad(t, H5T_STR_NULLTERM);
+	int ok = put_attr_on(w, obj, name, t, t, v);
+	H5Tclose(t);
+	return ok;
+}
+
 static int write_dataset(h5_writer *w, const h5_src *s, const h5_field *f)
 {
+	h5_field single = *f;
+	if (f->fill == fill_position && s->c->output_single) {
+		single.type = T_F32;
+		single.elsize = 4;
+		single.fill = fill_position_single;
+		f = &single;
+	}
 	int rank = f->ncomp > 1 ? 2 : 1;
 	hsize_t dims[2] = {w->n_all, (hsize_t)f->ncomp};
 	hid_t space = H5Screate_simple(rank, dims, NULL);
@@ -244,6 +281,7 @@ static int write_dataset(h5_writer *w, const h5_src *s, const h5_field *f)
 	if (d < 0) failed(w, what);
 	H5Pclose(dcpl);
 	int ok = agree(w, d >= 0);
+	if (ok) ok = agree(w, put_string_attr(w, d, "units", f->units));
 	snprintf(what, sizeof what, "cannot write the dataset %s", f->name);
 	for (uint64_t r = 0; r < w->rounds && ok; r++) {
 		uint64_t first = r * H5_CHUNK;
@@ -266,7 +304,7 @@ static int write_dataset(h5_writer *w, const h5_src *s, const h5_field *f)
 	return ok;
 }
 
-static int write_file(h5_writer *w, const h5_src *s, const tide_sim *sim)
+static int write_file(h5_writer *w, const h5_src *s, const tide_h5_snap *snap)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	w->dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -283,15 +321,22 @@ static int write_file(h5_writer *w, const h5_src *s, const tide_sim *sim)
 	H5Pclose(fapl);
 	int ok = agree(w, w->file >= 0);
 	if (ok) {
-		double t = sim->t;
-		int64_t step = sim->step;
-		int32_t ranks = w->par ? sim->size : 1;
+		double t = snap->t, dp = s->c->dp, h = tide_case_h(s->c);
+		int64_t step = snap->step;
+		int32_t ranks = 1;
+		if (w->par) MPI_Comm_size(w->comm, &ranks);
 		ok = put_attr(w, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t) &&
 		     put_attr(w, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step) &&
-		     put_attr(w, "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &ranks);
+		     put_attr(w, "ranks", H5T_STD_I32LE, H5T_NATIVE_INT32, &ranks) &&
+		     put_string_attr(w, w->file, "case_name", s->c->name) &&
+		     put_attr(w, "dp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &dp) &&
+		     put_attr(w, "h", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &h) &&
+		     put_string_attr(w, w->file, "tide_version", TIDE_VERSION);
 		ok = agree(w, ok);
 	}
-	for (int f = 0; f < NFIELDS && ok; f++) ok = write_dataset(w, s, &fields[f]);
+	for (int f = 0; f < NFIELDS && ok; f++)
+		if (!fields[f].out || (s->c->output_fields & fields[f].out))
+			ok = write_dataset(w, s, &fields[f]);
 	if (w->file >= 0 && H5Fclose(w->file) < 0) ok = failed(w, "cannot complete the file");
 	w->file = -1;
 	H5Pclose(w->dxpl);
@@ -307,64 +352,48 @@ int tide_h5_support(void)
 #endif
 }
 
-static int ranks_write_together(const tide_sim *sim)
+int tide_h5_ranks_write_together(int mpi)
 {
 #ifdef H5_HAVE_PARALLEL
-	return sim->mpi && tide_runtime_mpi_multiple();
+	return mpi && tide_runtime_mpi_multiple();
 #else
-	(void)sim;
+	(void)mpi;
 	return 0;
 #endif
 }
 
-/* tide_h5_write, also giving the number of particles written (on rank 0). */
-static int h5_write(const char *path, tide_sim *sim, const tide_case *c,
-                    const tide_block_view *gathered, uint64_t *written)
+/* Writes one snapshot; also gives the number of particles written. */
+static int h5_write(const char *path, const tide_h5_snap *snap, const tide_case *c,
+                    uint64_t *written)
 {
 	h5_writer w;
 	memset(&w, 0, sizeof w);
 	w.file = -1;
-	w.par = ranks_write_together(sim);
-	if (!w.par && sim->rank != 0) return 0;
-	if (!w.par && !gathered) {
-		fprintf(stderr, "tide: cannot write %s: no gathered particles to write.\n", path);
-		return -1;
-	}
+	w.par = snap->comm != MPI_COMM_NULL;
+	w.comm = snap->comm;
+	int rank = 0;
+	if (w.par) MPI_Comm_rank(w.comm, &rank);
 	if (strlen(path) + 5 > sizeof w.tmp) {
 		fprintf(stderr, "tide: cannot write %s: the path is too long.\n", path);
 		return -1;
 	}
 	snprintf(w.tmp, sizeof w.tmp, "%s.tmp", path);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* our one sentence instead of HDF5's stack */
-	if (w.par) MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
 
-	/* this rank's particles: its own blocks, read in main memory where StarPU keeps them */
-	tide_block_view *views = w.par ? malloc(sizeof *views * (size_t)(sim->nblocks ? sim->nblocks : 1))
-	                               : NULL;
-	int nv = 0, ok = !w.par || views;
-	if (!ok) failed(&w, "out of host memory");
-	for (int b = 0; w.par && views && b < sim->nblocks; b++) {
-		if (sim->blk[b].owner != sim->rank) continue;
-		starpu_data_handle_t h = sim->blk[b].B;
-		starpu_data_acquire(h, STARPU_R);
-		views[nv++] = tide_block_view_of(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
-	}
-	h5_src s = {w.par ? nv : 1, w.par ? views : gathered, c, tide_case_tait_b(c), 0};
+	h5_src s = {snap->nv, snap->v, c, tide_case_tait_b(c), 0};
 	for (int b = 0; b < s.nv; b++) w.n_loc += s.v[b].count;
 	uint64_t nbuf = w.n_loc < H5_CHUNK ? w.n_loc : H5_CHUNK;
 	w.buf = malloc((nbuf ? nbuf : 1) * 3 * sizeof(double));
-	if (!w.buf && ok) ok = failed(&w, "out of host memory");
+	int ok = 1;
+	if (!w.buf) ok = failed(&w, "out of host memory");
 	ok = plan(&w, ok);
 	s.row0 = w.offset;
-	if (ok) ok = write_file(&w, &s, sim);
-	for (int b = 0; w.par && views && b < sim->nblocks; b++)
-		if (sim->blk[b].owner == sim->rank) starpu_data_release(sim->blk[b].B);
-	free(views);
+	if (ok) ok = write_file(&w, &s, snap);
 	free(w.buf);
 
 	int ret = 0;
 	if (*w.err) fprintf(stderr, "tide: cannot write %s: %s.\n", path, w.err);
-	if (sim->rank == 0) {
+	if (rank == 0) {
 		if (ok && rename(w.tmp, path) != 0) {
 			fprintf(stderr, "tide: cannot write %s: %s.\n", path, strerror(errno));
 			ok = 0;
@@ -372,18 +401,14 @@ static int h5_write(const char *path, tide_sim *sim, const tide_case *c,
 		if (!ok) unlink(w.tmp);
 		ret = ok ? 0 : -1;
 	}
-	if (w.par) {
-		MPI_Bcast(&ret, 1, MPI_INT, 0, w.comm);
-		MPI_Comm_free(&w.comm);
-	}
+	if (w.par) MPI_Bcast(&ret, 1, MPI_INT, 0, w.comm);
 	if (written) *written = w.n_all;
 	return ret;
 }
 
-int tide_h5_write(const char *path, tide_sim *sim, const tide_case *c,
-                  const tide_block_view *gathered)
+int tide_h5_write(const char *path, const tide_h5_snap *snap, const tide_case *c)
 {
-	return h5_write(path, sim, c, gathered, NULL);
+	return h5_write(path, snap, c, NULL);
 }
 
 static int xmf_path(tide_pvd *xmf, const char *dir)
@@ -395,33 +420,50 @@ static int xmf_path(tide_pvd *xmf, const char *dir)
 	return 0;
 }
 
-int tide_h5_output(tide_pvd *xmf, const char *dir, int index, tide_sim *sim, const tide_case *c,
-                   const tide_block_view *gathered)
+int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap *snap,
+                   const tide_case *c)
 {
 	char path[1100];
 	snprintf(path, sizeof path, "%s/particles_%04d.h5", dir, index);
 	uint64_t n = 0;
 	double w0 = tide_wtime();
-	int ret = h5_write(path, sim, c, gathered, &n);
-	if (ret || sim->rank != 0) return ret;
+	int ret = h5_write(path, snap, c, &n);
+	int rank = 0;
+	if (snap->comm != MPI_COMM_NULL) MPI_Comm_rank(snap->comm, &rank);
+	if (ret || rank != 0) return ret;
 	tide_debug("%s%s: %llu particles in %.3f s (%s)\n", isatty(1) ? "\n" : "", path,
 	           (unsigned long long)n, tide_wtime() - w0,
-	           ranks_write_together(sim) ? "all ranks" : "rank 0");
+	           snap->comm != MPI_COMM_NULL ? "all ranks" : "rank 0");
 	if (!xmf->path[0] && xmf_path(xmf, dir)) return -1;
-	return tide_series_append(xmf, path, sim->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
+	xmf->fields = c->output_fields;
+	xmf->single = c->output_single;
+	return tide_series_append(xmf, path, snap->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
 }
 
-/* Particles in a snapshot (the length of its Id dataset), or -1. */
-static long long h5_count(const char *path)
+/* Particles in a snapshot (the length of its Connectivity dataset, which every file has
+ * whatever output.fields said), or -1; *layout: the fields it holds and whether its positions
+ * are float32 (tide_pvd.layout). */
+static long long h5_count(const char *path, unsigned *layout)
 {
 	long long n = -1;
+	*layout = 0;
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	hid_t d = f >= 0 ? H5Dopen2(f, "Id", H5P_DEFAULT) : -1;
+	hid_t d = f >= 0 ? H5Dopen2(f, "Connectivity", H5P_DEFAULT) : -1;
 	hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
 	hsize_t dims[1];
 	if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
 	    H5Sget_simple_extent_dims(sp, dims, NULL) == 1)
 		n = (long long)dims[0];
+	for (int k = 0; k < NFIELDS && f >= 0; k++) {
+		if (!fields[k].out || H5Lexists(f, fields[k].name, H5P_DEFAULT) <= 0) continue;
+		*layout |= fields[k].out;
+		if (fields[k].fill != fill_position) continue;
+		hid_t p = H5Dopen2(f, fields[k].name, H5P_DEFAULT), t = p >= 0 ? H5Dget_type(p) : -1;
+		if (t >= 0 && H5Tget_size(t) == 4) *layout |= TIDE_LAYOUT_SINGLE;
+		if (t >= 0) H5Tclose(t);
+		if (p >= 0) H5Dclose(p);
+	}
+	if (!(*layout & TIDE_OUT_POSITION)) n = -1;
 	if (sp >= 0) H5Sclose(sp);
 	if (d >= 0) H5Dclose(d);
 	if (f >= 0) H5Fclose(f);
@@ -429,22 +471,27 @@ static long long h5_count(const char *path)
 	return n;
 }
 
-int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times)
+int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
+                   const tide_case *c)
 {
 	memset(xmf, 0, sizeof *xmf);
 	if (xmf_path(xmf, dir)) return -1;
+	xmf->fields = c->output_fields;
+	xmf->single = c->output_single;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	for (int i = 0; i < n; i++) {
 		char path[1100];
 		snprintf(path, sizeof path, "%s/particles_%04d.h5", dir, i);
 		if (access(path, F_OK) != 0) continue;
-		long long count = h5_count(path);
+		unsigned layout;
+		long long count = h5_count(path, &layout);
 		if (count < 0) {
 			fprintf(stderr, "tide: %s is not a readable tide particle file; it is left out of "
 			        "%s.\n", path, xmf->path);
 			continue;
 		}
 		if (tide_series_append(xmf, path, times[i], (size_t)count)) return -1;
+		xmf->layout[xmf->n - 1] = layout;   /* as the file was written */
 	}
 	return tide_xdmf_write(xmf);
 }
@@ -460,23 +507,29 @@ static int no_hdf5(const char *what)
 	return -1;
 }
 
-int tide_h5_write(const char *path, tide_sim *sim, const tide_case *c,
-                  const tide_block_view *gathered)
+int tide_h5_ranks_write_together(int mpi)
 {
-	(void)sim, (void)c, (void)gathered;
+	(void)mpi;
+	return 0;
+}
+
+int tide_h5_write(const char *path, const tide_h5_snap *snap, const tide_case *c)
+{
+	(void)snap, (void)c;
 	return no_hdf5(path);
 }
 
-int tide_h5_output(tide_pvd *xmf, const char *dir, int index, tide_sim *sim, const tide_case *c,
-                   const tide_block_view *gathered)
+int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap *snap,
+                   const tide_case *c)
 {
-	(void)xmf, (void)index, (void)sim, (void)c, (void)gathered;
+	(void)xmf, (void)index, (void)snap, (void)c;
 	return no_hdf5(dir);
 }
 
-int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times)
+int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
+                   const tide_case *c)
 {
-	(void)xmf, (void)n, (void)times;
+	(void)xmf, (void)n, (void)times, (void)c;
 	return no_hdf5(dir);
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Host blocks made from a case (src/host_blocks.h): the program builds the particles of a case
 // (src/case_build.c) into the block layout that the task graph registers (tasks/sph_setup.c).
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tide/block_interface.h"
+#include "tide/codelets.h"    /* tide_sort_scratch_bytes */
 #include "tide/sph_sim.h"
 #include "case_load.h"
 #include "host_blocks.h"
@@ -44,14 +46,31 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 	return 0;
 }
 
+double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output)
+{
+	double bpp = TIDE_BLOCK_BPP;
+	if (nblocks < 1) nblocks = 1;
+	uint32_t cnt = (uint32_t)(n / nblocks);
+	double cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0)
+	                          : tide_sim_block_cap(cnt, nblocks, cnt, 0);
+	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
+	double setup = nblocks == 1 ? mine : n * bpp + mine;
+	double run = mine + (double)(workers > 0 ? workers : 0) * (double)tide_sort_scratch_bytes((size_t)cap) +
+	             (output && rank == 0 ? n * bpp : 0);
+	return setup > run ? setup : run;
+}
+
 int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
                           size_t *n_fluid, size_t *n_bound)
 {
 	/* first pass: count; second: write the fields in place */
 	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
-	double t0 = tide_wtime();
+	double t0 = tide_wtime(), est = tide_case_particle_estimate(c);
+	/* counting and making 1e9 particles takes minutes: say so rather than stay silent */
+	if (est > 2e7) tide_info("building about %.3g particles (counted, then made)\n", est);
 	*mem = NULL;
-	if (tide_case_build(c, &s)) return -1;
+	int bad = tide_case_build(c, &s);
+	if (bad) return bad; /* -2: the input gives no fluid */
 	double t1 = tide_wtime();
 	size_t n = s.n;
 	uint32_t cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);

@@ -14,8 +14,11 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "bh_nbody.h"
+#include "cmd_agree.h"
 #include "commands.h"
+#include "host_memory.h"
 #include "log.h"
+#include "num_opts.h"
 #include "runtime.h"
 
 static void diagnose(const bh_body *body, const float *vel, const bh_acc *acc, uint32_t n, double t,
@@ -40,6 +43,16 @@ static void diagnose(const bh_body *body, const float *vel, const bh_acc *acc, u
 	d->etot = d->ekin + d->epot;
 }
 
+/* Rank 0 cannot hold all particles at an output: the other ranks wait for it in the scatter,
+ * so the process ends (mpirun then stops the job) after one sentence. */
+static void out_of_memory(uint32_t n)
+{
+	fprintf(stderr, "tide nbody: out of host memory for the %u particles gathered on rank 0 for "
+	        "the diagnostics; use a smaller --n or more memory on rank 0's node.\n", n);
+	fflush(stderr);
+	exit(1);
+}
+
 /* All particles on rank 0 (gathered in g's arrays' layout), there the diagnostics and the new
  * Morton split, then every rank's new share back. */
 static void output_ranks(tide_gravity *g, uint32_t n, double t, bh_nbody_diag *d)
@@ -51,12 +64,14 @@ static void output_ranks(tide_gravity *g, uint32_t n, double t, bh_nbody_diag *d
 	if (g->rank == 0) {
 		b = malloc(sizeof(bh_body) * m); v = malloc(16 * (size_t)m); a = malloc(sizeof(bh_acc) * m);
 		nb = malloc(sizeof(bh_body) * m); nv = malloc(16 * (size_t)m); na = malloc(sizeof(bh_acc) * m);
+		if (!b || !v || !a || !nb || !nv || !na) out_of_memory(n);
 	}
 	tide_gravity_gather(g, 0, b, v, a);
 	memset(d, 0, sizeof *d);
 	if (g->rank == 0) {
 		diagnose(b, v, a, n, t, d);
 		uint32_t *order = malloc(sizeof(uint32_t) * m), *counts = malloc(sizeof(uint32_t) * g->size);
+		if (!order || !counts) out_of_memory(n);
 		bh_split_morton(b, n, g->size, order, counts);
 		for (uint32_t i = 0; i < n; i++) {
 			nb[i] = b[order[i]];
@@ -83,7 +98,11 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 		free(body); free(vel); free(acc); free(counts);
 		return -1;
 	}
-	bh_ic_make(o->dist, n, o->seed, body, vel);
+	if (bh_ic_make(o->dist, n, o->seed, body, vel)) {
+		fprintf(stderr, "tide nbody: out of host memory for %u particles; use a smaller --n.\n", n);
+		free(body); free(vel); free(acc); free(counts);
+		return -1;
+	}
 	counts[0] = n;
 	/* the ranks' trees share a root cell of twice the initial box: room to move */
 	float box[6];
@@ -139,7 +158,9 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 				diagnose(g.body, g.vel, g.acc, n, s * o->dt, &d);
 				tide_gravity_release(&g);
 			}
+			/* full: the last row keeps the latest output */
 			if (nd < cap) diag[nd++] = d;
+			else if (cap > 0) diag[cap - 1] = d;
 			tide_debug("step %ld  t = %.4g  E_tot %.9g  r50 %.4g\n", s, d.t, d.etot, d.r50);
 			if (f)
 				fprintf(f, "%ld,%.6g,%.6g,%.6g,%.6g,%.9g,%.9g,%.9g,%.3e,%.3e,%.3e,%.3e,%.3e,%.3e\n",
@@ -164,11 +185,27 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 	return ret;
 }
 
+/* More steps than a run could finish (1e9 steps of 10^4 particles are days), a sign of a mistyped
+ * --t-end or --dt. */
+#define NBODY_MAX_STEPS 1e9
+
 int tide_cmd_nbody(int argc, char **argv)
 {
 	bh_nbody_opts o = {.dist = BH_DIST_PLUMMER, .n = 10000, .seed = 1, .dt = 0.01, .t_end = 10,
 	                   .out_every = 10, .P = {.theta = 0.6f, .eps = 0.02f, .G = 1.f, .quadrupole = 1},
 	                   .where = TIDE_WHERE_ANY, .csv = "nbody.csv"};
+	double n = o.n, seed = (double)o.seed, every = o.out_every, theta = o.P.theta, eps = o.P.eps;
+	const char *dist = NULL, *csv = NULL;
+	/* the same rules as tide gravity's options (src/cmd_gravity.c) */
+	tide_num_opt num[] = {
+		{"--n", 1, 1, BH_MAX_N, 0, &n, NULL},
+		{"--dt", 0, 0, INFINITY, 1, &o.dt, NULL},
+		{"--t-end", 0, 0, INFINITY, 0, &o.t_end, NULL},
+		{"--out-every", 1, 1, NBODY_MAX_STEPS, 0, &every, NULL},
+		{"--theta", 0, 0, 2, 1, &theta, NULL},
+		{"--eps", 0, 0, INFINITY, 0, &eps, NULL},
+		{"--seed", 1, 0, 9007199254740992.0, 0, &seed, NULL},
+	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -179,11 +216,17 @@ int tide_cmd_nbody(int argc, char **argv)
 			       "steps writes Lagrangian radii (10/50/90 %%), kinetic, potential and total energy,\n"
 			       "momentum and angular momentum to the CSV (default nbody.csv).  Defaults: plummer,\n"
 			       "N 10000, dt 0.01, t-end 10, K 10, theta 0.6 with quadrupoles, eps 0.02.\n"
+			       "Allowed values (the rules of tide gravity): N an integer from 1 to 1.5e9, DT a\n"
+			       "finite number > 0, T finite >= 0 with T/DT at most 1e9 steps, K an integer from\n"
+			       "1 to 1e9, theta > 0 and <= 2, eps finite >= 0, S an integer from 0 to 2^53;\n"
+			       "each option at most once.  N particles need %zu bytes each at the start: more\n"
+			       "than the available main memory is refused.\n"
 			       "Under mpirun the particles are split over the ranks along their Morton order,\n"
 			       "with essential nodes exchanged every step; at each output rank 0 collects all\n"
 			       "particles for the diagnostics (written by rank 0) and splits them again.\n"
 			       "--quiet prints nothing, --verbose every diagnostic row as the run goes.\n"
-			       "Exit codes: 0 done, 1 out of memory or the CSV could not be written, 2 bad usage.\n");
+			       "Exit codes: 0 done, 1 out of memory or the CSV could not be written, 2 bad usage.\n",
+			       (size_t)BH_IC_BYTES_PER_PARTICLE);
 			return 0;
 		}
 		if (!strcmp(a, "--monopole")) { o.P.quadrupole = 0; continue; }
@@ -191,35 +234,64 @@ int tide_cmd_nbody(int argc, char **argv)
 		if (!strcmp(a, "--verbose")) { tide_verbosity = 2; continue; }
 		if (!v) { fprintf(stderr, "tide nbody: option '%s' needs a value.\n", a); return 2; }
 		i++;
+		int r = tide_num_opt_parse("nbody", num, (int)(sizeof num / sizeof num[0]), a, v);
+		if (r < 0) return 2;
+		if (r == 0) continue;
 		if (!strcmp(a, "--dist")) {
-			if (bh_dist_parse(v, &o.dist)) { fprintf(stderr, "tide nbody: unknown --dist '%s'.\n", v); return 2; }
-		} else if (!strcmp(a, "--n")) o.n = (uint32_t)atof(v);
-		else if (!strcmp(a, "--dt")) o.dt = atof(v);
-		else if (!strcmp(a, "--t-end")) o.t_end = atof(v);
-		else if (!strcmp(a, "--out-every")) o.out_every = atoi(v);
-		else if (!strcmp(a, "--theta")) o.P.theta = (float)atof(v);
-		else if (!strcmp(a, "--eps")) o.P.eps = (float)atof(v);
-		else if (!strcmp(a, "--seed")) o.seed = (uint64_t)atof(v);
-		else if (!strcmp(a, "--csv")) o.csv = v;
-		else { fprintf(stderr, "tide nbody: unknown option '%s'.\n", a); return 2; }
+			if (tide_opt_once("nbody", a, &dist, v)) return 2;
+			if (bh_dist_parse(v, &o.dist)) {
+				fprintf(stderr, "tide nbody: --dist must be plummer, uniform or sphere, not '%s'.\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--csv")) {
+			if (tide_opt_once("nbody", a, &csv, v)) return 2;
+			o.csv = v;
+		} else { fprintf(stderr, "tide nbody: unknown option '%s'.\n", a); return 2; }
 	}
-	if (!(o.dt > 0) || !(o.t_end >= 0) || o.out_every < 1 || !(o.P.theta > 0)) {
-		fprintf(stderr, "tide nbody: need dt > 0, t-end >= 0, out-every >= 1, theta > 0.\n");
+	o.n = (uint32_t)n;
+	o.seed = (uint64_t)seed;
+	o.out_every = (int)every;
+	o.P.theta = (float)theta;
+	o.P.eps = (float)eps;
+	double steps = ceil(o.t_end / o.dt - 1e-9);
+	if (!(steps <= NBODY_MAX_STEPS)) {
+		fprintf(stderr, "tide nbody: --t-end %g with --dt %g gives %.3g steps, more than the %.0e "
+		        "allowed; use a shorter --t-end or a larger --dt.\n", o.t_end, o.dt, steps,
+		        NBODY_MAX_STEPS);
 		return 2;
 	}
+	char what[160];
+	snprintf(what, sizeof what, "tide nbody: out of host memory: --n %u", o.n);
+	if (tide_host_memory_check(what, n * (double)BH_IC_BYTES_PER_PARTICLE, "positions, velocities, "
+	                           "accelerations and the initial conditions' scratch", "use a smaller --n"))
+		return 1;
+	/* every rank must run the same particles and steps (--csv, written by rank 0 alone, may
+	 * differ) */
+	tide_cmd_key key;
+	tide_cmd_key_init(&key, "nbody", argc, argv);
+	tide_cmd_key_add(&key, "--dist", "%s", bh_dist_name(o.dist));
+	tide_cmd_key_add(&key, "--n", "%u", (unsigned)o.n);
+	tide_cmd_key_add(&key, "--dt", "%.17g", o.dt);
+	tide_cmd_key_add(&key, "--t-end", "%.17g", o.t_end);
+	tide_cmd_key_add(&key, "--out-every", "%d", o.out_every);
+	tide_cmd_key_add(&key, "--theta", "%.9g", (double)o.P.theta);
+	tide_cmd_key_add(&key, "--eps", "%.9g", (double)o.P.eps);
+	tide_cmd_key_add(&key, "--monopole", "%s", o.P.quadrupole ? "off" : "on");
+	tide_cmd_key_add(&key, "--seed", "%llu", (unsigned long long)o.seed);
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 1;
-	int cap = (int)(o.t_end / o.dt / o.out_every) + 2, nd = 0;
-	bh_nbody_diag *d = malloc(sizeof *d * cap);
+	int started = tide_runtime_init(&argc, &argv, &key, &rt);
+	if (started) return started;
+	/* the summary needs the first and the last output only */
+	bh_nbody_diag d[2];
+	int nd = 0;
 	double t0 = tide_wtime();
-	int ret = d ? bh_nbody_run(&o, d, cap, &nd) : -1;
-	if (!d) fprintf(stderr, "tide nbody: out of host memory for %d diagnostic rows.\n", cap);
+	int ret = bh_nbody_run(&o, d, 2, &nd);
 	if (ret == 0 && nd > 0)
-		tide_info("nbody: %u particles, %d outputs to %s in %.2f s; E_tot %.6f -> %.6f "
-		       "(drift %.2e), r50 %.4f -> %.4f\n", o.n, nd, o.csv, tide_wtime() - t0, d[0].etot,
+		tide_info("nbody: %u particles, %ld outputs to %s in %.2f s; E_tot %.6f -> %.6f "
+		       "(drift %.2e), r50 %.4f -> %.4f\n", o.n, (long)(steps / o.out_every) + 1 +
+		       ((long)steps % o.out_every != 0), o.csv, tide_wtime() - t0, d[0].etot,
 		       d[nd - 1].etot, fabs(d[nd - 1].etot - d[0].etot) / fabs(d[0].etot), d[0].r50,
 		       d[nd - 1].r50);
-	free(d);
 	tide_runtime_shutdown();
 	return ret ? 1 : 0;
 }

@@ -38,11 +38,12 @@ const char *bh_dist_name(enum bh_dist d)
 double bh_plummer_rhalf(void) { return 1.0 / sqrt(pow(2.0, 2.0 / 3.0) - 1.0); }
 double bh_sphere_tff(void) { return sqrt(3 * M_PI / (32 * (1.0 / (4.0 / 3.0 * M_PI)))); }
 
-void bh_ic_make(enum bh_dist d, uint32_t n, uint64_t seed, bh_body *body, float *vel)
+int bh_ic_make(enum bh_dist d, uint32_t n, uint64_t seed, bh_body *body, float *vel)
 {
 	uint64_t s = seed * 0x2545f4914f6cdd1dull + 12345;
 	double cm[6] = {0, 0, 0, 0, 0, 0}, m = n ? 1.0 / n : 0;
 	double *pv = malloc(sizeof(double) * 6 * (n ? n : 1));
+	if (!pv) return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		double x[3], v[3] = {0, 0, 0};
 		if (d == BH_DIST_PLUMMER) {
@@ -72,6 +73,7 @@ void bh_ic_make(enum bh_dist d, uint32_t n, uint64_t seed, bh_body *body, float 
 		vel[4 * i + 3] = 0.f;
 	}
 	free(pv);
+	return 0;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -89,6 +91,10 @@ void bh_lagrange_radii(const bh_body *body, uint32_t n, const double *fr, int nf
 	}
 	for (int k = 0; k < 3 && mt > 0; k++) c[k] /= mt;
 	double *rm = malloc(sizeof(double) * 2 * (n ? n : 1));
+	if (!rm) { /* no memory for the sorted copy: the radii are unknown, not wrong */
+		for (int f = 0; f < nf; f++) r[f] = NAN;
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		double dx = body[i].x - c[0], dy = body[i].y - c[1], dz = body[i].z - c[2];
 		rm[2 * i] = sqrt(dx * dx + dy * dy + dz * dz);

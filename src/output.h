@@ -30,6 +30,12 @@ int tide_atomic_commit(tide_atomic_file *a, int ok);
 /* One VTK XML PolyData snapshot: points (Float64), one vertex cell per particle, point data
  * Velocity, Density, Pressure (Tait), Type (UInt8), Id (UInt32), binary appended raw encoding. */
 int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case *c);
+/* A snapshot of the particles of sets[0], sets[1], ... in this order, with the point-data arrays
+ * of `fields` (enum tide_output_field; the points and vertex cells are always written) and the
+ * points as Float32 when `single` (output.precision), else Float64.  tide_vtp_write is this for
+ * one set, every field, double precision. */
+int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nsets,
+                        const tide_case *c, unsigned fields, int single);
 
 /* Tait pressure [Pa] written for density rho in every particle file: B ((rho/rho0)^gamma - 1),
  * with tait_b = tide_case_tait_b(c). */
@@ -47,7 +53,11 @@ typedef struct tide_pvd {
 	char **file;    /* as written in the .pvd: relative to the .pvd's directory when possible */
 	double *time;
 	size_t *count;  /* particles of each file */
+	unsigned fields; /* .xmf: the arrays of the files appended next (output.fields) ... */
+	int single;      /* ... and their positions as float32 (output.precision single) */
+	unsigned *layout; /* of each file: its fields | TIDE_LAYOUT_SINGLE (a restart may change them) */
 } tide_pvd;
+#define TIDE_LAYOUT_SINGLE 0x100u
 
 /* Appends a file to the list (stored relative to the directory of p->path when it lies below
  * it) with its time and particle count; writes nothing.  Returns 0 or -1. */

@@ -14,7 +14,7 @@
 
 static int same(const tide_rank_view *a, const tide_rank_view *b)
 {
-	return a->status == b->status && a->input == b->input && a->options == b->options;
+	return a->status == b->status && a->input == b->input;
 }
 
 void tide_ranks_agree(const tide_rank_view *mine, tide_rank_verdict *verdict)

@@ -11,13 +11,13 @@
 typedef struct tide_rank_view {
 	int32_t status;      /* 0: the input loaded; otherwise it did not (the rank's message says why) */
 	int32_t nblocks;     /* this rank's default block count (rank 0's is used by all) */
-	uint64_t input;      /* fingerprint of the case after --dp/--set (and of the checkpoint) */
-	uint64_t options;    /* fingerprint of the options that shape the task graph */
+	uint64_t input;      /* fingerprint of the case after --dp/--set (and of the checkpoint); the
+	                      * options were agreed on before StarPU started (cmd_agree.h) */
 } tide_rank_view;
 
 typedef struct tide_rank_verdict {
 	tide_rank_view rank0;  /* rank 0's view */
-	int32_t first_bad;     /* the first rank whose status, input or options differ from rank
+	int32_t first_bad;     /* the first rank whose status or input differ from rank
 	                        * 0's; -1: none */
 	int32_t pad;
 	tide_rank_view bad;    /* that rank's view */

@@ -12,7 +12,7 @@
 #include "runtime.h"
 
 static volatile sig_atomic_t got_signal;
-static struct sigaction old_term, old_int; /* StarPU's or the defaults, put back at the end */
+static struct sigaction old_term, old_int, old_usr1; /* StarPU's or the defaults, put back at the end */
 
 static void on_signal(int sig)
 {
@@ -60,6 +60,9 @@ void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, l
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
+	/* mpirun forwards SIGUSR1 to the ranks and lets them end (on SIGTERM/SIGINT it kills them
+	 * after odls_base_sigkill_timeout, 1 s, and exits 1 whatever they return) */
+	sigaction(SIGUSR1, &sa, &old_usr1);
 	if (rc->mpi) {
 		starpu_variable_data_register(&rc->h, STARPU_MAIN_RAM, (uintptr_t)rc->val, sizeof rc->val);
 		rc->tag = starpu_mpi_tags_allocate(1);
@@ -122,6 +125,7 @@ void tide_rc_free(tide_run_control *rc)
 	}
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGUSR1, &old_usr1, NULL);
 }
 
 int tide_rc_parse_interval(const char *s, double *seconds, long *steps)

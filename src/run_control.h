@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* When a running simulation checkpoints and stops: --checkpoint-every (wall time or steps),
- * SIGTERM / SIGINT, and a stop file.  Under MPI rank 0 decides and its decision reaches every
- * rank through one tiny StarPU-MPI task on a variable owned by rank 0 (the one extra
+ * SIGTERM / SIGINT / SIGUSR1, and a stop file.  Under MPI rank 0 decides and its decision
+ * reaches every rank through one tiny StarPU-MPI task on a variable owned by rank 0 (the one extra
  * communication of the run loop), at most about once per second of rank 0's wall time: the
  * decision also carries the step of the next agreement, so every rank knows when to take part.
  * A signal that reaches another rank only is noted there and otherwise ignored (a second one
- * kills that rank); mpirun forwards SIGTERM to every rank, so rank 0 sees it too.  Alone, the
- * checks run after every step (no communication). */
+ * kills that rank); mpirun forwards SIGTERM, SIGINT and SIGUSR1 to every rank, so rank 0 sees
+ * it too (Open MPI 4.1 kills the ranks 1 s after a SIGTERM or SIGINT and exits 1, but lets them
+ * end after a SIGUSR1 and returns their exit code).  Alone, the checks run after every step (no
+ * communication). */
 #ifndef TIDE_RUN_CONTROL_H
 #define TIDE_RUN_CONTROL_H
 #include <stdint.h>
@@ -15,7 +17,7 @@
 enum {
 	TIDE_RC_CHECKPOINT = 1,   /* write a checkpoint (wall-time or step interval) */
 	TIDE_RC_STOP_FILE = 2,    /* the stop file appeared: checkpoint and stop */
-	TIDE_RC_SIGNAL = 4,       /* SIGTERM/SIGINT: checkpoint and stop */
+	TIDE_RC_SIGNAL = 4,       /* SIGTERM/SIGINT/SIGUSR1: checkpoint and stop */
 };
 
 typedef struct tide_run_control {
@@ -30,7 +32,7 @@ typedef struct tide_run_control {
 	int64_t tag;
 } tide_run_control;
 
-/* Installs the SIGTERM/SIGINT handlers (a second signal kills the process as usual) and, under
+/* Installs the SIGTERM/SIGINT/SIGUSR1 handlers (a second signal kills the process as usual) and, under
  * MPI, registers the decision variable.  step0: the step the run starts from. */
 void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, long every_steps,
                   long step0);

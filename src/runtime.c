@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU and StarPU-MPI start-up.  A lone process runs without MPI, so that the same binary runs
 // alone or under mpirun.  Under mpirun tide initialises MPI itself, asking for
-// MPI_THREAD_MULTIPLE: besides StarPU-MPI's progress thread, the main thread calls MPI at output
-// time (collective parallel-HDF5 writes, MPI_Abort), which StarPU's own MPI_THREAD_SERIALIZED
-// does not allow.
+// MPI_THREAD_MULTIPLE: besides StarPU-MPI's progress thread, the main thread (MPI_Abort,
+// reductions) and the snapshot writer thread (collective parallel-HDF5 writes,
+// src/snapshot_writer.c) call MPI, which StarPU's own MPI_THREAD_SERIALIZED does not allow.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
+#include "cmd_agree.h"
 #include "log.h"
 #include "runtime.h"
+#include "starpu_env.h"
 
 static int with_mpi, mpi_ours, mpi_multiple;
 
@@ -138,12 +140,28 @@ static void place_local_ranks(void)
 	}
 }
 
-int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
+/* MPI's rank and size before StarPU-MPI starts (0 and 1 without MPI). */
+static void mpi_world(int *rank, int *size)
+{
+	*rank = 0;
+	*size = 1;
+	if (!with_mpi) return;
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+
+int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_runtime *rt)
 {
 	with_mpi = launched_in_parallel();
+	/* the user's StarPU variables, before tide sets its own defaults below */
+	tide_cmd_key key;
+	if (cmd) key = *cmd;
+	else tide_cmd_key_init(&key, "", 0, NULL);
+	tide_starpu_env_check(key.env_error, sizeof key.env_error);
+	char known[512];
+	const char *unknown_sched = tide_starpu_sched_unknown(known, sizeof known);
 	if (with_mpi) place_local_ranks(); /* before starpu_conf_init, which reads the environment */
 	struct starpu_conf conf;
-	starpu_conf_init(&conf);
 	int ret;
 	if (with_mpi) {
 		int inited = 0, provided = 0;
@@ -151,37 +169,50 @@ int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt)
 		if (!inited) {
 			if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
 				fprintf(stderr, "tide: MPI failed to start (MPI_Init_thread).\n");
-				return -1;
+				return 1;
 			}
 			mpi_ours = 1;
 		} else {
 			MPI_Query_thread(&provided);
 		}
 		mpi_multiple = provided == MPI_THREAD_MULTIPLE;
-		ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
-	} else {
-		ret = starpu_init(&conf);
 	}
+	/* every rank runs the same command and has a usable environment, or none starts StarPU */
+	int rank, size;
+	mpi_world(&rank, &size);
+	int agreed = tide_cmd_agree(&key, rank, size);
+	if (agreed) {
+		if (mpi_ours) MPI_Finalize();
+		mpi_ours = 0;
+		return agreed;
+	}
+	starpu_conf_init(&conf);
+	if (with_mpi) ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
+	else ret = starpu_init(&conf);
 	if (ret != 0 && mpi_ours) {
 		MPI_Finalize();
 		mpi_ours = 0;
 	}
 	if (ret == -ENODEV) {
 		fprintf(stderr, "tide: StarPU found no worker to run on (STARPU_NCPU=0 and no GPU?).\n");
-		return -1;
+		return 1;
 	}
 	if (ret != 0) {
 		fprintf(stderr, "tide: StarPU-MPI failed to start (error %d). Several ranks on one small "
 		        "machine need STARPU_NCPU=1 STARPU_WORKERS_NOBIND=1 and mpirun --oversubscribe "
 		        "--bind-to none.\n", ret);
-		return -1;
+		return 1;
 	}
 	rt->rank = with_mpi ? starpu_mpi_world_rank() : 0;
 	rt->size = with_mpi ? starpu_mpi_world_size() : 1;
 	rt->ncpu = (int)starpu_cpu_worker_get_count();
 	rt->ncuda = (int)starpu_cuda_worker_get_count();
-	const char *s = getenv("STARPU_SCHED");
-	snprintf(rt->sched, sizeof rt->sched, "%s", s && *s ? s : "lws");
+	/* the policy StarPU actually uses (an unknown STARPU_SCHED falls back to its default) */
+	struct starpu_sched_policy *pol = starpu_sched_get_sched_policy();
+	snprintf(rt->sched, sizeof rt->sched, "%s", pol && pol->policy_name ? pol->policy_name : "?");
+	if (unknown_sched && rank == 0)
+		fprintf(stderr, "tide: STARPU_SCHED=%s is not a StarPU scheduling policy, so StarPU uses "
+		        "%s; known policies: %s.\n", unknown_sched, rt->sched, known);
 	tide_log_rank = rt->rank;
 	return 0;
 }

@@ -9,8 +9,13 @@ typedef struct tide_runtime {
 	char sched[64];        /* scheduling policy in use */
 } tide_runtime;
 
-/* Returns 0, or -1 with a message saying what failed and what to try. */
-int tide_runtime_init(int *argc, char ***argv, tide_runtime *rt);
+struct tide_cmd_key;
+/* Starts MPI (under mpirun), checks StarPU's environment variables, makes every rank agree on
+ * `cmd` (cmd_agree.h; NULL: a test program, nothing to agree on but the environment) and starts
+ * StarPU(-MPI).  Returns 0; 1 after a message saying what failed and what to try; 2 after one
+ * sentence when the ranks run different commands or options or a StarPU variable is invalid.
+ * The caller exits with that code (nothing to shut down when it is not 0). */
+int tide_runtime_init(int *argc, char ***argv, const struct tide_cmd_key *cmd, tide_runtime *rt);
 void tide_runtime_shutdown(void);
 /* 1 when StarPU-MPI was started (launched by mpirun with several ranks, or TIDE_MPI=1). */
 int tide_runtime_uses_mpi(void);

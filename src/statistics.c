@@ -26,36 +26,45 @@ static double iso_energy(double rho, double rho0, double cs)
 	return cs * cs * (log1p(d) - d / (1.0 + d));
 }
 
-void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_stats *s)
+void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case *c, tide_stats *s)
 {
 	memset(s, 0, sizeof *s);
 	double m = tide_case_mass(c), B = tide_case_tait_b(c);
 	s->rho_min = INFINITY;
 	s->rho_max = -INFINITY;
 	double v2max = 0;
-	for (uint32_t i = 0; i < all->count; i++) {
-		if (all->type[i] != TIDE_FLUID) {
-			s->n_bound++;
-			continue;
+	/* one running sum over the views in order: the same sums as over their concatenation */
+	for (int k = 0; k < nv; k++) {
+		const tide_block_view *all = &v[k];
+		for (uint32_t i = 0; i < all->count; i++) {
+			if (all->type[i] != TIDE_FLUID) {
+				s->n_bound++;
+				continue;
+			}
+			s->n_fluid++;
+			double vx = all->vx[i], vy = all->vy[i], vz = all->vz[i], rho = all->rho[i];
+			double v2 = vx * vx + vy * vy + vz * vz;
+			s->e_kin += 0.5 * m * v2;
+			s->e_pot -= m * (c->gravity[0] * all->x[i] + c->gravity[1] * all->y[i] +
+			                 c->gravity[2] * all->z[i]);
+			s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
+			                                               : tait_energy(rho, c->rho0, B, c->gamma));
+			s->p[0] += m * vx;
+			s->p[1] += m * vy;
+			s->p[2] += m * vz;
+			if (v2 > v2max) v2max = v2;
+			if (rho < s->rho_min) s->rho_min = rho;
+			if (rho > s->rho_max) s->rho_max = rho;
 		}
-		s->n_fluid++;
-		double vx = all->vx[i], vy = all->vy[i], vz = all->vz[i], rho = all->rho[i];
-		double v2 = vx * vx + vy * vy + vz * vz;
-		s->e_kin += 0.5 * m * v2;
-		s->e_pot -= m * (c->gravity[0] * all->x[i] + c->gravity[1] * all->y[i] +
-		                 c->gravity[2] * all->z[i]);
-		s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
-		                                               : tait_energy(rho, c->rho0, B, c->gamma));
-		s->p[0] += m * vx;
-		s->p[1] += m * vy;
-		s->p[2] += m * vz;
-		if (v2 > v2max) v2max = v2;
-		if (rho < s->rho_min) s->rho_min = rho;
-		if (rho > s->rho_max) s->rho_max = rho;
 	}
 	s->mass = m * (double)s->n_fluid;
 	s->v_max = sqrt(v2max);
 	if (!s->n_fluid) s->rho_min = s->rho_max = 0;
+}
+
+void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_stats *s)
+{
+	tide_stats_compute_views(all, 1, c, s);
 }
 
 static int stats_fail(tide_stats_file *s)
@@ -109,9 +118,15 @@ int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, lon
 int tide_stats_write(tide_stats_file *s, const tide_block_view *all, const tide_case *c,
                      double t, long step, double dt, double wall)
 {
+	return tide_stats_write_views(s, all, 1, c, t, step, dt, wall);
+}
+
+int tide_stats_write_views(tide_stats_file *s, const tide_block_view *v, int nv,
+                           const tide_case *c, double t, long step, double dt, double wall)
+{
 	if (!s->f) return 0;
 	tide_stats st;
-	tide_stats_compute(all, c, &st);
+	tide_stats_compute_views(v, nv, c, &st);
 	st.e_pot += s->e_self;
 	double wps = step > s->step_last ? (wall - s->wall_last) / (double)(step - s->step_last) : 0;
 	s->wall_last = wall;

@@ -38,6 +38,8 @@ typedef struct tide_stats {
 
 /* Computes the statistics of a host block of particles. */
 void tide_stats_compute(const tide_block_view *all, const tide_case *c, tide_stats *s);
+/* The same over the particles of v[0 .. nv-1] taken together (the blocks of a snapshot). */
+void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case *c, tide_stats *s);
 
 /* Creates dir/statistics.csv with its header; keep_rows >= 0 (a restart): keeps the header and
  * the first keep_rows rows of an existing file and appends after them (a missing file is
@@ -47,6 +49,9 @@ int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, lon
 /* Appends (and flushes) one row.  Returns 0 or -1. */
 int tide_stats_write(tide_stats_file *s, const tide_block_view *all, const tide_case *c,
                      double t, long step, double dt, double wall);
+/* The same for the particles of v[0 .. nv-1] taken together. */
+int tide_stats_write_views(tide_stats_file *s, const tide_block_view *v, int nv,
+                           const tide_case *c, double t, long step, double dt, double wall);
 void tide_stats_close(tide_stats_file *s);
 
 /* Keeps the first line and the next `rows` lines of the text file path, drops the rest, and

@@ -49,10 +49,11 @@ int tide_atomic_commit(tide_atomic_file *a, int ok)
 #define CHUNK 8192
 
 typedef struct vtp_ctx {
-	const tide_particle_set *s;
+	const tide_particle_set *s;   /* the set being written (one of the snapshot's sets) */
 	const tide_case *c;
 	double tait_b;
 	int wide_ids;   /* connectivity/offsets as Int64 (only when n does not fit Int32) */
+	size_t base;    /* index in the whole snapshot of particle 0 of s */
 } vtp_ctx;
 
 typedef void (*fill_fn)(const vtp_ctx *x, size_t first, size_t count, void *buf);
@@ -72,6 +73,17 @@ static void fill_points(const vtp_ctx *x, size_t first, size_t count, void *buf)
 		o[3 * i] = x->s->x[first + i];
 		o[3 * i + 1] = x->s->y[first + i];
 		o[3 * i + 2] = x->s->z[first + i];
+	}
+}
+
+/* output.precision single: positions rounded to float (7 digits: dp / 1e4 at 1e3 dp) */
+static void fill_points_single(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	float *o = buf;
+	for (size_t i = 0; i < count; i++) {
+		o[3 * i] = (float)x->s->x[first + i];
+		o[3 * i + 1] = (float)x->s->y[first + i];
+		o[3 * i + 2] = (float)x->s->z[first + i];
 	}
 }
 
@@ -118,8 +130,9 @@ static void fill_id(const vtp_ctx *x, size_t first, size_t count, void *buf)
 static void fill_index(const vtp_ctx *x, size_t first, size_t count, void *buf, size_t plus)
 {
 	for (size_t i = 0; i < count; i++) {
-		if (x->wide_ids) ((int64_t *)buf)[i] = (int64_t)(first + i + plus);
-		else ((int32_t *)buf)[i] = (int32_t)(first + i + plus);
+		size_t k = x->base + first + i + plus;
+		if (x->wide_ids) ((int64_t *)buf)[i] = (int64_t)k;
+		else ((int32_t *)buf)[i] = (int32_t)k;
 	}
 }
 
@@ -149,12 +162,18 @@ static void write_xml(FILE *f, const vtp_array *arr, int narr, size_t n)
 	        host_is_little_endian() ? "LittleEndian" : "BigEndian", n, n);
 	uint64_t offset = 0;
 	const char *open = NULL;
+	int has_density = 0, has_velocity = 0;
+	for (int a = 0; a < narr; a++) {
+		has_density |= !strcmp(arr[a].name, "Density");
+		has_velocity |= !strcmp(arr[a].name, "Velocity");
+	}
 	for (int a = 0; a < narr; a++) {
 		if (!open || strcmp(open, arr[a].section) != 0) {
 			if (open) fprintf(f, "      </%s>\n", open);
 			open = arr[a].section;
 			if (strcmp(open, "PointData") == 0)
-				fprintf(f, "      <PointData Scalars=\"Density\" Vectors=\"Velocity\">\n");
+				fprintf(f, "      <PointData%s%s>\n", has_density ? " Scalars=\"Density\"" : "",
+				        has_velocity ? " Vectors=\"Velocity\"" : "");
 			else
 				fprintf(f, "      <%s>\n", open);
 		}
@@ -167,36 +186,50 @@ static void write_xml(FILE *f, const vtp_array *arr, int narr, size_t n)
 	        open);
 }
 
-/* One appended block: the UInt64 byte count, then the array. */
-static int write_block(FILE *f, const vtp_ctx *x, const vtp_array *a, void *buf)
+/* One appended block: the UInt64 byte count, then the array, set after set. */
+static int write_block(FILE *f, vtp_ctx *x, const tide_particle_set *sets, int nsets, size_t n,
+                       const vtp_array *a, void *buf)
 {
-	size_t n = x->s->n;
 	uint64_t bytes = (uint64_t)n * a->ncomp * a->elsize;
 	if (fwrite(&bytes, sizeof bytes, 1, f) != 1) return -1;
-	for (size_t first = 0; first < n; first += CHUNK) {
-		size_t count = n - first < CHUNK ? n - first : CHUNK;
-		a->fill(x, first, count, buf);
-		if (fwrite(buf, a->elsize * a->ncomp, count, f) != count) return -1;
+	x->base = 0;
+	for (int k = 0; k < nsets; k++) {
+		x->s = &sets[k];
+		for (size_t first = 0; first < sets[k].n; first += CHUNK) {
+			size_t count = sets[k].n - first < CHUNK ? sets[k].n - first : CHUNK;
+			a->fill(x, first, count, buf);
+			if (fwrite(buf, a->elsize * a->ncomp, count, f) != count) return -1;
+		}
+		x->base += sets[k].n;
 	}
 	return 0;
 }
 
-int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case *c)
+int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nsets,
+                        const tide_case *c, unsigned fields, int single)
 {
-	vtp_ctx x = { s, c, tide_case_tait_b(c), s->n > INT32_MAX };
+	size_t n = 0;
+	for (int k = 0; k < nsets; k++) n += sets[k].n;
+	vtp_ctx x = { NULL, c, tide_case_tait_b(c), n > INT32_MAX, 0 };
 	const char *idtype = x.wide_ids ? "Int64" : "Int32";
 	size_t idsize = x.wide_ids ? 8 : 4;
-	const vtp_array arr[] = {
+	/* the PointData arrays of output.fields (bit order of enum tide_output_field), then the
+	 * points and the vertex cells, which every file has */
+	const vtp_array point_data[] = {
 		{ "PointData", "Velocity", "Float32", 3, 4, fill_velocity },
 		{ "PointData", "Density", "Float32", 1, 4, fill_density },
 		{ "PointData", "Pressure", "Float32", 1, 4, fill_pressure },
 		{ "PointData", "Type", "UInt8", 1, 1, fill_type },
 		{ "PointData", "Id", "UInt32", 1, 4, fill_id },
-		{ "Points", "Points", "Float64", 3, 8, fill_points },
-		{ "Verts", "connectivity", idtype, 1, idsize, fill_connectivity },
-		{ "Verts", "offsets", idtype, 1, idsize, fill_offsets },
 	};
-	const int narr = (int)(sizeof arr / sizeof arr[0]);
+	vtp_array arr[8];
+	int narr = 0;
+	for (int k = 0; k < 5; k++)
+		if (fields & (TIDE_OUT_VELOCITY << k)) arr[narr++] = point_data[k];
+	arr[narr++] = single ? (vtp_array){ "Points", "Points", "Float32", 3, 4, fill_points_single }
+	                     : (vtp_array){ "Points", "Points", "Float64", 3, 8, fill_points };
+	arr[narr++] = (vtp_array){ "Verts", "connectivity", idtype, 1, idsize, fill_connectivity };
+	arr[narr++] = (vtp_array){ "Verts", "offsets", idtype, 1, idsize, fill_offsets };
 
 	void *buf = malloc(CHUNK * 3 * sizeof(double));
 	if (!buf) {
@@ -208,12 +241,17 @@ int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case
 		free(buf);
 		return -1;
 	}
-	write_xml(af.f, arr, narr, s->n);
+	write_xml(af.f, arr, narr, n);
 	int ok = 1;
-	for (int a = 0; a < narr && ok; a++) ok = write_block(af.f, &x, &arr[a], buf) == 0;
+	for (int a = 0; a < narr && ok; a++) ok = write_block(af.f, &x, sets, nsets, n, &arr[a], buf) == 0;
 	if (ok) ok = fputs("\n  </AppendedData>\n</VTKFile>\n", af.f) >= 0;
 	free(buf);
 	return tide_atomic_commit(&af, ok);
+}
+
+int tide_vtp_write(const char *path, const tide_particle_set *s, const tide_case *c)
+{
+	return tide_vtp_write_sets(path, s, 1, c, TIDE_OUT_ALL_FIELDS, 0);
 }
 
 /* ---- .pvd ---- */
@@ -278,11 +316,13 @@ int tide_series_append(tide_pvd *p, const char *file, double t, size_t count)
 		double *time = f ? realloc(p->time, cap * sizeof *time) : NULL;
 		if (time) p->time = time;
 		size_t *cnt = time ? realloc(p->count, cap * sizeof *cnt) : NULL;
-		if (!cnt) {
+		if (cnt) p->count = cnt;
+		unsigned *lay = cnt ? realloc(p->layout, cap * sizeof *lay) : NULL;
+		if (!lay) {
 			fprintf(stderr, "tide: cannot write %s: out of memory.\n", p->path);
 			return -1;
 		}
-		p->count = cnt;
+		p->layout = lay;
 		p->cap = cap;
 	}
 	char *name = strdup(relative_to_pvd(p->path, file));
@@ -293,6 +333,7 @@ int tide_series_append(tide_pvd *p, const char *file, double t, size_t count)
 	p->file[p->n] = name;
 	p->time[p->n] = t;
 	p->count[p->n] = count;
+	p->layout[p->n] = (p->fields ? p->fields : TIDE_OUT_ALL_FIELDS) | (p->single ? TIDE_LAYOUT_SINGLE : 0);
 	p->n++;
 	return 0;
 }
@@ -308,5 +349,6 @@ void tide_pvd_close(tide_pvd *p)
 	free(p->file);
 	free(p->time);
 	free(p->count);
+	free(p->layout);
 	memset(p, 0, sizeof *p);
 }

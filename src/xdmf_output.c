@@ -54,13 +54,15 @@ int tide_xdmf_write(const tide_pvd *x)
 		data_item(f, file, n, 1, "UInt", 4, "Connectivity");
 		fputs("        </Topology>\n", f);
 		fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
-		data_item(f, file, n, 3, "Float", 8, "Position");
+		/* the arrays this file holds (output.fields and output.precision when it was written) */
+		unsigned m = x->layout[i];
+		data_item(f, file, n, 3, "Float", m & TIDE_LAYOUT_SINGLE ? 4 : 8, "Position");
 		fputs("        </Geometry>\n", f);
-		attribute(f, file, n, "Velocity", 3, "Float", 4);
-		attribute(f, file, n, "Density", 1, "Float", 4);
-		attribute(f, file, n, "Pressure", 1, "Float", 4);
-		attribute(f, file, n, "Type", 1, "UChar", 1);
-		attribute(f, file, n, "Id", 1, "UInt", 4);
+		if (m & TIDE_OUT_VELOCITY) attribute(f, file, n, "Velocity", 3, "Float", 4);
+		if (m & TIDE_OUT_DENSITY) attribute(f, file, n, "Density", 1, "Float", 4);
+		if (m & TIDE_OUT_PRESSURE) attribute(f, file, n, "Pressure", 1, "Float", 4);
+		if (m & TIDE_OUT_TYPE) attribute(f, file, n, "Type", 1, "UChar", 1);
+		if (m & TIDE_OUT_ID) attribute(f, file, n, "Id", 1, "UInt", 4);
 		fputs("      </Grid>\n", f);
 	}
 	int ok = fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f) >= 0;

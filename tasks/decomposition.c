@@ -14,33 +14,46 @@
 static const char *const allowed =
         "allowed: slabs, 2d, 3d, or blocks along x, y and z as NXxNYxNZ (e.g. 4x2x1)";
 
+/* "NXxNYxNZ" into xyz (each >= 1): 0, or -1 if it is not of that form.  The counts are only
+ * read here (up to a billion); their limits are checked by the callers, which say which. */
 static int parse_xyz(const char *s, int xyz[3])
 {
-	int n = 0;
 	for (int a = 0; a < 3; a++) {
 		if (!isdigit((unsigned char)*s)) return -1;
 		char *end;
 		long v = strtol(s, &end, 10);
-		if (v < 1 || v > 4096) return -1;
+		if (v < 1 || v > 1000000000) return -1;
 		xyz[a] = (int)v;
 		s = end;
-		n++;
 		if (a < 2) {
 			if (*s != 'x') return -1;
 			s++;
 		}
 	}
-	return *s || n != 3 ? -1 : 0;
+	return *s ? -1 : 0;
 }
 
 int tide_decomp_check(const char *spec, char *err, size_t errlen)
 {
 	int xyz[3];
-	if (!spec[0] || !strcmp(spec, "slabs") || !strcmp(spec, "2d") || !strcmp(spec, "3d") ||
-	    !parse_xyz(spec, xyz))
+	if (!spec[0] || !strcmp(spec, "slabs") || !strcmp(spec, "2d") || !strcmp(spec, "3d"))
 		return 0;
+	if (!parse_xyz(spec, xyz)) {
+		double nb = (double)xyz[0] * xyz[1] * xyz[2];
+		if (nb <= TIDE_DECOMP_MAX_BLOCKS) return 0;
+		snprintf(err, errlen, "decomposition '%s' asks for %.0f blocks, more than the %d a run "
+		         "may have; allowed: NXxNYxNZ with NX*NY*NZ <= %d", spec, nb,
+		         TIDE_DECOMP_MAX_BLOCKS, TIDE_DECOMP_MAX_BLOCKS);
+		return -1;
+	}
 	snprintf(err, errlen, "decomposition '%s' is not known; %s", spec, allowed);
 	return -1;
+}
+
+int tide_decomp_fixed_blocks(const char *spec)
+{
+	int xyz[3];
+	return parse_xyz(spec, xyz) ? 0 : xyz[0] * xyz[1] * xyz[2];
 }
 
 /* Spreads the prime factors of nb (largest first) over the axes in `use`, each time to the axis
@@ -102,6 +115,50 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 		if (g->n[g->axis[order[i]]] > 1) use[order[i]] = 1;
 	spread(g, nblocks, use, p);
 	return 0;
+}
+
+int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char *err,
+                         size_t errlen)
+{
+	double ncells = (double)g->n[0] * g->n[1] * g->n[2];
+	if (ncells >= 4.0e9) {
+		snprintf(err, errlen, "the domain holds %.3g cells of side 2h, more than the 4e9 a 32-bit "
+		         "cell key allows; shrink 'domain' or raise 'dp'", ncells);
+		return -1;
+	}
+	int p[3];
+	if (tide_decomp_grid(g, spec, nblocks, p, err, errlen)) return -1;
+	int xyz[3], made = p[0] * p[1] * p[2];
+	if (nblocks <= 0 || !parse_xyz(spec, xyz)) return 0;
+	/* the case's own limit first (the more useful one), then tide's */
+	if (made == nblocks && nblocks > TIDE_DECOMP_MAX_BLOCKS) {
+		snprintf(err, errlen, "--blocks %d is more than the %d blocks a run may have; allowed: "
+		         "--blocks 1 to %d", nblocks, TIDE_DECOMP_MAX_BLOCKS, TIDE_DECOMP_MAX_BLOCKS);
+		return -1;
+	}
+	if (made == nblocks) return 0;
+	const char *s = spec[0] ? spec : "slabs";
+	char cells[64];
+	snprintf(cells, sizeof cells, "%d x %d x %d", g->n[0], g->n[1], g->n[2]);
+	if (!strcmp(s, "slabs"))
+		snprintf(err, errlen, "--blocks %d: decomposition 'slabs' cuts the domain's %s cells of "
+		         "side 2h (along x, y, z) along %c only, into at most %d blocks; allowed: --blocks "
+		         "1 to %d, or --decomp 2d / 3d for more", nblocks, cells, "xyz"[g->axis[0]],
+		         made, made);
+	else {
+		/* the nearest count below that this decomposition makes exactly */
+		int near = nblocks - 1 < TIDE_DECOMP_MAX_BLOCKS ? nblocks - 1 : TIDE_DECOMP_MAX_BLOCKS;
+		for (; near > 1; near--) {
+			int q[3];
+			if (!tide_decomp_grid(g, spec, near, q, err, errlen) && q[0] * q[1] * q[2] == near)
+				break;
+		}
+		snprintf(err, errlen, "--blocks %d: decomposition '%s' can place only %d of them on the "
+		         "domain's %s cells of side 2h (along x, y, z), since each prime factor of the "
+		         "count must fit along an axis; allowed: e.g. --blocks %d", nblocks, s, made,
+		         cells, near);
+	}
+	return -1;
 }
 
 /* Cuts of one axis: n cells with costs w[0..n) into p ranges of about equal cost. */

@@ -23,7 +23,7 @@
 // Where the code lives: the whole graph, for one rank or several, is this file (gravity.c
 // calls nothing of gravity_ranks.c); moving particles between ranks outside the graph (gather,
 // scatter, the Morton split of a set over the ranks) is gravity_ranks.c, which uses this file's
-// registration and acquire/release only.  The MPI tags both use are laid out in gravity_tags.h.
+// registration and acquire/release only.  The MPI tags both use are laid out in gravity_ranks.h.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,7 @@
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
 #include "tide/let_interface.h"
-#include "gravity_tags.h"
+#include "gravity_ranks.h"
 
 static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *src,
                         enum tide_gravity_where where)
@@ -149,13 +149,13 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 	g->mpi = 1;
 	g->rank = rank;
 	g->size = size;
-	g->counts = malloc(sizeof(uint32_t) * size);
+	g->counts = must_alloc(sizeof(uint32_t) * size, 0);
 	memcpy(g->counts, counts, sizeof(uint32_t) * size);
 	g->tag0 = starpu_mpi_tags_allocate(tide_gravity_ntags(size));
-	g->rtree = calloc(4 * (size_t)size, sizeof(starpu_data_handle_t));
-	g->hvroot = calloc((size_t)size, sizeof(starpu_data_handle_t));
-	g->hlet_out = calloc((size_t)size, sizeof(starpu_data_handle_t));
-	g->hlet_in = calloc((size_t)size, sizeof(starpu_data_handle_t));
+	g->rtree = must_alloc(4 * (size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hvroot = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hlet_out = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hlet_in = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	for (int q = 0; q < size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
@@ -395,6 +395,11 @@ tide_gravity_err tide_gravity_errors(const bh_acc *acc, const uint32_t *sample, 
 	tide_gravity_err e = {0, 0, 0, 0};
 	if (ns == 0) return e;
 	double *r = malloc(sizeof(double) * ns), *rp = malloc(sizeof(double) * ns);
+	if (!r || !rp) { /* no memory for the sorted errors: unknown, not zero */
+		free(r); free(rp);
+		e.median = e.p99 = e.max = e.pot_p99 = NAN;
+		return e;
+	}
 	for (uint32_t s = 0; s < ns; s++) {
 		const bh_acc *a = &acc[sample[s]];
 		const double *d = &ref[4 * (size_t)s];

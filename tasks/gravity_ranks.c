@@ -2,14 +2,14 @@
 // Particles of a several-rank Barnes–Hut evaluation moved between ranks outside its task graph
 // (reports, diagnostics, rebalancing: gather, scatter, small values), and the split of a
 // particle set over the ranks in Morton order.  The graph itself, for one rank or several, is
-// gravity.c; this file only uses its handles (acquire/release) and MPI tags (gravity_tags.h),
+// gravity.c; this file only uses its handles (acquire/release) and MPI tags (gravity_ranks.h),
 // so the two files depend one way: gravity_ranks.c -> gravity.c.
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
-#include "gravity_tags.h"
+#include "gravity_ranks.h"
 
 /* ---- particles to and from one rank (reports, diagnostics, rebalancing) ---- */
 
@@ -62,8 +62,8 @@ void tide_gravity_gather(tide_gravity *g, int root, bh_body *body, float *vel, b
 		return;
 	}
 	uint32_t total = total_of(g);
-	snap *own = malloc(sizeof(snap) * (n ? n : 1));
-	snap *all = g->rank == root ? malloc(sizeof(snap) * (total ? total : 1)) : NULL;
+	snap *own = must_alloc(sizeof(snap) * (n ? n : 1), 0);
+	snap *all = g->rank == root ? must_alloc(sizeof(snap) * (total ? total : 1), 0) : NULL;
 	tide_gravity_acquire(g);
 	for (uint32_t i = 0; i < n; i++) {
 		own[i].b = g->body[i];
@@ -71,7 +71,7 @@ void tide_gravity_gather(tide_gravity *g, int root, bh_body *body, float *vel, b
 		own[i].a = g->acc[i];
 	}
 	tide_gravity_release(g);
-	starpu_data_handle_t *h = malloc(sizeof(starpu_data_handle_t) * g->size);
+	starpu_data_handle_t *h = must_alloc(sizeof(starpu_data_handle_t) * g->size, 0);
 	snap_register(g, root, own, all, h);
 	starpu_mpi_gather_detached(h, g->size, root, MPI_COMM_WORLD, NULL, NULL, NULL, NULL);
 	snap_unregister(g, h); /* waits for the transfers */
@@ -94,16 +94,16 @@ void tide_gravity_scatter(tide_gravity *g, int root, const bh_body *body, const 
                           const bh_acc *acc)
 {
 	uint32_t n = g->n;
-	snap *own = malloc(sizeof(snap) * (n ? n : 1));
+	snap *own = must_alloc(sizeof(snap) * (n ? n : 1), 0);
 	uint32_t total = g->mpi ? total_of(g) : n;
-	snap *all = !g->mpi || g->rank == root ? malloc(sizeof(snap) * (total ? total : 1)) : NULL;
+	snap *all = !g->mpi || g->rank == root ? must_alloc(sizeof(snap) * (total ? total : 1), 0) : NULL;
 	for (uint32_t i = 0; all && i < total; i++) {
 		all[i].b = body[i];
 		memcpy(all[i].v, &vel[4 * (size_t)i], sizeof all[i].v);
 		all[i].a = acc[i];
 	}
 	if (g->mpi) {
-		starpu_data_handle_t *h = malloc(sizeof(starpu_data_handle_t) * g->size);
+		starpu_data_handle_t *h = must_alloc(sizeof(starpu_data_handle_t) * g->size, 0);
 		snap_register(g, root, own, all, h);
 		starpu_mpi_scatter_detached(h, g->size, root, MPI_COMM_WORLD, NULL, NULL, NULL, NULL);
 		snap_unregister(g, h);
@@ -132,9 +132,9 @@ void tide_gravity_gather_values(tide_gravity *g, int root, const double *mine, i
 		memcpy(all, mine, sizeof(double) * k);
 		return;
 	}
-	double *own = malloc(sizeof(double) * k);
+	double *own = must_alloc(sizeof(double) * k, 0);
 	memcpy(own, mine, sizeof(double) * k);
-	starpu_data_handle_t *h = calloc((size_t)g->size, sizeof(starpu_data_handle_t));
+	starpu_data_handle_t *h = must_alloc((size_t)g->size * sizeof(starpu_data_handle_t), 1);
 	for (int q = 0; q < g->size; q++) {
 		if (q != g->rank && g->rank != root) continue;
 		double *p = q == g->rank ? own : all + (size_t)k * q;
@@ -183,7 +183,7 @@ void bh_split_morton(const bh_body *b, uint32_t n, int size, uint32_t *order, ui
 	bh_bounding_box(b, n, box);
 	bh_cell root;
 	bh_root_cube(box, box + 3, &root);
-	keyed *k = malloc(sizeof(keyed) * n);
+	keyed *k = must_alloc(sizeof(keyed) * n, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		k[i].key = bh_key(b[i].x, b[i].y, b[i].z, &root);
 		k[i].index = i;

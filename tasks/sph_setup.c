@@ -22,7 +22,7 @@ void tide_sph_codelets_where(uint32_t where)
 	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
-	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl};
+	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) cls[i]->where = where;
 }
 
@@ -68,7 +68,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	for (int d = 0; d < 3; d++) {
 		g->origin[d] = c->domain.lo[d];
 		double len = c->domain.hi[d] - c->domain.lo[d];
-		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmax(1.0, ceil(len / cell));
+		/* capped (a tiny dp in a large domain would overflow the int): such a grid is refused
+		 * by its cell count (tide_decomp_validate) */
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, ceil(len / cell)), 2e9);
 	}
 	/* slab axis: the longest; the other two keep their order */
 	int a0 = 0;

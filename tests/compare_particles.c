@@ -6,6 +6,14 @@
 //   compare_particles A B      A, B: .h5 or .vtp files.  Exit 0 when both hold the same ids,
 //                              each once, with bit-identical position, velocity, density,
 //                              pressure and type; otherwise 1 with the first difference.
+//                              A or B may also be a checkpoint's DIR/particles.bin (read by
+//                              the layout of block.h; it has no pressure, which is then not
+//                              compared: it is a function of the density, which is).
+//   compare_particles --attrs F.h5
+//                              prints the root attributes case_name, dp, h, tide_version
+//                              ("name=value" lines), then "Dataset=units" for every dataset
+//                              present, in the order Position, Velocity, Density, Pressure,
+//                              Type, Id, Connectivity.
 //   compare_particles --info F.h5
 //                              prints "N TIME STEP RANKS" of a .h5 (its Id length and
 //                              attributes) after checking every dataset's shape and type, that
@@ -15,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "tide/block.h"
 #include "vtp_read.h"
 
 typedef struct pset {
@@ -121,6 +131,96 @@ static void load_vtp(const char *file, pset *s)
 	s->id = ps.id;
 }
 
+/* ---- checkpoint particles.bin: every block.h field, one array after the other ------------ */
+
+static void *field_of(const char *base, size_t n, int f)
+{
+	size_t elem, off;
+	tide_block_field(f, &elem, &off);
+	return (void *)(base + off * n);
+}
+
+static void load_ckpt(const char *file, pset *s)
+{
+	struct stat st;
+	FILE *f = fopen(file, "rb");
+	if (!f || stat(file, &st)) die("%s: cannot open%s", file, "");
+	size_t bytes = (size_t)st.st_size, n = bytes / TIDE_BLOCK_BPP;
+	if (n * TIDE_BLOCK_BPP != bytes) die("%s: not a whole number of particles%s", file, "");
+	char *buf = malloc(bytes ? bytes : 1);
+	if (!buf || fread(buf, 1, bytes, f) != bytes) die("%s: cannot read%s", file, "");
+	fclose(f);
+	s->n = n;
+	s->pos = malloc((n ? n : 1) * 3 * sizeof *s->pos);
+	s->vel = malloc((n ? n : 1) * 3 * sizeof *s->vel);
+	s->type = malloc(n ? n : 1);
+	s->rho = malloc((n ? n : 1) * sizeof *s->rho);
+	s->id = malloc((n ? n : 1) * sizeof *s->id);
+	if (!s->pos || !s->vel || !s->type || !s->rho || !s->id) die("%s: out of memory%s", file, "");
+	const double *x = field_of(buf, n, TIDE_F_x), *y = field_of(buf, n, TIDE_F_y),
+	             *z = field_of(buf, n, TIDE_F_z);
+	const float *vx = field_of(buf, n, TIDE_F_vx), *vy = field_of(buf, n, TIDE_F_vy),
+	            *vz = field_of(buf, n, TIDE_F_vz), *rho = field_of(buf, n, TIDE_F_rho);
+	const uint32_t *id = field_of(buf, n, TIDE_F_id), *type = field_of(buf, n, TIDE_F_type);
+	for (size_t i = 0; i < n; i++) {
+		s->pos[3 * i] = x[i];
+		s->pos[3 * i + 1] = y[i];
+		s->pos[3 * i + 2] = z[i];
+		s->vel[3 * i] = vx[i];
+		s->vel[3 * i + 1] = vy[i];
+		s->vel[3 * i + 2] = vz[i];
+		s->rho[i] = rho[i];
+		s->id[i] = id[i];
+		s->type[i] = (uint8_t)type[i];
+	}
+	free(buf);
+}
+
+/* ---- root and dataset attributes ---------------------------------------------------------- */
+
+static void print_string_attr(hid_t obj, const char *file, const char *name)
+{
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0) die("%s: no attribute %s", file, name);
+	hid_t t = H5Aget_type(a);
+	if (H5Tget_class(t) != H5T_STRING) die("%s: attribute %s is not a string", file, name);
+	size_t len = H5Tget_size(t);
+	char *v = calloc(len + 1, 1);
+	if (!v || H5Aread(a, t, v) < 0) die("%s: cannot read attribute %s", file, name);
+	printf("%s", v);
+	free(v);
+	H5Tclose(t);
+	H5Aclose(a);
+}
+
+static int print_attrs(const char *file)
+{
+	hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0) die("%s: not an HDF5 file%s", file, "");
+	double dp, h;
+	printf("case_name=");
+	print_string_attr(f, file, "case_name");
+	read_attr(f, file, "dp", H5T_NATIVE_DOUBLE, &dp);
+	read_attr(f, file, "h", H5T_NATIVE_DOUBLE, &h);
+	printf("\ndp=%.17g\nh=%.17g\ntide_version=", dp, h);
+	print_string_attr(f, file, "tide_version");
+	printf("\n");
+	static const char *const names[] = {"Position", "Velocity", "Density", "Pressure", "Type",
+	                                    "Id", "Connectivity"};
+	for (int k = 0; k < 7; k++) {
+		if (H5Lexists(f, names[k], H5P_DEFAULT) <= 0) continue;
+		hid_t d = H5Dopen2(f, names[k], H5P_DEFAULT);
+		hid_t t = H5Dget_type(d);
+		printf("%s=", names[k]);
+		print_string_attr(d, file, "units");
+		printf(" %s%zu\n", H5Tget_class(t) == H5T_FLOAT ? "float" : "int", 8 * H5Tget_size(t));
+		H5Tclose(t);
+		H5Dclose(d);
+	}
+	H5Fclose(f);
+	return 0;
+}
+
 /* ---- comparison --------------------------------------------------------------------------- */
 
 static void load(const char *file, pset *s)
@@ -129,7 +229,8 @@ static void load(const char *file, pset *s)
 	size_t len = strlen(file);
 	if (len > 3 && !strcmp(file + len - 3, ".h5")) load_h5(file, s);
 	else if (len > 4 && !strcmp(file + len - 4, ".vtp")) load_vtp(file, s);
-	else die("%s: neither .h5 nor .vtp%s", file, "");
+	else if (len >= 13 && !strcmp(file + len - 13, "particles.bin")) load_ckpt(file, s);
+	else die("%s: neither .h5, .vtp nor a checkpoint's particles.bin%s", file, "");
 }
 
 static const uint32_t *sort_ids;
@@ -163,8 +264,9 @@ int main(int argc, char **argv)
 		printf("%zu %.17g %lld %d\n", s.n, s.time, s.step, s.ranks);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--attrs")) return print_attrs(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: compare_particles A B | --info FILE.h5\n");
+		fprintf(stderr, "usage: compare_particles A B | --info FILE.h5 | --attrs FILE.h5\n");
 		return 2;
 	}
 	pset a, b;
@@ -182,7 +284,7 @@ int main(int argc, char **argv)
 			snprintf(what, sizeof what, "particle %u: velocity", a.id[i]);
 		else if (memcmp(&a.rho[i], &b.rho[j], sizeof(float)))
 			snprintf(what, sizeof what, "particle %u: density", a.id[i]);
-		else if (memcmp(&a.p[i], &b.p[j], sizeof(float)))
+		else if (a.p && b.p && memcmp(&a.p[i], &b.p[j], sizeof(float)))
 			snprintf(what, sizeof what, "particle %u: pressure", a.id[i]);
 		else if (a.type[i] != b.type[j])
 			snprintf(what, sizeof what, "particle %u: type", a.id[i]);

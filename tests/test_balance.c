@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	const char *root = argc > 1 ? argv[1] : ".";
 	decision();
 	tide_runtime rt;
-	if (tide_runtime_init(&argc, &argv, &rt)) return 77;
+	if (tide_runtime_init(&argc, &argv, NULL, &rt)) return 77;
 	char path[1024];
 	snprintf(path, sizeof path, "%s/cases/dambreak2d.yaml", root);
 	tide_case c;

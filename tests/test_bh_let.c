@@ -242,7 +242,7 @@ static void few(uint32_t n)
 
 int main(int argc, char **argv)
 {
-	if (tide_runtime_init(&argc, &argv, &rt)) return 77;
+	if (tide_runtime_init(&argc, &argv, NULL, &rt)) return 77;
 	if (rt.rank == 0) printf("bh_let test: %d rank(s), %d CPU worker(s) each\n", rt.size, rt.ncpu);
 	accuracy(BH_DIST_PLUMMER, 20000);
 	accuracy(BH_DIST_UNIFORM, 50000); /* at 2e4 the single-rank tree itself is at 1.1e-3 */

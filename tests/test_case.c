@@ -333,6 +333,11 @@ static void test_bad_files(void)
 	    "fluid:\n  - {lo: [0, 0], hi: [0.5, 2]}\n", 7, "domain");
 	bad("lohi.yaml", OK2D "obstacles: [{lo: [0.6, 0.5], hi: [0.7, 0.2]}]\ntime: {end: 1}\n", 6,
 	    "'obstacles[0]'");
+	/* a fluid box inside an obstacle holds no water; the line is the fluid box's (issue 18) */
+	bad("covered.yaml", OK2D "obstacles: [{lo: [0, 0], hi: [0.6, 0.7]}]\ntime: {end: 1}\n", 5,
+	    "'fluid[0]' = [0, 0]..[0.5, 0.5] lies inside 'obstacles[0]' = [0, 0]..[0.6, 0.7]");
+	/* a second YAML document would be ignored: refused at its '---' line */
+	bad("two_docs.yaml", OK2D "time: {end: 1}\n---\ndp: 0.2\n", 7, "a second YAML document");
 	bad("syntax.yaml", "dim: 2\ndp: 0.1\nfluid: [{lo: [0, 0], hi: [1, 1]}\ntime: {end: 1}\n", 5,
 	    "syntax");
 	bad("missing_dp.yaml", "dim: 2\ntank: {lo: [0, 0], hi: [1, 1]}\nfluid: [{lo: [0, 0], hi: [1, 1]}]\n"

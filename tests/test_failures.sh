@@ -91,8 +91,9 @@ fi
 
 # ---- out of memory ----
 # host: 97 M particles (4.8 GB for the particle set alone) under a 2 GB address-space limit
+# (past the estimate before building, which would refuse it when the machine is short of memory)
 expect host_oom 1 "out of host memory for" bash -c 'ulimit -v 2000000 && exec "$@"' _ \
-	env STARPU_NCUDA=0 "$tide" run "$src/cases/spheric2.yaml" --dp 0.002 --no-output --quiet --out "$work/oom"
+	env STARPU_NCUDA=0 TIDE_TEST_SKIP_MEMORY_CHECK=1 "$tide" run "$src/cases/spheric2.yaml" --dp 0.002 --no-output --quiet --out "$work/oom"
 grep -qF -- "--dp" "$work/host_oom.err" || fail "host_oom: the message does not say what to do"
 # what StarPU allocates lazily (cell tables, halos, scratch) does not fit its memory limit: the
 # smallest STARPU_LIMIT_CPU_MEM (MiB) that still holds the particle blocks leaves no room for it

@@ -6,18 +6,23 @@
 #    and from the surface; H, rho0, g, dp, coefh read from used_parameters.yaml) in every
 #    snapshot of the second half, velocity below 5 cm/s, the water height within dp of H, and no
 #    fluid (nfluid 0, empty fields) above the surface;
-#  - at the case's own pressure probes, every snapshot's probe value is gauges.csv's (the same
-#    measurement on the same particles, written by the run);
+#  - every probed value (the line and the case's own pressure probes, every snapshot) equals an
+#    independent brute-force Shepard sum over the particles of the .vtp (tests/sph_reference.py),
+#    and the water height that reference's free surface within dp/2;
 #  - --time picks the nearest snapshot, --last the last one, a lone .vtp gets its time from the
 #    .pvd, --points-file and -o work;
 #  - exit codes: 2 for a truncated .vtp, a missing input, no points, a bad point; 1 when the
 #    output cannot be written; each with a message naming the file.
 # usage: test_probe.sh TIDE_EXE SOURCE_ROOT
 set -eu
-tide=$1
-root=$2
+tide=$(realpath "$1")
+root=$(realpath "$2")
+# a fresh folder of its own (a run is not written over an earlier one), removed when every check
+# passed (kept for inspection otherwise)
+work=$(mktemp -d "${TMPDIR:-/tmp}/tide-probe.XXXXXX")
+echo "probe_run in $work"
+cd "$work"
 out=probe-run
-rm -rf "$out" probe-*.csv probe-bad
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 fail() { echo "FAIL: $*"; exit 1; }
@@ -74,7 +79,14 @@ if checked < 40:
     sys.exit("FAIL: only %d interior samples checked" % checked)
 EOF
 
-# The case's pressure probes, probed afterwards, are the run's own gauges.
+# Every probed value against an independent evaluation: a brute-force Shepard sum over all the
+# fluid particles of each snapshot, read from its .vtp by tests/sph_reference.py (numpy, double
+# precision, the kernel written from its formula), at the line's points and at the case's own
+# pressure probes: nfluid exactly (unless a particle lies within 1e-9 m of the 2h support), p
+# within 1e-5 of |p| + rho0 g dp, rho within 1e-6 rho0, v within 1e-6 m/s, and the water height
+# within dp/2 (the step of the gauges' height scan; + 0.1 % of dp for rounding at the lattice of
+# t = 0, where the surface lies exactly on a scan point) of the first fall of the volume fraction
+# through 1/2 above the floor.
 pts=$("$py" - "$out" <<'EOF'
 import re, sys
 used = open(sys.argv[1] + "/used_parameters.yaml").read()
@@ -86,20 +98,62 @@ EOF
 [ -n "$pts" ] || fail "no pressure probes in $out/used_parameters.yaml"
 # shellcheck disable=SC2086
 "$tide" probe "$out" $pts -o probe-gauges.csv
-"$py" - "$out/gauges.csv" probe-gauges.csv <<'EOF'
+"$py" - "$root/tests" "$out" probe-line.csv probe-gauges.csv <<'EOF'
 import csv, sys
-g = list(csv.reader(open(sys.argv[1])))
-p = list(csv.DictReader(open(sys.argv[2])))
-cols = [i for i, t in enumerate(g[0]) if t.endswith("[Pa]")]
-rows = g[1:]
-if len(p) != len(rows) * len(cols):
-    sys.exit("FAIL: %d probe rows for %d gauge rows x %d probes" % (len(p), len(rows), len(cols)))
-for k, r in enumerate(p):
-    grow, gcol = rows[k // len(cols)], cols[k % len(cols)]
-    if float(r["time[s]"]) != float(grow[0]) or float(r["p[Pa]"]) != float(grow[gcol]):
-        sys.exit("FAIL: probe %s at t = %s gives p = %s, gauges.csv %s" % (g[0][gcol], r["time[s]"],
-                 r["p[Pa]"], grow[gcol]))
-print("probe = gauges.csv at %d probes x %d snapshots" % (len(cols), len(rows)))
+sys.path.insert(0, sys.argv[1])
+from sph_reference import Used, Shepard, read_vtp, snapshots
+out = sys.argv[2]
+u = Used(out)
+snaps = snapshots(out)
+pscale = u.rho0 * u.g * u.dp  # the pressure of one particle layer
+worst = {"p": 0.0, "rho": 0.0, "v": 0.0, "H": 0.0}
+counted = 0
+for path in sys.argv[3:]:
+    rows = list(csv.DictReader(open(path)))
+    times = sorted({float(r["time[s]"]) for r in rows})
+    if len(times) != len(snaps):
+        sys.exit("FAIL: %s has %d snapshots, particles.pvd %d" % (path, len(times), len(snaps)))
+    for t, vtp in snaps:
+        rs = [r for r in rows if abs(float(r["time[s]"]) - t) <= 1e-7 * (1 + t)]
+        if not rs:
+            sys.exit("FAIL: %s has no row at t = %g (%s)" % (path, t, vtp))
+        S = Shepard(u, read_vtp(vtp))
+        heights = {}
+        for r in rs:
+            pt = (float(r["x[m]"]), float(r["y[m]"]), float(r["z[m]"]))
+            n, tie, p, rho, v = S.sample(pt)
+            nf = int(r["nfluid[-]"])
+            where = "%s, t = %g, point %s" % (path, t, pt)
+            if nf != n and tie > 1e-9:
+                sys.exit("FAIL: %s: nfluid %d, brute force %d" % (where, nf, n))
+            if n == 0 or nf == 0:
+                if n == 0 and any(r[k] for k in ("vx[m/s]", "p[Pa]", "rho[kg/m^3]")):
+                    sys.exit("FAIL: %s: no fluid within 2h but fields %s" % (where, r))
+                continue
+            ep = abs(float(r["p[Pa]"]) - p) / (abs(p) + pscale)
+            er = abs(float(r["rho[kg/m^3]"]) - rho) / u.rho0
+            ev = max(abs(float(r[k]) - v[i]) for i, k in enumerate(("vx[m/s]", "vy[m/s]", "vz[m/s]")))
+            worst["p"], worst["rho"], worst["v"] = (max(worst["p"], ep), max(worst["rho"], er),
+                                                    max(worst["v"], ev))
+            if ep > 1e-5 or er > 1e-6 or ev > 1e-6:
+                sys.exit("FAIL: %s: probe p %s rho %s v (%s, %s, %s); brute-force Shepard p %.6f "
+                         "rho %.6f v (%.3g, %.3g, %.3g)" % (where, r["p[Pa]"], r["rho[kg/m^3]"],
+                         r["vx[m/s]"], r["vy[m/s]"], r["vz[m/s]"], p, rho, v[0], v[1], v[2]))
+            counted += 1
+            if "H[m]" in r:
+                key = (pt[0], pt[1])
+                if key not in heights:
+                    heights[key] = S.height(pt[0], pt[1])
+                eh = abs(float(r["H[m]"]) - heights[key])
+                worst["H"] = max(worst["H"], eh)
+                if eh > 0.501 * u.dp:
+                    sys.exit("FAIL: %s: water height %s m, own evaluation %.5f m (limit dp/2 = %g)"
+                             % (where, r["H[m]"], heights[key], 0.5 * u.dp))
+if counted < 100:
+    sys.exit("FAIL: only %d probe values compared" % counted)
+print("probe = brute-force Shepard sums over the .vtp at %d points x snapshots: worst p %.1e of "
+      "|p| + rho0 g dp, rho %.1e rho0, v %.1e m/s, height %.2g m" % (counted, worst["p"],
+      worst["rho"], worst["v"], worst["H"]))
 EOF
 
 # Snapshot selection, a lone .vtp, a points file, standard output.
@@ -136,4 +190,5 @@ mkdir probe-bad/nocase
 cp "$out/particles_0001.vtp" probe-bad/nocase/
 expect 2 "used_parameters.yaml" probe-bad/nocase/particles_0001.vtp --point 0.5,0.2
 expect 1 "probe-bad/no/such/dir" "$out" --point 0.5,0.2 -o probe-bad/no/such/dir/x.csv
-echo "ok: tide probe line, gauges, snapshot selection, exit codes"
+echo "ok: tide probe line = analytic and brute-force references, snapshot selection, exit codes"
+cd / && rm -rf "$work"

@@ -22,7 +22,7 @@ grep -E "MemTotal|CommitLimit|Committed_AS" /proc/meminfo | tr -s ' ' | paste -s
 $t info | grep -E "memory|CUDA device"
 
 step "correctness with the CUDA worker"
-timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -1
+timeout 120 ./build/tests/test_sph_forces . --cuda 2>&1 | tail -1
 timeout 120 ./build/tests/test_sim . 2>&1 | tail -1
 STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3

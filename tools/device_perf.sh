@@ -25,18 +25,18 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=c
 $t info | head -20
 
 step "correctness: sph_forces CUDA vs CPU vs double reference"
-timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -4
+timeout 120 ./build/tests/test_sph_forces . --cuda 2>&1 | tail -4
 step "correctness: test_sim with the CUDA worker"
 timeout 120 ./build/tests/test_sim . 2>&1 | tail -3
 step "correctness: cell_sort CUDA = CPU on 16 M particles"
-TIDE_CELL_SORT_BIG=16000000 timeout 120 ./build/tests/test_cell_sort . 2>&1 | tail -2
+TIDE_CELL_SORT_BIG=16000000 timeout 120 ./build/tests/test_cell_sort . --cuda 2>&1 | tail -2
 step "correctness: dam break, CPU workers vs GPU"
 STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3
 paste -d, /tmp/db_cpu/gauges.csv /tmp/db_gpu/gauges.csv | awk -F, 'NR>1{d=$2-$6; if(d<0)d=-d; r=d/$2; if(r>m)m=r} END{printf "max relative difference of the surge front CPU vs GPU: %.3g\n", m}'
 if [ "${TIDE_PERF_NO_BH:-0}" != 1 ]; then
 	step "correctness: Barnes-Hut CUDA vs CPU (test_bh)"
-	timeout 240 ./build/tests/test_bh 2>&1 | tail -8
+	timeout 240 ./build/tests/test_bh . --cuda 2>&1 | tail -8
 fi
 
 step "SPH ladder, GPU alone"

@@ -7,7 +7,7 @@
 # of a 45- and a 5-step run.  Writes $OUT/sph_ladder.csv and prints the figures.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
-timeout 120 ./build/tests/test_sph_forces . 2>&1 | tail -1
+timeout 120 ./build/tests/test_sph_forces . --cuda 2>&1 | tail -1
 timeout 120 ./build/tests/test_sim . 2>&1 | tail -1
 STARPU_NCUDA=0 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_cpu --quiet --set time.end=0.3
 timeout 120 $t run cases/dambreak2d.yaml --overwrite --out /tmp/db_gpu --quiet --set time.end=0.3

@@ -14,7 +14,7 @@ step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
 if [ "${WALK_TEST:-1}" = 1 ]; then
 	step "correctness: Barnes-Hut CUDA vs CPU (test_bh)"
-	timeout 240 ./build/tests/test_bh 2>&1 | grep -E "CUDA vs CPU|fail|pass|EXPECT" | tail -12
+	timeout 240 ./build/tests/test_bh . --cuda 2>&1 | grep -E "CUDA vs CPU|fail|pass|EXPECT" | tail -12
 fi
 IFS=';' read -r -a variants <<< "${WALK_VARIANTS:--}"
 for v in "${variants[@]}"; do

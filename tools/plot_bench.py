@@ -13,6 +13,9 @@ file is a series):
              executed tasks when a GPU took part)
   gravity    n, t_total_s (bench/gravity_h200.sh): time per force evaluation, particles/s and
              the 99th-percentile force error against n, one series per device and theta
+  overhead   run, wall_per_step_ms, overhead_pct (bench/output_overhead.sh): bars of the wall
+             time per step and of the overhead against the run without output, per run (none,
+             vtp, hdf5, gauges), one series per file (e.g. per dp)
 """
 import argparse
 import math
@@ -26,6 +29,7 @@ KINDS = {  # kind: the columns that tell it (checked in this order)
     "scaling": ("ranks", "speedup", "efficiency", "time_per_step_ms"),
     "ladder": ("particles", "time_per_step_ms", "particle_steps_per_s"),
     "gravity": ("n", "t_total_s"),
+    "overhead": ("run", "wall_per_step_ms", "overhead_pct"),
 }
 
 
@@ -34,7 +38,7 @@ def kind_of(table):
         if all(table.has(c) for c in cols):
             return kind
     tide_csv.die(TOOL, f"{table.path} is not a bench CSV: its columns ({', '.join(table.header)}) "
-                       "match none of the ladder, scaling, scheduler or gravity files.")
+                       "match none of the ladder, scaling, scheduler, gravity or overhead files.")
 
 
 def describe(table):
@@ -174,6 +178,40 @@ def plot_gravity(plt, tables):
     return fig
 
 
+def plot_overhead(plt, tables):
+    runs = list(dict.fromkeys(r for t in tables for r in t.text("run")))
+    fig, (am, ao) = plt.subplots(1, 2, figsize=(12, 4.6), constrained_layout=True)
+    width = 0.8 / len(tables)
+    for j, t in enumerate(tables):
+        run, ms, pct = t.text("run"), t.column("wall_per_step_ms"), t.column("overhead_pct")
+        status = t.text("status") if t.has("status") else ["ok"] * len(run)
+        dp = t.text("dp_m")[0] if t.has("dp_m") else ""
+        n = t.column("particles")[0] if t.has("particles") else math.nan
+        label = describe(t) + (f"\ndp {dp} m" if dp else "") + \
+            (f", {n / 1e6:.3g} M particles" if not math.isnan(n) else "")
+        for ax, ys in ((am, ms), (ao, pct)):
+            xs, vs = [], []
+            for i, r in enumerate(run):
+                x = runs.index(r) + (j - (len(tables) - 1) / 2) * width
+                if status[i] != "ok" or math.isnan(ys[i]):
+                    ax.text(x, 0, "failed", rotation=90, ha="center", va="bottom", color="red",
+                            fontsize=8)
+                    continue
+                xs.append(x)
+                vs.append(ys[i])
+            bars = ax.bar(xs, vs, width, label=label, color=f"C{j}")
+            ax.bar_label(bars, labels=[f"{v:.3g}" for v in vs], fontsize=7, padding=2)
+    for ax, ylabel, title in ((am, "wall time per step [ms]", "Step loop wall time per step"),
+                              (ao, "overhead [%]", "Overhead against --no-output")):
+        ax.set_xticks(range(len(runs)), runs)
+        ax.set(ylabel=ylabel, title=title)
+        ax.axhline(0, color="k", lw=0.6)
+        ax.margins(y=0.2)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize="x-small")
+    return fig
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv", nargs="+", metavar="CSV", help="bench CSV files of one kind")
@@ -186,7 +224,7 @@ def main():
                      ", ".join(f"{t.path}: {k}" for t, k in zip(tables, kinds)) + "); plot each kind apart.")
     plt = tide_csv.pyplot(TOOL)
     fig = {"ladder": plot_ladder, "scaling": plot_scaling, "scheduler": plot_scheduler,
-           "gravity": plot_gravity}[kinds[0]](plt, tables)
+           "gravity": plot_gravity, "overhead": plot_overhead}[kinds[0]](plt, tables)
     fig.suptitle(f"tide bench ({kinds[0]}): " + ", ".join(os.path.basename(p) for p in args.csv),
                  fontsize=10)
     tide_csv.save(fig, args.output, TOOL)

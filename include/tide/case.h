@@ -19,6 +19,13 @@ enum tide_integrator { TIDE_VERLET = 0, TIDE_SYMPLECTIC = 1 };
 enum tide_diffusion { TIDE_DIFF_NONE = 0, TIDE_DIFF_MOLTENI = 1, TIDE_DIFF_FOURTAKAS = 2 };
 /* Particle files of a run: .vtp + .pvd, .h5 + .xmf (needs HDF5 at build time), or both. */
 enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2 };
+/* Arrays of the particle files (case key output.fields, in this order; bit i: name i of
+ * tide_output_field_names).  Position is always among them: it places the particles. */
+enum tide_output_field {
+	TIDE_OUT_POSITION = 1, TIDE_OUT_VELOCITY = 2, TIDE_OUT_DENSITY = 4, TIDE_OUT_PRESSURE = 8,
+	TIDE_OUT_TYPE = 16, TIDE_OUT_ID = 32, TIDE_OUT_ALL_FIELDS = 63
+};
+extern const char *const tide_output_field_names[]; /* "position", ..., NULL */
 
 typedef struct tide_tank {
 	int present;
@@ -87,6 +94,8 @@ typedef struct tide_case {
 	/* time */
 	double t_end, t_out;          /* simulated time, output interval [s] */
 	int output_format;            /* enum tide_output_format */
+	unsigned output_fields;       /* output.fields: TIDE_OUT_* mask (default all) */
+	int output_single;            /* output.precision: 1 single (Float32 positions), 0 double */
 
 	/* gauges (written to gauges.csv at every output) */
 	int nheight;                  /* water-height probes: vertical lines at (x, y) */

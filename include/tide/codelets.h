@@ -35,6 +35,9 @@ extern struct starpu_codelet tide_migrate_pack_cl;
 /* Buffers: block (RW), scratch, then one face buffer (R) per neighbour.  Args: params, block
  * arg, tide_unpack_arg (the senders' boxes).  Appends the particles that are for this block. */
 extern struct starpu_codelet tide_migrate_unpack_cl;
+/* Buffers: block (R), staging block (W, always in main memory).  No args.  Copies the count and
+ * the fields of the staging block's mask (a snapshot, tasks/snapshot_stage.c). */
+extern struct starpu_codelet tide_snap_copy_cl;
 
 /* Self-gravity of the fluid (tasks/sph_gravity.c), around the Barnes-Hut tasks of bh_gravity.h:
  * sgrav_gather: buffers bodies (W, bh_body[n]), velocities (W, float4[n]: the fourth holds the
@@ -93,6 +96,7 @@ void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
 void tide_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
+void tide_snap_copy_cuda(void *buffers[], void *cl_arg);
 size_t tide_cuda_sort_temp_bytes(size_t cap);
 void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg);
 void tide_sgrav_unsort_cuda(void *buffers[], void *cl_arg);

@@ -11,9 +11,16 @@
 #include "tide/block.h"
 #include "tide/sph_params.h"
 
+/* The most blocks a run may have (every block has a dozen StarPU handles and tasks per step;
+ * beyond this the runtime's overhead swamps the work). */
+#define TIDE_DECOMP_MAX_BLOCKS 65536
+
 /* Checks a decomposition string: "slabs" (or empty), "2d", "3d", or "NXxNYxNZ" (blocks along
  * x, y and z, e.g. "4x1x2").  0, or -1 with a sentence saying what is allowed in err. */
 int tide_decomp_check(const char *spec, char *err, size_t errlen);
+
+/* The block count an explicit "NXxNYxNZ" fixes (NX * NY * NZ); 0 for slabs, 2d and 3d. */
+int tide_decomp_fixed_blocks(const char *spec);
 
 /* Blocks along the key axes (p[k] along axis[k]) for `spec` and about nblocks blocks (ignored
  * for NXxNYxNZ): slabs cut axis[0]; 2d / 3d spread the prime factors of nblocks over the two /
@@ -21,6 +28,13 @@ int tide_decomp_check(const char *spec, char *err, size_t errlen);
  * the axis.  0, or -1 with a sentence in err. */
 int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3], char *err,
                      size_t errlen);
+
+/* Before any particle is built: does `spec` fit the grid, and can it make exactly nblocks
+ * blocks when nblocks > 0 (the user's --blocks; 0: the default, which is fitted to the grid)?
+ * Also refuses a grid of 4e9 cells or more (32-bit cell keys).  0, or -1 with a sentence (no
+ * final full stop) in err naming the value, the grid and the limit. */
+int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char *err,
+                         size_t errlen);
 
 /* Estimated cost of a particle in a step, for placing cuts: a fixed-wall boundary particle only
  * interacts with fluid neighbours, so it costs a fraction of a fluid one. */
