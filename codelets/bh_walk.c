@@ -21,6 +21,7 @@
 #include <starpu.h>
 #include "tide/bh_codelets.h"
 #include "tide/let_interface.h"
+#include "tide/codelet_decl.h"
 
 size_t bh_walk_scratch_bytes(void)
 {
@@ -249,36 +250,8 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
 }
 
-static struct starpu_perfmodel walk_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_walk",
-};
+TIDE_CODELET(bh_walk, walk_cpu, tide_bh_walk_cuda, 7,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH);
 
-struct starpu_codelet tide_bh_walk_cl = {
-	.name = "bh_walk",
-	.cpu_funcs = {walk_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_walk_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 7,
-	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH},
-	.model = &walk_model,
-};
-
-static struct starpu_perfmodel walk_let_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_walk_let",
-};
-
-struct starpu_codelet tide_bh_walk_let_cl = {
-	.name = "bh_walk_let",
-	.cpu_funcs = {walk_let_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_walk_let_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 6,
-	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH},
-	.model = &walk_let_model,
-};
+TIDE_CODELET(bh_walk_let, walk_let_cpu, tide_bh_walk_let_cuda, 6,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH);

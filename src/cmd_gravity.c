@@ -69,7 +69,7 @@ int tide_cmd_gravity(int argc, char **argv)
 	double N = 100000, theta = 0.5, eps = 0, K = 0, seed = 1, R = 3, parts = 0;
 	int quad = 0;
 	enum bh_dist dist = BH_DIST_PLUMMER;
-	enum tide_gravity_where where = TIDE_WHERE_ANY;
+	enum tide_where where = TIDE_WHERE_ANY;
 	const char *csv = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
