@@ -106,18 +106,25 @@ static void block_free(void *data_interface, unsigned node)
 	b->ptr = 0;
 }
 
-/* The used part (count elements) of every field in the mask. */
-static tide_iface_parts block_parts(const struct tide_block_iface *b)
+_Static_assert(TIDE_BLOCK_NFIELDS <= TIDE_IFACE_MAX_PARTS, "a part per field");
+
+/* The used part (count elements) of every field in the mask, in an allocation of cap. */
+static tide_iface_parts fields_parts(uint32_t fields, uint32_t cap, uint32_t count)
 {
 	tide_iface_parts p = {.n = 0};
 	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
-		if (!(b->fields >> f & 1u)) continue;
+		if (!(fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
-		p.off[p.n] = off * b->cap;
-		p.len[p.n++] = elem * b->count;
+		p.off[p.n] = off * cap;
+		p.len[p.n++] = elem * count;
 	}
 	return p;
+}
+
+static tide_iface_parts block_parts(const struct tide_block_iface *b)
+{
+	return fields_parts(b->fields, b->cap, b->count);
 }
 
 /* The count goes with the data. */
@@ -127,7 +134,8 @@ static int block_copy(void *src_interface, unsigned src_node, void *dst_interfac
 	struct tide_block_iface *src = src_interface, *dst = dst_interface;
 	dst->count = src->count;
 	if (src->count == 0) return 0;
-	tide_iface_parts s = block_parts(src), d = block_parts(dst);
+	/* the source's fields and count at the destination's capacity */
+	tide_iface_parts s = block_parts(src), d = fields_parts(src->fields, dst->cap, src->count);
 	return tide_iface_copy_parts(src->ptr, src_node, &s, dst->ptr, dst_node, &d, async_data);
 }
 
