@@ -4,6 +4,7 @@
 // part (`count` elements) of each field that holds data (the handle's field mask: halos carry
 // only what sph_forces reads), and carry the count with them.
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "iface_parts.h"
+
+_Static_assert(offsetof(struct tide_block_iface, ptr) == 0, "the base first (iface_parts.h)");
 
 static struct starpu_data_interface_ops tide_block_ops;
 

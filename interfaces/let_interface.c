@@ -2,12 +2,14 @@
 // StarPU data interface of an essential-node buffer (let_interface.h): one allocation of the
 // capacity per memory node; copies and MPI packing move only the ncells cells, their moments and
 // the nparts particles in use, so a message is as large as the essential set, not the capacity.
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
-#include "tide/block_interface.h"
 #include "tide/let_interface.h"
 #include "iface_parts.h"
+
+_Static_assert(offsetof(struct tide_let_iface, ptr) == 0, "the base first (iface_parts.h)");
 
 static struct starpu_data_interface_ops let_ops;
 
