@@ -57,7 +57,7 @@ static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[
 
 void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                              const uint32_t *counts, const float *box, bh_params P, int nparts,
-                             enum tide_gravity_where where)
+                             enum tide_where where)
 {
 	int mpi = tide_runtime_uses_mpi();
 	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
