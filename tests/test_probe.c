@@ -370,18 +370,24 @@ static void test_refusals(const char *good_path)
 	expect_refused(tmp_path("text.vtp"), TIDE_READ_BAD, "not XML");
 	expect_refused(damaged(g, glen, "trunc.vtp", glen - 200, 200, "", 0), TIDE_READ_BAD, "truncated");
 	expect_refused(damaged(g, glen, "header.vtp", 0, glen, g, offset_of(g, "<AppendedData")),
-	               TIDE_READ_BAD, "AppendedData");
+	               TIDE_READ_BAD, "truncated");
+	/* UInt32 headers are valid VTK, but not over data written with UInt64 ones: the shifted
+	 * values are caught (a density of 0). */
 	size_t at = offset_of(g, "header_type=\"UInt64\"");
 	expect_refused(damaged(g, glen, "uint32.vtp", at, 20, "header_type=\"UInt32\"", 20),
-	               TIDE_READ_BAD, "header_type");
+	               TIDE_READ_BAD, "damaged");
+	at = offset_of(g, "header_type=\"UInt64\"");
+	expect_refused(damaged(g, glen, "uint16.vtp", at, 20, "header_type=\"UInt16\"", 20),
+	               TIDE_READ_BAD, "header_type must be UInt32 or UInt64");
 	at = offset_of(g, "Name=\"Density\"");
 	expect_refused(damaged(g, glen, "noname.vtp", at, 14, "Name=\"Densxty\"", 14), TIDE_READ_BAD,
 	               "no Density array");
 	at = offset_of(g, "type=\"Float32\" Name=\"Velocity\"");
 	expect_refused(damaged(g, glen, "f64.vtp", at, 14, "type=\"Float64\"", 14), TIDE_READ_BAD,
-	               "Velocity array is not of type Float32");
+	               "its Velocity array holds 7200 bytes, 14400 expected");
 	at = offset_of(g, "encoding=\"raw\"");
-	expect_refused(damaged(g, glen, "b64.vtp", at, 14, "encoding=\"b64\"", 14), TIDE_READ_BAD, "raw");
+	expect_refused(damaged(g, glen, "b64.vtp", at, 14, "encoding=\"b64\"", 14), TIDE_READ_BAD,
+	               "neither raw nor base64");
 	/* A byte count that disagrees with the point count. */
 	at = array_pos(g, "Density");
 	uint64_t wrong;
@@ -395,7 +401,7 @@ static void test_refusals(const char *good_path)
 	size_t dlen = strcspn(g + at + 16, "\"");
 	snprintf(np, sizeof np, "NumberOfPoints=\"%0*d", (int)dlen, atoi(g + at + 16) + 1);
 	const char *more = damaged(g, glen, "points.vtp", at, 16 + dlen, np, 16 + dlen);
-	expect_refused(more, TIDE_READ_BAD, "NumberOfVerts");
+	expect_refused(more, TIDE_READ_BAD, "Points array holds");
 	char *m = slurp(more, NULL);
 	at = offset_of(m, "NumberOfVerts=\"");
 	memcpy(np, "NumberOfVerts", 13);   /* the same digits after NumberOfPoints' 14 letters */
