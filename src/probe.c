@@ -102,16 +102,24 @@ int tide_points_add_line(tide_point_list *l, const char *spec, int dim)
 static const char *text_problem(const char *line, FILE *f)
 {
 	size_t len = strlen(line);
-	if (len == 0) return "holds a NUL byte (a binary file?)";
+	if (len == 0) return "holds a NUL byte (binary data, not text)";
 	for (size_t k = 0; k < len; k++) {
 		unsigned char ch = (unsigned char)line[k];
 		if ((ch < 32 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 127)
-			return "holds control characters (a binary file?)";
+			return "holds control characters (binary data, not text)";
+		if (ch >= 0x80) {   /* only as part of a UTF-8 sequence */
+			int more = ch >= 0xc2 && ch <= 0xdf ? 1 : ch >= 0xe0 && ch <= 0xef ? 2
+			         : ch >= 0xf0 && ch <= 0xf4 ? 3 : -1;
+			for (int j = 1; j <= more; j++)
+				if (((unsigned char)line[k + (size_t)j] & 0xc0) != 0x80) more = -1;
+			if (more < 0) return "is not UTF-8 text (binary data?)";
+			k += (size_t)more;
+		}
 	}
 	/* fgets stops at a NUL too: the line then looks short but more follows without '\n' */
 	if (line[len - 1] != '\n' && !feof(f))
 		return len + 1 == 4096 ? "is longer than 4094 characters"
-		                       : "holds a NUL byte (a binary file?)";
+		                       : "holds a NUL byte (binary data, not text)";
 	return NULL;
 }
 

@@ -254,9 +254,13 @@ static int parse_xml(vparse *v, FILE *f)
 		int last = got < FEED;
 		if (XML_Parse(v->p, buf, (int)got, last) == XML_STATUS_ERROR) {
 			if (!v->rc && !v->done) {
-				const char *why = XML_ErrorString(XML_GetErrorCode(v->p));
+				enum XML_Error code = XML_GetErrorCode(v->p);
+				const char *why = XML_ErrorString(code);
 				unsigned long line = XML_GetCurrentLineNumber(v->p);
-				v->rc = v->seen_root
+				/* an XML file cut short, even inside its first tag */
+				int cut = code == XML_ERROR_UNCLOSED_TOKEN || code == XML_ERROR_NO_ELEMENTS ||
+				          code == XML_ERROR_PARTIAL_CHAR;
+				v->rc = v->seen_root || cut
 				      ? tide_read_fail(TIDE_READ_BAD, "%s is truncated or damaged: its XML breaks "
 				                       "off at line %lu (%s)", v->path, line, why)
 				      : tide_read_fail(TIDE_READ_BAD, "%s is not XML (line %lu: %s)", v->path,
