@@ -5,8 +5,8 @@
 #  - tests/data/tide_original.vtp (a tide snapshot of dambreak2d at dp 0.02, 637 particles)
 #    re-saved by VTK's vtkXMLPolyDataWriter (tests/data/make_vtk_fixtures.py): appended raw,
 #    appended zlib with UInt64 and with UInt32 headers (big-endian, small blocks), appended
-#    base64, inline binary with and without zlib, ascii: the probe CSV is byte for byte the
-#    original's; Float32 points with Float64 fields in reverse order: equal to float precision;
+#    base64, inline binary with and without zlib, ascii, ascii split into two Pieces: the probe
+#    CSV is byte for byte the original's; Float32 points with Float64 fields in reverse order: equal to float precision;
 #  - nfluid of the original equals a brute-force count of fluid particles within 2h made here
 #    from the ascii fixture with Python's XML parser (an independent reading of the file);
 #  - tide's HDF5 output: the .h5 of the same snapshot gives the original's values with the
@@ -68,6 +68,29 @@ for f in vtk_appended_raw vtk_appended_zlib_u64 vtk_appended_zlib_u32_be vtk_app
 	cmp -s "$tmp/ref.csv" "$tmp/$f.csv" && echo "$f.vtp: the original's values" ||
 		fail "$f.vtp: values differ from tide_original.vtp: $(diff "$tmp/ref.csv" "$tmp/$f.csv" | head -3)"
 done
+
+# Two <Piece>s (the ascii re-save split after its first 200 particles, cell arrays dropped):
+# the particles of both, in order, give the same values.
+"$py" - "$data/vtk_ascii.vtp" "$tmp/pieces.vtp" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+tree = ET.parse(sys.argv[1])
+poly = tree.getroot().find("PolyData")
+piece = poly.find("Piece")
+n, k = int(piece.get("NumberOfPoints")), 200
+poly.remove(piece)
+for lo, hi in ((0, k), (k, n)):
+    p = ET.SubElement(poly, "Piece", NumberOfPoints=str(hi - lo))
+    for sec in ("PointData", "Points"):
+        s = ET.SubElement(p, sec)
+        for a in piece.find(sec).findall("DataArray"):
+            c = int(a.get("NumberOfComponents", "1"))
+            b = ET.SubElement(s, "DataArray", {key: a.get(key) for key in a.keys() if not key.startswith("Range")})
+            b.text = " ".join(a.text.split()[lo * c:hi * c])
+tree.write(sys.argv[2])
+EOF
+probe "$tmp/pieces.vtp" > "$tmp/pieces.csv" || fail "two pieces: exit $?"
+cmp -s "$tmp/ref.csv" "$tmp/pieces.csv" && echo "two pieces: the original's values" ||
+	fail "two pieces: $(diff "$tmp/ref.csv" "$tmp/pieces.csv" | head -3)"
 
 # Float32 points: each value within 1e-5 of its column's largest magnitude, nfluid the same.
 close() {   # close A.csv B.csv SKIPCOLS: same rows, equal to float precision past column SKIPCOLS
