@@ -301,8 +301,14 @@ int tide_cmd_probe(int argc, char **argv)
 		if (tide_atomic_open(&af, o.output)) rc = 1;
 		else {
 			rc = measure(af.f, &o, &in, &c, &pts);
-			/* A failed measurement leaves no partial file. */
-			if (tide_atomic_commit(&af, rc == 0) && !rc) rc = 1;
+			/* A failed measurement leaves no partial file, and its sentence stays the only
+			 * one (tide_atomic_commit would add one for the write it thinks failed). */
+			if (rc) {
+				fclose(af.f);
+				remove(af.tmp);
+			} else if (tide_atomic_commit(&af, 1)) {
+				rc = 1;
+			}
 		}
 	} else if (!rc) {
 		rc = measure(stdout, &o, &in, &c, &pts);

@@ -14,8 +14,9 @@
 #    particles.pvd (VTK reader) gives the same CSV; a run directory holding only HDF5 output
 #    is probed through its particles.xmf;
 #  - damaged files (truncated at several places, bad zlib data, bad base64, missing Points,
-#    missing or mis-shaped fields, wrong sizes, NaN, a foreign compressor or type) are refused
-#    with exit 2, nothing on standard output, and one line on stderr naming the file; a binary
+#    missing or mis-shaped fields, wrong sizes, NaN, a foreign compressor or type; damaged
+#    .xmf and .pvd series) are refused with exit 2, nothing on standard output, and one line on
+#    stderr naming the file; a series missing a snapshot leaves no partial -o file; a binary
 #    points file is refused naming the file and line without echoing its bytes; --line with
 #    too many points names the allowed maximum.
 # usage: test_probe_read.sh TIDE_EXE SOURCE_ROOT
@@ -161,6 +162,23 @@ refused_by() {
 refused() { local f=$1 p=$2; shift 2; refused_by "$f" "$p" "$f" "$@"; }
 # edit SRC DST PYTHON-EXPR: DST = the bytes b of SRC transformed by the expression.
 edit() { "$py" -c "import sys; b = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write($3)" "$1" "$2"; }
+
+# Damaged series: cut short, a grid without its time, a snapshot the series names but lacks.
+head -c 700 "$run/particles.xmf" > "$tmp/cut.xmf"
+refused "$tmp/cut.xmf" "not a valid XDMF series"
+edit "$run/particles.xmf" "$tmp/notime.xmf" "b.replace(b'<Time ', b'<Tide ', 1)"
+refused "$tmp/notime.xmf" "has no <Time Value>"
+head -c 200 "$run/particles.pvd" > "$tmp/cut.pvd"
+refused "$tmp/cut.pvd" "not a valid .pvd series"
+rm "$tmp/h5only/particles_0001.h5"   # -o: a failed series leaves no partial CSV
+"$tide" probe "$tmp/h5only" "${pts[@]}" -o "$tmp/partial.csv" 2> "$tmp/err"
+rc=$?
+if [ $rc = 2 ] && [ ! -e "$tmp/partial.csv" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+   grep -q "particles_0001.h5: No such file" "$tmp/err"; then
+	echo "refused a series missing a file: $(cat "$tmp/err")"
+else
+	fail "series missing particles_0001.h5: exit $rc, stderr '$(cat "$tmp/err")'"
+fi
 
 for f in tide_original.vtp vtk_appended_zlib_u64.vtp vtk_appended_base64.vtp vtk_binary_inline_zlib.vtp \
          vtk_ascii.vtp; do
