@@ -2,7 +2,9 @@
 // tide probe's parts: a synthetic lattice (linear velocity field, hydrostatic density) written
 // by tide_vtp_write and read back by tide_vtp_read field for field; Shepard interpolation of the
 // read set against the analytic fields and a brute-force neighbour count; no fluid far away;
-// the reader's refusals of damaged files; .pvd series; point lists; the CSV rows.
+// the reader's refusals of damaged files; the lattice in VTK encodings made here (zlib blocks
+// that split elements, inline base64 as one stream, other number types, arrays reordered) read
+// back exactly; .pvd series; point lists; the CSV rows.
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <ftw.h>
@@ -18,6 +20,7 @@
 #include "tide/sph_kernel.h"
 #include "tide/vtp_read.h"
 #include "test_util.h"
+#include <zlib.h>
 
 static void quiet(int on);
 
@@ -415,6 +418,137 @@ static void test_refusals(const char *good_path)
 	free(g);
 }
 
+/* ---- hand-made VTK files: the decoder against an encoder written here ---- */
+
+/* One array's raw bytes (host order) for field f of s, in a VTK type other than tide's. */
+static unsigned char *field_bytes(const tide_particle_set *s, int f, const char **type, size_t *len)
+{
+	size_t n = s->n, el = f == TIDE_FIELD_VELOCITY ? 4 : 8, nc = tide_field_ncomp(f);
+	unsigned char *b = malloc(n * nc * el), *o = b;
+	for (size_t i = 0; i < n; i++)
+		for (size_t d = 0; d < nc; d++, o += el) {
+			double x = f == TIDE_FIELD_POSITION ? (d == 0 ? s->x : d == 1 ? s->y : s->z)[i]
+			         : f == TIDE_FIELD_DENSITY ? s->rho[i] : 0.0;
+			float v = (d == 0 ? s->vx : d == 1 ? s->vy : s->vz)[i];
+			uint64_t u = f == TIDE_FIELD_ID ? s->id[i] : s->type[i];
+			if (f == TIDE_FIELD_VELOCITY) memcpy(o, &v, 4);
+			else if (f == TIDE_FIELD_ID || f == TIDE_FIELD_TYPE) memcpy(o, &u, 8);
+			else memcpy(o, &x, 8);
+		}
+	*type = f == TIDE_FIELD_VELOCITY ? "Float32" : f == TIDE_FIELD_ID ? "UInt64"
+	      : f == TIDE_FIELD_TYPE ? "Int64" : "Float64";
+	*len = n * nc * el;
+	return b;
+}
+
+/* VTK's binary layout of an array: UInt32 headers; zlib in blocks of bs bytes (bs = 0: none). */
+static size_t vtk_block(const unsigned char *data, size_t len, size_t bs, unsigned char *out)
+{
+	if (!bs) {
+		uint32_t h = (uint32_t)len;
+		memcpy(out, &h, 4);
+		memcpy(out + 4, data, len);
+		return 4 + len;
+	}
+	uint32_t nb = (uint32_t)((len + bs - 1) / bs), h[3] = { nb, (uint32_t)bs, (uint32_t)(len % bs) };
+	memcpy(out, h, 12);
+	size_t at = 12 + 4 * (size_t)nb;
+	for (uint32_t k = 0; k < nb; k++) {
+		size_t n = k + 1 == nb && len % bs ? len % bs : bs;
+		uLongf c = compressBound((uLong)n);
+		compress2(out + at, &c, data + (size_t)k * bs, (uLong)n, 6);
+		uint32_t c32 = (uint32_t)c;
+		memcpy(out + 12 + 4 * (size_t)k, &c32, 4);
+		at += c;
+	}
+	return at;
+}
+
+static void base64(FILE *f, const unsigned char *p, size_t n)
+{
+	static const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+		             (i + 2 < n ? p[i + 2] : 0);
+		fputc(abc[v >> 18], f);
+		fputc(abc[(v >> 12) & 63], f);
+		fputc(i + 1 < n ? abc[(v >> 6) & 63] : '=', f);
+		fputc(i + 2 < n ? abc[v & 63] : '=', f);
+		if (i % 57 == 54) fputs("\n  ", f);   /* line breaks inside the text */
+	}
+}
+
+/* Writes s as a .vtp: UInt32 headers, zlib blocks of bs bytes (0: none), appended raw or inline
+ * base64 (header and data one stream, not VTK's two), Points last and point data reversed. */
+static void write_handmade(const char *path, const tide_particle_set *s, size_t bs, int inline64)
+{
+	FILE *f = fopen(path, "wb");
+	int order[] = { TIDE_FIELD_ID, TIDE_FIELD_TYPE, TIDE_FIELD_DENSITY, TIDE_FIELD_VELOCITY,
+	                TIDE_FIELD_POSITION };
+	unsigned char *blk[5];
+	size_t blen[5], off = 0;
+	const char *type[5];
+	for (int k = 0; k < 5; k++) {
+		size_t len;
+		unsigned char *raw = field_bytes(s, order[k], &type[k], &len);
+		blk[k] = malloc(len + len / 2 + 64 + 4 * (len / (bs ? bs : 1) + 1) + 12 * (len / (bs ? bs : 1) + 1));
+		blen[k] = vtk_block(raw, len, bs, blk[k]);
+		free(raw);
+	}
+	fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" "
+	           "byte_order=\"LittleEndian\"%s>\n<PolyData>\n<Piece NumberOfPoints=\"%zu\">\n"
+	           "<PointData>\n", bs ? " compressor=\"vtkZLibDataCompressor\"" : "", s->n);
+	for (int k = 0; k < 5; k++) {
+		if (k == 4) fputs("</PointData>\n<Points>\n", f);
+		fprintf(f, "<DataArray type=\"%s\" Name=\"%s\"%s format=\"%s\"", type[k],
+		        tide_field_name(order[k]), tide_field_ncomp(order[k]) > 1 ? " NumberOfComponents=\"3\"" : "",
+		        inline64 ? "binary" : "appended");
+		if (inline64) {
+			fputs(">\n  ", f);
+			base64(f, blk[k], blen[k]);
+			fputs("\n</DataArray>\n", f);
+		} else {
+			fprintf(f, " offset=\"%zu\"/>\n", off);
+			off += blen[k];
+		}
+	}
+	fputs("</Points>\n</Piece>\n</PolyData>\n", f);
+	if (!inline64) {
+		fputs("<AppendedData encoding=\"raw\">\n_", f);
+		for (int k = 0; k < 5; k++) fwrite(blk[k], 1, blen[k], f);
+		fputs("\n</AppendedData>\n", f);
+	}
+	fputs("</VTKFile>\n", f);
+	fclose(f);
+	for (int k = 0; k < 5; k++) free(blk[k]);
+}
+
+static void test_handmade(const tide_particle_set *s)
+{
+	/* blocks of 7 bytes: elements of 4 and 8 bytes straddle every block boundary */
+	const struct { size_t bs; int inline64; const char *name; } v[] = {
+		{ 7, 0, "hm_zlib7.vtp" }, { 4096, 1, "hm_zlib_b64.vtp" }, { 0, 1, "hm_b64.vtp" },
+	};
+	for (int k = 0; k < 3; k++) {
+		const char *path = tmp_path(v[k].name);
+		write_handmade(path, s, v[k].bs, v[k].inline64);
+		tide_particle_set r = { 0 };
+		unsigned have = 0;
+		int rc = tide_vtp_read_fields(path, TIDE_FIELDS_ALL & ~TIDE_FIELD_BIT(TIDE_FIELD_PRESSURE),
+		                              &r, NULL, &have);
+		CHECK(rc == 0 && r.n == s->n, "%s: read %d, %zu particles of %zu", v[k].name, rc, r.n, s->n);
+		CHECK(have == (TIDE_FIELDS_ALL & ~TIDE_FIELD_BIT(TIDE_FIELD_PRESSURE)), "%s: have %#x",
+		      v[k].name, have);
+		if (rc || r.n != s->n) { tide_pset_free(&r); continue; }
+		size_t n = s->n;
+		CHECK(!memcmp(r.x, s->x, n * 8) && !memcmp(r.z, s->z, n * 8) && !memcmp(r.vx, s->vx, n * 4) &&
+		      !memcmp(r.vz, s->vz, n * 4) && !memcmp(r.rho, s->rho, n * 4) &&
+		      !memcmp(r.id, s->id, n * 4) && !memcmp(r.type, s->type, n * 4),
+		      "%s: fields differ from the written ones", v[k].name);
+		tide_pset_free(&r);
+	}
+}
+
 /* ---- .pvd ---- */
 
 static void test_pvd(void)
@@ -460,6 +594,7 @@ int main(void)
 		if (k == 0) {
 			test_rows(&c, path);
 			test_refusals(path);
+			test_handmade(&s);
 		}
 		tide_pset_free(&s);
 	}
