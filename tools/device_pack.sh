@@ -3,8 +3,8 @@
 # tools/device_pack.sh — prepares what travels to the GPU node (which has CUDA and Open MPI but
 # no package registry): a CUDA build without HDF5 (the node has no HDF5 library) in build-dev/,
 # its programs stripped into .dev/build/ (tide and the test programs) and the shared libraries
-# the node lacks (StarPU, StarPU-MPI, FxT, libyaml) in .dev/lib/.  Both folders are git-ignored;
-# name `.dev` in the device tool's `carry` and start the command there with
+# the node lacks (StarPU, StarPU-MPI, FxT, libyaml, expat) in .dev/lib/.  Both folders are
+# git-ignored; name `.dev` in the device tool's `carry` and start the command there with
 #   ln -sfn .dev/build build && ln -sfn .dev .deps
 # so that tools/device_*.sh and bench/ find build/tide and .deps/lib.
 set -euo pipefail
@@ -20,8 +20,9 @@ mkdir -p .dev/build/tests .dev/lib
 cp build-dev/tide .dev/build/
 for t in build-dev/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" .dev/build/tests/; done
 strip --strip-debug .dev/build/tide .dev/build/tests/* 2>/dev/null || true
-# the libraries tide needs that are not on the node: StarPU's, FxT, libyaml
-for lib in $(ldd build-dev/tide | awk '/=>/ {print $3}' | grep -E 'starpu|fxt|yaml'); do
+# the libraries tide needs that are not on the node: StarPU's, FxT, libyaml, and expat (tide
+# probe's XML parser: not known to be on the node)
+for lib in $(ldd build-dev/tide | awk '/=>/ {print $3}' | grep -E 'starpu|fxt|yaml|expat'); do
 	cp -L "$lib" .dev/lib/
 done
 strip --strip-debug .dev/lib/* 2>/dev/null || true
