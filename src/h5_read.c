@@ -58,7 +58,7 @@ static int read_dataset(const char *path, hid_t d, int field, uint64_t n, tide_p
 	if (!numeric)
 		return tide_read_fail(TIDE_READ_BAD, "%s: its %s dataset is not numbers", path, dataset(field));
 	double *buf = malloc(ROWS * (size_t)nc * sizeof *buf);
-	if (!buf) return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", path);
+	if (!buf) return tide_read_nomem(path);
 	hid_t file_space = H5Dget_space(d);
 	tide_field_sink sink = { path, field, s, pressure, 0 };
 	int rc = 0;

@@ -3,6 +3,7 @@
 // store of decoded values into a particle set, the messages, and the choice of reader by the
 // file's extension.
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,16 @@ int tide_read_fail(int code, const char *fmt, ...)
 	fputs(".\n", stderr);
 	va_end(ap);
 	return code;
+}
+
+int tide_read_nomem(const char *path)
+{
+	return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", path);
+}
+
+int tide_read_ioerr(const char *path)
+{
+	return tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
 }
 
 FILE *tide_read_open(const char *path, int *rc)
@@ -65,15 +76,17 @@ int tide_field_store(const tide_field_sink *k, uint64_t first, const double *v, 
 			(d == 0 ? s->x : d == 1 ? s->y : s->z)[i] = x;
 			break;
 		case TIDE_FIELD_VELOCITY:
-			if (!(fabs(x) <= 3.4e38)) return bad_value(k, i, x, "velocities must be finite floats");
+			if (!(fabs(x) <= FLT_MAX))
+				return bad_value(k, i, x, "velocities must be finite floats");
 			(d == 0 ? s->vx : d == 1 ? s->vy : s->vz)[i] = (float)x;
 			break;
 		case TIDE_FIELD_DENSITY:
-			if (!(x > 0.0 && x <= 3.4e38)) return bad_value(k, i, x, "densities must be positive and finite");
+			if (!(x > 0.0 && x <= FLT_MAX))
+				return bad_value(k, i, x, "densities must be positive and finite");
 			s->rho[i] = (float)x;
 			break;
 		case TIDE_FIELD_PRESSURE:
-			if (!(fabs(x) <= 3.4e38)) return bad_value(k, i, x, "pressures must be finite floats");
+			if (!(fabs(x) <= FLT_MAX)) return bad_value(k, i, x, "pressures must be finite floats");
 			k->pressure[i] = (float)x;
 			break;
 		case TIDE_FIELD_TYPE:
@@ -146,7 +159,7 @@ int tide_pvd_list_add(tide_pvd_list *l, const char *series_path, const char *fil
 	const char *slash = strrchr(series_path, '/');
 	size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - series_path) + 1;
 	char *full = nt ? malloc(dir + strlen(file) + 1) : NULL;
-	if (!full) return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", series_path);
+	if (!full) return tide_read_nomem(series_path);
 	memcpy(full, series_path, dir);
 	strcpy(full + dir, file);
 	l->file[l->n] = full;

@@ -178,8 +178,7 @@ static int truncated(const tide_vtk_array *a, const tide_vtk_bytes *b, const cha
 		return tide_read_fail(TIDE_READ_BAD, "%s is damaged: the %s array's %s is not valid base64",
 		                      a->path, a->name, what);
 	if (b->f && ferror(b->f))
-		return tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", a->path,
-		                      strerror(errno ? errno : EIO));
+		return tide_read_ioerr(a->path);
 	return tide_read_fail(TIDE_READ_BAD, "%s is truncated: the %s array's %s ends early", a->path,
 	                      a->name, what);
 }
@@ -242,7 +241,7 @@ static int decode_zlib(const tide_vtk_array *a, tide_vtk_bytes *b, converter *c,
 		if (header_int(a, b, &csize[k])) rc = truncated(a, b, "compression header");
 	uint64_t cmax = nb ? compressBound((uLong)bs) : 0;
 	if (!rc) cbuf = malloc(cmax ? cmax : 1);
-	if (!rc && !cbuf) rc = tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", a->path);
+	if (!rc && !cbuf) rc = tide_read_nomem(a->path);
 	for (uint64_t k = 0; k < nb && !rc; k++) {
 		uint64_t usize = k + 1 == nb && last ? last : bs;
 		if (csize[k] > cmax || csize[k] > a->limit) {
@@ -274,7 +273,7 @@ static int decode_zlib(const tide_vtk_array *a, tide_vtk_bytes *b, converter *c,
 int tide_vtk_decode_binary(const tide_vtk_array *a, tide_vtk_bytes *src, const tide_field_sink *sink)
 {
 	converter *c = calloc(1, sizeof *c);
-	if (!c) return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", a->path);
+	if (!c) return tide_read_nomem(a->path);
 	c->a = a;
 	c->sink = sink;
 	c->el = tide_vtk_type_size(a->type);
@@ -289,7 +288,7 @@ int tide_vtk_decode_ascii(const tide_vtk_array *a, const char *text, size_t len,
                           const tide_field_sink *sink)
 {
 	double *v = malloc(CHUNK * sizeof *v);
-	if (!v) return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", a->path);
+	if (!v) return tide_read_nomem(a->path);
 	uint64_t count = 0, done = 0;
 	size_t nv = 0;
 	int rc = 0;
@@ -318,7 +317,8 @@ int tide_vtk_decode_ascii(const tide_vtk_array *a, const char *text, size_t len,
 	if (!rc && nv) rc = tide_field_store(sink, done, v, nv);
 	if (!rc && count != a->nvalues)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s is inconsistent: its ascii %s array holds %s%llu "
-		                    "values, %llu expected", a->path, a->name, count > a->nvalues ? "more than " : "",
+		                    "values, %llu expected", a->path, a->name,
+		                    count > a->nvalues ? "more than " : "",
 		                    (unsigned long long)(count > a->nvalues ? a->nvalues : count),
 		                    (unsigned long long)a->nvalues);
 	free(v);

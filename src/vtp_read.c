@@ -117,7 +117,7 @@ static void root(vparse *v, const XML_Char **atts)
 static void piece(vparse *v, const XML_Char **atts)
 {
 	vpiece *np = realloc(v->piece, (v->np + 1) * sizeof *np);
-	if (!np) { stop(v, tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", v->path)); return; }
+	if (!np) { stop(v, tide_read_nomem(v->path)); return; }
 	v->piece = np;
 	vpiece *pc = &v->piece[v->np++];
 	memset(pc, 0, sizeof *pc);
@@ -226,7 +226,7 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
 		size_t cap = a->cap ? 2 * a->cap : 4096;
 		while (cap < a->len + (size_t)len + 1) cap *= 2;
 		char *t = realloc(a->text, cap);
-		if (!t) { stop(v, tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", v->path)); return; }
+		if (!t) { stop(v, tide_read_nomem(v->path)); return; }
 		a->text = t;
 		a->cap = cap;
 	}
@@ -238,17 +238,16 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
 static int parse_xml(vparse *v, FILE *f)
 {
 	char *buf = malloc(FEED);
-	if (!buf) return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", v->path);
+	if (!buf) return tide_read_nomem(v->path);
 	v->p = XML_ParserCreate(NULL);
-	if (!v->p) { free(buf); return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", v->path); }
+	if (!v->p) { free(buf); return tide_read_nomem(v->path); }
 	XML_SetUserData(v->p, v);
 	XML_SetElementHandler(v->p, on_start, on_end);
 	XML_SetCharacterDataHandler(v->p, on_text);
 	for (;;) {
 		size_t got = fread(buf, 1, FEED, f);
 		if (ferror(f)) {
-			v->rc = tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", v->path,
-			                       strerror(errno ? errno : EIO));
+			v->rc = tide_read_ioerr(v->path);
 			break;
 		}
 		int last = got < FEED;
@@ -275,13 +274,15 @@ static int parse_xml(vparse *v, FILE *f)
 	return v->rc;
 }
 
+static int blank(int c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 /* The appended data starts after '_' (white space may come first). */
 static int find_underscore(vparse *v, FILE *f)
 {
 	if (fseeko(f, (off_t)v->appended, SEEK_SET))
-		return tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", v->path, strerror(errno));
+		return tide_read_ioerr(v->path);
 	int c;
-	do c = getc(f); while (c == ' ' || c == '\n' || c == '\r' || c == '\t');
+	do c = getc(f); while (blank(c));
 	if (c != '_')
 		return tide_read_fail(TIDE_READ_BAD, "%s is %s: its appended data does not start with '_'",
 		                      v->path, c == EOF ? "truncated" : "damaged");
@@ -299,15 +300,13 @@ static int check_end(vparse *v, FILE *f)
 	if (!fseeko(f, (off_t)from, SEEK_SET)) got = fread(tail, 1, sizeof tail - 1, f);
 	tail[got] = '\0';
 	size_t n = got;
-	while (n && (tail[n - 1] == ' ' || tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == '\t'))
-		tail[--n] = '\0';
+	while (n && blank(tail[n - 1])) tail[--n] = '\0';
 	const char *end = "</VTKFile>", *close = "</AppendedData>";
 	size_t k = strlen(end);
 	int ok = n >= k && !strcmp(tail + n - k, end);
 	if (ok) {
 		n -= k;
-		while (n && (tail[n - 1] == ' ' || tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == '\t'))
-			n--;
+		while (n && blank(tail[n - 1])) n--;
 		ok = n >= strlen(close) && !strncmp(tail + n - strlen(close), close, strlen(close));
 	}
 	if (!ok)
@@ -361,7 +360,8 @@ static int read_array(vparse *v, FILE *f, const vpiece *pc, int field, size_t ba
 	tide_vtk_array arr = { v->path, tide_field_name(field), a->type, pc->n * (uint64_t)a->ncomp,
 	                       v->header64, v->swap, v->zlib, v->size };
 	tide_field_sink sink = { v->path, field, s, pressure, base };
-	if (a->format == FMT_ASCII) return tide_vtk_decode_ascii(&arr, a->text ? a->text : "", a->len, &sink);
+	if (a->format == FMT_ASCII)
+		return tide_vtk_decode_ascii(&arr, a->text ? a->text : "", a->len, &sink);
 	tide_vtk_bytes b = { 0 };
 	if (a->format == FMT_BINARY) {
 		b.mem = a->text ? a->text : "";
@@ -374,7 +374,7 @@ static int read_array(vparse *v, FILE *f, const vpiece *pc, int field, size_t ba
 			                      (unsigned long long)(v->appended + a->offset),
 			                      (unsigned long long)v->size);
 		if (fseeko(f, (off_t)(v->appended + (long long)a->offset), SEEK_SET))
-			return tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", v->path, strerror(errno));
+			return tide_read_ioerr(v->path);
 		b.f = f;
 		b.base64 = v->appended_b64;
 	}
@@ -417,7 +417,7 @@ int tide_vtp_read_fields(const char *path, unsigned need, tide_particle_set *s,
 	v.path = path;
 	v.cur = v.cur_depth = -1;
 	v.appended = -1;
-	int rc = fstat(fileno(f), &sb) ? tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno))
+	int rc = fstat(fileno(f), &sb) ? tide_read_ioerr(path)
 	       : !S_ISREG(sb.st_mode) ? tide_read_fail(TIDE_READ_BAD, "%s is not a regular file", path) : 0;
 	v.size = rc ? 0 : (uint64_t)sb.st_size;
 	if (!rc) rc = parse_xml(&v, f);
@@ -493,7 +493,7 @@ int tide_pvd_read(const char *path, tide_pvd_list *l)
 	if (!f) return open_rc;
 	pvd_parse q = { path, XML_ParserCreate(NULL), l, 0, 0, 0 };
 	char *buf = malloc(FEED);
-	if (!q.p || !buf) q.rc = tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", path);
+	if (!q.p || !buf) q.rc = tide_read_nomem(path);
 	else {
 		XML_SetUserData(q.p, &q);
 		XML_SetElementHandler(q.p, pvd_start, pvd_end);
@@ -501,7 +501,7 @@ int tide_pvd_read(const char *path, tide_pvd_list *l)
 	while (!q.rc) {
 		size_t got = fread(buf, 1, FEED, f);
 		if (ferror(f)) {
-			q.rc = tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
+			q.rc = tide_read_ioerr(path);
 			break;
 		}
 		if (XML_Parse(q.p, buf, (int)got, got < FEED) == XML_STATUS_ERROR && !q.rc)

@@ -124,7 +124,7 @@ int tide_xmf_read(const char *path, tide_pvd_list *l)
 	char buf[8192];
 	int rc = 0;
 	if (x) x->p = XML_ParserCreate(NULL);
-	if (!x || !x->p) rc = tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory", path);
+	if (!x || !x->p) rc = tide_read_nomem(path);
 	else {
 		x->path = path;
 		x->l = l;
@@ -135,7 +135,7 @@ int tide_xmf_read(const char *path, tide_pvd_list *l)
 	while (!rc) {
 		size_t got = fread(buf, 1, sizeof buf, f);
 		if (ferror(f)) {
-			rc = tide_read_fail(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
+			rc = tide_read_ioerr(path);
 			break;
 		}
 		if (XML_Parse(x->p, buf, (int)got, got < sizeof buf) == XML_STATUS_ERROR)

@@ -33,6 +33,11 @@ int tide_field_ncomp(int field);
 /* Prints "tide: " fmt "." and a newline on stderr; returns code. */
 int tide_read_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* "cannot read PATH: out of memory" and "cannot read PATH: " the reason in errno (EIO when 0),
+ * as tide_read_fail; they return TIDE_READ_IO. */
+int tide_read_nomem(const char *path);
+int tide_read_ioerr(const char *path);
+
 /* fopen(path, "rb"), or NULL with *rc set after the sentence (a missing file is BAD). */
 FILE *tide_read_open(const char *path, int *rc);
 
