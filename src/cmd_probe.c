@@ -29,9 +29,9 @@ static void probe_usage(FILE *f)
 	        "INPUT is a run directory (every snapshot of DIR/particles.pvd, or of DIR/particles.xmf\n"
 	        "when the run wrote only HDF5), a .pvd or .xmf series, or one .vtp or .h5 snapshot.\n"
 	        "Any valid VTK XML PolyData file is read (appended, binary or ascii data, zlib or\n"
-	        "none); the snapshots need the arrays Points, Velocity, Density and Type.  The case\n"
-	        "(h, dp, rho0, kernel, dimension, Tait constants) comes from used_parameters.yaml next\n"
-	        "to the input, or from --case.\n"
+	        "none); the snapshots need the arrays Points, Density and Type (and Velocity for the\n"
+	        "velocity columns, else left empty).  The case (h, dp, rho0, kernel, dimension, Tait\n"
+	        "constants) comes from used_parameters.yaml next to the input, or from --case.\n"
 	        "\n"
 	        "  --time T            only the snapshot of the series nearest to time T [s]\n"
 	        "  --last              only the last snapshot of the series\n"
@@ -249,11 +249,22 @@ static int time_of_snapshot(const input *in, double *t)
 	return found;
 }
 
-/* What the measurements read (src/gauges.c): positions, the particle type (only fluid counts),
- * the density (volumes m/rho and the Tait pressure) and the velocity.  Pressure and Id arrays
- * are not needed. */
-#define PROBE_NEEDS (TIDE_FIELD_BIT(TIDE_FIELD_POSITION) | TIDE_FIELD_BIT(TIDE_FIELD_VELOCITY) | \
-                     TIDE_FIELD_BIT(TIDE_FIELD_DENSITY) | TIDE_FIELD_BIT(TIDE_FIELD_TYPE))
+/* What the measurements need (src/gauges.c): positions, the particle type (only fluid counts)
+ * and the density (volumes m/rho and the Tait pressure).  The velocity is used where the file
+ * has it (a run with output.fields may have left it out: its columns are then empty); Pressure
+ * and Id arrays are not used. */
+#define PROBE_NEEDS (TIDE_FIELD_BIT(TIDE_FIELD_POSITION) | TIDE_FIELD_BIT(TIDE_FIELD_DENSITY) | \
+                     TIDE_FIELD_BIT(TIDE_FIELD_TYPE))
+#define HAS_VELOCITY(have) (((have) & TIDE_FIELD_BIT(TIDE_FIELD_VELOCITY)) != 0)
+
+/* Says once per input that the velocity columns stay empty. */
+static void note_no_velocity(const char *path, unsigned have, int *said)
+{
+	if (HAS_VELOCITY(have) || *said) return;
+	fprintf(stderr, "tide probe: %s has no Velocity array: the vx, vy and vz columns are left "
+	        "empty.\n", path);
+	*said = 1;
+}
 
 static int measure(FILE *f, const probe_opts *o, const input *in, const tide_case *c,
                    const tide_point_list *pts)
@@ -264,19 +275,23 @@ static int measure(FILE *f, const probe_opts *o, const input *in, const tide_cas
 	tide_particle_set s = {0};
 	unsigned have;
 	double t = 0.0;
-	int have_t = 0;
+	int have_t = 0, said = 0;
 	/* The header follows the first good snapshot: a refused input leaves standard output empty. */
 	if (!sel.have_series) {
 		rc = tide_snapshot_read(in->snapshot, PROBE_NEEDS, &s, NULL, &have, &t, &have_t);
 		if (!rc && !have_t) have_t = time_of_snapshot(in, &t);
 		if (!rc) tide_probe_header(f, o->height);
-		if (!rc) rc = tide_probe_rows(f, &s, c, pts, t, have_t, o->height);
+		if (!rc) note_no_velocity(in->snapshot, have, &said);
+		if (!rc) rc = tide_probe_rows(f, &s, c, pts, t, have_t, o->height, HAS_VELOCITY(have));
 	}
 	for (size_t i = sel.first; sel.have_series && i <= sel.last && !rc; i++) {
 		/* the series' time, which is what the user chose the snapshot by */
 		rc = tide_snapshot_read(sel.series.file[i], PROBE_NEEDS, &s, NULL, &have, &t, &have_t);
 		if (!rc && i == sel.first) tide_probe_header(f, o->height);
-		if (!rc) rc = tide_probe_rows(f, &s, c, pts, sel.series.time[i], 1, o->height);
+		if (!rc) note_no_velocity(sel.series.file[i], have, &said);
+		if (!rc)
+			rc = tide_probe_rows(f, &s, c, pts, sel.series.time[i], 1, o->height,
+			                     HAS_VELOCITY(have));
 	}
 	tide_pset_free(&s);
 	if (sel.have_series) tide_pvd_list_free(&sel.series);

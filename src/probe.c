@@ -185,7 +185,7 @@ void tide_probe_header(FILE *f, int height)
 }
 
 int tide_probe_rows(FILE *f, const tide_particle_set *s, const tide_case *c,
-                    const tide_point_list *l, double t, int have_time, int height)
+                    const tide_point_list *l, double t, int have_time, int height, int velocity)
 {
 	tide_fluid_grid *g = tide_fluid_grid_new(s, c);
 	if (!g) return TIDE_READ_IO;
@@ -195,8 +195,10 @@ int tide_probe_rows(FILE *f, const tide_particle_set *s, const tide_case *c,
 		tide_fluid_grid_sample(g, p, &smp);
 		if (have_time) fprintf(f, "%.9g", t);
 		fprintf(f, ",%.9g,%.9g,%.9g,%zu", p[0], p[1], p[2], smp.nfluid);
-		if (smp.nfluid)
+		if (smp.nfluid && velocity)
 			fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g", smp.v[0], smp.v[1], smp.v[2], smp.p, smp.rho);
+		else if (smp.nfluid)
+			fprintf(f, ",,,,%.9g,%.9g", smp.p, smp.rho);
 		else
 			fputs(",,,,,", f);
 		if (height) fprintf(f, ",%.9g", tide_fluid_grid_height(g, p[0], p[1]));

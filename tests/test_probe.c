@@ -226,10 +226,10 @@ static void test_rows(const tide_case *c, const char *path)
 	CHECK(tide_points_add_line(&l, spec, 2) == 0 && l.n == 3, "line of 3 points");
 	FILE *f = fopen(tmp_path("rows.csv"), "w");
 	tide_probe_header(f, 1);
-	CHECK(tide_probe_rows(f, &s, c, &l, 0.25, 1, 1) == 0, "rows");
+	CHECK(tide_probe_rows(f, &s, c, &l, 0.25, 1, 1, 1) == 0, "rows");
 	fclose(f);
 	f = fopen(tmp_path("rows2.csv"), "w");
-	CHECK(tide_probe_rows(f, &s, c, &l, 0.0, 0, 0) == 0, "rows without time or height");
+	CHECK(tide_probe_rows(f, &s, c, &l, 0.0, 0, 0, 1) == 0, "rows without time or height");
 	fclose(f);
 	char *x = slurp(tmp_path("rows.csv"), NULL), *y = slurp(tmp_path("rows2.csv"), NULL);
 	const char *header = "time[s],x[m],y[m],z[m],nfluid[-],vx[m/s],vy[m/s],vz[m/s],p[Pa],"

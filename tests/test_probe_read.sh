@@ -9,6 +9,7 @@
 #    CSV is byte for byte the original's; Float32 points with Float64 fields in reverse order: equal to float precision;
 #  - nfluid of the original equals a brute-force count of fluid particles within 2h made here
 #    from the ascii fixture with Python's XML parser (an independent reading of the file);
+#  - a file without Velocity gives the other columns, the velocity ones empty;
 #  - tide's HDF5 output: the .h5 of the same snapshot gives the original's values with the
 #    file's time; a real run with --format both probed through particles.xmf (HDF5 reader) and
 #    particles.pvd (VTK reader) gives the same CSV; a run directory holding only HDF5 output
@@ -30,6 +31,8 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# edit SRC DST PYTHON-EXPR: DST = the bytes b of SRC transformed by the expression.
+edit() { "$py" -c "import sys; b = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write($3)" "$1" "$2"; }
 
 # Points through the water column, along the floor under the collapsing column and in the air.
 pts=(--point 0.1,0.1 --point 0.05,0.3 --line 0,0.02:1.0,0.02:26 --line 0.15,0.01:0.15,0.5:12
@@ -92,6 +95,18 @@ EOF
 probe "$tmp/pieces.vtp" > "$tmp/pieces.csv" || fail "two pieces: exit $?"
 cmp -s "$tmp/ref.csv" "$tmp/pieces.csv" && echo "two pieces: the original's values" ||
 	fail "two pieces: $(diff "$tmp/ref.csv" "$tmp/pieces.csv" | head -3)"
+
+# Without Velocity (output.fields may leave it out): the other columns as before, the velocity
+# ones empty, and a note saying so.
+edit "$data/vtk_ascii.vtp" "$tmp/novel.vtp" "b.replace(b'Name=\"Velocity\"', b'Name=\"Speed\"')"
+probe "$tmp/novel.vtp" > "$tmp/novel.csv" 2> "$tmp/novel.err" || fail "no Velocity: exit $?"
+if cmp -s <(cut -d, -f1-5,9- "$tmp/ref.csv") <(cut -d, -f1-5,9- "$tmp/novel.csv") &&
+   [ "$(cut -d, -f6-8 "$tmp/novel.csv" | sed 1d | sort -u)" = ",," ] &&
+   grep -q "novel.vtp has no Velocity array" "$tmp/novel.err"; then
+	echo "no Velocity array: the other values, velocity columns empty"
+else
+	fail "no Velocity array: $(diff "$tmp/ref.csv" "$tmp/novel.csv" | head -3) $(cat "$tmp/novel.err")"
+fi
 
 # Float32 points: each value within 1e-5 of its column's largest magnitude, nfluid the same.
 close() {   # close A.csv B.csv SKIPCOLS: same rows, equal to float precision past column SKIPCOLS
@@ -160,8 +175,6 @@ refused_by() {
 	fi
 }
 refused() { local f=$1 p=$2; shift 2; refused_by "$f" "$p" "$f" "$@"; }
-# edit SRC DST PYTHON-EXPR: DST = the bytes b of SRC transformed by the expression.
-edit() { "$py" -c "import sys; b = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write($3)" "$1" "$2"; }
 
 # Damaged series: cut short, a grid without its time, a snapshot the series names but lacks.
 head -c 700 "$run/particles.xmf" > "$tmp/cut.xmf"
@@ -206,8 +219,8 @@ refused "$tmp/badb64.vtp" "base64"
 a=$data/vtk_ascii.vtp
 edit "$a" "$tmp/nopoints.vtp" "b[:b.index(b'<Points>')] + b[b.index(b'</Points>') + 9:]"
 refused "$tmp/nopoints.vtp" "no Points array"
-edit "$a" "$tmp/novelocity.vtp" "b.replace(b'Name=\"Velocity\"', b'Name=\"Speed\"')"
-refused "$tmp/novelocity.vtp" "no Velocity array"
+edit "$a" "$tmp/nodensity.vtp" "b.replace(b'Name=\"Density\"', b'Name=\"Rho\"')"
+refused "$tmp/nodensity.vtp" "no Density array"
 edit "$a" "$tmp/notype.vtp" "b.replace(b'Name=\"Type\"', b'Name=\"Kind\"')"
 refused "$tmp/notype.vtp" "no Type array"
 edit "$a" "$tmp/twocomp.vtp" "b.replace(b'Name=\"Velocity\" NumberOfComponents=\"3\"', b'Name=\"Velocity\" NumberOfComponents=\"2\"')"
