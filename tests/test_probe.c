@@ -4,7 +4,8 @@
 // read set against the analytic fields and a brute-force neighbour count; no fluid far away;
 // the reader's refusals of damaged files; the lattice in VTK encodings made here (zlib blocks
 // that split elements, inline base64 as one stream, other number types, arrays reordered) read
-// back exactly; .pvd series; point lists; the CSV rows.
+// back exactly; .h5 files written here through the HDF5 API (fields left out, a wrong shape,
+// NaN and negative densities); .pvd series; point lists; the CSV rows.
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <ftw.h>
@@ -549,6 +550,83 @@ static void test_handmade(const tide_particle_set *s)
 	}
 }
 
+/* ---- .h5 written here: the reader against the HDF5 API ---- */
+
+#ifdef TIDE_HAVE_HDF5
+#include <hdf5.h>
+#include "tide/h5_read.h"
+
+/* A .h5 with the datasets named in which (P position, V velocity, D density, T type) of n
+ * particles; vcols: the velocity's columns; rho0: the first density. */
+static const char *h5_file(const char *name, const char *which, size_t n, int vcols, double rho0)
+{
+	const char *path = tmp_path(name);
+	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	double *buf = calloc(3 * n, sizeof *buf);
+	for (size_t i = 0; i < n; i++) {
+		buf[3 * i] = 0.01 * (double)i;
+		buf[3 * i + 2] = 0.5;
+	}
+	for (const char *w = which; *w; w++) {
+		int cols = *w == 'P' ? 3 : *w == 'V' ? vcols : 1;
+		hsize_t dims[2] = { n, (hsize_t)cols };
+		hid_t sp = H5Screate_simple(cols > 1 ? 2 : 1, dims, NULL);
+		const char *dn = *w == 'P' ? "Position" : *w == 'V' ? "Velocity" : *w == 'D' ? "Density" : "Type";
+		hid_t ft = *w == 'T' ? H5T_STD_U8LE : *w == 'V' ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+		hid_t d = H5Dcreate2(f, dn, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		double *v = calloc((size_t)cols * n, sizeof *v);
+		for (size_t i = 0; i < (size_t)cols * n; i++)
+			v[i] = *w == 'P' ? buf[i] : *w == 'D' ? (i ? 1000.0 + (double)i : rho0)
+			     : *w == 'V' ? 0.25 * (double)i : (double)(i % 2);
+		H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+		free(v);
+		H5Dclose(d);
+		H5Sclose(sp);
+	}
+	free(buf);
+	H5Fclose(f);
+	return path;
+}
+
+static void test_h5(void)
+{
+	tide_particle_set s = { 0 };
+	unsigned have = 0, need = TIDE_FIELD_BIT(TIDE_FIELD_DENSITY) | TIDE_FIELD_BIT(TIDE_FIELD_TYPE);
+	double t;
+	int ht;
+	const char *ok = h5_file("pdt.h5", "PDT", 50, 3, 1000.0);
+	CHECK(tide_h5_read(ok, need, &s, NULL, &have, &t, &ht) == 0 && s.n == 50, "read pdt.h5");
+	CHECK(have == (TIDE_FIELD_BIT(TIDE_FIELD_POSITION) | need) && !ht, "pdt.h5: have %#x", have);
+	if (s.n == 50)
+		CHECK(s.x[7] == 0.01 * 7.0 && s.z[7] == 0.5 && s.rho[3] == 1003.f && s.type[3] == 1 &&
+		      s.type[4] == 0 && s.vx[5] == 0.f && s.id[9] == 9, "pdt.h5: values");
+	const char *v = h5_file("pvdt.h5", "PVDT", 50, 3, 1000.0);
+	CHECK(tide_h5_read(v, need, &s, NULL, &have, &t, &ht) == 0 && s.n == 50 &&
+	      (have & TIDE_FIELD_BIT(TIDE_FIELD_VELOCITY)) && s.vy[2] == 0.25f * 7, "pvdt.h5: velocity");
+	const struct { const char *name, *which, *what; int vcols; double rho0; } bad[] = {
+		{ "pt.h5", "PT", "no Density dataset", 3, 1000.0 },
+		{ "dt.h5", "DT", "no Position dataset", 3, 1000.0 },
+		{ "v2.h5", "PVDT", "Velocity dataset is not N x 3", 2, 1000.0 },
+		{ "nan.h5", "PDT", "Density nan", 3, NAN },
+		{ "neg.h5", "PDT", "Density -5", 3, -5.0 },
+	};
+	for (int k = 0; k < 5; k++) {
+		const char *path = h5_file(bad[k].name, bad[k].which, 50, bad[k].vcols, bad[k].rho0);
+		quiet(1);
+		int rc = tide_h5_read(path, need, &s, NULL, &have, &t, &ht);
+		quiet(0);
+		char *msg = slurp(tmp_path("stderr.txt"), NULL);
+		CHECK(rc == TIDE_READ_BAD && s.n == 0 && msg && strstr(msg, path) && strstr(msg, bad[k].what),
+		      "%s: code %d, %zu particles, message '%s' (want '%s')", bad[k].name, rc, s.n,
+		      msg ? msg : "", bad[k].what);
+		free(msg);
+	}
+	tide_pset_free(&s);
+}
+#else
+static void test_h5(void) { printf("  .h5 reader: built without HDF5, not tested\n"); }
+#endif
+
 /* ---- .pvd ---- */
 
 static void test_pvd(void)
@@ -600,5 +678,6 @@ int main(void)
 	}
 	test_points();
 	test_pvd();
+	test_h5();
 	return test_finish("test_probe");
 }
