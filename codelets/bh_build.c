@@ -9,6 +9,7 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 /* Scratch: keys A/B (8 bytes each), indices A/B (4 each), gather space (16), CUB's storage. */
 size_t bh_build_scratch_bytes(uint32_t n)
@@ -144,19 +145,5 @@ static void build_cpu(void *buffers[], void *cl_arg)
 	meta[BH_META_NGROUPS] = ng;
 }
 
-static struct starpu_perfmodel build_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_build",
-};
-
-struct starpu_codelet tide_bh_build_cl = {
-	.name = "bh_build",
-	.cpu_funcs = {build_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_build_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 6,
-	.modes = {STARPU_RW, STARPU_RW, STARPU_W, STARPU_W, STARPU_W, STARPU_SCRATCH},
-	.model = &build_model,
-};
+TIDE_CODELET(bh_build, build_cpu, tide_bh_build_cuda, 6,
+             STARPU_RW, STARPU_RW, STARPU_W, STARPU_W, STARPU_W, STARPU_SCRATCH);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 static void direct_cpu(void *buffers[], void *cl_arg)
 {
@@ -31,19 +32,4 @@ static void direct_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel direct_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_direct",
-};
-
-struct starpu_codelet tide_bh_direct_cl = {
-	.name = "bh_direct",
-	.cpu_funcs = {direct_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_direct_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 3,
-	.modes = {STARPU_R, STARPU_R, STARPU_W},
-	.model = &direct_model,
-};
+TIDE_CODELET(bh_direct, direct_cpu, tide_bh_direct_cuda, 3, STARPU_R, STARPU_R, STARPU_W);

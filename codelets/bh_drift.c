@@ -2,6 +2,7 @@
 // bh_drift: the position step of the leapfrog, x += v dt.
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 static void drift_cpu(void *buffers[], void *cl_arg)
 {
@@ -17,19 +18,4 @@ static void drift_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel drift_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_drift",
-};
-
-struct starpu_codelet tide_bh_drift_cl = {
-	.name = "bh_drift",
-	.cpu_funcs = {drift_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_drift_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 2,
-	.modes = {STARPU_RW, STARPU_R},
-	.model = &drift_model,
-};
+TIDE_CODELET(bh_drift, drift_cpu, tide_bh_drift_cuda, 2, STARPU_RW, STARPU_R);

@@ -12,6 +12,7 @@
 #include <starpu.h>
 #include "tide/bh_codelets.h"
 #include "tide/let_interface.h"
+#include "tide/codelet_decl.h"
 
 static void essential_cpu(void *buffers[], void *cl_arg)
 {
@@ -43,19 +44,5 @@ static void essential_cpu(void *buffers[], void *cl_arg)
 	io.out->nparts = (uint32_t)np;
 }
 
-static struct starpu_perfmodel essential_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_essential",
-};
-
-struct starpu_codelet tide_bh_essential_cl = {
-	.name = "bh_essential",
-	.cpu_funcs = {essential_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_essential_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 6,
-	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH},
-	.model = &essential_model,
-};
+TIDE_CODELET(bh_essential, essential_cpu, tide_bh_essential_cuda, 6,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH);

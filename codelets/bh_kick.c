@@ -2,6 +2,7 @@
 // bh_kick: the velocity half-step of the leapfrog, v += a dt, for the particles of one walk part.
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 static void kick_cpu(void *buffers[], void *cl_arg)
 {
@@ -18,19 +19,4 @@ static void kick_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel kick_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_kick",
-};
-
-struct starpu_codelet tide_bh_kick_cl = {
-	.name = "bh_kick",
-	.cpu_funcs = {kick_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_kick_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 2,
-	.modes = {STARPU_RW, STARPU_R},
-	.model = &kick_model,
-};
+TIDE_CODELET(bh_kick, kick_cpu, tide_bh_kick_cuda, 2, STARPU_RW, STARPU_R);

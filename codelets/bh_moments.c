@@ -6,6 +6,7 @@
 // comparison per node.
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 static void moments_cpu(void *buffers[], void *cl_arg)
 {
@@ -25,19 +26,5 @@ static void moments_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel moments_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_moments",
-};
-
-struct starpu_codelet tide_bh_moments_cl = {
-	.name = "bh_moments",
-	.cpu_funcs = {moments_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_moments_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 4,
-	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
-	.model = &moments_model,
-};
+TIDE_CODELET(bh_moments, moments_cpu, tide_bh_moments_cuda, 4,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_W);

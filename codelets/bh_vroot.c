@@ -3,6 +3,7 @@
 // thing every other rank must know of it to choose the essential nodes it sends back.
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 static void vroot_cpu(void *buffers[], void *cl_arg)
 {
@@ -13,19 +14,4 @@ static void vroot_cpu(void *buffers[], void *cl_arg)
 	bh_vroot_make(meta, mom, n, (bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[2]));
 }
 
-static struct starpu_perfmodel vroot_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_vroot",
-};
-
-struct starpu_codelet tide_bh_vroot_cl = {
-	.name = "bh_vroot",
-	.cpu_funcs = {vroot_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_vroot_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 3,
-	.modes = {STARPU_R, STARPU_R, STARPU_W},
-	.model = &vroot_model,
-};
+TIDE_CODELET(bh_vroot, vroot_cpu, tide_bh_vroot_cuda, 3, STARPU_R, STARPU_R, STARPU_W);

@@ -15,12 +15,15 @@
 // nodes' moments and the opened leaves' particles into two short lists (structure of arrays);
 // each full list is applied to the group as one loop over its entries with an inner loop over the
 // group's BH_GROUP particles (fixed trip count, structure of arrays), which the compiler turns into
-// SIMD code — on x86-64 also an AVX2+FMA clone chosen at run time.  Same maths as bh_m2p/bh_p2p
-// (IEEE 1/sqrtf), only the summation order differs.
+// SIMD code — on x86-64 also an AVX2+FMA clone chosen at run time.  The interactions are
+// bh_m2p_lane and bh_p2p_lane of bh_interact.h, beside the reference bh_m2p/bh_p2p (IEEE
+// 1/sqrtf; test_bh_interact compares them); only the grouping and summation order differ.
 #include <math.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/bh_interact.h"
 #include "tide/let_interface.h"
+#include "tide/codelet_decl.h"
 
 size_t bh_walk_scratch_bytes(void)
 {
@@ -63,37 +66,20 @@ typedef struct walk_plist {
 	float x[WALK_LIST], y[WALK_LIST], z[WALK_LIST], m[WALK_LIST];
 } walk_plist;
 
-/* bh_m2p of every listed node on every target (the formulas of bh_m2p, one target per SIMD
- * lane); inlined into one clone per order, so that monopoles skip the quadrupole terms.  An
- * accepted node's centre of mass lies outside the group's box, so r > 0. */
+/* Every listed node on every target (bh_m2p_lane, one target per SIMD lane); inlined into one
+ * clone per order, so that monopoles skip the quadrupole terms. */
 static inline __attribute__((always_inline)) void
 multipole_loop(walk_targets *restrict T, const walk_mlist *restrict L, float eps2, const int quad)
 {
 	for (int j = 0; j < L->n; j++) {
 		const float mx = L->x[j], my = L->y[j], mz = L->z[j], mm = L->m[j];
-		const float qxx = quad ? L->qxx[j] : 0.f, qxy = quad ? L->qxy[j] : 0.f;
-		const float qxz = quad ? L->qxz[j] : 0.f, qyy = quad ? L->qyy[j] : 0.f;
-		const float qyz = quad ? L->qyz[j] : 0.f, qzz = quad ? L->qzz[j] : 0.f;
+		const bh_quad q = {quad ? L->qxx[j] : 0.f, quad ? L->qxy[j] : 0.f,
+		                   quad ? L->qxz[j] : 0.f, quad ? L->qyy[j] : 0.f,
+		                   quad ? L->qyz[j] : 0.f, quad ? L->qzz[j] : 0.f};
 		for (int i = 0; i < BH_GROUP; i++) {
-			float dx = mx - T->x[i], dy = my - T->y[i], dz = mz - T->z[i];
-			float r2 = dx * dx + dy * dy + dz * dz + eps2;
-			float rinv = 1.f / sqrtf(r2);
-			float rinv2 = rinv * rinv;
-			float mr = mm * rinv, mr3 = mr * rinv2;
-			if (!quad) {
-				T->ax[i] += mr3 * dx; T->ay[i] += mr3 * dy; T->az[i] += mr3 * dz;
-				T->pot[i] -= mr;
-				continue;
-			}
-			float qx = qxx * dx + qxy * dy + qxz * dz;
-			float qy = qxy * dx + qyy * dy + qyz * dz;
-			float qz = qxz * dx + qyz * dy + qzz * dz;
-			float dqd = qx * dx + qy * dy + qz * dz;
-			float r5 = rinv2 * rinv2 * rinv, c = mr3 + 2.5f * dqd * r5 * rinv2;
-			T->ax[i] += c * dx - qx * r5;
-			T->ay[i] += c * dy - qy * r5;
-			T->az[i] += c * dz - qz * r5;
-			T->pot[i] -= mr + 0.5f * dqd * r5;
+			bh_acc f = bh_m2p_lane(mx - T->x[i], my - T->y[i], mz - T->z[i], mm, q, eps2, quad);
+			T->ax[i] += f.ax; T->ay[i] += f.ay; T->az[i] += f.az;
+			T->pot[i] += f.pot;
 		}
 	}
 }
@@ -113,22 +99,16 @@ static void apply_multipoles(walk_targets *T, const walk_mlist *L, float eps2, i
 	else apply_monopoles(T, L, eps2);
 }
 
-/* bh_p2p of every listed particle on every target.  A zero distance without softening (the
- * particle itself) contributes nothing: there rinv = 0 / sqrtf(1), so that no lane divides by
- * zero (a conditional expression would keep GCC from vectorizing under -ftrapping-math). */
+/* Every listed particle on every target (bh_p2p_lane). */
 WALK_SIMD_CLONES
 static void apply_particles(walk_targets *restrict T, const walk_plist *restrict L, float eps2)
 {
 	for (int j = 0; j < L->n; j++) {
 		const float sx = L->x[j], sy = L->y[j], sz = L->z[j], sm = L->m[j];
 		for (int i = 0; i < BH_GROUP; i++) {
-			float dx = sx - T->x[i], dy = sy - T->y[i], dz = sz - T->z[i];
-			float r2 = dx * dx + dy * dy + dz * dz + eps2;
-			float keep = (float)(r2 > 0.f); /* arithmetic, not a branch: the loop vectorizes */
-			float rinv = keep / sqrtf(r2 + (1.f - keep));
-			float mr = sm * rinv, mr3 = mr * rinv * rinv;
-			T->ax[i] += mr3 * dx; T->ay[i] += mr3 * dy; T->az[i] += mr3 * dz;
-			T->pot[i] -= mr;
+			bh_acc f = bh_p2p_lane(sx - T->x[i], sy - T->y[i], sz - T->z[i], sm, eps2);
+			T->ax[i] += f.ax; T->ay[i] += f.ay; T->az[i] += f.az;
+			T->pot[i] += f.pot;
 		}
 	}
 }
@@ -249,36 +229,8 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
 }
 
-static struct starpu_perfmodel walk_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_walk",
-};
+TIDE_CODELET(bh_walk, walk_cpu, tide_bh_walk_cuda, 7,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH);
 
-struct starpu_codelet tide_bh_walk_cl = {
-	.name = "bh_walk",
-	.cpu_funcs = {walk_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_walk_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 7,
-	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH},
-	.model = &walk_model,
-};
-
-static struct starpu_perfmodel walk_let_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_bh_walk_let",
-};
-
-struct starpu_codelet tide_bh_walk_let_cl = {
-	.name = "bh_walk_let",
-	.cpu_funcs = {walk_let_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_bh_walk_let_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 6,
-	.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH},
-	.model = &walk_let_model,
-};
+TIDE_CODELET(bh_walk_let, walk_let_cpu, tide_bh_walk_let_cuda, 6,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH);

@@ -35,8 +35,8 @@
 //            - the interactions themselves use MUFU.RSQ (rsqrt.approx, ~2 ulp) instead of 1.f/sqrtf:
 //              without fast math that is an IEEE square root and an IEEE division, two
 //              multi-instruction sequences with slow-path branches, in every interaction.  The
-//              maths are device copies of bh_p2p and bh_m2p (bh_tree.h), regrouped; the host and
-//              the classic kernel keep the header's versions, so CPU results do not change;
+//              maths are bh_p2p_fast and bh_m2p_fast (bh_interact.h, beside the reference
+//              bh_p2p and bh_m2p, which the classic kernel uses), regrouped;
 //            - monopole and quadrupole are separate instantiations (no branch in the loop).
 //            Same traversal stack, group order and output as classic; only the summation order
 //            and the rounding of 1/r differ.
@@ -49,6 +49,7 @@ extern "C" {
 #include "tide/bh_codelets.h"
 #include "tide/let_interface.h"
 }
+#include "tide/bh_interact.h"
 
 #define WALK_TPB 128
 #define WALK_MAX_WARPS 8192
@@ -195,58 +196,20 @@ struct walk_buffers {
 	float4 body[32];
 };
 
-/* 1/sqrt(x) with MUFU.RSQ alone (~2 ulp): rsqrtf without fast math adds a rescaling of
- * subnormal inputs, which cannot matter here (a squared distance below 1.2e-38 gives an overflowing
- * force with either, as on the host). */
-__device__ __forceinline__ float rsqrt_ftz(float x)
-{
-	float r;
-	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-	return r;
-}
-
-/* Particle s on the lane's particle (x, y, z): bh_p2p with rsqrt_ftz.  A zero distance without
- * softening (the particle itself) contributes nothing, as on the host. */
+/* The interactions: bh_p2p_fast and bh_m2p_fast of bh_interact.h (MUFU.RSQ), beside the
+ * reference forms that the classic kernel uses. */
 __device__ __forceinline__ void p2p_fast(bh_acc &a, float x, float y, float z, float4 s, float eps2)
 {
-	float dx = s.x - x, dy = s.y - y, dz = s.z - z;
-	float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-	float rinv = r2 > 0.f ? rsqrt_ftz(r2) : 0.f;
-	float mr = s.w * rinv, mr3 = mr * rinv * rinv;
-	a.ax = fmaf(mr3, dx, a.ax); a.ay = fmaf(mr3, dy, a.ay); a.az = fmaf(mr3, dz, a.az);
-	a.pot -= mr;
+	bh_p2p_fast(&a, x, y, z, s.x, s.y, s.z, s.w, eps2);
 }
 
-/* Multipole (c0: com, mass; c1, c2: quadrupole) on the lane's particle: bh_m2p with rsqrt_ftz,
- *   phi = -M/r - (d.Q.d)/(2 r^5),  a = M d/r^3 - Q d/r^5 + 5/2 (d.Q.d) d/r^7
- * regrouped as  phi = -(M/r + w/2),  a = d (M/r + 5/2 w) / r^2 - Q d / r^5,  w = (d.Q.d) / r^5.
- * An accepted node's centre of mass lies outside the group's box, so r > 0. */
+/* c0: com, mass; c1, c2: the quadrupole qxx qxy qxz qyy, qyz qzz (the moments record). */
 template <bool QUAD>
 __device__ __forceinline__ void m2p_fast(bh_acc &a, float x, float y, float z, float4 c0, float4 c1,
                                          float4 c2, float eps2)
 {
-	float dx = c0.x - x, dy = c0.y - y, dz = c0.z - z;
-	float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-	float rinv = rsqrt_ftz(r2);
-	float rinv2 = rinv * rinv;
-	float mr = c0.w * rinv;
-	if (!QUAD) {
-		float mr3 = mr * rinv2;
-		a.ax = fmaf(mr3, dx, a.ax); a.ay = fmaf(mr3, dy, a.ay); a.az = fmaf(mr3, dz, a.az);
-		a.pot -= mr;
-		return;
-	}
-	float qx = fmaf(c1.x, dx, fmaf(c1.y, dy, c1.z * dz)); /* qxx qxy qxz */
-	float qy = fmaf(c1.y, dx, fmaf(c1.w, dy, c2.x * dz)); /* qxy qyy qyz */
-	float qz = fmaf(c1.z, dx, fmaf(c2.x, dy, c2.y * dz)); /* qxz qyz qzz */
-	float dqd = fmaf(qx, dx, fmaf(qy, dy, qz * dz));
-	float r5 = rinv2 * rinv2 * rinv;
-	float w = dqd * r5;
-	float g = fmaf(2.5f, w, mr) * rinv2;
-	a.ax = fmaf(g, dx, fmaf(-r5, qx, a.ax));
-	a.ay = fmaf(g, dy, fmaf(-r5, qy, a.ay));
-	a.az = fmaf(g, dz, fmaf(-r5, qz, a.az));
-	a.pot -= fmaf(0.5f, w, mr);
+	bh_m2p_fast(&a, x, y, z, c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w, c2.x, c2.y, eps2,
+	            QUAD);
 }
 
 /* Entry slot of the multipole buffer (the quadrupole words only when they are used). */

@@ -8,6 +8,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_params.h"
+#include "tide/codelet_decl.h"
 
 /* Scratch layout shared with the CUDA version: one field's worth of gather space (8 bytes per
  * particle), then CUB's temporary storage.  The keys and indices (A/B) live in the block's work
@@ -94,19 +95,4 @@ static void cell_sort_cpu(void *buffers[], void *cl_arg)
 	build_starts(k, n, start, ncell);
 }
 
-static struct starpu_perfmodel cell_sort_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_cell_sort",
-};
-
-struct starpu_codelet tide_cell_sort_cl = {
-	.name = "cell_sort",
-	.cpu_funcs = {cell_sort_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_cell_sort_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 3,
-	.modes = {STARPU_RW, STARPU_W, STARPU_SCRATCH},
-	.model = &cell_sort_model,
-};
+TIDE_CODELET(cell_sort, cell_sort_cpu, tide_cell_sort_cuda, 3, STARPU_RW, STARPU_W, STARPU_SCRATCH);

@@ -6,6 +6,7 @@
 #include <starpu.h>
 #include "tide/codelets.h"
 #include "tide/sph_params.h"
+#include "tide/codelet_decl.h"
 
 static void dt_combine_cpu(void *buffers[], void *cl_arg)
 {
@@ -17,18 +18,4 @@ static void dt_combine_cpu(void *buffers[], void *cl_arg)
 		tide_step_reduce_combine(out, (const tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[i]));
 }
 
-static struct starpu_perfmodel dt_combine_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_dt_combine",
-};
-
-struct starpu_codelet tide_dt_combine_cl = {
-	.name = "dt_combine",
-	.cpu_funcs = {dt_combine_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_dt_combine_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &dt_combine_model,
-};
+TIDE_CODELET_VARIABLE(dt_combine, dt_combine_cpu, tide_dt_combine_cuda);

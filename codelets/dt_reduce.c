@@ -6,6 +6,7 @@
 #include <starpu.h>
 #include "tide/codelets.h"
 #include "tide/sph_params.h"
+#include "tide/codelet_decl.h"
 
 static void dt_init_cpu(void *buffers[], void *cl_arg)
 {
@@ -21,35 +22,6 @@ static void dt_redux_cpu(void *buffers[], void *cl_arg)
 	tide_step_reduce_combine(a, b);
 }
 
-static struct starpu_perfmodel dt_init_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_dt_init",
-};
-static struct starpu_perfmodel dt_redux_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_dt_redux",
-};
+TIDE_CODELET(dt_init, dt_init_cpu, tide_dt_init_cuda, 1, STARPU_W);
 
-struct starpu_codelet tide_dt_init_cl = {
-	.name = "dt_init",
-	.cpu_funcs = {dt_init_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_dt_init_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 1,
-	.modes = {STARPU_W},
-	.model = &dt_init_model,
-};
-
-struct starpu_codelet tide_dt_redux_cl = {
-	.name = "dt_redux",
-	.cpu_funcs = {dt_redux_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_dt_redux_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 2,
-	.modes = {STARPU_RW | STARPU_COMMUTE, STARPU_R},
-	.model = &dt_redux_model,
-};
+TIDE_CODELET(dt_redux, dt_redux_cpu, tide_dt_redux_cuda, 2, STARPU_RW | STARPU_COMMUTE, STARPU_R);

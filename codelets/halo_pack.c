@@ -11,6 +11,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
+#include "tide/codelet_decl.h"
 
 static void check_cap(uint32_t n, uint32_t cap)
 {
@@ -89,18 +90,4 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel halo_pack_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_halo_pack",
-};
-
-struct starpu_codelet tide_halo_pack_cl = {
-	.name = "halo_pack",
-	.cpu_funcs = {halo_pack_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_halo_pack_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &halo_pack_model,
-};
+TIDE_CODELET_VARIABLE(halo_pack, halo_pack_cpu, tide_halo_pack_cuda);

@@ -6,6 +6,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
+#include "tide/codelet_decl.h"
 
 static void integrate_cpu(void *buffers[], void *cl_arg)
 {
@@ -18,19 +19,4 @@ static void integrate_cpu(void *buffers[], void *cl_arg)
 	for (uint32_t i = 0; i < v.count; i++) tide_integrate_particle(&P, I.stage, dt, &v, i);
 }
 
-static struct starpu_perfmodel integrate_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_integrate",
-};
-
-struct starpu_codelet tide_integrate_cl = {
-	.name = "integrate",
-	.cpu_funcs = {integrate_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_integrate_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 2,
-	.modes = {STARPU_RW, STARPU_R},
-	.model = &integrate_model,
-};
+TIDE_CODELET(integrate, integrate_cpu, tide_integrate_cuda, 2, STARPU_RW, STARPU_R);

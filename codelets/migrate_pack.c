@@ -8,6 +8,7 @@
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
 #include "tide/migrate_label.h"
+#include "tide/codelet_decl.h"
 
 static void migrate_pack_cpu(void *buffers[], void *cl_arg)
 {
@@ -42,18 +43,4 @@ static void migrate_pack_cpu(void *buffers[], void *cl_arg)
 	bi->count = keep;
 }
 
-static struct starpu_perfmodel migrate_pack_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_migrate_pack",
-};
-
-struct starpu_codelet tide_migrate_pack_cl = {
-	.name = "migrate_pack",
-	.cpu_funcs = {migrate_pack_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_migrate_pack_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &migrate_pack_model,
-};
+TIDE_CODELET_VARIABLE(migrate_pack, migrate_pack_cpu, tide_migrate_pack_cuda);

@@ -9,6 +9,7 @@
 #include "tide/codelets.h"
 #include "tide/migrate_label.h"
 #include "tide/sph_interact.h"
+#include "tide/codelet_decl.h"
 
 static void append(struct tide_block_iface *dst, const struct tide_block_iface *src)
 {
@@ -50,18 +51,4 @@ static void migrate_unpack_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel migrate_unpack_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_migrate_unpack",
-};
-
-struct starpu_codelet tide_migrate_unpack_cl = {
-	.name = "migrate_unpack",
-	.cpu_funcs = {migrate_unpack_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_migrate_unpack_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &migrate_unpack_model,
-};
+TIDE_CODELET_VARIABLE(migrate_unpack, migrate_unpack_cpu, tide_migrate_unpack_cuda);

@@ -7,6 +7,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_gravity_math.h"
+#include "tide/codelet_decl.h"
 
 static void sgrav_apply_cpu(void *buffers[], void *cl_arg)
 {
@@ -32,23 +33,7 @@ static void sgrav_apply_cpu(void *buffers[], void *cl_arg)
 	tide_step_reduce_combine(red, &r);
 }
 
-static struct starpu_perfmodel sgrav_apply_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_sgrav_apply",
-};
-
-#ifdef TIDE_USE_CUDA
-#define APPLY_CUDA .cuda_funcs = {tide_sgrav_apply_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#else
-#define APPLY_CUDA
-#endif
 /* The step reduction is a StarPU reduction (STARPU_REDUX); under MPI it is the owner's own
  * record, which dt_combine then folds with the other ranks' (tasks/sph_step.c). */
-struct starpu_codelet tide_sgrav_apply_cl = {
-	.name = "sgrav_apply",
-	.cpu_funcs = {sgrav_apply_cpu},
-	APPLY_CUDA
-	.nbuffers = 4,
-	.modes = {STARPU_RW, STARPU_R, STARPU_R, STARPU_REDUX},
-	.model = &sgrav_apply_model,
-};
+TIDE_CODELET(sgrav_apply, sgrav_apply_cpu, tide_sgrav_apply_cuda, 4,
+             STARPU_RW, STARPU_R, STARPU_R, STARPU_REDUX);

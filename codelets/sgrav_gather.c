@@ -9,6 +9,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_gravity_math.h"
+#include "tide/codelet_decl.h"
 
 static void sgrav_gather_cpu(void *buffers[], void *cl_arg)
 {
@@ -37,18 +38,4 @@ static void sgrav_gather_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel sgrav_gather_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_sgrav_gather",
-};
-
-struct starpu_codelet tide_sgrav_gather_cl = {
-	.name = "sgrav_gather",
-	.cpu_funcs = {sgrav_gather_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_sgrav_gather_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &sgrav_gather_model,
-};
+TIDE_CODELET_VARIABLE(sgrav_gather, sgrav_gather_cpu, tide_sgrav_gather_cuda);

@@ -5,6 +5,7 @@
 #include <starpu.h>
 #include "tide/codelets.h"
 #include "tide/sph_gravity_math.h"
+#include "tide/codelet_decl.h"
 
 static void sgrav_unsort_cpu(void *buffers[], void *cl_arg)
 {
@@ -22,18 +23,4 @@ static void sgrav_unsort_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel sgrav_unsort_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_sgrav_unsort",
-};
-
-struct starpu_codelet tide_sgrav_unsort_cl = {
-	.name = "sgrav_unsort",
-	.cpu_funcs = {sgrav_unsort_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_sgrav_unsort_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &sgrav_unsort_model,
-};
+TIDE_CODELET_VARIABLE(sgrav_unsort, sgrav_unsort_cpu, tide_sgrav_unsort_cuda);

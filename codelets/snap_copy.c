@@ -8,6 +8,7 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
+#include "tide/codelet_decl.h"
 #include "tide/codelets.h"
 
 static void snap_copy_cpu(void *buffers[], void *cl_arg)
@@ -27,23 +28,8 @@ static void snap_copy_cpu(void *buffers[], void *cl_arg)
 	dst->count = src.count;
 }
 
-static struct starpu_perfmodel snap_copy_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_snap_copy",
-};
-
-struct starpu_codelet tide_snap_copy_cl = {
-	.name = "snap_copy",
-	.cpu_funcs = {snap_copy_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_snap_copy_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = 2,
-	.modes = {STARPU_R, STARPU_W},
-	.specific_nodes = 1,
-	/* main memory itself (not any CPU-side NUMA node): where the staging block is registered
-	 * and where the writer thread reads it, so nothing moves after the copy */
-	.nodes = {STARPU_SPECIFIC_NODE_LOCAL, STARPU_MAIN_RAM},
-	.model = &snap_copy_model,
-};
+/* main memory itself (not any CPU-side NUMA node) for the staging block: where it is registered
+ * and where the writer thread reads it, so nothing moves after the copy */
+TIDE_CODELET_WITH(snap_copy, snap_copy_cpu, tide_snap_copy_cuda, .nbuffers = 2,
+                  .modes = {STARPU_R, STARPU_W}, .specific_nodes = 1,
+                  .nodes = {STARPU_SPECIFIC_NODE_LOCAL, STARPU_MAIN_RAM});

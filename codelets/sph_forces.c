@@ -21,6 +21,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
+#include "tide/codelet_decl.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -365,23 +366,6 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	tide_step_reduce_combine(red, &r);
 }
 
-static struct starpu_perfmodel sph_forces_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_sph_forces",
-};
-
-#ifdef TIDE_USE_CUDA
-#define FORCES_CUDA .cuda_funcs = {tide_sph_forces_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#else
-#define FORCES_CUDA
-#endif
-
 /* The access modes come with each task (a variable number of halos); the step reduction is
  * STARPU_REDUX (under MPI into the owner's own record, tasks/sph_step.c). */
-struct starpu_codelet tide_sph_forces_cl = {
-	.name = "sph_forces",
-	.cpu_funcs = {sph_forces_cpu},
-	FORCES_CUDA
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &sph_forces_model,
-};
+TIDE_CODELET_VARIABLE(sph_forces, sph_forces_cpu, tide_sph_forces_cuda);

@@ -15,7 +15,7 @@ typedef struct bh_nbody_opts {
 	double dt, t_end;
 	int out_every;              /* steps between outputs */
 	bh_params P;
-	enum tide_gravity_where where;
+	enum tide_where where;
 	const char *csv;            /* NULL: no file */
 } bh_nbody_opts;
 

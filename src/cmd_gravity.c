@@ -87,7 +87,7 @@ int tide_cmd_gravity(int argc, char **argv)
 	double N = 100000, theta = 0.5, eps = 0, K = 0, seed = 1, R = 3, parts = 0;
 	int quad = 0;
 	enum bh_dist dist = BH_DIST_PLUMMER;
-	enum tide_gravity_where where = TIDE_WHERE_ANY;
+	enum tide_where where = TIDE_WHERE_ANY;
 	const char *csv = NULL, *dist_s = NULL, *device_s = NULL;
 	tide_num_opt num[] = {
 		{"--n", 1, 0, BH_MAX_N, 0, &N, NULL},

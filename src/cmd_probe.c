@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "output.h"
 #include "probe.h"
-#include "vtp_read.h"
+#include "snapshot_read.h"
 
 static void probe_usage(FILE *f)
 {
@@ -27,15 +27,19 @@ static void probe_usage(FILE *f)
 	        "fluid particles within 2h, as the gauges of tide run) and, with --height, the water\n"
 	        "height on each point's vertical, from saved output, and writes them as CSV.\n"
 	        "\n"
-	        "INPUT is a run directory (every snapshot of DIR/particles.pvd), a .pvd series or one\n"
-	        ".vtp snapshot.  The case (h, dp, rho0, kernel, dimension, Tait constants) comes from\n"
-	        "used_parameters.yaml next to the input, or from --case.\n"
+	        "INPUT is a run directory (every snapshot of DIR/particles.pvd, or of DIR/particles.xmf\n"
+	        "when the run wrote only HDF5), a .pvd or .xmf series, or one .vtp or .h5 snapshot.\n"
+	        "Any valid VTK XML PolyData file is read (appended, binary or ascii data, zlib or\n"
+	        "none); the snapshots need the arrays Points, Density and Type (and Velocity for the\n"
+	        "velocity columns, else left empty).  The case (h, dp, rho0, kernel, dimension, Tait\n"
+	        "constants) comes from used_parameters.yaml next to the input, or from --case.\n"
 	        "\n"
 	        "  --time T            only the snapshot of the series nearest to time T [s]\n"
 	        "  --last              only the last snapshot of the series\n"
 	        "  --case FILE         case file to take the parameters from\n"
 	        "  --point x,y,z       a point [m] (in a 2-D case also x,z); repeatable\n"
-	        "  --line A:B:N        N >= 2 points evenly from point A to point B; repeatable\n"
+	        "  --line A:B:N        N points (2 to 10000000) evenly from point A to point B;\n"
+	        "                      repeatable\n"
 	        "  --points-file FILE  points from a CSV file, one x,y,z (or x,z) a line; '#' comments\n"
 	        "                      and a header line allowed\n"
 	        "  --height            add H[m], the water height at each point's (x, y)\n"
@@ -45,7 +49,7 @@ static void probe_usage(FILE *f)
 	        "[,H[m]], one row per snapshot and point; nfluid is the number of fluid particles\n"
 	        "within 2h, and where it is 0 the interpolated fields are empty.\n"
 	        "Exit codes: 0 written, 1 a file could not be read or written, 2 bad usage or bad\n"
-	        "input (invalid or truncated .vtp, no case parameters, bad point).\n");
+	        "input (invalid or truncated snapshot or series, no case parameters, bad point).\n");
 }
 
 enum spec_kind { SPEC_POINT, SPEC_LINE, SPEC_FILE };
@@ -101,13 +105,14 @@ static int parse_args(int argc, char **argv, probe_opts *o)
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'.", a);
 		} else if (o->input) {
-			return usage_error("more than one input given ('%s'); give one run directory, .pvd "
-			                   "or .vtp.", a);
+			return usage_error("more than one input given ('%s'); give one run directory, "
+			                   ".pvd, .xmf, .vtp or .h5.", a);
 		} else {
 			o->input = a;
 		}
 	}
-	if (!o->input) return usage_error("%sno input given: a run directory, .pvd or .vtp.", "");
+	if (!o->input)
+		return usage_error("%sno input given: a run directory, .pvd, .xmf, .vtp or .h5.", "");
 	if (o->have_time && o->last) return usage_error("%s--time and --last exclude each other.", "");
 	if (!o->nspec)
 		return usage_error("%sno points given: use --point, --line or --points-file.", "");
@@ -120,9 +125,10 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Where the series or snapshot is and where its used_parameters.yaml should be. */
+/* Where the series (.pvd or .xmf) or the one snapshot (.vtp or .h5) is and where its
+ * used_parameters.yaml should be. */
 typedef struct input {
-	char pvd[1100], vtp[1100], dir[1100];
+	char series[1100], snapshot[1100], dir[1100];
 } input;
 
 static int locate(const probe_opts *o, input *in)
@@ -136,10 +142,13 @@ static int locate(const probe_opts *o, input *in)
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		snprintf(in->dir, sizeof in->dir, "%s", o->input);
-		snprintf(in->pvd, sizeof in->pvd, "%s/particles.pvd", o->input);
-		if (stat(in->pvd, &sb)) {
-			fprintf(stderr, "tide probe: %s holds no particles.pvd (was it run with "
-			        "--no-output?); give a .vtp file instead.\n", o->input);
+		/* a run with output.format both has the two series of the same snapshots */
+		snprintf(in->series, sizeof in->series, "%s/particles.pvd", o->input);
+		if (stat(in->series, &sb))
+			snprintf(in->series, sizeof in->series, "%s/particles.xmf", o->input);
+		if (stat(in->series, &sb)) {
+			fprintf(stderr, "tide probe: %s holds neither particles.pvd nor particles.xmf (was "
+			        "it run with --no-output?); give a .vtp or .h5 file instead.\n", o->input);
 			return 2;
 		}
 		return 0;
@@ -147,13 +156,13 @@ static int locate(const probe_opts *o, input *in)
 	const char *slash = strrchr(o->input, '/');
 	if (slash) snprintf(in->dir, sizeof in->dir, "%.*s", (int)(slash - o->input), o->input);
 	else snprintf(in->dir, sizeof in->dir, ".");
-	if (ends_with(o->input, ".pvd")) {
-		snprintf(in->pvd, sizeof in->pvd, "%s", o->input);
+	if (ends_with(o->input, ".pvd") || ends_with(o->input, ".xmf")) {
+		snprintf(in->series, sizeof in->series, "%s", o->input);
 		return 0;
 	}
-	if (!ends_with(o->input, ".vtp")) {
-		fprintf(stderr, "tide probe: %s is neither a directory, a .pvd nor a .vtp file.\n",
-		        o->input);
+	if (!ends_with(o->input, ".vtp") && !ends_with(o->input, ".h5")) {
+		fprintf(stderr, "tide probe: %s is neither a directory, a .pvd or .xmf series nor a .vtp "
+		        "or .h5 snapshot.\n", o->input);
 		return 2;
 	}
 	if (o->have_time || o->last) {
@@ -161,7 +170,7 @@ static int locate(const probe_opts *o, input *in)
 		        "%s is one snapshot.\n", o->input);
 		return 2;
 	}
-	snprintf(in->vtp, sizeof in->vtp, "%s", o->input);
+	snprintf(in->snapshot, sizeof in->snapshot, "%s", o->input);
 	return 0;
 }
 
@@ -190,8 +199,8 @@ static int make_points(const probe_opts *o, int dim, tide_point_list *pts)
 	return 0;
 }
 
-/* The snapshots to measure: [first, last] of the series, or the one .vtp (its time looked up in
- * the particles.pvd beside it, if that lists it). */
+/* The snapshots to measure: [first, last] of the series, or the one snapshot (its time from the
+ * file, else looked up in the series beside it, if that lists it). */
 typedef struct selection {
 	tide_pvd_list series;
 	size_t first, last;
@@ -209,8 +218,8 @@ static size_t nearest(const tide_pvd_list *l, double t)
 static int select_snapshots(const probe_opts *o, const input *in, selection *sel)
 {
 	memset(sel, 0, sizeof *sel);
-	if (!in->pvd[0]) return 0;
-	int rc = tide_pvd_read(in->pvd, &sel->series);
+	if (!in->series[0]) return 0;
+	int rc = tide_series_read(in->series, &sel->series);
 	if (rc) return rc;
 	sel->have_series = 1;
 	sel->first = 0;
@@ -220,16 +229,18 @@ static int select_snapshots(const probe_opts *o, const input *in, selection *sel
 	return 0;
 }
 
-/* The time of a lone .vtp: from the particles.pvd of its directory when it lists the file. */
-static int time_of_vtp(const input *in, double *t)
+/* The time of a lone snapshot: from the series of its directory (particles.pvd for a .vtp,
+ * particles.xmf for a .h5) when that lists the file. */
+static int time_of_snapshot(const input *in, double *t)
 {
-	char pvd[1200];
-	snprintf(pvd, sizeof pvd, "%s/particles.pvd", in->dir);
-	if (access(pvd, R_OK)) return 0;
+	char series[1200];
+	snprintf(series, sizeof series, "%s/particles.%s", in->dir,
+	         ends_with(in->snapshot, ".h5") ? "xmf" : "pvd");
+	if (access(series, R_OK)) return 0;
 	tide_pvd_list l;
-	if (tide_pvd_read(pvd, &l)) return 0;   /* not ours to judge: the .vtp is the input */
-	const char *base = strrchr(in->vtp, '/');
-	base = base ? base + 1 : in->vtp;
+	if (tide_series_read(series, &l)) return 0;   /* not ours to judge: the snapshot is the input */
+	const char *base = strrchr(in->snapshot, '/');
+	base = base ? base + 1 : in->snapshot;
 	int found = 0;
 	for (size_t i = 0; i < l.n && !found; i++) {
 		const char *b = strrchr(l.file[i], '/');
@@ -239,6 +250,23 @@ static int time_of_vtp(const input *in, double *t)
 	return found;
 }
 
+/* What the measurements need (src/gauges.c): positions, the particle type (only fluid counts)
+ * and the density (volumes m/rho and the Tait pressure).  The velocity is used where the file
+ * has it (a run with output.fields may have left it out: its columns are then empty); Pressure
+ * and Id arrays are not used. */
+#define PROBE_NEEDS (TIDE_READ_BIT(TIDE_FIELD_POSITION) | TIDE_READ_BIT(TIDE_FIELD_DENSITY) | \
+                     TIDE_READ_BIT(TIDE_FIELD_TYPE))
+#define HAS_VELOCITY(have) (((have) & TIDE_READ_BIT(TIDE_FIELD_VELOCITY)) != 0)
+
+/* Says once per input that the velocity columns stay empty. */
+static void note_no_velocity(const char *path, unsigned have, int *said)
+{
+	if (HAS_VELOCITY(have) || *said) return;
+	fprintf(stderr, "tide probe: %s has no Velocity array: the vx, vy and vz columns are left "
+	        "empty.\n", path);
+	*said = 1;
+}
+
 static int measure(FILE *f, const probe_opts *o, const input *in, const tide_case *c,
                    const tide_point_list *pts)
 {
@@ -246,18 +274,25 @@ static int measure(FILE *f, const probe_opts *o, const input *in, const tide_cas
 	int rc = select_snapshots(o, in, &sel);
 	if (rc) return rc;
 	tide_particle_set s = {0};
+	unsigned have;
+	double t = 0.0;
+	int have_t = 0, said = 0;
 	/* The header follows the first good snapshot: a refused input leaves standard output empty. */
 	if (!sel.have_series) {
-		double t = 0.0;
-		int have_t = time_of_vtp(in, &t);
-		rc = tide_vtp_read(in->vtp, &s, NULL);
+		rc = tide_snapshot_read(in->snapshot, PROBE_NEEDS, &s, NULL, &have, &t, &have_t);
+		if (!rc && !have_t) have_t = time_of_snapshot(in, &t);
 		if (!rc) tide_probe_header(f, o->height);
-		if (!rc) rc = tide_probe_rows(f, &s, c, pts, t, have_t, o->height);
+		if (!rc) note_no_velocity(in->snapshot, have, &said);
+		if (!rc) rc = tide_probe_rows(f, &s, c, pts, t, have_t, o->height, HAS_VELOCITY(have));
 	}
 	for (size_t i = sel.first; sel.have_series && i <= sel.last && !rc; i++) {
-		rc = tide_vtp_read(sel.series.file[i], &s, NULL);
+		/* the series' time, which is what the user chose the snapshot by */
+		rc = tide_snapshot_read(sel.series.file[i], PROBE_NEEDS, &s, NULL, &have, &t, &have_t);
 		if (!rc && i == sel.first) tide_probe_header(f, o->height);
-		if (!rc) rc = tide_probe_rows(f, &s, c, pts, sel.series.time[i], 1, o->height);
+		if (!rc) note_no_velocity(sel.series.file[i], have, &said);
+		if (!rc)
+			rc = tide_probe_rows(f, &s, c, pts, sel.series.time[i], 1, o->height,
+			                     HAS_VELOCITY(have));
 	}
 	tide_pset_free(&s);
 	if (sel.have_series) tide_pvd_list_free(&sel.series);
@@ -282,8 +317,14 @@ int tide_cmd_probe(int argc, char **argv)
 		if (tide_atomic_open(&af, o.output)) rc = 1;
 		else {
 			rc = measure(af.f, &o, &in, &c, &pts);
-			/* A failed measurement leaves no partial file. */
-			if (tide_atomic_commit(&af, rc == 0) && !rc) rc = 1;
+			/* A failed measurement leaves no partial file, and its sentence stays the only
+			 * one (tide_atomic_commit would add one for the write it thinks failed). */
+			if (rc) {
+				fclose(af.f);
+				remove(af.tmp);
+			} else if (tide_atomic_commit(&af, 1)) {
+				rc = 1;
+			}
 		}
 	} else if (!rc) {
 		rc = measure(stdout, &o, &in, &c, &pts);

@@ -74,7 +74,9 @@ static void run_usage(FILE *f)
 	        "  --profile         print where a step's time goes (per task family) and write\n"
 	        "                    DIR/step_profile_rankN.csv (N: the MPI rank, 0 alone)\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
-	        "                    default a GPU runs them alone: measured 5-75x faster on an H200)\n"
+	        "                    default a GPU runs them alone: measured 5-75x faster on an H200;\n"
+	        "                    a run of one process then starts no CPU worker unless\n"
+	        "                    STARPU_NCPU is set)\n"
 	        "  --balance-every N  every N steps, compare the ranks' measured task time and move\n"
 	        "                    the cuts when the slowest exceeds the mean by the threshold\n"
 	        "  --balance-threshold X  that threshold (default 0.1 = 10 %%)\n"
@@ -1045,6 +1047,8 @@ int tide_cmd_run(int argc, char **argv)
 	tide_cmd_key key;
 	run_key(&o, argc, argv, &key);
 	tide_runtime rt;
+	/* --balance-every publishes block times with a CPU task (tasks/load_balance.c) */
+	if (!o.with_cpus && o.balance_every <= 0) tide_runtime_prefer_gpu_alone();
 	int started = tide_runtime_init(&argc, &argv, &key, &rt);
 	if (started) return started;
 	if (rt.rank != 0) tide_log_capture_stop(); /* rank 0 writes the log */

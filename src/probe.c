@@ -73,6 +73,9 @@ int tide_points_add_point(tide_point_list *l, const char *spec, int dim)
 	return push(l, p);
 }
 
+/* Points of one --line: 10^7 rows per snapshot is already a 1 GB CSV. */
+#define LINE_MAX_POINTS 10000000
+
 int tide_points_add_line(tide_point_list *l, const char *spec, int dim)
 {
 	const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -80,9 +83,10 @@ int tide_points_add_line(tide_point_list *l, const char *spec, int dim)
 	char *end;
 	long n = c2 ? strtol(c2 + 1, &end, 10) : 0;
 	if (!c2 || point(spec, c1, dim, a) || point(c1 + 1, c2, dim, b) || c2[1] == '\0' || *end ||
-	    n < 2 || n > 10000000) {
+	    n < 2 || n > LINE_MAX_POINTS) {
 		fprintf(stderr, "tide probe: --line '%s' is not a line; expected FROM:TO:N with FROM and "
-		        "TO points (%s, metres) and N >= 2 points.\n", spec, point_form(dim));
+		        "TO points (%s, metres) and N from 2 to %d points.\n", spec, point_form(dim),
+		        LINE_MAX_POINTS);
 		return TIDE_READ_BAD;
 	}
 	for (long k = 0; k < n; k++) {
@@ -92,6 +96,31 @@ int tide_points_add_line(tide_point_list *l, const char *spec, int dim)
 		if (rc) return rc;
 	}
 	return 0;
+}
+
+/* Why a line read by fgets is not a text line of a points file, or NULL. */
+static const char *text_problem(const char *line, FILE *f)
+{
+	size_t len = strlen(line);
+	if (len == 0) return "holds a NUL byte (binary data, not text)";
+	for (size_t k = 0; k < len; k++) {
+		unsigned char ch = (unsigned char)line[k];
+		if ((ch < 32 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 127)
+			return "holds control characters (binary data, not text)";
+		if (ch >= 0x80) {   /* only as part of a UTF-8 sequence */
+			int more = ch >= 0xc2 && ch <= 0xdf ? 1 : ch >= 0xe0 && ch <= 0xef ? 2
+			         : ch >= 0xf0 && ch <= 0xf4 ? 3 : -1;
+			for (int j = 1; j <= more; j++)
+				if (((unsigned char)line[k + (size_t)j] & 0xc0) != 0x80) more = -1;
+			if (more < 0) return "is not UTF-8 text (binary data?)";
+			k += (size_t)more;
+		}
+	}
+	/* fgets stops at a NUL too: the line then looks short but more follows without '\n' */
+	if (line[len - 1] != '\n' && !feof(f))
+		return len + 1 == 4096 ? "is longer than 4094 characters"
+		                       : "holds a NUL byte (binary data, not text)";
+	return NULL;
 }
 
 int tide_points_add_file(tide_point_list *l, const char *path, int dim)
@@ -107,6 +136,15 @@ int tide_points_add_file(tide_point_list *l, const char *path, int dim)
 	size_t before = l->n;
 	while (!rc && fgets(line, sizeof line, f)) {
 		lineno++;
+		/* A binary file (or a line fgets cut) is named, never echoed: its bytes would garble
+		 * the terminal. */
+		const char *why = text_problem(line, f);
+		if (why) {
+			fprintf(stderr, "tide probe: %s line %d %s; a line must be a point x,y,z (or x,z in "
+			        "a 2-D case) in metres, a '#' comment or blank.\n", path, lineno, why);
+			rc = TIDE_READ_BAD;
+			break;
+		}
 		char *hash = strchr(line, '#');
 		if (hash) *hash = '\0';
 		size_t len = strlen(line);
@@ -147,7 +185,7 @@ void tide_probe_header(FILE *f, int height)
 }
 
 int tide_probe_rows(FILE *f, const tide_particle_set *s, const tide_case *c,
-                    const tide_point_list *l, double t, int have_time, int height)
+                    const tide_point_list *l, double t, int have_time, int height, int velocity)
 {
 	tide_fluid_grid *g = tide_fluid_grid_new(s, c);
 	if (!g) return TIDE_READ_IO;
@@ -157,8 +195,10 @@ int tide_probe_rows(FILE *f, const tide_particle_set *s, const tide_case *c,
 		tide_fluid_grid_sample(g, p, &smp);
 		if (have_time) fprintf(f, "%.9g", t);
 		fprintf(f, ",%.9g,%.9g,%.9g,%zu", p[0], p[1], p[2], smp.nfluid);
-		if (smp.nfluid)
+		if (smp.nfluid && velocity)
 			fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g", smp.v[0], smp.v[1], smp.v[2], smp.p, smp.rho);
+		else if (smp.nfluid)
+			fprintf(f, ",,,,%.9g,%.9g", smp.p, smp.rho);
 		else
 			fputs(",,,,,", f);
 		if (height) fprintf(f, ",%.9g", tide_fluid_grid_height(g, p[0], p[1]));

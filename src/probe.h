@@ -27,9 +27,10 @@ void tide_points_free(tide_point_list *l);
  * and, with height, H[m]. */
 void tide_probe_header(FILE *f, int height);
 /* One row per point measured on s at time t (have_time 0: the time field is left empty).
- * Where no fluid particle is within 2h the interpolated fields are left empty (nfluid 0).
+ * Where no fluid particle is within 2h the interpolated fields are left empty (nfluid 0), and
+ * so are the velocity fields when velocity is 0 (a snapshot written without velocities).
  * Returns 0, or 1 when out of memory (message printed); write errors are the caller's check. */
 int tide_probe_rows(FILE *f, const tide_particle_set *s, const tide_case *c,
-                    const tide_point_list *l, double t, int have_time, int height);
+                    const tide_point_list *l, double t, int have_time, int height, int velocity);
 
 #endif

@@ -150,9 +150,26 @@ static void mpi_world(int *rank, int *size)
 	MPI_Comm_size(MPI_COMM_WORLD, size);
 }
 
+/* tide run on a GPU node runs its tasks on the GPUs alone (cmd_run.c): CPU workers would only
+ * spin, and 15 of them on the H200 node cost 12-17 % of a 1 M-particle step (issue 20: 3.04 ->
+ * 2.62 ms with STARPU_NCPU=0).  Unless the user set STARPU_NCPU, such a run of one process
+ * starts none. */
+static int gpu_alone;
+
+void tide_runtime_prefer_gpu_alone(void) { gpu_alone = 1; }
+
+/* A GPU StarPU will use: a device node and no variable hiding every GPU. */
+static int gpu_visible(void)
+{
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	return access("/dev/nvidia0", F_OK) == 0 && env_int("STARPU_NCUDA") != 0 &&
+	       !(vis && (!vis[0] || !strcmp(vis, "-1")));
+}
+
 int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_runtime *rt)
 {
 	with_mpi = launched_in_parallel();
+	int user_ncpu = getenv("STARPU_NCPU") || getenv("STARPU_NCPUS");
 	/* the user's StarPU variables, before tide sets its own defaults below */
 	tide_cmd_key key;
 	if (cmd) key = *cmd;
@@ -187,8 +204,17 @@ int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_run
 		return agreed;
 	}
 	starpu_conf_init(&conf);
+	/* one process only: ranks sharing a node keep the cores place_local_ranks gives them (not
+	 * measured without CPU workers) */
+	int no_cpus = gpu_alone && !with_mpi && !user_ncpu && gpu_visible();
+	if (no_cpus) conf.ncpus = 0;
 	if (with_mpi) ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	else ret = starpu_init(&conf);
+	if (ret == -ENODEV && no_cpus) {
+		/* the device node is there but StarPU found no usable GPU: the CPUs, then */
+		conf.ncpus = -1;
+		ret = starpu_init(&conf);
+	}
 	if (ret != 0 && mpi_ours) {
 		MPI_Finalize();
 		mpi_ours = 0;

@@ -17,6 +17,10 @@ struct tide_cmd_key;
  * The caller exits with that code (nothing to shut down when it is not 0). */
 int tide_runtime_init(int *argc, char ***argv, const struct tide_cmd_key *cmd, tide_runtime *rt);
 void tide_runtime_shutdown(void);
+/* Before tide_runtime_init: this command's tasks run on the GPUs alone when there are any, so
+ * on a node with a GPU no CPU worker is started unless STARPU_NCPU (or STARPU_NCPUS) says how
+ * many. */
+void tide_runtime_prefer_gpu_alone(void);
 /* 1 when StarPU-MPI was started (launched by mpirun with several ranks, or TIDE_MPI=1). */
 int tide_runtime_uses_mpi(void);
 /* 1 when MPI is in use at MPI_THREAD_MULTIPLE, so that the main thread may call MPI itself

@@ -1,116 +1,52 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Reader of tide's .vtp snapshots and .pvd series (the layout written by src/vtk_output.c).
-// The XML header is parsed only as far as tide writes it: the VTKFile, Piece and DataArray tags
-// and their attributes; everything is checked against the point count and the file size before
-// a byte of data is used.
+// Reader of VTK XML PolyData snapshots (.vtp) and ParaView .pvd series (src/vtp_read.h).
+// expat parses the XML; it is stopped at <AppendedData>, whose bytes are not XML, and the
+// appended arrays are then read from the file at their offsets.  The data of each array is
+// decoded by vtk_data.c.  Everything the header declares is checked (types, components, point
+// counts against the file size) before an array is allocated from it.
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <stdarg.h>
+#include <expat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "vtk_data.h"
 #include "vtp_read.h"
 
-#define HEADER_MAX 65536   /* tide's header is about 1.5 KiB */
-#define CHUNK 8192         /* particles converted per read */
-#define MAX_ARRAYS 16
+#define FEED 65536   /* bytes handed to expat per call */
 
-static int say(int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("tide: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(".\n", stderr);
-	va_end(ap);
-	return code;
-}
+enum { FMT_APPENDED, FMT_BINARY, FMT_ASCII };
 
-/* A missing file is the user's mistake (bad input); anything else the system's. */
-static int open_error(const char *path)
-{
-	int e = errno;
-	return say(e == ENOENT || e == ENOTDIR || e == EISDIR ? TIDE_READ_BAD : TIDE_READ_IO,
-	           "cannot read %s: %s", path, strerror(e));
-}
+typedef struct varray {
+	int present, format, ncomp;
+	tide_vtk_type type;
+	uint64_t offset;             /* appended: from the byte after '_' */
+	char *text;                  /* inline: the element's text */
+	size_t len, cap;
+} varray;
 
-static int not_tide(const char *path, const char *why)
-{
-	return say(TIDE_READ_BAD, "%s is not a tide particle file (.vtp as written by tide run): %s",
-	           path, why);
-}
-
-/* ---- the XML header ---- */
-
-/* The value of attribute name="..." inside the tag [tag, end), copied to out; 0 or -1. */
-static int attr(const char *tag, const char *end, const char *name, char *out, size_t n)
-{
-	size_t len = strlen(name);
-	for (const char *p = tag; p + len + 2 < end; p++) {
-		if ((p[-1] != ' ' && p[-1] != '\n' && p[-1] != '\t') || strncmp(p, name, len) ||
-		    p[len] != '=' || p[len + 1] != '"')
-			continue;
-		const char *v = p + len + 2, *q = memchr(v, '"', (size_t)(end - v));
-		if (!q || (size_t)(q - v) >= n) return -1;
-		memcpy(out, v, (size_t)(q - v));
-		out[q - v] = '\0';
-		return 0;
-	}
-	return -1;
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	if (!*s || *s == '-') return -1;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (*end || errno) return -1;
-	*v = x;
-	return 0;
-}
-
-/* The tag that starts with "<name" at or after from and before limit: [*tag, *end) or -1. */
-static int find_tag(const char *from, const char *limit, const char *name, const char **tag,
-                    const char **end)
-{
-	const char *t = strstr(from, name);
-	if (!t || t >= limit) return -1;
-	const char *e = strchr(t, '>');
-	if (!e || e > limit) return -1;
-	*tag = t + 1;   /* attr() looks one character back for the separator */
-	*end = e;
-	return 0;
-}
-
-typedef struct vtp_array {
-	char name[32], type[16];
-	uint64_t ncomp, offset;
-} vtp_array;
-
-/* What tide writes: name, accepted types (element sizes alike), components. */
-typedef struct wanted {
-	const char *name, *type, *type2;
-	int ncomp;
-	size_t elsize;
-} wanted;
-
-static const wanted arrays[] = {
-	{ "Velocity", "Float32", NULL, 3, 4 },   { "Density", "Float32", NULL, 1, 4 },
-	{ "Pressure", "Float32", NULL, 1, 4 },   { "Type", "UInt8", NULL, 1, 1 },
-	{ "Id", "UInt32", NULL, 1, 4 },          { "Points", "Float64", NULL, 3, 8 },
-	{ "connectivity", "Int32", "Int64", 1, 0 }, { "offsets", "Int32", "Int64", 1, 0 },
-};
-enum { A_VELOCITY, A_DENSITY, A_PRESSURE, A_TYPE, A_ID, A_POINTS, A_CONN, A_OFFSETS, A_COUNT };
-
-typedef struct header {
+typedef struct vpiece {
 	uint64_t n;
-	long long data;        /* file offset of the first appended byte (after '_') */
-	vtp_array arr[A_COUNT];
-	size_t elsize[A_COUNT];
-} header;
+	varray a[TIDE_NFIELDS];
+} vpiece;
+
+enum { SEC_NONE, SEC_POINTS, SEC_POINTDATA };
+
+typedef struct vparse {
+	const char *path;
+	XML_Parser p;
+	int rc, done, depth, seen_root;
+	int header64, swap, zlib, byte_order;
+	int section, points_seen;    /* the current Piece child; <Points> holds one array */
+	int cur, cur_depth;          /* the array whose text is collected (-1: none) */
+	vpiece *piece;
+	size_t np;
+	long long appended;          /* file offset of the first appended byte (-1: none) */
+	int appended_b64;
+	uint64_t size;               /* of the file */
+} vparse;
 
 static int host_little(void)
 {
@@ -118,345 +54,469 @@ static int host_little(void)
 	return *(const uint8_t *)&one == 1;
 }
 
-static int check_root(const char *path, const char *buf, const char *limit)
+static const char *attr(const XML_Char **atts, const char *name)
 {
-	const char *t, *e;
-	char v[64];
-	if (find_tag(buf, limit, "<VTKFile", &t, &e)) return not_tide(path, "no <VTKFile> tag");
-	if (attr(t, e, "type", v, sizeof v) || strcmp(v, "PolyData"))
-		return not_tide(path, "the VTKFile type is not PolyData");
-	if (attr(t, e, "header_type", v, sizeof v) || strcmp(v, "UInt64"))
-		return not_tide(path, "the VTKFile header_type is not UInt64");
-	if (attr(t, e, "byte_order", v, sizeof v) ||
-	    (strcmp(v, "LittleEndian") && strcmp(v, "BigEndian")))
-		return not_tide(path, "the VTKFile byte_order is neither LittleEndian nor BigEndian");
-	if (strcmp(v, host_little() ? "LittleEndian" : "BigEndian"))
-		return say(TIDE_READ_BAD, "%s was written with byte order %s, which this machine does "
-		           "not have; convert it with ParaView first", path, v);
+	for (int k = 0; atts[k]; k += 2)
+		if (!strcmp(atts[k], name)) return atts[k + 1];
+	return NULL;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	if (!s || !*s || *s == '-') return -1;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (*end || errno) return -1;
+	*v = x;
 	return 0;
 }
 
-static int check_piece(const char *path, const char *buf, const char *limit, header *h)
+/* Stops the parse with a failure already printed. */
+static void stop(vparse *v, int rc)
 {
-	const char *t, *e;
-	char v[32];
-	uint64_t verts;
-	if (find_tag(buf, limit, "<Piece", &t, &e)) return not_tide(path, "no <Piece> tag");
-	if (attr(t, e, "NumberOfPoints", v, sizeof v) || parse_u64(v, &h->n))
-		return not_tide(path, "the Piece has no valid NumberOfPoints");
-	if (attr(t, e, "NumberOfVerts", v, sizeof v) || parse_u64(v, &verts) || verts != h->n)
-		return not_tide(path, "NumberOfVerts is not NumberOfPoints (one vertex per particle)");
-	return 0;
+	v->rc = rc;
+	XML_StopParser(v->p, XML_FALSE);
 }
 
-static int wanted_index(const char *name)
+static void not_vtp(vparse *v, const char *why, const char *what)
 {
-	for (int k = 0; k < A_COUNT; k++)
-		if (!strcmp(arrays[k].name, name)) return k;
+	stop(v, tide_read_fail(TIDE_READ_BAD, "%s is not a VTK PolyData file (.vtp): %s%s", v->path,
+	                       why, what ? what : ""));
+}
+
+static void root(vparse *v, const XML_Char **atts)
+{
+	const char *type = attr(atts, "type"), *ht = attr(atts, "header_type");
+	const char *bo = attr(atts, "byte_order"), *comp = attr(atts, "compressor");
+	if (!type || strcmp(type, "PolyData")) {
+		not_vtp(v, "its VTKFile type is ", type ? type : "not given");
+		return;
+	}
+	/* VTK files before version 1.0 have no header_type: their headers are UInt32. */
+	if (ht && strcmp(ht, "UInt32") && strcmp(ht, "UInt64")) {
+		not_vtp(v, "header_type must be UInt32 or UInt64, not ", ht);
+		return;
+	}
+	v->header64 = ht && !strcmp(ht, "UInt64");
+	if (bo && strcmp(bo, "LittleEndian") && strcmp(bo, "BigEndian")) {
+		not_vtp(v, "byte_order must be LittleEndian or BigEndian, not ", bo);
+		return;
+	}
+	v->byte_order = bo != NULL;
+	v->swap = bo && strcmp(bo, host_little() ? "LittleEndian" : "BigEndian") != 0;
+	if (comp && strcmp(comp, "vtkZLibDataCompressor")) {
+		stop(v, tide_read_fail(TIDE_READ_BAD, "%s is compressed with %s, which tide cannot read "
+		                       "(only vtkZLibDataCompressor); re-save it with zlib or no "
+		                       "compression", v->path, comp));
+		return;
+	}
+	v->zlib = comp != NULL;
+}
+
+static void piece(vparse *v, const XML_Char **atts)
+{
+	vpiece *np = realloc(v->piece, (v->np + 1) * sizeof *np);
+	if (!np) { stop(v, tide_read_nomem(v->path)); return; }
+	v->piece = np;
+	vpiece *pc = &v->piece[v->np++];
+	memset(pc, 0, sizeof *pc);
+	if (parse_u64(attr(atts, "NumberOfPoints"), &pc->n))
+		not_vtp(v, "a Piece has no valid NumberOfPoints", NULL);
+}
+
+static int field_of(const char *name)
+{
+	for (int f = 1; name && f < TIDE_NFIELDS; f++)
+		if (!strcmp(name, tide_field_name(f))) return f;
 	return -1;
 }
 
-static int read_arrays(const char *path, const char *buf, const char *limit, header *h)
+static void data_array(vparse *v, const XML_Char **atts)
 {
-	int seen[A_COUNT] = {0};
-	char msg[160], v[32];
-	const char *from = buf, *t, *e;
-	while (!find_tag(from, limit, "<DataArray", &t, &e)) {
-		from = e;
-		vtp_array a;
-		if (attr(t, e, "Name", a.name, sizeof a.name)) return not_tide(path, "a DataArray has no Name");
-		int k = wanted_index(a.name);
-		if (k < 0) continue;   /* an array tide does not use: allowed, ignored */
-		const wanted *w = &arrays[k];
-		if (attr(t, e, "type", a.type, sizeof a.type) ||
-		    (strcmp(a.type, w->type) && !(w->type2 && !strcmp(a.type, w->type2)))) {
-			snprintf(msg, sizeof msg, "the %s array is not of type %s", a.name, w->type);
-			return not_tide(path, msg);
-		}
-		if (attr(t, e, "NumberOfComponents", v, sizeof v) || parse_u64(v, &a.ncomp) ||
-		    a.ncomp != (uint64_t)w->ncomp) {
-			snprintf(msg, sizeof msg, "the %s array does not have %d component%s", a.name,
-			         w->ncomp, w->ncomp > 1 ? "s" : "");
-			return not_tide(path, msg);
-		}
-		if (attr(t, e, "format", v, sizeof v) || strcmp(v, "appended") ||
-		    attr(t, e, "offset", v, sizeof v) || parse_u64(v, &a.offset)) {
-			snprintf(msg, sizeof msg, "the %s array is not in appended format with an offset",
-			         a.name);
-			return not_tide(path, msg);
-		}
-		h->arr[k] = a;
-		h->elsize[k] = w->elsize ? w->elsize : strcmp(a.type, "Int64") ? 4 : 8;
-		seen[k] = 1;
+	int f = -1;
+	if (v->section == SEC_POINTS && !v->points_seen++) f = TIDE_FIELD_POSITION;
+	else if (v->section == SEC_POINTDATA) f = field_of(attr(atts, "Name"));
+	if (f < 0 || v->piece[v->np - 1].a[f].present) return;   /* not an array tide uses */
+	varray *a = &v->piece[v->np - 1].a[f];
+	const char *type = attr(atts, "type"), *fmt = attr(atts, "format");
+	const char *nc = attr(atts, "NumberOfComponents");
+	uint64_t ncomp = 1;
+	char msg[160];
+	if (!type || tide_vtk_type_parse(type, &a->type)) {
+		snprintf(msg, sizeof msg, "the %s array's type is %s, not a VTK number type",
+		         tide_field_name(f), type ? type : "not given");
+		not_vtp(v, msg, NULL);
+		return;
 	}
-	for (int k = 0; k < A_COUNT; k++)
-		if (!seen[k]) {
-			snprintf(msg, sizeof msg, "it has no %s array", arrays[k].name);
-			return not_tide(path, msg);
+	if (nc && (parse_u64(nc, &ncomp) || ncomp == 0 || ncomp > 16)) {
+		snprintf(msg, sizeof msg, "the %s array's NumberOfComponents is '%s'", tide_field_name(f), nc);
+		not_vtp(v, msg, NULL);
+		return;
+	}
+	a->ncomp = (int)ncomp;
+	if (fmt && !strcmp(fmt, "appended")) {
+		a->format = FMT_APPENDED;
+		if (parse_u64(attr(atts, "offset"), &a->offset)) {
+			snprintf(msg, sizeof msg, "the appended %s array has no valid offset", tide_field_name(f));
+			not_vtp(v, msg, NULL);
+			return;
 		}
+	} else if (fmt && (!strcmp(fmt, "binary") || !strcmp(fmt, "ascii"))) {
+		a->format = !strcmp(fmt, "binary") ? FMT_BINARY : FMT_ASCII;
+		v->cur = f;
+		v->cur_depth = v->depth;
+	} else {
+		snprintf(msg, sizeof msg, "the %s array's format is %s (appended, binary or ascii are "
+		         "allowed)", tide_field_name(f), fmt ? fmt : "not given");
+		not_vtp(v, msg, NULL);
+		return;
+	}
+	a->present = 1;
+}
+
+static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
+{
+	vparse *v = ud;
+	if (v->done) return;
+	v->depth++;
+	if (v->depth == 1) {
+		v->seen_root = 1;
+		if (strcmp(name, "VTKFile")) not_vtp(v, "its root element is ", name);
+		else root(v, atts);
+	} else if (v->depth == 2 && !strcmp(name, "AppendedData")) {
+		const char *enc = attr(atts, "encoding");
+		if (!enc || (strcmp(enc, "raw") && strcmp(enc, "base64"))) {
+			not_vtp(v, "the AppendedData encoding is neither raw nor base64: ", enc ? enc : "none");
+			return;
+		}
+		v->appended_b64 = !strcmp(enc, "base64");
+		/* The appended bytes start after the '_' that follows this tag; expat must not see
+		 * them. */
+		v->appended = (long long)XML_GetCurrentByteIndex(v->p) + XML_GetCurrentByteCount(v->p);
+		v->done = 1;
+		XML_StopParser(v->p, XML_FALSE);
+	} else if (v->depth == 3 && !strcmp(name, "Piece")) {
+		piece(v, atts);
+	} else if (v->depth == 4 && v->np) {
+		v->section = !strcmp(name, "Points") ? SEC_POINTS
+		           : !strcmp(name, "PointData") ? SEC_POINTDATA : SEC_NONE;
+		v->points_seen = 0;
+	} else if (v->depth == 5 && !strcmp(name, "DataArray") && v->np) {
+		data_array(v, atts);
+	}
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *name)
+{
+	vparse *v = ud;
+	(void)name;
+	if (v->done) return;
+	if (v->depth == v->cur_depth) v->cur = -1;
+	if (v->depth == 4) v->section = SEC_NONE;
+	v->depth--;
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
+{
+	vparse *v = ud;
+	if (v->done || v->cur < 0 || v->depth != v->cur_depth) return;
+	varray *a = &v->piece[v->np - 1].a[v->cur];
+	if (a->len + (size_t)len + 1 > a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 4096;
+		while (cap < a->len + (size_t)len + 1) cap *= 2;
+		char *t = realloc(a->text, cap);
+		if (!t) { stop(v, tide_read_nomem(v->path)); return; }
+		a->text = t;
+		a->cap = cap;
+	}
+	memcpy(a->text + a->len, s, (size_t)len);
+	a->len += (size_t)len;
+}
+
+/* Runs expat over the file up to <AppendedData> (or the end). */
+static int parse_xml(vparse *v, FILE *f)
+{
+	char *buf = malloc(FEED);
+	if (!buf) return tide_read_nomem(v->path);
+	v->p = XML_ParserCreate(NULL);
+	if (!v->p) { free(buf); return tide_read_nomem(v->path); }
+	XML_SetUserData(v->p, v);
+	XML_SetElementHandler(v->p, on_start, on_end);
+	XML_SetCharacterDataHandler(v->p, on_text);
+	for (;;) {
+		size_t got = fread(buf, 1, FEED, f);
+		if (ferror(f)) {
+			v->rc = tide_read_ioerr(v->path);
+			break;
+		}
+		int last = got < FEED;
+		if (XML_Parse(v->p, buf, (int)got, last) == XML_STATUS_ERROR) {
+			if (!v->rc && !v->done) {
+				enum XML_Error code = XML_GetErrorCode(v->p);
+				const char *why = XML_ErrorString(code);
+				unsigned long line = XML_GetCurrentLineNumber(v->p);
+				/* an XML file cut short, even inside its first tag */
+				int cut = code == XML_ERROR_UNCLOSED_TOKEN || code == XML_ERROR_NO_ELEMENTS ||
+				          code == XML_ERROR_PARTIAL_CHAR;
+				v->rc = v->seen_root || cut
+				      ? tide_read_fail(TIDE_READ_BAD, "%s is truncated or damaged: its XML breaks "
+				                       "off at line %lu (%s)", v->path, line, why)
+				      : tide_read_fail(TIDE_READ_BAD, "%s is not XML (line %lu: %s)", v->path,
+				                       line, why);
+			}
+			break;
+		}
+		if (last) break;
+	}
+	XML_ParserFree(v->p);
+	free(buf);
+	return v->rc;
+}
+
+static int blank(int c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* The appended data starts after '_' (white space may come first). */
+static int find_underscore(vparse *v, FILE *f)
+{
+	if (fseeko(f, (off_t)v->appended, SEEK_SET))
+		return tide_read_ioerr(v->path);
+	int c;
+	do c = getc(f); while (blank(c));
+	if (c != '_')
+		return tide_read_fail(TIDE_READ_BAD, "%s is %s: its appended data does not start with '_'",
+		                      v->path, c == EOF ? "truncated" : "damaged");
+	v->appended = ftello(f);
 	return 0;
 }
 
-/* Parses the header from the first HEADER_MAX bytes. */
-static int parse_header(const char *path, FILE *f, header *h)
+/* A file cut anywhere after its header loses its last lines: appended data must be followed
+ * by the closing tags (what expat checks for a file without appended data). */
+static int check_end(vparse *v, FILE *f)
 {
-	char *buf = malloc(HEADER_MAX + 1);
-	if (!buf) return say(TIDE_READ_IO, "cannot read %s: out of memory", path);
-	size_t got = fread(buf, 1, HEADER_MAX, f);
-	if (ferror(f)) {
-		free(buf);
-		return say(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno ? errno : EIO));
+	char tail[512];
+	long long from = v->size > sizeof tail - 1 ? (long long)(v->size - (sizeof tail - 1)) : 0;
+	size_t got = 0;
+	if (!fseeko(f, (off_t)from, SEEK_SET)) got = fread(tail, 1, sizeof tail - 1, f);
+	tail[got] = '\0';
+	size_t n = got;
+	while (n && blank(tail[n - 1])) tail[--n] = '\0';
+	const char *end = "</VTKFile>", *close = "</AppendedData>";
+	size_t k = strlen(end);
+	int ok = n >= k && !strcmp(tail + n - k, end);
+	if (ok) {
+		n -= k;
+		while (n && blank(tail[n - 1])) n--;
+		ok = n >= strlen(close) && !strncmp(tail + n - strlen(close), close, strlen(close));
 	}
-	/* The binary part may hold NUL bytes: the text ends at the first one. */
-	buf[got] = '\0';
-	const char *limit = strstr(buf, "<AppendedData");
-	int rc = 0;
-	const char *t, *e;
-	char v[16];
-	memset(h, 0, sizeof *h);
-	if (strncmp(buf, "<?xml", 5) && strncmp(buf, "<VTKFile", 8)) rc = not_tide(path, "it is not XML");
-	else if (!limit || find_tag(limit, buf + got, "<AppendedData", &t, &e))
-		rc = not_tide(path, "no <AppendedData> section in its first 64 KiB (or it is truncated)");
-	else if (attr(t, e, "encoding", v, sizeof v) || strcmp(v, "raw"))
-		rc = not_tide(path, "the appended data is not raw (base64 or compressed files are not read)");
-	else if (!(rc = check_root(path, buf, limit)) && !(rc = check_piece(path, buf, limit, h)) &&
-	         !(rc = read_arrays(path, buf, limit, h))) {
-		const char *p = e + 1;
-		while (p < buf + got && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
-		if (p >= buf + got || *p != '_')
-			rc = not_tide(path, "the appended data does not start with '_'");
-		else
-			h->data = (long long)(p + 1 - buf);
+	if (!ok)
+		return tide_read_fail(TIDE_READ_BAD, "%s is truncated: it does not end with </AppendedData> "
+		                      "and </VTKFile>", v->path);
+	return 0;
+}
+
+/* The structure checks: every piece has what is needed, with the right components. */
+static int check_pieces(vparse *v, unsigned need, unsigned *have, uint64_t *total)
+{
+	if (!v->np) return tide_read_fail(TIDE_READ_BAD, "%s holds no PolyData Piece", v->path);
+	*have = TIDE_FIELDS_ALL;
+	*total = 0;
+	int binary = 0;
+	for (size_t k = 0; k < v->np; k++) {
+		vpiece *pc = &v->piece[k];
+		for (int f = 0; f < TIDE_NFIELDS; f++) {
+			varray *a = &pc->a[f];
+			if (!a->present) { *have &= ~TIDE_READ_BIT(f); continue; }
+			if (a->ncomp != tide_field_ncomp(f))
+				return tide_read_fail(TIDE_READ_BAD, "%s: its %s array has %d component%s, %d "
+				                      "expected", v->path, tide_field_name(f), a->ncomp,
+				                      a->ncomp > 1 ? "s" : "", tide_field_ncomp(f));
+			if (a->format == FMT_APPENDED && v->appended < 0)
+				return tide_read_fail(TIDE_READ_BAD, "%s is truncated or damaged: its %s array "
+				                      "is appended but the file has no <AppendedData>", v->path,
+				                      tide_field_name(f));
+			binary |= a->format != FMT_ASCII;
+		}
+		*total += pc->n;
 	}
-	free(buf);
+	for (int f = 0; f < TIDE_NFIELDS; f++)
+		if ((need | TIDE_READ_BIT(TIDE_FIELD_POSITION)) & ~*have & TIDE_READ_BIT(f))
+			return tide_field_missing(v->path, f, need);
+	if (binary && !v->byte_order)
+		return tide_read_fail(TIDE_READ_BAD, "%s has binary data but no byte_order attribute on "
+		                      "its VTKFile", v->path);
+	/* Each point takes bytes in the file (the positions alone), unless zlib packs them. */
+	if (*total > (v->zlib ? 400 : 1) * v->size)
+		return tide_read_fail(TIDE_READ_BAD, "%s is truncated or damaged: it declares %llu "
+		                      "points in %llu bytes", v->path, (unsigned long long)*total,
+		                      (unsigned long long)v->size);
+	return 0;
+}
+
+static int read_array(vparse *v, FILE *f, const vpiece *pc, int field, size_t base,
+                      tide_particle_set *s, float *pressure)
+{
+	const varray *a = &pc->a[field];
+	tide_vtk_array arr = { v->path, tide_field_name(field), a->type, pc->n * (uint64_t)a->ncomp,
+	                       v->header64, v->swap, v->zlib, v->size };
+	tide_field_sink sink = { v->path, field, s, pressure, base };
+	if (a->format == FMT_ASCII)
+		return tide_vtk_decode_ascii(&arr, a->text ? a->text : "", a->len, &sink);
+	tide_vtk_bytes b = { 0 };
+	if (a->format == FMT_BINARY) {
+		b.mem = a->text ? a->text : "";
+		b.len = a->len;
+		b.base64 = 1;
+	} else {
+		if (a->offset > v->size || (uint64_t)v->appended + a->offset > v->size)
+			return tide_read_fail(TIDE_READ_BAD, "%s is truncated: its %s array starts at byte "
+			                      "%llu of %llu", v->path, arr.name,
+			                      (unsigned long long)(v->appended + a->offset),
+			                      (unsigned long long)v->size);
+		if (fseeko(f, (off_t)(v->appended + (long long)a->offset), SEEK_SET))
+			return tide_read_ioerr(v->path);
+		b.f = f;
+		b.base64 = v->appended_b64;
+	}
+	return tide_vtk_decode_binary(&arr, &b, &sink);
+}
+
+static int read_data(vparse *v, FILE *f, unsigned need, tide_particle_set *s, float **pressure,
+                     unsigned *have)
+{
+	uint64_t total = 0;
+	int rc = check_pieces(v, need, have, &total);
+	if (rc) return rc;
+	int want_p = pressure && (*have & TIDE_READ_BIT(TIDE_FIELD_PRESSURE));
+	if (want_p) *pressure = malloc((total ? total : 1) * sizeof(float));
+	if ((want_p && !*pressure) || tide_pset_reserve(s, (size_t)total))
+		return tide_read_fail(TIDE_READ_IO, "cannot read %s: out of memory for %llu particles",
+		                      v->path, (unsigned long long)total);
+	s->n = (size_t)total;
+	size_t base = 0;
+	for (size_t k = 0; k < v->np && !rc; k++) {
+		for (int fl = 0; fl < TIDE_NFIELDS && !rc; fl++)
+			if (v->piece[k].a[fl].present && (fl != TIDE_FIELD_PRESSURE || want_p))
+				rc = read_array(v, f, &v->piece[k], fl, base, s, want_p ? *pressure : NULL);
+		base += (size_t)v->piece[k].n;
+	}
+	if (!rc) tide_fields_fill_missing(s, *have);
 	return rc;
 }
 
-/* ---- the appended arrays ---- */
-
-typedef struct reader {
-	const char *path;
-	FILE *f;
-	long long size;        /* of the file */
-	const header *h;
-	void *buf;
-} reader;
-
-typedef void (*unpack_fn)(void *dst, const void *src, size_t first, size_t count);
-
-/* Checks that array k lies inside the file and that its byte count is the one its type and the
- * point count imply. */
-static int check_extent(const reader *r, int k)
-{
-	const header *h = r->h;
-	uint64_t want = h->n * (uint64_t)arrays[k].ncomp * h->elsize[k];
-	uint64_t pos = (uint64_t)h->data + h->arr[k].offset;   /* no overflow: offset < 2^63 here */
-	if (h->arr[k].offset > (uint64_t)r->size || pos + 8 + want > (uint64_t)r->size)
-		return say(TIDE_READ_BAD, "%s is truncated: its %s array needs bytes up to %llu but the "
-		           "file has %lld", r->path, arrays[k].name,
-		           (unsigned long long)(pos + 8 + want), r->size);
-	uint64_t bytes;
-	if (fseeko(r->f, (off_t)pos, SEEK_SET) || fread(&bytes, sizeof bytes, 1, r->f) != 1)
-		return say(TIDE_READ_IO, "cannot read %s: %s", r->path, strerror(errno ? errno : EIO));
-	if (bytes != want)
-		return say(TIDE_READ_BAD, "%s is inconsistent: its %s array holds %llu bytes, %llu "
-		           "expected for %llu points", r->path, arrays[k].name, (unsigned long long)bytes,
-		           (unsigned long long)want, (unsigned long long)h->n);
-	return 0;
-}
-
-/* Reads array k (positioned by check_extent) chunk by chunk through unpack. */
-static int read_array(const reader *r, int k, unpack_fn unpack, void *dst)
-{
-	int rc = check_extent(r, k);
-	if (rc) return rc;
-	size_t n = (size_t)r->h->n, el = arrays[k].ncomp * r->h->elsize[k];
-	for (size_t first = 0; first < n; first += CHUNK) {
-		size_t count = n - first < CHUNK ? n - first : CHUNK;
-		if (fread(r->buf, el, count, r->f) != count)
-			return say(TIDE_READ_IO, "cannot read %s: %s", r->path,
-			           feof(r->f) ? "unexpected end of file" : strerror(errno ? errno : EIO));
-		unpack(dst, r->buf, first, count);
-	}
-	return 0;
-}
-
-/* Interleaved 3-component arrays (Points, Velocity) to three separate arrays. */
-typedef struct triple {
-	void *c[3];
-	size_t el;   /* bytes per component */
-} triple;
-
-static void unpack_triple(void *dst, const void *src, size_t first, size_t count)
-{
-	const triple *t = dst;
-	const char *p = src;
-	for (size_t i = 0; i < count; i++)
-		for (int d = 0; d < 3; d++)
-			memcpy((char *)t->c[d] + (first + i) * t->el, p + (3 * i + d) * t->el, t->el);
-}
-
-static void unpack_4bytes(void *dst, const void *src, size_t first, size_t count)
-{
-	memcpy((char *)dst + 4 * first, src, 4 * count);
-}
-
-static void unpack_type(void *dst, const void *src, size_t first, size_t count)
-{
-	const uint8_t *t = src;
-	for (size_t i = 0; i < count; i++) ((uint32_t *)dst)[first + i] = t[i];
-}
-
-static int read_all(const reader *r, tide_particle_set *s, float **pressure)
-{
-	int rc;
-	triple pos = { { s->x, s->y, s->z }, sizeof *s->x }, vel = { { s->vx, s->vy, s->vz }, sizeof *s->vx };
-	if ((rc = read_array(r, A_POINTS, unpack_triple, &pos)) ||
-	    (rc = read_array(r, A_VELOCITY, unpack_triple, &vel)) ||
-	    (rc = read_array(r, A_DENSITY, unpack_4bytes, s->rho)) ||
-	    (rc = read_array(r, A_ID, unpack_4bytes, s->id)) ||
-	    (rc = read_array(r, A_TYPE, unpack_type, s->type)) ||
-	    (rc = pressure ? read_array(r, A_PRESSURE, unpack_4bytes, *pressure)
-	                   : check_extent(r, A_PRESSURE)) ||
-	    (rc = check_extent(r, A_CONN)) || (rc = check_extent(r, A_OFFSETS)))
-		return rc;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->type[i] != TIDE_FLUID && s->type[i] != TIDE_BOUND)
-			return say(TIDE_READ_BAD, "%s is not a tide particle file: particle %zu has Type %u "
-			           "(0 fluid and 1 boundary are allowed)", r->path, i, (unsigned)s->type[i]);
-	return 0;
-}
-
-int tide_vtp_read(const char *path, tide_particle_set *s, float **pressure)
+int tide_vtp_read_fields(const char *path, unsigned need, tide_particle_set *s,
+                         float **pressure, unsigned *have)
 {
 	if (pressure) *pressure = NULL;
 	s->n = 0;   /* whatever happens, no stale snapshot is left to be taken for this one */
-	FILE *f = fopen(path, "rb");
-	if (!f) return open_error(path);
+	int open_rc;
+	FILE *f = tide_read_open(path, &open_rc);
+	if (!f) return open_rc;
 	struct stat sb;
-	header h;
-	int rc = fstat(fileno(f), &sb) ? say(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno))
-	                               : !S_ISREG(sb.st_mode) ? not_tide(path, "it is not a regular file")
-	                               : parse_header(path, f, &h);
-	if (!rc && h.n > (uint64_t)sb.st_size)   /* each point takes > 8 bytes: a lying header */
-		rc = say(TIDE_READ_BAD, "%s is truncated: it declares %llu points in %lld bytes", path,
-		         (unsigned long long)h.n, (long long)sb.st_size);
-	reader r = { path, f, (long long)sb.st_size, &h, NULL };
-	if (!rc) {
-		r.buf = malloc(CHUNK * 3 * sizeof(double));
-		if (pressure) *pressure = malloc((h.n ? h.n : 1) * sizeof(float));
-		if (!r.buf || (pressure && !*pressure) || tide_pset_reserve(s, (size_t)h.n))
-			rc = say(TIDE_READ_IO, "cannot read %s: out of memory for %llu particles", path,
-			         (unsigned long long)h.n);
-	}
-	if (!rc) {
-		s->n = (size_t)h.n;
-		rc = read_all(&r, s, pressure);
-	}
-	free(r.buf);
+	vparse v = { 0 };
+	v.path = path;
+	v.cur = v.cur_depth = -1;
+	v.appended = -1;
+	int rc = fstat(fileno(f), &sb) ? tide_read_ioerr(path)
+	       : !S_ISREG(sb.st_mode) ? tide_read_fail(TIDE_READ_BAD, "%s is not a regular file", path) : 0;
+	v.size = rc ? 0 : (uint64_t)sb.st_size;
+	if (!rc) rc = parse_xml(&v, f);
+	if (!rc && v.appended >= 0) rc = check_end(&v, f);
+	if (!rc && v.appended >= 0) rc = find_underscore(&v, f);
+	unsigned got = 0;
+	if (!rc) rc = read_data(&v, f, need, s, pressure, &got);
+	for (size_t k = 0; k < v.np; k++)
+		for (int fl = 0; fl < TIDE_NFIELDS; fl++) free(v.piece[k].a[fl].text);
+	free(v.piece);
 	fclose(f);
 	if (rc) {
 		s->n = 0;
 		if (pressure) { free(*pressure); *pressure = NULL; }
 	}
+	if (have) *have = rc ? 0 : got;
 	return rc;
+}
+
+int tide_vtp_read(const char *path, tide_particle_set *s, float **pressure)
+{
+	unsigned need = TIDE_FIELDS_ALL & ~TIDE_READ_BIT(TIDE_FIELD_PRESSURE);
+	if (pressure) need |= TIDE_READ_BIT(TIDE_FIELD_PRESSURE);
+	return tide_vtp_read_fields(path, need, s, pressure, NULL);
 }
 
 /* ---- .pvd ---- */
 
-static void xml_unescape(char *s)
+typedef struct pvd_parse {
+	const char *path;
+	XML_Parser p;
+	tide_pvd_list *l;
+	int rc, depth, collection;
+} pvd_parse;
+
+static void XMLCALL pvd_start(void *ud, const XML_Char *name, const XML_Char **atts)
 {
-	static const struct { const char *ent; char c; } ents[] = {
-		{ "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' }, { "&apos;", '\'' },
-	};
-	char *o = s;
-	for (const char *p = s; *p;) {
-		int done = 0;
-		for (size_t k = 0; k < sizeof ents / sizeof ents[0] && !done; k++) {
-			size_t len = strlen(ents[k].ent);
-			if (!strncmp(p, ents[k].ent, len)) { *o++ = ents[k].c; p += len; done = 1; }
-		}
-		if (!done) *o++ = *p++;
+	pvd_parse *q = ud;
+	q->depth++;
+	if (q->rc) return;
+	if (q->depth == 1 && strcmp(name, "VTKFile")) {
+		q->rc = tide_read_fail(TIDE_READ_BAD, "%s is not a ParaView .pvd series: its root element "
+		                       "is <%s>, not <VTKFile>", q->path, name);
+	} else if (q->depth == 2 && !strcmp(name, "Collection")) {
+		q->collection = 1;
+	} else if (q->depth == 3 && q->collection && !strcmp(name, "DataSet")) {
+		const char *ts = attr(atts, "timestep"), *file = attr(atts, "file");
+		char *end;
+		double t = ts ? strtod(ts, &end) : 0.0;
+		if (!ts || !file)
+			q->rc = tide_read_fail(TIDE_READ_BAD, "%s: DataSet %zu has no timestep or file "
+			                       "attribute", q->path, q->l->n + 1);
+		else if (end == ts || *end)
+			q->rc = tide_read_fail(TIDE_READ_BAD, "%s: DataSet %zu has timestep '%s', not a number",
+			                       q->path, q->l->n + 1, ts);
+		else
+			q->rc = tide_pvd_list_add(q->l, q->path, file, t);
 	}
-	*o = '\0';
+	if (q->rc) XML_StopParser(q->p, XML_FALSE);
 }
 
-static char *slurp(const char *path, int *rc)
+static void XMLCALL pvd_end(void *ud, const XML_Char *name)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) { *rc = open_error(path); return NULL; }
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap) break;
-		char *b = realloc(buf, 2 * cap + 1);
-		if (!b) { free(buf); buf = NULL; break; }
-		buf = b;
-		cap *= 2;
-	}
-	*rc = !buf ? say(TIDE_READ_IO, "cannot read %s: out of memory", path)
-	    : ferror(f) ? say(TIDE_READ_IO, "cannot read %s: %s", path, strerror(errno ? errno : EIO)) : 0;
-	fclose(f);
-	if (*rc) { free(buf); return NULL; }
-	buf[n] = '\0';
-	return buf;
-}
-
-static int pvd_add(tide_pvd_list *l, const char *path, const char *file, double t)
-{
-	char **nf = realloc(l->file, (l->n + 1) * sizeof *nf);
-	if (nf) l->file = nf;
-	double *nt = nf ? realloc(l->time, (l->n + 1) * sizeof *nt) : NULL;
-	if (nt) l->time = nt;
-	const char *slash = strrchr(path, '/');
-	size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
-	char *full = nt ? malloc(dir + strlen(file) + 1) : NULL;
-	if (!full) return say(TIDE_READ_IO, "cannot read %s: out of memory", path);
-	memcpy(full, path, dir);
-	strcpy(full + dir, file);
-	l->file[l->n] = full;
-	l->time[l->n++] = t;
-	return 0;
+	(void)name;
+	((pvd_parse *)ud)->depth--;
 }
 
 int tide_pvd_read(const char *path, tide_pvd_list *l)
 {
 	memset(l, 0, sizeof *l);
-	int rc;
-	char *buf = slurp(path, &rc);
-	if (!buf) return rc;
-	const char *end = buf + strlen(buf), *from = buf, *t, *e;
-	if (find_tag(buf, end, "<VTKFile", &t, &e) || !strstr(buf, "<Collection"))
-		rc = say(TIDE_READ_BAD, "%s is not a ParaView .pvd series: no <VTKFile> with a "
-		         "<Collection>", path);
-	while (!rc && !find_tag(from, end, "<DataSet", &t, &e)) {
-		from = e;
-		char ts[64], file[1024], *num_end;
-		if (attr(t, e, "timestep", ts, sizeof ts) || attr(t, e, "file", file, sizeof file)) {
-			rc = say(TIDE_READ_BAD, "%s: DataSet %zu has no timestep or file attribute", path,
-			         l->n + 1);
-			break;
-		}
-		double time = strtod(ts, &num_end);
-		if (num_end == ts || *num_end) {
-			rc = say(TIDE_READ_BAD, "%s: DataSet %zu has timestep '%s', not a number", path,
-			         l->n + 1, ts);
-			break;
-		}
-		xml_unescape(file);
-		rc = pvd_add(l, path, file, time);
+	int open_rc;
+	FILE *f = tide_read_open(path, &open_rc);
+	if (!f) return open_rc;
+	pvd_parse q = { path, XML_ParserCreate(NULL), l, 0, 0, 0 };
+	char *buf = malloc(FEED);
+	if (!q.p || !buf) q.rc = tide_read_nomem(path);
+	else {
+		XML_SetUserData(q.p, &q);
+		XML_SetElementHandler(q.p, pvd_start, pvd_end);
 	}
-	if (!rc && l->n == 0) rc = say(TIDE_READ_BAD, "%s lists no snapshot", path);
+	while (!q.rc) {
+		size_t got = fread(buf, 1, FEED, f);
+		if (ferror(f)) {
+			q.rc = tide_read_ioerr(path);
+			break;
+		}
+		if (XML_Parse(q.p, buf, (int)got, got < FEED) == XML_STATUS_ERROR && !q.rc)
+			q.rc = tide_read_fail(TIDE_READ_BAD, "%s is not a valid .pvd series: line %lu: %s",
+			                      path, (unsigned long)XML_GetCurrentLineNumber(q.p),
+			                      XML_ErrorString(XML_GetErrorCode(q.p)));
+		if (got < FEED) break;
+	}
+	if (!q.rc && !q.collection)
+		q.rc = tide_read_fail(TIDE_READ_BAD, "%s is not a ParaView .pvd series: no <VTKFile> with "
+		                      "a <Collection>", path);
+	if (!q.rc && l->n == 0) q.rc = tide_read_fail(TIDE_READ_BAD, "%s lists no snapshot", path);
+	if (q.p) XML_ParserFree(q.p);
 	free(buf);
-	if (rc) tide_pvd_list_free(l);
-	return rc;
-}
-
-void tide_pvd_list_free(tide_pvd_list *l)
-{
-	for (size_t i = 0; i < l->n; i++) free(l->file[i]);
-	free(l->file);
-	free(l->time);
-	memset(l, 0, sizeof *l);
+	fclose(f);
+	if (q.rc) tide_pvd_list_free(l);
+	return q.rc;
 }

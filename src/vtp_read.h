@@ -1,34 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Reading tide's own output back (post-processing: tide probe): a .vtp snapshot as written by
- * tide_vtp_write (VTK XML PolyData, binary appended raw, UInt64 headers) and the .pvd series
- * that lists the snapshots with their times.  Only that layout is accepted: the reader checks
- * every array's name, type, component count and byte count against the point count and the file
- * size, so a foreign, truncated or damaged file is refused with one sentence naming the file and
- * what is wrong, never read as garbage. */
+/* Reading VTK XML PolyData back (post-processing: tide probe): a .vtp snapshot — tide's own or
+ * any valid one, e.g. re-saved by ParaView or vtkXMLPolyDataWriter — and the .pvd series that
+ * lists snapshots with their times.  The XML goes through expat; the arrays may be appended
+ * (raw or base64), inline binary (base64) or ascii, uncompressed or vtkZLibDataCompressor
+ * blocks, with UInt32 or UInt64 headers, in either byte order, Float32 or Float64 (any numeric
+ * type), in any order, over one or several Pieces.  Point data arrays are found by name
+ * (Velocity, Density, Pressure, Type, Id); the positions are the <Points> array. */
 #ifndef TIDE_VTP_READ_H
 #define TIDE_VTP_READ_H
 #include <stddef.h>
 #include "particle_set.h"
+#include "snapshot_read.h"
 
-/* Return codes of the readers, chosen to be the command's exit codes. */
-enum { TIDE_READ_OK = 0, TIDE_READ_IO = 1, TIDE_READ_BAD = 2 };
+/* Reads the .vtp at path into s (its arrays are grown as needed and s->n set; s may hold an
+ * earlier snapshot) as tide_snapshot_read does: need, have and pressure alike. */
+int tide_vtp_read_fields(const char *path, unsigned need, tide_particle_set *s,
+                         float **pressure, unsigned *have);
 
-/* Reads the snapshot at path into s (its arrays are grown as needed and s->n set; s may hold an
- * earlier snapshot).  pressure, when not NULL, receives a malloc'ed copy of the file's Pressure
- * array (the caller frees it).  Returns TIDE_READ_OK, TIDE_READ_BAD (missing file, not a tide
- * .vtp, truncated, inconsistent sizes, byte order of another machine) or TIDE_READ_IO (a read
- * error or out of memory), after printing one sentence. */
+/* tide_vtp_read_fields needing every field tide writes by default (Pressure only when pressure
+ * is not NULL, which then receives its malloc'ed copy; the caller frees it). */
 int tide_vtp_read(const char *path, tide_particle_set *s, float **pressure);
 
-/* The snapshots of a .pvd series, in file order. */
-typedef struct tide_pvd_list {
-	size_t n;
-	char **file;    /* paths usable as given: a relative name is joined to the .pvd's directory */
-	double *time;
-} tide_pvd_list;
-
-/* Reads the series at path.  Returns the codes of tide_vtp_read (an empty series is BAD). */
+/* Reads the .pvd series at path.  Returns the codes above (an empty series is BAD). */
 int tide_pvd_read(const char *path, tide_pvd_list *l);
-void tide_pvd_list_free(tide_pvd_list *l);
 
 #endif

@@ -34,15 +34,14 @@
 #include "gravity_ranks.h"
 
 static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *src,
-                        enum tide_gravity_where where)
+                        enum tide_where where)
 {
 	*cl = *src;
-	if (where == TIDE_WHERE_CPU) cl->cuda_funcs[0] = NULL;
-	if (where == TIDE_WHERE_CUDA) cl->cpu_funcs[0] = NULL;
+	tide_codelet_restrict(cl, where);
 }
 
 void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
-                       bh_params P, int nparts, enum tide_gravity_where where)
+                       bh_params P, int nparts, enum tide_where where)
 {
 	memset(g, 0, sizeof *g);
 	g->n = n;
@@ -138,7 +137,7 @@ static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[
 
 void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                              const uint32_t *counts, const float *box, bh_params P, int nparts,
-                             enum tide_gravity_where where, int mpi)
+                             enum tide_where where, int mpi)
 {
 	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
 	tide_gravity_init(g, body, vel, acc, counts[rank], P, nparts, where);
@@ -344,7 +343,7 @@ void tide_gravity_fini(tide_gravity *g)
 }
 
 void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample, uint32_t ns,
-                         bh_params P, double *out, enum tide_gravity_where where)
+                         bh_params P, double *out, enum tide_where where)
 {
 	if (ns == 0) return;
 	struct starpu_codelet cl;

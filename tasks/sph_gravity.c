@@ -24,13 +24,7 @@
 
 /* The gravity tasks go where the SPH tasks go (on the GPU alone by default on a GPU machine,
  * tide_sph_codelets_where), so that the bodies never leave the device. */
-static enum tide_gravity_where where_of_sph(void)
-{
-	uint32_t w = tide_sgrav_apply_cl.where;
-	if (w == STARPU_CUDA) return TIDE_WHERE_CUDA;
-	if (w == STARPU_CPU) return TIDE_WHERE_CPU;
-	return TIDE_WHERE_ANY;
-}
+static enum tide_where where_of_sph(void) { return tide_codelet_where(&tide_sgrav_apply_cl); }
 
 /* counts: every rank's bodies (several ranks), or NULL (one rank: n) */
 static int register_bodies(tide_sph_gravity *sg, uint32_t n, const uint32_t *counts,

@@ -25,7 +25,7 @@ typedef struct tide_sph_gravity {
 	starpu_data_handle_t offs;       /* uint32[own blocks + 1]: each own block's first body */
 	tide_sgrav_gather_arg gather;
 	tide_sgrav_unsort_arg unsort;
-	enum tide_gravity_where where;
+	enum tide_where where;
 	int nown, *own;                  /* this rank's blocks, in block order */
 	int *lidx;                       /* per block: its index among its owner's blocks */
 	/* several ranks: accg and offs of every rank (this rank's are the two above), MPI tags */

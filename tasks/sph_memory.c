@@ -6,7 +6,7 @@
 // hang in its first step.  So before the first step the data of this rank's largest task is
 // compared with each GPU's memory, and everything main memory will have to hold with what is
 // left there.  (The particle-block interface also gives up on a failing allocation after a
-// while: tasks/block_interface.c.)
+// while: interfaces/block_interface.c.)
 #include <stdio.h>
 #include <stdlib.h>
 #include <starpu.h>
@@ -44,8 +44,8 @@ int tide_sim_check_memory(const tide_sim *sim)
 	if (!owned) return 0;
 	lazy_ram += scratch * starpu_cpu_worker_get_count(); /* one scratch per worker */
 
-	uint32_t where = tide_sph_forces_cl.where;
-	int on_cpu = !where || (where & STARPU_CPU), on_cuda = !where || (where & STARPU_CUDA);
+	enum tide_where where = tide_codelet_where(&tide_sph_forces_cl);
+	int on_cpu = where != TIDE_WHERE_CUDA, on_cuda = where != TIDE_WHERE_CPU;
 	unsigned nodes = starpu_memory_nodes_get_count();
 	for (unsigned n = 0; n < nodes; n++) {
 		enum starpu_node_kind kind = starpu_node_get_kind(n);

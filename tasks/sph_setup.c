@@ -16,14 +16,14 @@
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 
-void tide_sph_codelets_where(uint32_t where)
+void tide_sph_codelets_where(enum tide_where where)
 {
 	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
 	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl};
-	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) cls[i]->where = where;
+	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 
 void tide_sim_params(const tide_case *c, tide_sph_params *P)

@@ -20,6 +20,7 @@
 #include <starpu.h>
 #include "tide/bh_gravity.h"
 #include "bh_ic.h"
+#include "tide/bh_interact.h"
 
 typedef struct geo {
 	float lo[3], hi[3], bmax;

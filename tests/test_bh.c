@@ -25,7 +25,7 @@ typedef struct run {
 } run;
 
 /* One force evaluation of a copy of the input on the given workers. */
-static run evaluate_parts(const bh_body *in, uint32_t n, bh_params P, enum tide_gravity_where where,
+static run evaluate_parts(const bh_body *in, uint32_t n, bh_params P, enum tide_where where,
                           int nparts)
 {
 	uint32_t m = n ? n : 1;
@@ -54,7 +54,7 @@ static run evaluate_parts(const bh_body *in, uint32_t n, bh_params P, enum tide_
 	return r;
 }
 
-static run evaluate(const bh_body *in, uint32_t n, bh_params P, enum tide_gravity_where where)
+static run evaluate(const bh_body *in, uint32_t n, bh_params P, enum tide_where where)
 {
 	return evaluate_parts(in, n, P, where, 0);
 }

@@ -10,6 +10,7 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/codelet_decl.h"
 #include "tide/sph_params.h"
 #include "test_cuda_mode.h"
 
@@ -52,8 +53,7 @@ static void run_sort(const tide_sph_params *P, tide_block_arg A, void *mem, uint
 	starpu_vector_data_register(&C, STARPU_MAIN_RAM, (uintptr_t)start, ncell + 1, sizeof(uint32_t));
 	starpu_vector_data_register(&S, -1, 0, tide_sort_scratch_bytes(cap), 1);
 	struct starpu_codelet cl = tide_cell_sort_cl;
-	if (where == STARPU_CPU_WORKER) cl.cuda_funcs[0] = NULL;
-	else cl.cpu_funcs[0] = NULL;
+	tide_codelet_restrict(&cl, where == STARPU_CPU_WORKER ? TIDE_WHERE_CPU : TIDE_WHERE_CUDA);
 	int ret = starpu_task_insert(&cl, STARPU_RW, B, STARPU_W, C, STARPU_SCRATCH, S,
 	                             STARPU_VALUE, P, sizeof *P, STARPU_VALUE, &A, sizeof A, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert");

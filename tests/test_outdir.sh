@@ -157,7 +157,7 @@ expect_refusal 2 "contains '/'" "$tide" "${dam[@]}" --set name=a/b
 printf 'name: ../../up\ndp: 0.02\n' >"$work/e/case.yaml"
 sed -n '/^dp:/!{/^name:/!p}' "$src/cases/dambreak2d.yaml" >>"$work/e/case.yaml"
 expect_refusal 2 "case.yaml:1: key 'name'" "$tide" run "$work/e/case.yaml"
-expect_refusal 2 "needs a directory name" "$tide" "${dam[@]}" --out ""
+expect_refusal 2 "--out is empty" "$tide" "${dam[@]}" --out ""
 [ "$(ls -A "$work/e")" = case.yaml ] || fail "a refused run wrote: $(ls -A "$work/e")"
 cd - >/dev/null
 echo "ok: refusals wrote nothing"

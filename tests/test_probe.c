@@ -2,7 +2,10 @@
 // tide probe's parts: a synthetic lattice (linear velocity field, hydrostatic density) written
 // by tide_vtp_write and read back by tide_vtp_read field for field; Shepard interpolation of the
 // read set against the analytic fields and a brute-force neighbour count; no fluid far away;
-// the reader's refusals of damaged files; .pvd series; point lists; the CSV rows.
+// the reader's refusals of damaged files; the lattice in VTK encodings made here (zlib blocks
+// that split elements, inline base64 as one stream, other number types, arrays reordered) read
+// back exactly; .h5 files written here through the HDF5 API (fields left out, a wrong shape,
+// NaN and negative densities); .pvd series; point lists; the CSV rows.
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <ftw.h>
@@ -18,6 +21,7 @@
 #include "tide/sph_kernel.h"
 #include "vtp_read.h"
 #include "test_util.h"
+#include <zlib.h>
 
 static void quiet(int on);
 
@@ -223,10 +227,10 @@ static void test_rows(const tide_case *c, const char *path)
 	CHECK(tide_points_add_line(&l, spec, 2) == 0 && l.n == 3, "line of 3 points");
 	FILE *f = fopen(tmp_path("rows.csv"), "w");
 	tide_probe_header(f, 1);
-	CHECK(tide_probe_rows(f, &s, c, &l, 0.25, 1, 1) == 0, "rows");
+	CHECK(tide_probe_rows(f, &s, c, &l, 0.25, 1, 1, 1) == 0, "rows");
 	fclose(f);
 	f = fopen(tmp_path("rows2.csv"), "w");
-	CHECK(tide_probe_rows(f, &s, c, &l, 0.0, 0, 0) == 0, "rows without time or height");
+	CHECK(tide_probe_rows(f, &s, c, &l, 0.0, 0, 0, 1) == 0, "rows without time or height");
 	fclose(f);
 	char *x = slurp(tmp_path("rows.csv"), NULL), *y = slurp(tmp_path("rows2.csv"), NULL);
 	const char *header = "time[s],x[m],y[m],z[m],nfluid[-],vx[m/s],vy[m/s],vz[m/s],p[Pa],"
@@ -370,18 +374,24 @@ static void test_refusals(const char *good_path)
 	expect_refused(tmp_path("text.vtp"), TIDE_READ_BAD, "not XML");
 	expect_refused(damaged(g, glen, "trunc.vtp", glen - 200, 200, "", 0), TIDE_READ_BAD, "truncated");
 	expect_refused(damaged(g, glen, "header.vtp", 0, glen, g, offset_of(g, "<AppendedData")),
-	               TIDE_READ_BAD, "AppendedData");
+	               TIDE_READ_BAD, "truncated");
+	/* UInt32 headers are valid VTK, but not over data written with UInt64 ones: the shifted
+	 * values are caught (a density of 0). */
 	size_t at = offset_of(g, "header_type=\"UInt64\"");
 	expect_refused(damaged(g, glen, "uint32.vtp", at, 20, "header_type=\"UInt32\"", 20),
-	               TIDE_READ_BAD, "header_type");
+	               TIDE_READ_BAD, "damaged");
+	at = offset_of(g, "header_type=\"UInt64\"");
+	expect_refused(damaged(g, glen, "uint16.vtp", at, 20, "header_type=\"UInt16\"", 20),
+	               TIDE_READ_BAD, "header_type must be UInt32 or UInt64");
 	at = offset_of(g, "Name=\"Density\"");
 	expect_refused(damaged(g, glen, "noname.vtp", at, 14, "Name=\"Densxty\"", 14), TIDE_READ_BAD,
 	               "no Density array");
 	at = offset_of(g, "type=\"Float32\" Name=\"Velocity\"");
 	expect_refused(damaged(g, glen, "f64.vtp", at, 14, "type=\"Float64\"", 14), TIDE_READ_BAD,
-	               "Velocity array is not of type Float32");
+	               "its Velocity array holds 7200 bytes, 14400 expected");
 	at = offset_of(g, "encoding=\"raw\"");
-	expect_refused(damaged(g, glen, "b64.vtp", at, 14, "encoding=\"b64\"", 14), TIDE_READ_BAD, "raw");
+	expect_refused(damaged(g, glen, "b64.vtp", at, 14, "encoding=\"b64\"", 14), TIDE_READ_BAD,
+	               "neither raw nor base64");
 	/* A byte count that disagrees with the point count. */
 	at = array_pos(g, "Density");
 	uint64_t wrong;
@@ -395,7 +405,7 @@ static void test_refusals(const char *good_path)
 	size_t dlen = strcspn(g + at + 16, "\"");
 	snprintf(np, sizeof np, "NumberOfPoints=\"%0*d", (int)dlen, atoi(g + at + 16) + 1);
 	const char *more = damaged(g, glen, "points.vtp", at, 16 + dlen, np, 16 + dlen);
-	expect_refused(more, TIDE_READ_BAD, "NumberOfVerts");
+	expect_refused(more, TIDE_READ_BAD, "Points array holds");
 	char *m = slurp(more, NULL);
 	at = offset_of(m, "NumberOfVerts=\"");
 	memcpy(np, "NumberOfVerts", 13);   /* the same digits after NumberOfPoints' 14 letters */
@@ -408,6 +418,214 @@ static void test_refusals(const char *good_path)
 	expect_refused(damaged(g, glen, "type.vtp", at + 5, 1, "\x07", 1), TIDE_READ_BAD, "Type 7");
 	free(g);
 }
+
+/* ---- hand-made VTK files: the decoder against an encoder written here ---- */
+
+/* One array's raw bytes (host order) for field f of s, in a VTK type other than tide's. */
+static unsigned char *field_bytes(const tide_particle_set *s, int f, const char **type, size_t *len)
+{
+	size_t n = s->n, el = f == TIDE_FIELD_VELOCITY ? 4 : 8, nc = tide_field_ncomp(f);
+	unsigned char *b = malloc(n * nc * el), *o = b;
+	for (size_t i = 0; i < n; i++)
+		for (size_t d = 0; d < nc; d++, o += el) {
+			double x = f == TIDE_FIELD_POSITION ? (d == 0 ? s->x : d == 1 ? s->y : s->z)[i]
+			         : f == TIDE_FIELD_DENSITY ? s->rho[i] : 0.0;
+			float v = (d == 0 ? s->vx : d == 1 ? s->vy : s->vz)[i];
+			uint64_t u = f == TIDE_FIELD_ID ? s->id[i] : s->type[i];
+			if (f == TIDE_FIELD_VELOCITY) memcpy(o, &v, 4);
+			else if (f == TIDE_FIELD_ID || f == TIDE_FIELD_TYPE) memcpy(o, &u, 8);
+			else memcpy(o, &x, 8);
+		}
+	*type = f == TIDE_FIELD_VELOCITY ? "Float32" : f == TIDE_FIELD_ID ? "UInt64"
+	      : f == TIDE_FIELD_TYPE ? "Int64" : "Float64";
+	*len = n * nc * el;
+	return b;
+}
+
+/* VTK's binary layout of an array: UInt32 headers; zlib in blocks of bs bytes (bs = 0: none). */
+static size_t vtk_block(const unsigned char *data, size_t len, size_t bs, unsigned char *out)
+{
+	if (!bs) {
+		uint32_t h = (uint32_t)len;
+		memcpy(out, &h, 4);
+		memcpy(out + 4, data, len);
+		return 4 + len;
+	}
+	uint32_t nb = (uint32_t)((len + bs - 1) / bs), h[3] = { nb, (uint32_t)bs, (uint32_t)(len % bs) };
+	memcpy(out, h, 12);
+	size_t at = 12 + 4 * (size_t)nb;
+	for (uint32_t k = 0; k < nb; k++) {
+		size_t n = k + 1 == nb && len % bs ? len % bs : bs;
+		uLongf c = compressBound((uLong)n);
+		compress2(out + at, &c, data + (size_t)k * bs, (uLong)n, 6);
+		uint32_t c32 = (uint32_t)c;
+		memcpy(out + 12 + 4 * (size_t)k, &c32, 4);
+		at += c;
+	}
+	return at;
+}
+
+static void base64(FILE *f, const unsigned char *p, size_t n)
+{
+	static const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+		             (i + 2 < n ? p[i + 2] : 0);
+		fputc(abc[v >> 18], f);
+		fputc(abc[(v >> 12) & 63], f);
+		fputc(i + 1 < n ? abc[(v >> 6) & 63] : '=', f);
+		fputc(i + 2 < n ? abc[v & 63] : '=', f);
+		if (i % 57 == 54) fputs("\n  ", f);   /* line breaks inside the text */
+	}
+}
+
+/* Writes s as a .vtp: UInt32 headers, zlib blocks of bs bytes (0: none), appended raw or inline
+ * base64 (header and data one stream, not VTK's two), Points last and point data reversed. */
+static void write_handmade(const char *path, const tide_particle_set *s, size_t bs, int inline64)
+{
+	FILE *f = fopen(path, "wb");
+	int order[] = { TIDE_FIELD_ID, TIDE_FIELD_TYPE, TIDE_FIELD_DENSITY, TIDE_FIELD_VELOCITY,
+	                TIDE_FIELD_POSITION };
+	unsigned char *blk[5];
+	size_t blen[5], off = 0;
+	const char *type[5];
+	for (int k = 0; k < 5; k++) {
+		size_t len;
+		unsigned char *raw = field_bytes(s, order[k], &type[k], &len);
+		blk[k] = malloc(len + len / 2 + 64 + 4 * (len / (bs ? bs : 1) + 1) + 12 * (len / (bs ? bs : 1) + 1));
+		blen[k] = vtk_block(raw, len, bs, blk[k]);
+		free(raw);
+	}
+	fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" "
+	           "byte_order=\"LittleEndian\"%s>\n<PolyData>\n<Piece NumberOfPoints=\"%zu\">\n"
+	           "<PointData>\n", bs ? " compressor=\"vtkZLibDataCompressor\"" : "", s->n);
+	for (int k = 0; k < 5; k++) {
+		if (k == 4) fputs("</PointData>\n<Points>\n", f);
+		fprintf(f, "<DataArray type=\"%s\" Name=\"%s\"%s format=\"%s\"", type[k],
+		        tide_field_name(order[k]), tide_field_ncomp(order[k]) > 1 ? " NumberOfComponents=\"3\"" : "",
+		        inline64 ? "binary" : "appended");
+		if (inline64) {
+			fputs(">\n  ", f);
+			base64(f, blk[k], blen[k]);
+			fputs("\n</DataArray>\n", f);
+		} else {
+			fprintf(f, " offset=\"%zu\"/>\n", off);
+			off += blen[k];
+		}
+	}
+	fputs("</Points>\n</Piece>\n</PolyData>\n", f);
+	if (!inline64) {
+		fputs("<AppendedData encoding=\"raw\">\n_", f);
+		for (int k = 0; k < 5; k++) fwrite(blk[k], 1, blen[k], f);
+		fputs("\n</AppendedData>\n", f);
+	}
+	fputs("</VTKFile>\n", f);
+	fclose(f);
+	for (int k = 0; k < 5; k++) free(blk[k]);
+}
+
+static void test_handmade(const tide_particle_set *s)
+{
+	/* blocks of 7 bytes: elements of 4 and 8 bytes straddle every block boundary */
+	const struct { size_t bs; int inline64; const char *name; } v[] = {
+		{ 7, 0, "hm_zlib7.vtp" }, { 4096, 1, "hm_zlib_b64.vtp" }, { 0, 1, "hm_b64.vtp" },
+	};
+	for (int k = 0; k < 3; k++) {
+		const char *path = tmp_path(v[k].name);
+		write_handmade(path, s, v[k].bs, v[k].inline64);
+		tide_particle_set r = { 0 };
+		unsigned have = 0;
+		int rc = tide_vtp_read_fields(path, TIDE_FIELDS_ALL & ~TIDE_READ_BIT(TIDE_FIELD_PRESSURE),
+		                              &r, NULL, &have);
+		CHECK(rc == 0 && r.n == s->n, "%s: read %d, %zu particles of %zu", v[k].name, rc, r.n, s->n);
+		CHECK(have == (TIDE_FIELDS_ALL & ~TIDE_READ_BIT(TIDE_FIELD_PRESSURE)), "%s: have %#x",
+		      v[k].name, have);
+		if (rc || r.n != s->n) { tide_pset_free(&r); continue; }
+		size_t n = s->n;
+		CHECK(!memcmp(r.x, s->x, n * 8) && !memcmp(r.z, s->z, n * 8) && !memcmp(r.vx, s->vx, n * 4) &&
+		      !memcmp(r.vz, s->vz, n * 4) && !memcmp(r.rho, s->rho, n * 4) &&
+		      !memcmp(r.id, s->id, n * 4) && !memcmp(r.type, s->type, n * 4),
+		      "%s: fields differ from the written ones", v[k].name);
+		tide_pset_free(&r);
+	}
+}
+
+/* ---- .h5 written here: the reader against the HDF5 API ---- */
+
+#ifdef TIDE_HAVE_HDF5
+#include <hdf5.h>
+#include "h5_read.h"
+
+/* A .h5 with the datasets named in which (P position, V velocity, D density, T type) of n
+ * particles; vcols: the velocity's columns; rho0: the first density. */
+static const char *h5_file(const char *name, const char *which, size_t n, int vcols, double rho0)
+{
+	const char *path = tmp_path(name);
+	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	double *buf = calloc(3 * n, sizeof *buf);
+	for (size_t i = 0; i < n; i++) {
+		buf[3 * i] = 0.01 * (double)i;
+		buf[3 * i + 2] = 0.5;
+	}
+	for (const char *w = which; *w; w++) {
+		int cols = *w == 'P' ? 3 : *w == 'V' ? vcols : 1;
+		hsize_t dims[2] = { n, (hsize_t)cols };
+		hid_t sp = H5Screate_simple(cols > 1 ? 2 : 1, dims, NULL);
+		const char *dn = *w == 'P' ? "Position" : *w == 'V' ? "Velocity" : *w == 'D' ? "Density" : "Type";
+		hid_t ft = *w == 'T' ? H5T_STD_U8LE : *w == 'V' ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+		hid_t d = H5Dcreate2(f, dn, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		double *v = calloc((size_t)cols * n, sizeof *v);
+		for (size_t i = 0; i < (size_t)cols * n; i++)
+			v[i] = *w == 'P' ? buf[i] : *w == 'D' ? (i ? 1000.0 + (double)i : rho0)
+			     : *w == 'V' ? 0.25 * (double)i : (double)(i % 2);
+		H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+		free(v);
+		H5Dclose(d);
+		H5Sclose(sp);
+	}
+	free(buf);
+	H5Fclose(f);
+	return path;
+}
+
+static void test_h5(void)
+{
+	tide_particle_set s = { 0 };
+	unsigned have = 0, need = TIDE_READ_BIT(TIDE_FIELD_DENSITY) | TIDE_READ_BIT(TIDE_FIELD_TYPE);
+	double t;
+	int ht;
+	const char *ok = h5_file("pdt.h5", "PDT", 50, 3, 1000.0);
+	CHECK(tide_h5_read(ok, need, &s, NULL, &have, &t, &ht) == 0 && s.n == 50, "read pdt.h5");
+	CHECK(have == (TIDE_READ_BIT(TIDE_FIELD_POSITION) | need) && !ht, "pdt.h5: have %#x", have);
+	if (s.n == 50)
+		CHECK(s.x[7] == 0.01 * 7.0 && s.z[7] == 0.5 && s.rho[3] == 1003.f && s.type[3] == 1 &&
+		      s.type[4] == 0 && s.vx[5] == 0.f && s.id[9] == 9, "pdt.h5: values");
+	const char *v = h5_file("pvdt.h5", "PVDT", 50, 3, 1000.0);
+	CHECK(tide_h5_read(v, need, &s, NULL, &have, &t, &ht) == 0 && s.n == 50 &&
+	      (have & TIDE_READ_BIT(TIDE_FIELD_VELOCITY)) && s.vy[2] == 0.25f * 7, "pvdt.h5: velocity");
+	const struct { const char *name, *which, *what; int vcols; double rho0; } bad[] = {
+		{ "pt.h5", "PT", "no Density dataset", 3, 1000.0 },
+		{ "dt.h5", "DT", "no Position dataset", 3, 1000.0 },
+		{ "v2.h5", "PVDT", "Velocity dataset is not N x 3", 2, 1000.0 },
+		{ "nan.h5", "PDT", "Density nan", 3, NAN },
+		{ "neg.h5", "PDT", "Density -5", 3, -5.0 },
+	};
+	for (int k = 0; k < 5; k++) {
+		const char *path = h5_file(bad[k].name, bad[k].which, 50, bad[k].vcols, bad[k].rho0);
+		quiet(1);
+		int rc = tide_h5_read(path, need, &s, NULL, &have, &t, &ht);
+		quiet(0);
+		char *msg = slurp(tmp_path("stderr.txt"), NULL);
+		CHECK(rc == TIDE_READ_BAD && s.n == 0 && msg && strstr(msg, path) && strstr(msg, bad[k].what),
+		      "%s: code %d, %zu particles, message '%s' (want '%s')", bad[k].name, rc, s.n,
+		      msg ? msg : "", bad[k].what);
+		free(msg);
+	}
+	tide_pset_free(&s);
+}
+#else
+static void test_h5(void) { printf("  .h5 reader: built without HDF5, not tested\n"); }
+#endif
 
 /* ---- .pvd ---- */
 
@@ -454,10 +672,12 @@ int main(void)
 		if (k == 0) {
 			test_rows(&c, path);
 			test_refusals(path);
+			test_handmade(&s);
 		}
 		tide_pset_free(&s);
 	}
 	test_points();
 	test_pvd();
+	test_h5();
 	return test_finish("test_probe");
 }

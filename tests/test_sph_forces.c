@@ -229,8 +229,10 @@ static int run_forces(const tide_case *c, const tide_block_view *all, int nblock
 	}
 	struct starpu_codelet sort = tide_cell_sort_cl, halo = tide_halo_pack_cl,
 	                      forces = tide_sph_forces_cl;
-	if (cuda_only) { sort.cpu_funcs[0] = NULL; halo.cpu_funcs[0] = NULL; forces.cpu_funcs[0] = NULL; }
-	if (cpu_only) { sort.cuda_funcs[0] = NULL; halo.cuda_funcs[0] = NULL; forces.cuda_funcs[0] = NULL; }
+	enum tide_where w = cuda_only ? TIDE_WHERE_CUDA : cpu_only ? TIDE_WHERE_CPU : TIDE_WHERE_ANY;
+	tide_codelet_restrict(&sort, w);
+	tide_codelet_restrict(&halo, w);
+	tide_codelet_restrict(&forces, w);
 	tide_sim_submit_forces_with(&sim, &sort, &halo, &forces);
 	starpu_data_acquire(sim.red, STARPU_R);
 	res->red = sim.red_host;

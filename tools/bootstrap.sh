@@ -3,7 +3,8 @@
 # tools/bootstrap.sh — install everything tide needs on a fresh Debian 12 machine.
 #
 #  * Debian packages: compilers, meson, ninja, pkg-config, Open MPI, hwloc, FxT, libyaml, parallel
-#    HDF5 (Open MPI flavour, for the .h5 particle output), matplotlib.
+#    HDF5 (Open MPI flavour, for the .h5 particle output), expat and zlib (tide probe's VTK/XDMF
+#    readers), matplotlib.
 #  * StarPU 1.4.x built from Debian's source package (unstable suite: Debian 12 ships only 1.3,
 #    which has no CUDA), with CUDA when nvcc is present, StarPU-MPI and FxT, sized for 128 CPUs and
 #    8 GPUs, without OpenCL, Fortran, StarPU-FFT, docs, examples and tests.
@@ -21,7 +22,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 DEBS=(build-essential gcc g++ meson ninja-build pkg-config
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
-      libyaml-dev libhdf5-openmpi-dev python3 python3-matplotlib python3-numpy python3-yaml dpkg-dev xz-utils
+      libyaml-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev python3 python3-matplotlib python3-numpy python3-yaml dpkg-dev xz-utils
       ca-certificates)
 
 if [ "${TIDE_SKIP_APT:-0}" != 1 ]; then

@@ -5,8 +5,8 @@
 # or with TIDE_DEV_HDF5=1 with Debian's parallel HDF5 and the libraries it needs carried along
 # (libmpi, hwloc and the C library stay the node's),
 # its programs stripped into .dev/build/ (tide and the test programs) and the shared libraries
-# the node lacks (StarPU, StarPU-MPI, FxT, libyaml) in .dev/lib/.  Both folders are git-ignored;
-# name `.dev` in the device tool's `carry` and start the command there with
+# the node lacks (StarPU, StarPU-MPI, FxT, libyaml, expat) in .dev/lib/.  Both folders are
+# git-ignored; name `.dev` in the device tool's `carry` and start the command there with
 #   ln -sfn .dev/build build && ln -sfn .dev .deps
 # so that tools/device_*.sh and bench/ find build/tide and .deps/lib.
 set -euo pipefail
@@ -28,8 +28,9 @@ mkdir -p .dev/build/tests .dev/lib
 cp build-dev/tide .dev/build/
 for t in build-dev/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" .dev/build/tests/; done
 strip --strip-debug .dev/build/tide .dev/build/tests/* 2>/dev/null || true
-# the libraries tide needs that are not on the node: StarPU's, FxT, libyaml
-keep='starpu|fxt|yaml'
+# the libraries tide needs that are not on the node: StarPU's, FxT, libyaml, and expat (tide
+# probe's XML parser: not known to be on the node)
+keep='starpu|fxt|yaml|expat'
 # HDF5 and what it pulls in (curl, ssl, szip...), but not MPI, hwloc, glibc or CUDA's libraries
 # (cuBLAS and the rest, which StarPU links): the node's own
 [ "$h5" = enabled ] && keep='.'

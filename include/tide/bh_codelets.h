@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tide/bh_tree.h"
+#include "tide/let_interface.h"
 
 /* bh_build.  Buffers: bodies (RW, bh_body), velocities (RW, float4, permuted with the bodies),
  * cells (W, bh_cell[bh_max_cells]), meta (W, int32[BH_META_LEN]), groups (W, bh_group),
@@ -47,6 +48,39 @@ extern struct starpu_codelet tide_bh_vroot_cl;
  * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests). */
 extern struct starpu_codelet tide_bh_essential_cl;
 #define BH_ESSENTIAL_SCRATCH 64
+
+/* The buffers and arguments of a bh_essential task (codelets/bh_essential.*), unpacked once for
+ * the CPU and CUDA versions; the output's counts are reset to an empty buffer. */
+typedef struct bh_essential_io {
+	uint32_t n;            /* the sender's particles */
+	int whole;             /* send the whole tree (tests) */
+	const bh_body *body;
+	const bh_cell *cells;
+	const bh_mom *mom;
+	const bh_vroot *vroot; /* the receiver's */
+	struct tide_let_iface *out;
+	bh_cell *oc;           /* the output's cells, moments, particles */
+	bh_mom *om;
+	bh_body *op;
+	void *scratch;
+} bh_essential_io;
+
+static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
+{
+	bh_essential_io io;
+	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole);
+	io.body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	io.cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	io.mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
+	io.vroot = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	io.out = TIDE_LET_IFACE(buffers[4]);
+	io.oc = bh_let_cells((void *)io.out->ptr);
+	io.om = bh_let_moms((void *)io.out->ptr, io.out->cap_cells);
+	io.op = bh_let_parts((void *)io.out->ptr, io.out->cap_cells);
+	io.scratch = (void *)STARPU_VECTOR_GET_PTR(buffers[5]);
+	io.out->ncells = io.out->nparts = 0;
+	return io;
+}
 
 /* bh_direct: double-precision direct sum on sampled particles (the accuracy reference).
  * Buffers: bodies (R), sample indices (R, uint32), out (W, double[4] per sample).

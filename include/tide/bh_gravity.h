@@ -14,10 +14,11 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/codelet_decl.h"
 
 #define TIDE_GRAVITY_MAX_PARTS 64
 
-enum tide_gravity_where { TIDE_WHERE_ANY = 0, TIDE_WHERE_CPU = 1, TIDE_WHERE_CUDA = 2 };
+/* Where the gravity tasks run: enum tide_where of codelet_decl.h. */
 
 typedef struct tide_gravity {
 	uint32_t n;
@@ -55,7 +56,7 @@ void tide_gravity_time_walks(tide_gravity *g, int on);
 
 /* Registers the arrays.  nparts <= 0: one walk task per CPU worker without GPU, else one. */
 void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
-                       bh_params P, int nparts, enum tide_gravity_where where);
+                       bh_params P, int nparts, enum tide_where where);
 /* Several ranks: this rank's counts[rank] particles; counts[q] for every rank q, the same on all
  * ranks; box: lo x, y, z, hi x, y, z of all particles of all ranks (NULL: unknown), from which
  * the ranks' trees take a common root (bh_root_within).  Called by every rank in the same order
@@ -63,7 +64,7 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
  * being its world.  Without MPI (or on one rank) the same as tide_gravity_init. */
 void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                              const uint32_t *counts, const float *box, bh_params P, int nparts,
-                             enum tide_gravity_where where, int mpi);
+                             enum tide_where where, int mpi);
 /* The bounding box lo x, y, z, hi x, y, z of n particles (zeros for none). */
 void bh_bounding_box(const bh_body *b, uint32_t n, float box[6]);
 /* Submit the three steps of one force evaluation (asynchronous).  With several ranks the walk
@@ -122,7 +123,7 @@ int bh_take_share(const bh_body *b, const float *vel, uint32_t n, int rank, int 
 /* Double-precision direct sum for the particles sample[0..ns) of body[0..n) (tasks over
  * sample chunks, on CPU or GPU); out: 4 doubles per sample.  Synchronous. */
 void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample, uint32_t ns,
-                         bh_params P, double *out, enum tide_gravity_where where);
+                         bh_params P, double *out, enum tide_where where);
 
 /* Relative acceleration errors |a_tree - a_direct| / |a_direct| of the samples: median, 99th
  * percentile and maximum. */

@@ -372,42 +372,7 @@ typedef struct bh_acc {
 	float ax, ay, az, pot;
 } bh_acc;
 
-/* Particle j on particle (x, y, z); a zero distance without softening contributes nothing. */
-TIDE_HD void bh_p2p(bh_acc *a, float x, float y, float z, const bh_body *s, float eps2)
-{
-	float dx = s->x - x, dy = s->y - y, dz = s->z - z;
-	float r2 = dx * dx + dy * dy + dz * dz + eps2;
-	float rinv = r2 > 0.f ? 1.f / sqrtf(r2) : 0.f;
-	float mr = s->m * rinv, mr3 = mr * rinv * rinv;
-	a->ax += mr3 * dx; a->ay += mr3 * dy; a->az += mr3 * dz;
-	a->pot -= mr;
-}
-
-/* Node (monopole, optionally quadrupole) on particle (x, y, z); d points to the node:
- *   phi = -M/r - (d.Q.d)/(2 r^5),  a = M d/r^3 - Q d/r^5 + 5/2 (d.Q.d) d/r^7,
- * with r^2 = d^2 + eps^2 (softened as a point mass). */
-TIDE_HD void bh_m2p(bh_acc *a, float x, float y, float z, const bh_mom *M, float eps2, int quad)
-{
-	float dx = M->x - x, dy = M->y - y, dz = M->z - z;
-	float r2 = dx * dx + dy * dy + dz * dz + eps2;
-	float rinv = 1.f / sqrtf(r2);
-	float rinv2 = rinv * rinv;
-	float mr = M->m * rinv, mr3 = mr * rinv2;
-	float ax = mr3 * dx, ay = mr3 * dy, az = mr3 * dz, pot = -mr;
-	if (quad) {
-		float qx = M->qxx * dx + M->qxy * dy + M->qxz * dz;
-		float qy = M->qxy * dx + M->qyy * dy + M->qyz * dz;
-		float qz = M->qxz * dx + M->qyz * dy + M->qzz * dz;
-		float dqd = qx * dx + qy * dy + qz * dz;
-		float r5 = rinv2 * rinv2 * rinv, r7 = r5 * rinv2;
-		float c = 2.5f * dqd * r7;
-		ax += c * dx - qx * r5;
-		ay += c * dy - qy * r5;
-		az += c * dz - qz * r5;
-		pot -= 0.5f * dqd * r5;
-	}
-	a->ax += ax; a->ay += ay; a->az += az; a->pot += pot;
-}
+/* The interactions bh_p2p and bh_m2p, in every form the walks use: bh_interact.h. */
 
 /* Moments of a leaf from its particles: com first, then the quadrupole about it. */
 TIDE_HD void bh_leaf_moments(const bh_body *b, int32_t p0, int32_t p1, bh_mom *M)

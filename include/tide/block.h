@@ -5,7 +5,7 @@
  * single allocation of `cap` particles: every field is an array of `cap` elements placed one after
  * the other, doubles first so every array is naturally aligned.  `count` <= `cap` particles are in
  * use; the count changes at run time (migration) and travels with the data: the StarPU interface
- * (tasks/block_interface.c) copies and packs only the used part of every field.
+ * (interfaces/block_interface.c) copies and packs only the used part of every field.
  *
  * Halo and migration buffers are blocks too. */
 #ifndef TIDE_BLOCK_H

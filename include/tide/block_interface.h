@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The StarPU data interface of a particle block (layout in block.h). */
+/* The StarPU data interface of a particle block (layout in block.h): interfaces/block_interface.c,
+ * its host memory interfaces/block_host.c.  The interfaces sit under the codelets, which include
+ * them; they include only include/tide. */
 #ifndef TIDE_BLOCK_INTERFACE_H
 #define TIDE_BLOCK_INTERFACE_H
 #include <starpu.h>

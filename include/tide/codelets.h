@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Every codelet of tide: one per file pair codelets/NAME.c (CPU implementation, codelet and
- * performance model) and codelets/NAME.cu (CUDA implementation). */
+/* Every codelet of tide: one per file pair codelets/NAME.c (CPU implementation, and the codelet
+ * with its performance model declared by TIDE_CODELET, codelet_decl.h) and codelets/NAME.cu
+ * (CUDA implementation). */
 #ifndef TIDE_CODELETS_H
 #define TIDE_CODELETS_H
 #include <starpu.h>

@@ -7,12 +7,14 @@
  *   momentum     dv_i/dt   = -sum_j m_j (p_i/rho_i^2 + p_j/rho_j^2 + Pi_ij) grad_i W_ij + g
  *   Tait EOS     p = B ((rho/rho0)^gamma - 1), or isothermal p = cs_iso^2 (rho - rho0)
  * with Monaghan's artificial viscosity Pi_ij, dynamic boundary particles (DBC: boundary particles
- * obey continuity but are not moved) and Molteni-Colagrossi or Fourtakas density diffusion. */
+ * obey continuity but are not moved) and Molteni-Colagrossi or Fourtakas density diffusion.
+ * The pair interaction itself, in its scalar and SIMD forms: sph_pair.h. */
 #ifndef TIDE_SPH_INTERACT_H
 #define TIDE_SPH_INTERACT_H
 #include <math.h>
 #include "tide/block.h"
 #include "tide/sph_kernel.h"
+#include "tide/sph_pair.h"
 #include "tide/sph_params.h"
 
 /* Pressure of the equation of state.  Isothermal: the weakly compressible form, zero at rho0
@@ -40,36 +42,6 @@ TIDE_HD float tide_sound(const tide_sph_params *P, float rho)
 	return P->c0 * powf(t, 0.5f * (P->gamma - 1.f));
 }
 
-/* Division, square root of a positive number and power for the pair physics: IEEE on the host
- * (the CPU codelets and the double-precision test reference see the exact forms), the GPU's
- * approximations (2 ulp, one or two instructions) on the device.  nvcc builds without
- * -use_fast_math (bh_build needs exactly rounded arithmetic), and the IEEE forms cost more
- * instructions than the rest of a pair interaction. */
-TIDE_HD float tide_fdiv(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-	return __fdividef(a, b);
-#else
-	return a / b;
-#endif
-}
-TIDE_HD float tide_sqrt_pos(float x) /* x > 0 */
-{
-#ifdef __CUDA_ARCH__
-	return x * rsqrtf(x);
-#else
-	return sqrtf(x);
-#endif
-}
-TIDE_HD float tide_powf(float x, float y)
-{
-#ifdef __CUDA_ARCH__
-	return __powf(x, y);
-#else
-	return powf(x, y);
-#endif
-}
-
 /* First index i in [0, n) with key[i] >= k (keys sorted). */
 TIDE_HD uint32_t tide_lower_bound(const uint32_t *key, uint32_t n, uint32_t k)
 {
@@ -80,64 +52,6 @@ TIDE_HD uint32_t tide_lower_bound(const uint32_t *key, uint32_t n, uint32_t k)
 		else hi = mid;
 	}
 	return lo;
-}
-
-/* The particle being updated. */
-typedef struct tide_pi {
-	double x, y, z;
-	float vx, vy, vz, rho, p_over_rho2, c;
-	int fluid;
-} tide_pi;
-
-typedef struct tide_acc {
-	float ax, ay, az, drho;
-	float mu_max;   /* max_j |h v_ij.r_ij / (r_ij^2 + eta^2)| for the viscous time step */
-} tide_acc;
-
-/* Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j (inside the support;
- * r_ij = 0, i itself or a particle on top of it, contributes nothing), velocity, density, type,
- * and its pressure term p_j/rho_j^2 and sound speed (tide_pressure(rho_j) / (rho_j rho_j) and
- * tide_sound(rho_j), so that callers which keep them per particle get exactly what callers
- * computing them per pair get).  tide_pair_k takes the kernel and the density diffusion as
- * arguments, so that a caller compiled for one of them (the CUDA codelet) folds them away. */
-TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, const tide_pi *pi,
-                         float dx, float dy, float dz, float r2, float vxj, float vyj, float vzj,
-                         float rhoj, uint32_t tj, float pj_over_rho2, float cj, tide_acc *acc)
-{
-	float r = r2 > 0.f ? tide_sqrt_pos(r2) : 0.f;
-	float F = P->af * tide_kernel_f(kernel, tide_fdiv(r, P->h)); /* grad_i W = F r_ij, F < 0 */
-	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
-	float dvr = dvx * dx + dvy * dy + dvz * dz;
-	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
-	acc->drho += mj * dvr * F;
-	float mu = tide_fdiv(P->h * dvr, r2 + P->eta2);
-	float amu = fabsf(mu);
-	if (amu > acc->mu_max) acc->mu_max = amu;
-	if (!pi->fluid) return; /* DBC: boundary particles only integrate continuity */
-	float visc = 0.f;
-	if (dvr < 0.f) visc = tide_fdiv(-P->visco * 0.5f * (pi->c + cj) * mu, 0.5f * (pi->rho + rhoj));
-	float coef = -mj * (pi->p_over_rho2 + pj_over_rho2 + visc) * F;
-	acc->ax += coef * dx;
-	acc->ay += coef * dy;
-	acc->az += coef * dz;
-	if (diffusion != 0 && tj == TIDE_FLUID) {
-		float drho = pi->rho - rhoj;
-		if (diffusion == 2) {
-			/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
-			float rhoh = P->rho0 * (tide_powf(1.f + P->rhoh_k * (-dz), 1.f / P->gamma) - 1.f);
-			drho -= rhoh;
-		}
-		acc->drho += tide_fdiv(P->delta_hc0 * 2.f * drho, r2 + P->eta2) * r2 * F *
-		             tide_fdiv(mj, rhoj);
-	}
-}
-
-TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, float dy, float dz,
-                       float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
-                       float pj_over_rho2, float cj, tide_acc *acc)
-{
-	tide_pair_k(P, P->kernel, P->diffusion, pi, dx, dy, dz, r2, vxj, vyj, vzj, rhoj, tj,
-	            pj_over_rho2, cj, acc);
 }
 
 /* Pressure term p/rho^2 of a particle (tide_pair's pj_over_rho2). */

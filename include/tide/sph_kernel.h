@@ -32,8 +32,31 @@ TIDE_HD float tide_kernel_w(int kernel, float q)
 	return t2 * t2 * (2.f * q + 1.f);
 }
 
-/* (dW/dr)/r divided by alpha, times h^2: F(r)*h^2/alpha as a function of q (q > 0). The caller
- * multiplies by alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
+/* The kernel derivative (dW/dr)/r divided by alpha, times h^2, as a function of q = r/h
+ * (0 < q < 2), written once for every form of the pair interaction: float here (host and
+ * device), GCC vectors of floats in the CPU's SIMD form (sph_pair.h).  The cubic spline's two
+ * branches are separate functions, the outer one times q, so that each form divides and selects
+ * its own way:
+ *   cubic, q < 1:      -3 + 9/4 q                  ((-3q + 9/4 q^2) / q)
+ *   cubic, 1 <= q < 2: -3/4 (2 - q)^2 / q
+ *   Wendland C2:       -5 (1 - q/2)^3              (d/dq = -5 q (1 - q/2)^3) */
+#define TIDE_KERNEL_F_FORMS_(QUAL, T, S)                                                        \
+	QUAL T tide_kf_cubic_in_##S(T q) { return -3.f + 2.25f * q; }                          \
+	QUAL T tide_kf_cubic_out_q_##S(T q)                                                     \
+	{                                                                                       \
+		T t = 2.f - q;                                                                  \
+		return -0.75f * t * t;                                                          \
+	}                                                                                       \
+	QUAL T tide_kf_wendland_##S(T q)                                                        \
+	{                                                                                       \
+		T t = 1.f - 0.5f * q;                                                           \
+		return -5.f * t * t * t;                                                        \
+	}
+#define TIDE_KERNEL_F_FORMS(QUAL, T, S) TIDE_KERNEL_F_FORMS_(QUAL, T, S)
+TIDE_KERNEL_F_FORMS(TIDE_HD, float, f)
+
+/* F(r)*h^2/alpha as a function of q (q > 0), 0 for q >= 2.  The caller multiplies by
+ * alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
 TIDE_HD float tide_kernel_f(int kernel, float q)
 {
 	if (q >= 2.f) return 0.f;
@@ -41,16 +64,14 @@ TIDE_HD float tide_kernel_f(int kernel, float q)
 #ifdef __CUDA_ARCH__
 		/* both branches and a select: lanes of a warp fall on both sides of q = 1; fast
 		 * division on the GPU (see tide_fdiv) */
-		float t = 2.f - q, outer = __fdividef(-0.75f * t * t, q);
-		return q < 1.f ? -3.f + 2.25f * q : outer;
+		float outer = __fdividef(tide_kf_cubic_out_q_f(q), q), inner = tide_kf_cubic_in_f(q);
+		return q < 1.f ? inner : outer;
 #else
-		if (q < 1.f) return -3.f + 2.25f * q;           /* (-3q + 2.25q^2)/q */
-		float t = 2.f - q;
-		return -0.75f * t * t / q;
+		if (q < 1.f) return tide_kf_cubic_in_f(q);
+		return tide_kf_cubic_out_q_f(q) / q;
 #endif
 	}
-	float t = 1.f - 0.5f * q;                           /* d/dq = -5 q (1-q/2)^3 */
-	return -5.f * t * t * t;
+	return tide_kf_wendland_f(q);
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include <starpu.h>
 #include "tide/block.h"
 #include "tide/case.h"
+#include "tide/codelet_decl.h"
 #include "tide/sph_params.h"
 
 typedef struct tide_sim_block {
@@ -55,8 +56,8 @@ typedef struct tide_sim {
 	struct tide_sph_gravity *grav;             /* self-gravity (NULL: off), sph_gravity.h */
 } tide_sim;
 
-/* Restricts every SPH codelet to the given workers (STARPU_CUDA, STARPU_CPU|STARPU_CUDA). */
-void tide_sph_codelets_where(uint32_t where);
+/* Restricts every SPH codelet to the given workers (tide_codelet_restrict). */
+void tide_sph_codelets_where(enum tide_where where);
 
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);

@@ -2,22 +2,20 @@
 // StarPU data interface of an essential-node buffer (let_interface.h): one allocation of the
 // capacity per memory node; copies and MPI packing move only the ncells cells, their moments and
 // the nparts particles in use, so a message is as large as the essential set, not the capacity.
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
-#include "tide/block_interface.h"
 #include "tide/let_interface.h"
+#include "iface_parts.h"
+
+_Static_assert(offsetof(struct tide_let_iface, ptr) == 0, "the base first (iface_parts.h)");
 
 static struct starpu_data_interface_ops let_ops;
 
 static void let_register_handle(starpu_data_handle_t handle, int home_node, void *data_interface)
 {
-	struct tide_let_iface *src = data_interface;
-	for (int node = 0; node < (int)STARPU_MAXNODES; node++) {
-		struct tide_let_iface *loc = starpu_data_get_interface_on_node(handle, node);
-		*loc = *src;
-		loc->ptr = node == home_node ? src->ptr : 0;
-	}
+	tide_iface_register_nodes(handle, home_node, data_interface, sizeof(struct tide_let_iface));
 }
 
 static size_t let_alloc_bytes(const struct tide_let_iface *l)
@@ -42,31 +40,27 @@ static void let_free(void *data_interface, unsigned node)
 	l->ptr = 0;
 }
 
-/* The three used parts: offset in the buffer and length in bytes. */
-static void let_parts(const struct tide_let_iface *l, size_t off[3], size_t len[3])
+/* The three used parts: cells, their moments, particles. */
+static tide_iface_parts let_parts(const struct tide_let_iface *l)
 {
-	off[0] = 0;
-	off[1] = bh_let_moms_offset(l->cap_cells);
-	off[2] = bh_let_parts_offset(l->cap_cells);
-	len[0] = (size_t)l->ncells * sizeof(bh_cell);
-	len[1] = (size_t)l->ncells * sizeof(bh_mom);
-	len[2] = (size_t)l->nparts * sizeof(bh_body);
+	tide_iface_parts p = {.n = 3};
+	p.off[0] = 0;
+	p.off[1] = bh_let_moms_offset(l->cap_cells);
+	p.off[2] = bh_let_parts_offset(l->cap_cells);
+	p.len[0] = (size_t)l->ncells * sizeof(bh_cell);
+	p.len[1] = (size_t)l->ncells * sizeof(bh_mom);
+	p.len[2] = (size_t)l->nparts * sizeof(bh_body);
+	return p;
 }
 
 static int let_copy(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node,
                     void *async_data)
 {
 	struct tide_let_iface *src = src_interface, *dst = dst_interface;
-	size_t off[3], len[3];
-	int ret = 0;
 	dst->ncells = src->ncells;
 	dst->nparts = src->nparts;
-	let_parts(src, off, len);
-	for (int k = 0; k < 3; k++)
-		if (len[k] && starpu_interface_copy(src->ptr, off[k], src_node, dst->ptr, off[k], dst_node,
-		                                    len[k], async_data))
-			ret = -EAGAIN;
-	return ret;
+	tide_iface_parts p = let_parts(src);
+	return tide_iface_copy_parts(src->ptr, src_node, &p, dst->ptr, dst_node, &p, async_data);
 }
 
 static const struct starpu_data_copy_methods let_copy_methods = {.any_to_any = let_copy};
@@ -91,7 +85,7 @@ static size_t let_get_alloc_size(starpu_data_handle_t h) { return let_alloc_byte
 
 static uint32_t let_footprint(starpu_data_handle_t h)
 {
-	return starpu_hash_crc32c_be(tide_count_bucket(let_main(h)->ncells + let_main(h)->nparts), 0);
+	return tide_iface_footprint(let_main(h)->ncells + let_main(h)->nparts);
 }
 
 static int let_compare(void *a, void *b)
@@ -106,47 +100,33 @@ static int let_pack(starpu_data_handle_t handle, unsigned node, void **ptr, star
 	struct tide_let_iface *l = starpu_data_get_interface_on_node(handle, node);
 	*count = (starpu_ssize_t)tide_let_message_bytes(l->ncells, l->nparts);
 	if (!ptr) return 0;
-	char *out = (char *)starpu_malloc_on_node_flags(node, *count, 0);
-	*ptr = out;
-	memcpy(out, &l->ncells, sizeof(uint32_t));
-	memcpy(out + sizeof(uint32_t), &l->nparts, sizeof(uint32_t));
-	out += 2 * sizeof(uint32_t);
-	size_t off[3], len[3];
-	let_parts(l, off, len);
-	for (int k = 0; k < 3; k++) {
-		memcpy(out, (char *)l->ptr + off[k], len[k]);
-		out += len[k];
-	}
+	uint32_t head[2] = {l->ncells, l->nparts};
+	tide_iface_parts p = let_parts(l);
+	*ptr = tide_iface_pack(node, head, sizeof head, l->ptr, &p);
 	return 0;
 }
 
 static int let_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
 {
 	struct tide_let_iface *l = starpu_data_get_interface_on_node(handle, node);
-	const char *in = ptr;
-	uint32_t nc, np;
-	memcpy(&nc, in, sizeof nc);
-	memcpy(&np, in + sizeof nc, sizeof np);
+	uint32_t head[2];
+	memcpy(head, ptr, sizeof head);
+	uint32_t nc = head[0], np = head[1];
 	STARPU_ASSERT_MSG(nc <= l->cap_cells && np <= l->cap_parts &&
 	                  size == tide_let_message_bytes(nc, np),
 	                  "received %u essential cells and %u particles (%zu bytes) for a capacity of "
 	                  "%u and %u", nc, np, size, l->cap_cells, l->cap_parts);
 	l->ncells = nc;
 	l->nparts = np;
-	in += 2 * sizeof(uint32_t);
-	size_t off[3], len[3];
-	let_parts(l, off, len);
-	for (int k = 0; k < 3; k++) {
-		memcpy((char *)l->ptr + off[k], in, len[k]);
-		in += len[k];
-	}
+	tide_iface_parts p = let_parts(l);
+	tide_iface_unpack(ptr, sizeof head, l->ptr, &p);
 	return 0;
 }
 
 static int let_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
 {
 	let_peek(handle, node, ptr, size);
-	starpu_free_on_node_flags(node, (uintptr_t)ptr, size, 0);
+	tide_iface_free_message(node, ptr, size);
 	return 0;
 }
 
@@ -158,30 +138,12 @@ static starpu_ssize_t let_describe(void *data_interface, char *buf, size_t size)
 
 static int let_pack_meta(void *data_interface, void **ptr, starpu_ssize_t *count)
 {
-	*count = sizeof(struct tide_let_iface);
-	*ptr = malloc(*count);
-	memcpy(*ptr, data_interface, *count);
-	return 0;
+	return tide_iface_pack_meta(data_interface, sizeof(struct tide_let_iface), ptr, count);
 }
 
 static int let_unpack_meta(void **data_interface, void *ptr, starpu_ssize_t *count)
 {
-	*count = sizeof(struct tide_let_iface);
-	*data_interface = malloc(*count);
-	memcpy(*data_interface, ptr, *count);
-	return 0;
-}
-
-static int let_free_meta(void *data_interface)
-{
-	free(data_interface);
-	return 0;
-}
-
-static void *let_to_pointer(void *data_interface, unsigned node)
-{
-	(void)node;
-	return (void *)((struct tide_let_iface *)data_interface)->ptr;
+	return tide_iface_unpack_meta(data_interface, ptr, sizeof(struct tide_let_iface), count);
 }
 
 static struct starpu_data_interface_ops let_ops = {
@@ -196,7 +158,7 @@ static struct starpu_data_interface_ops let_ops = {
 	.alloc_compare = let_compare,
 	.interfaceid = STARPU_UNKNOWN_INTERFACE_ID,
 	.interface_size = sizeof(struct tide_let_iface),
-	.to_pointer = let_to_pointer,
+	.to_pointer = tide_iface_to_pointer,
 	.pack_data = let_pack,
 	.peek_data = let_peek,
 	.unpack_data = let_unpack,
@@ -204,7 +166,7 @@ static struct starpu_data_interface_ops let_ops = {
 	.name = "TIDE_LET_INTERFACE",
 	.pack_meta = let_pack_meta,
 	.unpack_meta = let_unpack_meta,
-	.free_meta = let_free_meta,
+	.free_meta = tide_iface_free_meta,
 };
 
 void tide_let_register(starpu_data_handle_t *h, uint32_t cap_cells, uint32_t cap_parts)

@@ -3,7 +3,7 @@
 // allocation cannot be used: StarPU aborts the process when cudaHostAlloc fails, and a block
 // larger than most of the RAM (a billion particles) is tried this way only after plain memory
 // was refused, so that a failure is an error message, not a crash
-// (tasks/block_interface.c).
+// (interfaces/block_host.c).
 #include <cuda_runtime.h>
 
 extern "C" void *tide_cuda_host_alloc(size_t bytes)

@@ -3,28 +3,23 @@
 // structure of arrays (block.h).  Copies between memory nodes and MPI packing move only the used
 // part (`count` elements) of each field that holds data (the handle's field mask: halos carry
 // only what sph_forces reads), and carry the count with them.
-#include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
+#include "iface_parts.h"
+
+_Static_assert(offsetof(struct tide_block_iface, ptr) == 0, "the base first (iface_parts.h)");
 
 static struct starpu_data_interface_ops tide_block_ops;
 
 static void block_register_handle(starpu_data_handle_t handle, int home_node, void *data_interface)
 {
-	struct tide_block_iface *src = data_interface;
-	for (int node = 0; node < (int)STARPU_MAXNODES; node++) {
-		struct tide_block_iface *loc = starpu_data_get_interface_on_node(handle, node);
-		loc->cap = src->cap;
-		loc->count = src->count;
-		loc->fields = src->fields;
-		loc->ptr = node == home_node ? src->ptr : 0;
-	}
+	tide_iface_register_nodes(handle, home_node, data_interface, sizeof(struct tide_block_iface));
 }
 
 static size_t block_bytes(uint32_t cap) { return (size_t)cap * TIDE_BLOCK_BPP; }
@@ -114,23 +109,37 @@ static void block_free(void *data_interface, unsigned node)
 	b->ptr = 0;
 }
 
-/* Copy the used part of every field in the mask; the count goes with it. */
+_Static_assert(TIDE_BLOCK_NFIELDS <= TIDE_IFACE_MAX_PARTS, "a part per field");
+
+/* The used part (count elements) of every field in the mask, in an allocation of cap. */
+static tide_iface_parts fields_parts(uint32_t fields, uint32_t cap, uint32_t count)
+{
+	tide_iface_parts p = {.n = 0};
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+		if (!(fields >> f & 1u)) continue;
+		size_t elem, off;
+		tide_block_field(f, &elem, &off);
+		p.off[p.n] = off * cap;
+		p.len[p.n++] = elem * count;
+	}
+	return p;
+}
+
+static tide_iface_parts block_parts(const struct tide_block_iface *b)
+{
+	return fields_parts(b->fields, b->cap, b->count);
+}
+
+/* The count goes with the data. */
 static int block_copy(void *src_interface, unsigned src_node, void *dst_interface,
                       unsigned dst_node, void *async_data)
 {
 	struct tide_block_iface *src = src_interface, *dst = dst_interface;
-	int ret = 0;
 	dst->count = src->count;
 	if (src->count == 0) return 0;
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
-		if (!(src->fields >> f & 1u)) continue;
-		size_t elem, off;
-		tide_block_field(f, &elem, &off);
-		if (starpu_interface_copy(src->ptr, off * src->cap, src_node, dst->ptr, off * dst->cap,
-		                          dst_node, elem * src->count, async_data))
-			ret = -EAGAIN;
-	}
-	return ret;
+	/* the source's fields and count at the destination's capacity */
+	tide_iface_parts s = block_parts(src), d = fields_parts(src->fields, dst->cap, src->count);
+	return tide_iface_copy_parts(src->ptr, src_node, &s, dst->ptr, dst_node, &d, async_data);
 }
 
 static const struct starpu_data_copy_methods block_copy_methods = {.any_to_any = block_copy};
@@ -147,15 +156,10 @@ static size_t block_get_alloc_size(starpu_data_handle_t handle)
 	return block_bytes(b->cap);
 }
 
-uint32_t tide_count_bucket(uint32_t count)
-{
-	return count == 0 ? 0 : 1u + (uint32_t)lrint(4.0 * log2((double)count));
-}
-
 static uint32_t block_footprint(starpu_data_handle_t handle)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
-	return starpu_hash_crc32c_be(tide_count_bucket(b->count), 0);
+	return tide_iface_footprint(b->count);
 }
 
 static int block_compare(void *a, void *b)
@@ -188,44 +192,28 @@ static int block_pack(starpu_data_handle_t handle, unsigned node, void **ptr, st
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
 	*count = (starpu_ssize_t)(sizeof(uint32_t) + (size_t)b->count * tide_fields_bpp(b->fields));
 	if (!ptr) return 0;
-	char *out = (char *)starpu_malloc_on_node_flags(node, *count, 0);
-	*ptr = out;
-	memcpy(out, &b->count, sizeof(uint32_t));
-	out += sizeof(uint32_t);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
-		if (!(b->fields >> f & 1u)) continue;
-		size_t elem, off;
-		tide_block_field(f, &elem, &off);
-		memcpy(out, (char *)b->ptr + off * b->cap, elem * b->count);
-		out += elem * b->count;
-	}
+	tide_iface_parts p = block_parts(b);
+	*ptr = tide_iface_pack(node, &b->count, sizeof(uint32_t), b->ptr, &p);
 	return 0;
 }
 
 static int block_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
-	const char *in = ptr;
 	uint32_t n;
-	memcpy(&n, in, sizeof n);
-	in += sizeof n;
+	memcpy(&n, ptr, sizeof n);
 	STARPU_ASSERT_MSG(n <= b->cap && size == sizeof n + (size_t)n * tide_fields_bpp(b->fields),
 	                  "received particle block of %u particles for a capacity of %u", n, b->cap);
 	b->count = n;
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
-		if (!(b->fields >> f & 1u)) continue;
-		size_t elem, off;
-		tide_block_field(f, &elem, &off);
-		memcpy((char *)b->ptr + off * b->cap, in, elem * n);
-		in += elem * n;
-	}
+	tide_iface_parts p = block_parts(b);
+	tide_iface_unpack(ptr, sizeof n, b->ptr, &p);
 	return 0;
 }
 
 static int block_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
 {
 	block_peek(handle, node, ptr, size);
-	starpu_free_on_node_flags(node, (uintptr_t)ptr, size, 0);
+	tide_iface_free_message(node, ptr, size);
 	return 0;
 }
 
@@ -235,34 +223,14 @@ static starpu_ssize_t block_describe(void *data_interface, char *buf, size_t siz
 	return snprintf(buf, size, "B%u/%u", b->count, b->cap);
 }
 
-static starpu_ssize_t block_size_meta(void) { return sizeof(struct tide_block_iface); }
-
 static int block_pack_meta(void *data_interface, void **ptr, starpu_ssize_t *count)
 {
-	*count = block_size_meta();
-	*ptr = calloc(1, *count);
-	memcpy(*ptr, data_interface, *count);
-	return 0;
+	return tide_iface_pack_meta(data_interface, sizeof(struct tide_block_iface), ptr, count);
 }
 
 static int block_unpack_meta(void **data_interface, void *ptr, starpu_ssize_t *count)
 {
-	*count = block_size_meta();
-	*data_interface = calloc(1, *count);
-	memcpy(*data_interface, ptr, *count);
-	return 0;
-}
-
-static int block_free_meta(void *data_interface)
-{
-	free(data_interface);
-	return 0;
-}
-
-static void *block_to_pointer(void *data_interface, unsigned node)
-{
-	(void)node;
-	return (void *)((struct tide_block_iface *)data_interface)->ptr;
+	return tide_iface_unpack_meta(data_interface, ptr, sizeof(struct tide_block_iface), count);
 }
 
 static struct starpu_data_interface_ops tide_block_ops = {
@@ -278,7 +246,7 @@ static struct starpu_data_interface_ops tide_block_ops = {
 	.reuse_data_on_node = block_reuse,
 	.interfaceid = STARPU_UNKNOWN_INTERFACE_ID,
 	.interface_size = sizeof(struct tide_block_iface),
-	.to_pointer = block_to_pointer,
+	.to_pointer = tide_iface_to_pointer,
 	.pack_data = block_pack,
 	.peek_data = block_peek,
 	.unpack_data = block_unpack,
@@ -286,7 +254,7 @@ static struct starpu_data_interface_ops tide_block_ops = {
 	.name = "TIDE_BLOCK_INTERFACE",
 	.pack_meta = block_pack_meta,
 	.unpack_meta = block_unpack_meta,
-	.free_meta = block_free_meta,
+	.free_meta = tide_iface_free_meta,
 };
 
 void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
@@ -306,124 +274,6 @@ void tide_block_register_fields(starpu_data_handle_t *h, int home_node, void *pt
 	}
 	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count, .fields = fields};
 	starpu_data_register(h, home_node, &b, &tide_block_ops);
-}
-
-/* Host blocks are pinned (page-locked) so that copies to and from a GPU run at full speed and
- * asynchronously.  A block larger than a quarter of the machine's memory (a billion particles:
- * 81 GiB) is first tried in pageable memory: locking most of the RAM starves everything else,
- * and StarPU aborts the process when its pinned allocation fails instead of returning an
- * error.  If the system refuses that much pageable memory, the block is pinned through the
- * CUDA runtime directly (host_pinned.cu), whose failure is an error message.
- *
- * A block's replica counts towards StarPU's memory limit (STARPU_MALLOC_COUNT).  StarPU takes
- * the size of the main memory from hwloc, which on some virtual machines is far below what the
- * system has; when StarPU refuses a block for that reason and the user set no
- * STARPU_LIMIT_CPU_MEM, the block is allocated uncounted (with a note).
- *
- * A 64-byte header in front of the arrays records how the block was allocated, so
- * tide_block_free_host() needs no flag from the caller and the arrays keep their alignment. */
-#define HOST_HEADER 64
-#define HOST_CUDA (1 << 30) /* header flag: tide_cuda_host_alloc */
-
-#ifdef TIDE_USE_CUDA
-void *tide_cuda_host_alloc(size_t bytes);
-void tide_cuda_host_free(void *p);
-#endif
-
-/* First touch of fresh memory costs a page fault per 4 KiB page, 0.3 GB/s on the virtual
- * machines tide was measured on: five minutes for a billion particles.  Huge pages and a
- * thread per core (up to 16) fault it in at 1-2 GB/s or more before the case builder writes
- * it. */
-typedef struct prefault_part { char *p; size_t n; } prefault_part;
-
-static void *prefault_worker(void *arg)
-{
-	prefault_part *w = arg;
-	memset(w->p, 0, w->n);
-	return NULL;
-}
-
-static void prefault(void *ptr, size_t bytes)
-{
-	uintptr_t lo = ((uintptr_t)ptr + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
-	uintptr_t hi = ((uintptr_t)ptr + bytes) & ~(uintptr_t)((2u << 20) - 1);
-	if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failure is harmless */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = ncpu < 1 ? 1 : (ncpu > 16 ? 16 : (int)ncpu), started = 0;
-	pthread_t th[16];
-	prefault_part part[16];
-	size_t chunk = (bytes / (size_t)nt + 4095) & ~(size_t)4095;
-	for (int t = 0; t < nt; t++) {
-		size_t off = (size_t)t * chunk;
-		part[t].p = (char *)ptr + off;
-		part[t].n = off >= bytes ? 0 : (bytes - off < chunk ? bytes - off : chunk);
-	}
-	for (int t = 1; t < nt; t++)
-		if (!pthread_create(&th[t], NULL, prefault_worker, &part[t])) started = t;
-		else break;
-	/* this thread does its part and those of threads that could not start */
-	for (int t = started + 1; t < nt; t++) memset(part[t].p, 0, part[t].n);
-	memset(part[0].p, 0, part[0].n);
-	for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
-}
-
-/* starpu_malloc_flags, retried uncounted when only StarPU's accounting refused (see above). */
-static int host_malloc(void **p, size_t bytes, int *flags)
-{
-	if (!starpu_malloc_flags(p, bytes, *flags)) return 0;
-	if (!(*flags & STARPU_MALLOC_COUNT) || getenv("STARPU_LIMIT_CPU_MEM")) return -1;
-	*flags &= ~STARPU_MALLOC_COUNT;
-	if (starpu_malloc_flags(p, bytes, *flags)) return -1;
-	fprintf(stderr, "tide: note: StarPU counts %.1f GiB of main memory (hwloc's figure), too "
-	        "little for a block of %.1f GiB; the block is allocated outside its count.\n",
-	        starpu_memory_get_total(STARPU_MAIN_RAM) / 1073741824.0, bytes / 1073741824.0);
-	return 0;
-}
-
-void *tide_block_alloc_host_pin(uint32_t cap, int pin)
-{
-	void *p = NULL;
-	size_t bytes = block_bytes(cap) + HOST_HEADER;
-	double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-	/* a block's replica counts towards StarPU's memory limit; a host-only temporary does not */
-	int flags = pin ? STARPU_MALLOC_COUNT : 0, big = ram > 0 && (double)bytes > 0.25 * ram;
-	/* StarPU pins only for GPUs; without one the memory is plain and gets the prefault */
-	int gpu = starpu_cuda_worker_get_count() > 0;
-	if (pin && gpu && !big) flags |= STARPU_MALLOC_PINNED;
-	if (!host_malloc(&p, bytes, &flags)) {
-		if (!(flags & STARPU_MALLOC_PINNED) && bytes > ((size_t)1 << 30)) prefault(p, bytes);
-		if (pin && gpu && big)
-			fprintf(stderr, "tide: note: the block of %u particles (%.1f GiB) is not pinned: it "
-			        "is more than a quarter of this machine's memory; host-GPU copies are "
-			        "slower.\n", cap, bytes / 1073741824.0);
-	} else {
-#ifdef TIDE_USE_CUDA
-		if (!(pin && gpu && big) || !(p = tide_cuda_host_alloc(bytes))) return NULL;
-		flags = HOST_CUDA;
-		fprintf(stderr, "tide: note: the system refused %.1f GiB of pageable memory for a block "
-		        "of %u particles; it is pinned through CUDA instead.\n", bytes / 1073741824.0, cap);
-#else
-		return NULL;
-#endif
-	}
-	*(int *)p = flags;
-	return (char *)p + HOST_HEADER;
-}
-
-void *tide_block_alloc_host(uint32_t cap) { return tide_block_alloc_host_pin(cap, 1); }
-
-void tide_block_free_host(void *ptr, uint32_t cap)
-{
-	if (!ptr) return;
-	char *p = (char *)ptr - HOST_HEADER;
-	int flags = *(int *)p;
-#ifdef TIDE_USE_CUDA
-	if (flags == HOST_CUDA) {
-		tide_cuda_host_free(p);
-		return;
-	}
-#endif
-	starpu_free_flags(p, block_bytes(cap) + HOST_HEADER, flags);
 }
 
 uint32_t tide_block_count(starpu_data_handle_t h)

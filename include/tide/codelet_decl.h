@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The one way to declare a tide codelet (as Chameleon's CODELETS macro): the history-based
+ * performance model with its symbol "tide_NAME" (the calibrated models on a machine are keyed
+ * by it), and struct starpu_codelet tide_NAME_cl with the CPU function, the CUDA function
+ * (asynchronous: it queues its work on starpu_cuda_get_local_stream()) in a CUDA build, the
+ * buffers' access modes and the name NAME.
+ *
+ *   TIDE_CODELET(cell_sort, cell_sort_cpu, tide_cell_sort_cuda, 3,
+ *                STARPU_RW, STARPU_W, STARPU_SCRATCH);
+ *   TIDE_CODELET_VARIABLE(halo_pack, halo_pack_cpu, tide_halo_pack_cuda);
+ *   TIDE_CODELET_WITH(snap_copy, snap_copy_cpu, tide_snap_copy_cuda, .nbuffers = 2, ...);
+ *
+ * The second form is for a variable number of buffers (STARPU_VARIABLE_NBUFFERS: each task
+ * gives its access modes).  In a build without CUDA the CUDA function is not named, so it
+ * need not be declared.  Where a codelet may run is restricted in one way only,
+ * tide_codelet_restrict. */
+#ifndef TIDE_CODELET_DECL_H
+#define TIDE_CODELET_DECL_H
+#include <starpu.h>
+
+#ifdef TIDE_USE_CUDA
+#define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {cuda_func}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
+#define TIDE_CODELET_CUDA_(cuda_func)
+#endif
+
+#define TIDE_CODELET_MODEL_(NAME)                                                               \
+	static struct starpu_perfmodel tide_##NAME##_model = {                                  \
+		.type = STARPU_HISTORY_BASED,                                                   \
+		.symbol = "tide_" #NAME,                                                        \
+	}
+
+/* fields: the buffers' designators */
+#define TIDE_CODELET_(NAME, cpu_func, cuda_func, ...)                                           \
+	TIDE_CODELET_MODEL_(NAME);                                                              \
+	struct starpu_codelet tide_##NAME##_cl = {                                              \
+		.name = #NAME,                                                                  \
+		.cpu_funcs = {cpu_func},                                                        \
+		TIDE_CODELET_CUDA_(cuda_func)                                                   \
+		.model = &tide_##NAME##_model,                                                  \
+		__VA_ARGS__                                                                     \
+	}
+
+#define TIDE_CODELET(NAME, cpu_func, cuda_func, nbuf, ...)                                      \
+	TIDE_CODELET_(NAME, cpu_func, cuda_func, .nbuffers = nbuf, .modes = {__VA_ARGS__})
+#define TIDE_CODELET_VARIABLE(NAME, cpu_func, cuda_func)                                        \
+	TIDE_CODELET_(NAME, cpu_func, cuda_func, .nbuffers = STARPU_VARIABLE_NBUFFERS)
+/* Any other fields of struct starpu_codelet given as designators (e.g. .specific_nodes and
+ * .nodes for a buffer that must be in main memory): .nbuffers and .modes among them. */
+#define TIDE_CODELET_WITH(NAME, cpu_func, cuda_func, ...)                                       \
+	TIDE_CODELET_(NAME, cpu_func, cuda_func, __VA_ARGS__)
+
+/* Where a codelet may run: wherever it has an implementation, or on CPU or CUDA workers only.
+ * The values are StarPU's where masks. */
+enum tide_where { TIDE_WHERE_ANY = 0, TIDE_WHERE_CPU = STARPU_CPU, TIDE_WHERE_CUDA = STARPU_CUDA };
+
+/* Restricts cl to where (StarPU's where mask).  TIDE_WHERE_ANY names the implementations the
+ * codelet has: StarPU computes an unset mask only before a codelet's first task, so 0 would
+ * mean nowhere on a codelet already used (or copied from one). */
+static inline void tide_codelet_restrict(struct starpu_codelet *cl, enum tide_where where)
+{
+	uint32_t any = cl->cpu_funcs[0] ? STARPU_CPU : 0;
+	if (cl->cuda_funcs[0]) any |= STARPU_CUDA;
+	cl->where = where == TIDE_WHERE_ANY ? any : (uint32_t)where;
+}
+
+/* The restriction of cl (TIDE_WHERE_ANY when it may run on both, or before its first task if
+ * it was never restricted). */
+static inline enum tide_where tide_codelet_where(const struct starpu_codelet *cl)
+{
+	if (cl->where == STARPU_CPU) return TIDE_WHERE_CPU;
+	if (cl->where == STARPU_CUDA) return TIDE_WHERE_CUDA;
+	return TIDE_WHERE_ANY;
+}
+#endif

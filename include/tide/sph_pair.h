@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The SPH pair interaction in its two forms, side by side (as SWIFT keeps the scalar and vector
+ * forms of an interaction in one header): the scalar form tide_pair_k (the CUDA codelet, one
+ * particle per thread, and the tests' references) and the SIMD form vpair (the CPU codelet, one
+ * particle against TIDE_CPU_VW neighbours, each pair once for both particles).  They differ in
+ * form only: both take the kernel derivative from tide_kf_* (sph_kernel.h) and the density
+ * diffusion from tide_diffusion_* and tide_rho_hydro below, and test_sph_pair compares them on
+ * random pairs.
+ *
+ * The first part (guarded) is the shared maths and the scalar form.  The second is the SIMD
+ * form for one vector width: an includer defines TIDE_CPU_VW (floats per vector) and
+ * TIDE_CPU_SFX (a name suffix) and includes this header again, once per width
+ * (tide/sph_interact_cpu.h does so, and undefines the names afterwards). */
+#ifndef TIDE_SPH_PAIR_H
+#define TIDE_SPH_PAIR_H
+#include <math.h>
+#include <stdint.h>
+#include "tide/block.h"
+#include "tide/sph_kernel.h"
+#include "tide/sph_params.h"
+
+/* Division, square root of a positive number and power for the pair physics: IEEE on the host
+ * (the CPU codelets and the double-precision test reference see the exact forms), the GPU's
+ * approximations (2 ulp, one or two instructions) on the device.  nvcc builds without
+ * -use_fast_math (bh_build needs exactly rounded arithmetic), and the IEEE forms cost more
+ * instructions than the rest of a pair interaction. */
+TIDE_HD float tide_fdiv(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fdividef(a, b);
+#else
+	return a / b;
+#endif
+}
+TIDE_HD float tide_sqrt_pos(float x) /* x > 0 */
+{
+#ifdef __CUDA_ARCH__
+	return x * rsqrtf(x);
+#else
+	return sqrtf(x);
+#endif
+}
+TIDE_HD float tide_powf(float x, float y)
+{
+#ifdef __CUDA_ARCH__
+	return __powf(x, y);
+#else
+	return powf(x, y);
+#endif
+}
+
+/* Density diffusion of particle i from neighbour j (Molteni-Colagrossi; Fourtakas when drho
+ * has the hydrostatic part taken off, tide_rho_hydro):
+ *   2 delta h c0 drho r_ij^2 / (r_ij^2 + eta^2) F m_j / rho_j
+ * dhc0x2 = 2 delta h c0, d1 = r_ij^2 + eta^2, m_over_rho = m_j / rho_j; DIV is the form's
+ * division.  For float (the scalar form) here; for the SIMD vectors in the second part. */
+#define TIDE_DIFFUSION_FORM_(QUAL, T, S, DIV)                                                   \
+	QUAL T tide_diffusion_##S(T dhc0x2, T drho, T d1, T r2, T F, T m_over_rho)              \
+	{                                                                                       \
+		return DIV(dhc0x2 * drho, d1) * r2 * F * m_over_rho;                            \
+	}
+#define TIDE_DIFFUSION_FORM(QUAL, T, S, DIV) TIDE_DIFFUSION_FORM_(QUAL, T, S, DIV)
+TIDE_DIFFUSION_FORM(TIDE_HD, float, f, tide_fdiv)
+
+/* Fourtakas' hydrostatic density difference rho0 ((1 + rhoh_k z_ji)^(1/gamma) - 1) for
+ * dz = z_i - z_j (both forms: the SIMD form takes it lane by lane, on its rare path). */
+TIDE_HD float tide_rho_hydro(float rho0, float rhoh_k, float inv_gamma, float dz)
+{
+	return rho0 * (tide_powf(1.f + rhoh_k * (-dz), inv_gamma) - 1.f);
+}
+
+/* The particle being updated. */
+typedef struct tide_pi {
+	double x, y, z;
+	float vx, vy, vz, rho, p_over_rho2, c;
+	int fluid;
+} tide_pi;
+
+typedef struct tide_acc {
+	float ax, ay, az, drho;
+	float mu_max;   /* max_j |h v_ij.r_ij / (r_ij^2 + eta^2)| for the viscous time step */
+} tide_acc;
+
+/* The scalar form.  Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j
+ * (inside the support; r_ij = 0, i itself or a particle on top of it, contributes nothing),
+ * velocity, density, type, and its pressure term p_j/rho_j^2 and sound speed
+ * (tide_pressure(rho_j) / (rho_j rho_j) and tide_sound(rho_j), so that callers which keep them
+ * per particle get exactly what callers computing them per pair get).  tide_pair_k takes the
+ * kernel and the density diffusion as arguments, so that a caller compiled for one of them
+ * (the CUDA codelet) folds them away. */
+TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, const tide_pi *pi,
+                         float dx, float dy, float dz, float r2, float vxj, float vyj, float vzj,
+                         float rhoj, uint32_t tj, float pj_over_rho2, float cj, tide_acc *acc)
+{
+	float r = r2 > 0.f ? tide_sqrt_pos(r2) : 0.f;
+	float F = P->af * tide_kernel_f(kernel, tide_fdiv(r, P->h)); /* grad_i W = F r_ij, F < 0 */
+	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
+	float dvr = dvx * dx + dvy * dy + dvz * dz;
+	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
+	acc->drho += mj * dvr * F;
+	float mu = tide_fdiv(P->h * dvr, r2 + P->eta2);
+	float amu = fabsf(mu);
+	if (amu > acc->mu_max) acc->mu_max = amu;
+	if (!pi->fluid) return; /* DBC: boundary particles only integrate continuity */
+	float visc = 0.f;
+	if (dvr < 0.f) visc = tide_fdiv(-P->visco * 0.5f * (pi->c + cj) * mu, 0.5f * (pi->rho + rhoj));
+	float coef = -mj * (pi->p_over_rho2 + pj_over_rho2 + visc) * F;
+	acc->ax += coef * dx;
+	acc->ay += coef * dy;
+	acc->az += coef * dz;
+	if (diffusion != 0 && tj == TIDE_FLUID) {
+		float drho = pi->rho - rhoj;
+		/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
+		if (diffusion == 2) drho -= tide_rho_hydro(P->rho0, P->rhoh_k, 1.f / P->gamma, dz);
+		acc->drho += tide_diffusion_f(P->delta_hc0 * 2.f, drho, r2 + P->eta2, r2, F,
+		                              tide_fdiv(mj, rhoj));
+	}
+}
+
+TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, float dy, float dz,
+                       float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
+                       float pj_over_rho2, float cj, tide_acc *acc)
+{
+	tide_pair_k(P, P->kernel, P->diffusion, pi, dx, dy, dz, r2, vxj, vyj, vzj, rhoj, tj,
+	            pj_over_rho2, cj, acc);
+}
+#endif /* TIDE_SPH_PAIR_H */
+
+/* ---- the SIMD form, for one vector width ---------------------------------------------------- */
+#if defined(TIDE_CPU_VW) && defined(TIDE_CPU_SFX) && !defined(__CUDACC__)
+#define TIDE_CPU_CAT_(a, b) a##_##b
+#define TIDE_CPU_CAT(a, b) TIDE_CPU_CAT_(a, b)
+#define TIDE_CPU_N(x) TIDE_CPU_CAT(x, TIDE_CPU_SFX)
+#define vf TIDE_CPU_N(vf)
+#define vi TIDE_CPU_N(vi)
+#define vload TIDE_CPU_N(vload)
+#define vstore TIDE_CPU_N(vstore)
+#define vsplat TIDE_CPU_N(vsplat)
+#define vsel TIDE_CPU_N(vsel)
+#define vmax TIDE_CPU_N(vmax)
+#define vabs TIDE_CPU_N(vabs)
+#define vand TIDE_CPU_N(vand)
+#define vsqrt TIDE_CPU_N(vsqrt)
+#define vany TIDE_CPU_N(vany)
+#define vsum TIDE_CPU_N(vsum)
+#define vhmax TIDE_CPU_N(vhmax)
+#define vdiv TIDE_CPU_N(vdiv)
+#define ivals TIDE_CPU_N(ivals)
+#define kconst TIDE_CPU_N(kconst)
+#define vpair_out TIDE_CPU_N(vpair_out)
+#define rho_h TIDE_CPU_N(rho_h)
+#define vpair TIDE_CPU_N(vpair)
+#define vkf_cubic_in TIDE_CPU_N(tide_kf_cubic_in)
+#define vkf_cubic_out_q TIDE_CPU_N(tide_kf_cubic_out_q)
+#define vkf_wendland TIDE_CPU_N(tide_kf_wendland)
+#define vdiffusion TIDE_CPU_N(tide_diffusion)
+#define VW TIDE_CPU_VW
+
+typedef float vf __attribute__((vector_size(4 * TIDE_CPU_VW)));
+typedef int32_t vi __attribute__((vector_size(4 * TIDE_CPU_VW)));
+
+static inline vf vload(const float *p)
+{
+	vf v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+static inline void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
+/* x - 0 is x for every x, -0 included */
+static inline vf vsplat(float x) { return x - (vf){0}; }
+static inline vf vsel(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+static inline vf vand(vf a, vi m) { return (vf)((vi)a & m); }
+static inline vf vmax(vf a, vf b) { return vsel(a > b, a, b); }
+static inline vf vabs(vf a) { return (vf)((vi)a & (0x7fffffff - (vi){0})); }
+static inline vf vdiv(vf a, vf b) { return a / b; }
+static inline vf vsqrt(vf a)
+{
+#if TIDE_CPU_VW == 8 && defined(__AVX__)
+	return (vf)_mm256_sqrt_ps((__m256)a);
+#elif TIDE_CPU_VW == 4 && defined(__SSE__)
+	return (vf)_mm_sqrt_ps((__m128)a);
+#else
+	for (int k = 0; k < VW; k++) a[k] = sqrtf(a[k]);
+	return a;
+#endif
+}
+static inline int vany(vi m)
+{
+#if TIDE_CPU_VW == 8 && defined(__AVX__)
+	return _mm256_movemask_ps((__m256)m) != 0;
+#elif TIDE_CPU_VW == 4 && defined(__SSE__)
+	return _mm_movemask_ps((__m128)m) != 0;
+#else
+	int32_t o = 0;
+	for (int k = 0; k < VW; k++) o |= m[k];
+	return o != 0;
+#endif
+}
+/* pairwise, in a fixed order */
+static inline float vsum(vf a)
+{
+	for (int w = VW; w > 1; w /= 2)
+		for (int k = 0; k < w / 2; k++) a[k] = a[2 * k] + a[2 * k + 1];
+	return a[0];
+}
+static inline float vhmax(vf a)
+{
+	for (int w = VW; w > 1; w /= 2)
+		for (int k = 0; k < w / 2; k++) a[k] = a[2 * k] > a[2 * k + 1] ? a[2 * k] : a[2 * k + 1];
+	return a[0];
+}
+
+/* The shared maths on vectors: the same source as the scalar form's. */
+TIDE_KERNEL_F_FORMS(static inline, vf, TIDE_CPU_SFX)
+TIDE_DIFFUSION_FORM(static inline, vf, TIDE_CPU_SFX, vdiv)
+
+/* Particle i, splat: position in the frame of the neighbour cell, velocity, density, p/rho^2,
+ * sound speed, mass, fluid flag (1/0) and m/rho. */
+typedef struct ivals {
+	vf x, y, z, vx, vy, vz, rho, pr, cs, m, fl, mr;
+} ivals;
+
+/* Constants of the pair terms as vectors (from tide_sph_params: h2x4, a tiny r^2 under which a
+ * pair is i itself, 1/h, af, h, eta^2, -visco/2, 1, 2, 2 delta h c0) and Fourtakas' scalars. */
+typedef struct kconst {
+	vf h2x4, tiny, invh, af, h, eta2, hvisc, one, two, dhc0x2;
+	float rho0, rhoh_k, inv_gamma;
+} kconst;
+
+/* Fourtakas' hydrostatic density difference for dz = z_i - z_j, lane by lane (rare path). */
+static inline vf rho_h(const kconst *K, vf dz, vi m)
+{
+	vf r = vsplat(0.f);
+	for (int k = 0; k < VW; k++)
+		if (m[k]) r[k] = tide_rho_hydro(K->rho0, K->rhoh_k, K->inv_gamma, dz[k]);
+	return r;
+}
+
+/* What one pair gives both particles: i's acceleration is -m_j t, j's +m_i t, their density
+ * rates dri and drj, and |mu_ij| (lanes outside `in` are 0). */
+typedef struct vpair_out {
+	vf tx, ty, tz, dri, drj, amu;
+} vpair_out;
+
+/* The SIMD form: particle i against VW neighbours j (position differences dx = x_i - x_j..,
+ * r2 = |r_ij|^2, `in`: the lanes inside the support and not i itself; their velocities,
+ * density, mass, p/rho^2, sound speed and fluid flag).  The same physics as tide_pair_k for i
+ * and, with the roles exchanged, for j, but one division for the kernel's 1/q, mu's
+ * 1/(r^2 + eta^2) and Pi's 1/rhobar.  fluid_i: i is a fluid particle (full momentum and
+ * diffusion); otherwise a boundary particle, whose candidates are all fluid and which itself
+ * only integrates continuity.  kernel and diffusion are constants where this is inlined. */
+static inline __attribute__((always_inline)) vpair_out
+vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, vf dx, vf dy,
+      vf dz, vf r2, vi in, vf vxj, vf vyj, vf vzj, vf rhoj, vf mj, vf prj, vf csj, vf flj)
+{
+	vf r = vsqrt(r2);
+	vf q = r * K->invh;
+	vf dvx = I->vx - vxj;
+	vf dvy = I->vy - vyj;
+	vf dvz = I->vz - vzj;
+	vf dvr = dvx * dx + dvy * dy + dvz * dz;
+	vf d1 = r2 + K->eta2, d2 = vsplat(0.5f) * (I->rho + rhoj);
+	vf F;
+	vf inv;
+	if (kernel == TIDE_KERNEL_CUBIC) {
+		inv = vsplat(1.f) / (d1 * d2 * q);
+		vf fo = vkf_cubic_out_q(q) * (d1 * d2 * inv); /* times 1/q */
+		F = K->af * vsel(q < K->one, vkf_cubic_in(q), fo);
+		inv = inv * q;           /* 1/(d1 d2) */
+	} else {
+		inv = vsplat(1.f) / (d1 * d2);
+		F = K->af * vkf_wendland(q);
+	}
+	vf hdvr = K->h * dvr;
+	vf mu = hdvr * d2 * inv;
+	vf visc = vand(K->hvisc * (I->cs + csj) * hdvr * inv, dvr < vsplat(0.f));
+	vf T = vand((I->pr + prj + visc) * F, in);
+	vf cont = vand(dvr * F, in);
+	vpair_out o;
+	o.amu = vand(vabs(mu), in);
+	o.tx = T * dx;
+	o.ty = T * dy;
+	o.tz = T * dz;
+	o.drj = I->m * cont;
+	o.dri = mj * cont;
+	if (fluid_i && diffusion != 0) {
+		/* fluid-fluid pairs only */
+		vi ff = in & (flj > vsplat(0.5f));
+		vf di = I->rho - rhoj, dj = rhoj - I->rho;
+		if (diffusion == 2) {
+			di -= rho_h(K, dz, ff);
+			dj -= rho_h(K, -dz, ff);
+		}
+		o.dri += vand(vdiffusion(K->dhc0x2, di, d1, r2, F, mj / rhoj), ff);
+		o.drj += vand(vdiffusion(K->dhc0x2, dj, d1, r2, F, I->mr), ff);
+	}
+	return o;
+}
+#endif /* the SIMD form */

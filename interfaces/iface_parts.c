@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The code both StarPU data interfaces share (iface_parts.h).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+#include "tide/block_interface.h"
+#include "iface_parts.h"
+
+size_t tide_iface_parts_bytes(const tide_iface_parts *p)
+{
+	size_t b = 0;
+	for (int k = 0; k < p->n; k++) b += p->len[k];
+	return b;
+}
+
+void tide_iface_register_nodes(starpu_data_handle_t handle, int home_node, const void *src,
+                               size_t size)
+{
+	for (int node = 0; node < (int)STARPU_MAXNODES; node++) {
+		void *loc = starpu_data_get_interface_on_node(handle, node);
+		memcpy(loc, src, size);
+		if (node != home_node) *(uintptr_t *)loc = 0;
+	}
+}
+
+int tide_iface_copy_parts(uintptr_t src, unsigned src_node, const tide_iface_parts *s,
+                          uintptr_t dst, unsigned dst_node, const tide_iface_parts *d,
+                          void *async_data)
+{
+	int ret = 0;
+	for (int k = 0; k < s->n; k++)
+		if (s->len[k] && starpu_interface_copy(src, s->off[k], src_node, dst, d->off[k], dst_node,
+		                                       s->len[k], async_data))
+			ret = -EAGAIN;
+	return ret;
+}
+
+void *tide_iface_pack(unsigned node, const void *head, size_t head_len, uintptr_t base,
+                      const tide_iface_parts *p)
+{
+	char *msg = (char *)starpu_malloc_on_node_flags(node, head_len + tide_iface_parts_bytes(p), 0);
+	char *out = msg;
+	memcpy(out, head, head_len);
+	out += head_len;
+	for (int k = 0; k < p->n; k++) {
+		memcpy(out, (char *)base + p->off[k], p->len[k]);
+		out += p->len[k];
+	}
+	return msg;
+}
+
+void tide_iface_unpack(const void *msg, size_t head_len, uintptr_t base, const tide_iface_parts *p)
+{
+	const char *in = (const char *)msg + head_len;
+	for (int k = 0; k < p->n; k++) {
+		memcpy((char *)base + p->off[k], in, p->len[k]);
+		in += p->len[k];
+	}
+}
+
+void tide_iface_free_message(unsigned node, void *msg, size_t size)
+{
+	starpu_free_on_node_flags(node, (uintptr_t)msg, size, 0);
+}
+
+uint32_t tide_count_bucket(uint32_t count)
+{
+	return count == 0 ? 0 : 1u + (uint32_t)lrint(4.0 * log2((double)count));
+}
+
+uint32_t tide_iface_footprint(uint32_t count)
+{
+	return starpu_hash_crc32c_be(tide_count_bucket(count), 0);
+}
+
+void *tide_iface_to_pointer(void *data_interface, unsigned node)
+{
+	(void)node;
+	return (void *)*(uintptr_t *)data_interface;
+}
+
+int tide_iface_pack_meta(const void *data_interface, size_t size, void **ptr,
+                         starpu_ssize_t *count)
+{
+	*count = (starpu_ssize_t)size;
+	*ptr = calloc(1, size);
+	memcpy(*ptr, data_interface, size);
+	return 0;
+}
+
+int tide_iface_unpack_meta(void **data_interface, const void *ptr, size_t size,
+                           starpu_ssize_t *count)
+{
+	*count = (starpu_ssize_t)size;
+	*data_interface = calloc(1, size);
+	memcpy(*data_interface, ptr, size);
+	return 0;
+}
+
+int tide_iface_free_meta(void *data_interface)
+{
+	free(data_interface);
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* test_sph_pair's check for one SIMD width, included once per width after tide/sph_pair.h (with
+ * TIDE_CPU_VW and TIDE_CPU_SFX defined); defines check_SFX(). */
+static void TIDE_CPU_N(check)(int kernel, int diffusion, int npairs, errs *E)
+{
+	tide_sph_params P = params(kernel, diffusion);
+	kconst K = {vsplat(P.h2x4), vsplat(1e-18f), vsplat(1.f / P.h), vsplat(P.af), vsplat(P.h),
+	            vsplat(P.eta2), vsplat(-P.visco * 0.5f), vsplat(1.f), vsplat(2.f),
+	            vsplat(P.delta_hc0 * 2.f), P.rho0, P.rhoh_k, 1.f / P.gamma};
+	for (int done = 0; done < npairs; done += VW) {
+		particle pi_ = random_particle(&P, urand() < 0.75 ? TIDE_FLUID : TIDE_BOUND, NULL);
+		int fluid_i = pi_.type == TIDE_FLUID;
+		ivals I;
+		I.x = vsplat(pi_.x); I.y = vsplat(pi_.y); I.z = vsplat(pi_.z);
+		I.vx = vsplat(pi_.vx); I.vy = vsplat(pi_.vy); I.vz = vsplat(pi_.vz);
+		I.rho = vsplat(pi_.rho); I.pr = vsplat(pi_.pr); I.cs = vsplat(pi_.cs);
+		I.m = vsplat(pi_.m); I.fl = vsplat(fluid_i ? 1.f : 0.f); I.mr = vsplat(pi_.m / pi_.rho);
+		particle pj[VW];
+		vf dx, dy, dz, r2, vxj, vyj, vzj, rhoj, mj, prj, csj, flj;
+		vi in;
+		for (int k = 0; k < VW; k++) {
+			/* a boundary particle meets fluid only (the loops skip wall-wall pairs) */
+			int tj = !fluid_i || urand() < 0.75 ? TIDE_FLUID : TIDE_BOUND;
+			pj[k] = random_particle(&P, tj, &pi_);
+			dx[k] = pi_.x - pj[k].x; dy[k] = pi_.y - pj[k].y; dz[k] = pi_.z - pj[k].z;
+			r2[k] = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
+			in[k] = r2[k] < P.h2x4 && r2[k] >= 1e-18f ? -1 : 0;
+			vxj[k] = pj[k].vx; vyj[k] = pj[k].vy; vzj[k] = pj[k].vz; rhoj[k] = pj[k].rho;
+			mj[k] = pj[k].m; prj[k] = pj[k].pr; csj[k] = pj[k].cs;
+			flj[k] = tj == TIDE_FLUID ? 1.f : 0.f;
+		}
+		vpair_out o = vpair(&K, &I, fluid_i, kernel, fluid_i ? diffusion : 0, dx, dy, dz, r2, in,
+		                    vxj, vyj, vzj, rhoj, mj, prj, csj, flj);
+		for (int k = 0; k < VW; k++) {
+			if (!in[k]) {
+				/* outside the support or i itself: nothing at all */
+				if (o.tx[k] != 0.f || o.ty[k] != 0.f || o.tz[k] != 0.f || o.dri[k] != 0.f ||
+				    o.drj[k] != 0.f || o.amu[k] != 0.f)
+					E->masked++;
+				continue;
+			}
+			/* the scalar form for i, and for j with the roles exchanged */
+			tide_acc ai = scalar(&P, kernel, diffusion, &pi_, &pj[k], dx[k], dy[k], dz[k],
+			                     r2[k]);
+			tide_acc aj = scalar(&P, kernel, diffusion, &pj[k], &pi_, -dx[k], -dy[k], -dz[k],
+			                     r2[k]);
+			if (fluid_i) {
+				compare(E, 0, ai.ax, -pj[k].m * o.tx[k]);
+				compare(E, 0, ai.ay, -pj[k].m * o.ty[k]);
+				compare(E, 0, ai.az, -pj[k].m * o.tz[k]);
+			}
+			if (pj[k].type == TIDE_FLUID) { /* a wall's acceleration is dropped */
+				compare(E, 0, aj.ax, pi_.m * o.tx[k]);
+				compare(E, 0, aj.ay, pi_.m * o.ty[k]);
+				compare(E, 0, aj.az, pi_.m * o.tz[k]);
+			}
+			/* equal velocities: the density rate is the diffusion alone, its own kind */
+			int still = pj[k].vx == pi_.vx && pj[k].vy == pi_.vy && pj[k].vz == pi_.vz;
+			compare(E, still ? 3 : 1, ai.drho, o.dri[k]);
+			compare(E, still ? 3 : 1, aj.drho, o.drj[k]);
+			compare(E, 2, ai.mu_max, o.amu[k]);
+			compare(E, 2, aj.mu_max, o.amu[k]);
+		}
+	}
+}
