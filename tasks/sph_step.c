@@ -237,6 +237,12 @@ void tide_sim_submit_migration(tide_sim *sim)
 	}
 }
 
+void tide_sim_submit_sort_halos(tide_sim *sim)
+{
+	submit_sort(sim, &tide_cell_sort_cl);
+	submit_halos(sim, &tide_halo_pack_cl);
+}
+
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces)
 {
