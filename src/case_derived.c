@@ -25,3 +25,13 @@ double tide_case_softening(const tide_case *c)
 {
 	return c->self_gravity.softening > 0 ? c->self_gravity.softening : c->dp;
 }
+
+double tide_case_gauge_every(const tide_case *c)
+{
+	return c->gauge_every > 0 ? c->gauge_every : c->t_out;
+}
+
+int tide_case_height_mode(const tide_case *c, int k)
+{
+	return c->height[k].mode >= 0 ? c->height[k].mode : c->gauge_mode;
+}

@@ -69,6 +69,7 @@ int tide_gauge_tasks_init(tide_gauge_tasks *t, const tide_gauge_arg *G)
 		fprintf(stderr, "tide: out of host memory for the gauges (%zu values).\n", t->len);
 		free(t->sum_host);
 		free(t->result);
+		t->sum_host = t->result = NULL;
 		return -1;
 	}
 	return 0;
