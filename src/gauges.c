@@ -27,6 +27,7 @@ typedef struct fluid_grid {
 	size_t nf;             /* particles */
 	size_t *start;         /* cell c holds idx[start[c] .. start[c+1]) */
 	size_t *idx;           /* particle indices, cell by cell */
+	tide_sph_params P;     /* the codelets' parameters: the same sums as theirs (gauge_math.h) */
 } fluid_grid;
 
 /* 2-D cases live in the x-z plane: y takes no part in distances or cells. */
@@ -89,6 +90,7 @@ static int grid_build(fluid_grid *g, const tide_particle_set *s, const tide_case
 	memset(g, 0, sizeof *g);
 	g->s = s;
 	g->dim = c->dim;
+	tide_sim_params(c, &g->P);
 	fluid_bounds(g);
 	if (g->nf == 0) return 0;
 	size_t ncell = size_cells(g, tide_case_h(c));
@@ -156,8 +158,7 @@ static void grid_visit(const fluid_grid *g, const double r[3], double radius, vi
 
 typedef struct kernel_sum {
 	const tide_particle_set *s;
-	const tide_case *c;
-	double h, alpha, mass;
+	const tide_sph_params *P;
 	tide_gauge_sums sum;   /* fluid: vw_f, pvw, vvw, n; boundary: vw_b */
 	double rvw;            /* fluid sum rho_j V_j W (tide probe's density) */
 } kernel_sum;
@@ -165,10 +166,13 @@ typedef struct kernel_sum {
 static void add_kernel(void *ctx, size_t j, double r2)
 {
 	kernel_sum *k = ctx;
-	double vw = tide_gauge_vw(k->c->kernel, k->alpha, k->h, r2, k->mass, k->s->rho[j]);
-	if (k->s->type[j] != TIDE_FLUID) { k->sum.vw_b += vw; return; }
+	const tide_sph_params *P = k->P;
+	int fluid = k->s->type[j] == TIDE_FLUID;
+	double vw = tide_gauge_vw(P->kernel, (double)P->aw, (double)P->h, r2,
+	                          (double)P->mass[fluid ? TIDE_FLUID : TIDE_BOUND], k->s->rho[j]);
+	if (!fluid) { k->sum.vw_b += vw; return; }
 	k->sum.vw_f += vw;
-	k->sum.pvw += tide_case_pressure(k->c, k->s->rho[j]) * vw;   /* the case's equation of state */
+	k->sum.pvw += tide_gauge_eos(P, k->s->rho[j]) * vw;
 	k->sum.vvw[0] += k->s->vx[j] * vw;
 	k->sum.vvw[1] += k->s->vy[j] * vw;
 	k->sum.vvw[2] += k->s->vz[j] * vw;
@@ -178,11 +182,9 @@ static void add_kernel(void *ctx, size_t j, double r2)
 
 static kernel_sum sum_at(const fluid_grid *g, const tide_case *c, const double p[3])
 {
-	double h = tide_case_h(c);
-	kernel_sum k = { g->s, c, h, tide_kernel_alpha(c->kernel, c->dim, h), tide_case_mass(c),
-	                 {0, 0, 0, {0, 0, 0}, 0}, 0 };
+	kernel_sum k = { g->s, &g->P, {0, 0, 0, {0, 0, 0}, 0}, 0 };
 	double r[3] = { p[0], c->dim == 3 ? p[1] : 0.0, p[2] };
-	grid_visit(g, r, 2.0 * h, add_kernel, &k);
+	grid_visit(g, r, 2.0 * (double)g->P.h, add_kernel, &k);
 	return k;
 }
 
@@ -300,14 +302,12 @@ static void sums_on(const fluid_grid *g, const tide_case *c, const tide_gauge_ar
 		tide_gauge_point_out(G, p, &s, out);
 	}
 	if (!G->nobst) return;
-	tide_sph_params P;
-	tide_sim_params(c, &P);
 	for (size_t b = 0; b < g->s->n; b++) {
 		const tide_particle_set *s = g->s;
 		if (s->type[b] != TIDE_BOUND) continue;
 		int m = tide_gauge_obstacle_of(G, s->x[b], s->y[b], s->z[b]);
 		if (m < 0) continue;
-		force_sum f = { s, &P, b, {0, 0, 0} };
+		force_sum f = { s, &g->P, b, {0, 0, 0} };
 		double r[3] = { s->x[b], s->y[b], s->z[b] };
 		grid_visit(g, r, 2.0 * tide_case_h(c), add_force, &f);
 		for (int d = 0; d < 3; d++) out[tide_gauge_obst_at(G, m) + d] += f.F[d];

@@ -62,7 +62,8 @@ static void brute(const tide_sph_params *P, const tide_gauge_arg *G, const tide_
 			double vw = (double)P->mass[s->type[j]] / (double)s->rho[j] * w;
 			if (s->type[j] != TIDE_FLUID) { vb += vw; continue; }
 			vf += vw;
-			pv += (double)tide_pressure(P, s->rho[j]) * vw;
+			/* Tait in double: B ((rho/rho0)^gamma - 1) */
+			pv += (double)P->tait_b * (pow((double)s->rho[j] / P->rho0, P->gamma) - 1.0) * vw;
 			vv[0] += s->vx[j] * vw; vv[1] += s->vy[j] * vw; vv[2] += s->vz[j] * vw;
 			n += 1;
 		}

@@ -81,6 +81,16 @@ TIDE_HD double tide_gauge_vw(int kernel, double aw, double h, double r2, double 
 	return m / rho * aw * (double)tide_kernel_w(kernel, (float)(sqrt(r2) / h));
 }
 
+/* The equation of state in double precision (the step's single-precision tide_pressure loses
+ * digits to the cancellation near rho0), from the codelets' parameters so that the host sums
+ * (tide probe) and the codelets give the same value for a particle. */
+TIDE_HD double tide_gauge_eos(const tide_sph_params *P, double rho)
+{
+	double c0 = (double)P->c0, rho0 = (double)P->rho0;
+	if (P->eos == TIDE_EOS_ISOTHERMAL) return c0 * c0 * (rho - rho0);
+	return (double)P->tait_b * (pow(rho / rho0, (double)P->gamma) - 1.0);
+}
+
 /* The obstacle a boundary particle at p belongs to, or -1 (a tank wall).  The same rule as the
  * case builder (src/case_build.c): obstacle particles lie strictly inside their box, tank wall
  * particles outside the tank's inner box, and the earlier obstacle owns an overlap.  Boundary
@@ -223,7 +233,7 @@ TIDE_HD void tide_gauge_point_sums(const tide_sph_params *P, const tide_block_vi
 					                          (double)v->rho[j]);
 					if (!fluid) { s->vw_b += vw; continue; }
 					s->vw_f += vw;
-					s->pvw += (double)tide_pressure(P, v->rho[j]) * vw;
+					s->pvw += tide_gauge_eos(P, (double)v->rho[j]) * vw;
 					s->vvw[0] += (double)v->vx[j] * vw;
 					s->vvw[1] += (double)v->vy[j] * vw;
 					s->vvw[2] += (double)v->vz[j] * vw;
