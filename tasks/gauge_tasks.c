@@ -14,6 +14,7 @@
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
 #include "tide/gauge_tasks.h"
+#include "tide/step_profile.h"
 
 static void unregister_parts(tide_gauge_tasks *t)
 {
@@ -75,6 +76,11 @@ int tide_gauge_tasks_init(tide_gauge_tasks *t, const tide_gauge_arg *G)
 	return 0;
 }
 
+/* With --profile the gauge tasks report as "gauges" (the cell_sort and halo_pack before them
+ * as cell_sort and halo_pack). */
+#define GAUGE_PROFILE STARPU_CALLBACK_WITH_ARG_NFREE, tide_profile_enabled() ? tide_profile_cb : NULL, \
+	tide_profile_arg(TIDE_K_GAUGES, -1)
+
 #define INSERT(sim, ...)                                                                        \
 	STARPU_CHECK_RETURN_VALUE((sim)->mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, __VA_ARGS__) \
 	                                     : starpu_task_insert(__VA_ARGS__),                    \
@@ -96,14 +102,14 @@ const double *tide_gauge_tasks_measure(tide_gauge_tasks *t, tide_sim *sim)
 		INSERT(sim, &tide_gauge_sample_cl, STARPU_DATA_MODE_ARRAY, d, n,
 		       STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		       STARPU_VALUE, &nh, sizeof nh, STARPU_VALUE, &t->G, sizeof t->G,
-		       STARPU_NAME, "gauge_sample", 0);
+		       STARPU_NAME, "gauge_sample", GAUGE_PROFILE, 0);
 	}
 	struct starpu_data_descr *all = malloc(sizeof *all * (size_t)(1 + sim->nblocks));
 	STARPU_ASSERT_MSG(all, "out of memory");
 	all[0] = (struct starpu_data_descr){t->sum, STARPU_W};
 	for (int b = 0; b < sim->nblocks; b++) all[1 + b] = (struct starpu_data_descr){t->part[b], STARPU_R};
 	INSERT(sim, &tide_gauge_combine_cl, STARPU_DATA_MODE_ARRAY, all, 1 + sim->nblocks,
-	       STARPU_VALUE, &t->len, sizeof t->len, STARPU_NAME, "gauge_combine", 0);
+	       STARPU_VALUE, &t->len, sizeof t->len, STARPU_NAME, "gauge_combine", GAUGE_PROFILE, 0);
 	free(all);
 	if (sim->rank != 0) return NULL;
 	starpu_data_acquire(t->sum, STARPU_R);

@@ -41,6 +41,21 @@ gauges:
 YAML
 export STARPU_NCPU=1
 
+# 0. bad gauge keys: exit 2 and one sentence naming the key and what is allowed
+bad() { # expected-text, tide run options...
+	local want=$1 rc=0; shift
+	msg=$("$tide" run "$work/case.yaml" --quiet --out "$work/bad" "$@" 2>&1 >/dev/null) || rc=$?
+	[ "$rc" = 2 ] || { echo "FAIL: tide run $* exited $rc, want 2: $msg"; exit 1; }
+	grep -qF "$want" <<<"$msg" || { echo "FAIL: tide run $*: '$msg' does not say '$want'"; exit 1; }
+}
+bad "key 'gauges.every' = 0 is out of range; allowed: every > 0" --set gauges.every=0
+bad "allowed: column, highest" --set gauges.mode=top
+grep -v -e '^obstacles:' -e '0.4, 0.2' "$work/case.yaml" > "$work/noobst.yaml"
+rc=0; msg=$("$tide" run "$work/noobst.yaml" --quiet --out "$work/bad" 2>&1 >/dev/null) || rc=$?
+[ "$rc" = 2 ] && grep -qF "key 'gauges.forces' = true needs obstacles" <<<"$msg" ||
+	{ echo "FAIL: a case with gauges.forces and no obstacles exited $rc: $msg"; exit 1; }
+echo "ok: bad gauge keys refused (exit 2, the key named)"
+
 # 1. rows at their own rate without particle files
 "$tide" run "$work/case.yaml" --no-output --quiet --set time.end=0.05 --set gauges.every=0.004 \
 	--out "$work/rate"
