@@ -60,7 +60,7 @@ TIDE_HD size_t tide_gauge_obst_at(const tide_gauge_arg *G, int m)
 TIDE_HD size_t tide_gauge_len(const tide_gauge_arg *G) { return tide_gauge_obst_at(G, G->nobst); }
 /* A block's result vector: the result, then room for the CUDA half's partial obstacle forces
  * (TIDE_GAUGE_FORCE_PARTS thread blocks, added in a fixed order: deterministic). */
-#define TIDE_GAUGE_FORCE_PARTS 64
+#define TIDE_GAUGE_FORCE_PARTS 256
 TIDE_HD size_t tide_gauge_block_len(const tide_gauge_arg *G)
 {
 	return tide_gauge_len(G) + (size_t)TIDE_GAUGE_FORCE_PARTS * 3 * (size_t)G->nobst;
