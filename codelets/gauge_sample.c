@@ -42,8 +42,10 @@ static void gauge_sample_cpu(void *buffers[], void *cl_arg)
 		tide_gauge_point_sums(&P, &v, cs, &A, G.point[p], &s);
 		tide_gauge_point_out(&G, p, &s, out);
 	}
+	/* from the end: a block sorted by cell key along the slab axis has its largest x there, so
+	 * the front is found early and most particles are then skipped by x alone */
 	if (G.front)
-		for (uint32_t i = 0; i < v.count; i++)
+		for (uint32_t i = v.count; i-- > 0;)
 			if (v.type[i] == TIDE_FLUID && v.x[i] > out[0] &&
 			    tide_gauge_front_ok(&P, &G, &v, cs, &A, halo, nh, i))
 				out[0] = v.x[i];

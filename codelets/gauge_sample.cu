@@ -61,8 +61,12 @@ __global__ static void front_kernel(tide_sph_params P, tide_block_view v, const 
                                     tide_block_arg A, halo_set H, tide_gauge_arg G,
                                     unsigned long long *best)
 {
-	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= v.count || v.type[i] != TIDE_FLUID) return;
+	/* from the end: the largest x of a block sorted along the slab axis runs first, so the
+	 * front is found early and most threads then stop at the x test */
+	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= v.count) return;
+	uint32_t i = v.count - 1 - t;
+	if (v.type[i] != TIDE_FLUID) return;
 	if (ordered(v.x[i]) <= *(volatile unsigned long long *)best) return; /* cannot move it */
 	if (tide_gauge_front_ok(&P, &G, &v, cs, &A, H.h, H.n, i)) atomicMax(best, ordered(v.x[i]));
 }
