@@ -5,8 +5,8 @@
 // has run a few steps against an obstacle, on 1, 2 and 4 blocks (slabs, and a 2 x 2 grid of
 // boxes whose halos meet at corners), 2-D and 3-D.  Before any step the particles are the same
 // whatever the blocks: there the measurements of every block count must agree.
-// With the argument "cuda": the CUDA half against the CPU half on the same state; exits 77
-// (skipped) without a CUDA worker.
+// With --cuda (meson: gauge_tasks_cuda): the CUDA half against the CPU half on the same state;
+// exits 77 (skipped) without a CUDA worker.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "tide/output.h"
 #include "tide/sph_interact.h"
 #include "test_case_block.h"
+#include "test_cuda_mode.h"
 #include "test_util.h"
 
 static const char *case2d =
@@ -244,7 +245,7 @@ static void check_cuda(run_case *rc, int steps)
 
 int main(int argc, char **argv)
 {
-	int cuda = argc > 2 && (!strcmp(argv[2], "cuda") || !strcmp(argv[2], "--cuda"));
+	int cuda = test_cuda_requested(argc, argv);
 	if (test_tmpdir_create("gauge_tasks")) return 1;
 	run_case r2, r3;
 	if (load(&r2, case2d, "c2.yaml") || load(&r3, case3d, "c3.yaml")) return 1;
@@ -252,10 +253,10 @@ int main(int argc, char **argv)
 	printf("gauge tasks: %u CPU + %u CUDA workers\n", starpu_cpu_worker_get_count(),
 	       starpu_cuda_worker_get_count());
 	if (cuda) {
-		if (starpu_cuda_worker_get_count() == 0) {
-			printf("no CUDA worker: the CUDA half is not tested (skipped)\n");
+		if (test_cuda_missing("gauge_tasks_cuda")) {
 			starpu_shutdown();
-			return 77;
+			nftw(tmpdir, test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+			return TEST_SKIP;
 		}
 		check_cuda(&r2, 20);
 		check_cuda(&r3, 10);
