@@ -84,7 +84,7 @@ static size_t size_cells(fluid_grid *g, double h)
 	}
 }
 
-/* Counting sort of the fluid particles by cell.  Returns 0 or -1 (out of memory, printed). */
+/* Counting sort of the particles by cell.  Returns 0 or -1 (out of memory, printed). */
 static int grid_build(fluid_grid *g, const tide_particle_set *s, const tide_case *c)
 {
 	memset(g, 0, sizeof *g);
@@ -330,8 +330,13 @@ int tide_gauge_sums_host(const tide_particle_set *s, const tide_case *c, tide_ga
 	fluid_grid g;
 	*out = NULL;
 	if (grid_build(&g, s, c)) return -1;
-	if (host_arg(&g, c, G) || !(*out = malloc(sizeof **out * tide_gauge_len(G)))) {
-		if (G->nz) fprintf(stderr, "tide: out of memory for the gauges.\n");
+	if (host_arg(&g, c, G)) {   /* too many samples: said */
+		grid_free(&g);
+		return -1;
+	}
+	*out = malloc(sizeof **out * tide_gauge_len(G));
+	if (!*out) {
+		fprintf(stderr, "tide: out of memory for the gauges (%zu values).\n", tide_gauge_len(G));
 		grid_free(&g);
 		return -1;
 	}
