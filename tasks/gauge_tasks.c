@@ -77,7 +77,7 @@ int tide_gauge_tasks_init(tide_gauge_tasks *t, const tide_gauge_arg *G)
 }
 
 /* With --profile the gauge tasks report as "gauges" (the cell_sort and halo_pack before them
- * as cell_sort and halo_pack). */
+ * too: tide_sim_submit_sort_halos). */
 #define GAUGE_PROFILE STARPU_CALLBACK_WITH_ARG_NFREE, tide_profile_enabled() ? tide_profile_cb : NULL, \
 	tide_profile_arg(TIDE_K_GAUGES, -1)
 
