@@ -6,6 +6,7 @@
 // to run, and a restart or another rank count would not reproduce gauges.csv bit for bit).
 #include <starpu.h>
 #include "tide/codelets.h"
+#include "tide/codelet_decl.h"
 
 static void gauge_combine_cpu(void *buffers[], void *cl_arg)
 {
@@ -24,20 +25,6 @@ static void gauge_combine_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-static struct starpu_perfmodel gauge_combine_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_gauge_combine",
-};
-
 /* Buffers: the sums (W), then every block's result (R), at least one.  Arg: size_t len (the
  * elements to combine, tide_gauge_len). */
-struct starpu_codelet tide_gauge_combine_cl = {
-	.name = "gauge_combine",
-	.cpu_funcs = {gauge_combine_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_gauge_combine_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &gauge_combine_model,
-};
+TIDE_CODELET_VARIABLE(gauge_combine, gauge_combine_cpu, tide_gauge_combine_cuda);

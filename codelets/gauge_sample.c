@@ -8,6 +8,7 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/codelet_decl.h"
 #include "tide/gauge_math.h"
 
 static void gauge_sample_cpu(void *buffers[], void *cl_arg)
@@ -57,20 +58,6 @@ static void gauge_sample_cpu(void *buffers[], void *cl_arg)
 		}
 }
 
-static struct starpu_perfmodel gauge_sample_model = {
-	.type = STARPU_HISTORY_BASED,
-	.symbol = "tide_gauge_sample",
-};
-
 /* Buffers: block (R), cell starts (R), the block's result (W), then one halo (R) per neighbour;
  * the modes come with each task (a variable number of halos). */
-struct starpu_codelet tide_gauge_sample_cl = {
-	.name = "gauge_sample",
-	.cpu_funcs = {gauge_sample_cpu},
-#ifdef TIDE_USE_CUDA
-	.cuda_funcs = {tide_gauge_sample_cuda},
-	.cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.model = &gauge_sample_model,
-};
+TIDE_CODELET_VARIABLE(gauge_sample, gauge_sample_cpu, tide_gauge_sample_cuda);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
+#include "tide/codelet_decl.h"
 #include "tide/codelets.h"
 #include "tide/gauge_tasks.h"
 #include "tide/output.h"
@@ -229,15 +230,15 @@ static void check_cuda(run_case *rc, int steps)
 	double *cpu = malloc(sizeof *cpu * len);
 	tide_gauge_tasks t;
 	CHECK(tide_gauge_tasks_init(&t, &rc->G) == 0, "init");
-	tide_gauge_sample_cl.where = STARPU_CPU;
+	tide_codelet_restrict(&tide_gauge_sample_cl, TIDE_WHERE_CPU);
 	memcpy(cpu, tide_gauge_tasks_measure(&t, &sim), sizeof *cpu * len);
-	tide_gauge_sample_cl.where = STARPU_CUDA;
+	tide_codelet_restrict(&tide_gauge_sample_cl, TIDE_WHERE_CUDA);
 	const double *gpu = tide_gauge_tasks_measure(&t, &sim);
 	nonzero(&rc->G, cpu, "CPU");
 	/* the GPU's pair physics uses its fast division and square root (sph_interact.h) */
 	double d = compare(&rc->G, gpu, cpu, "CUDA vs CPU", 1e-5);
 	printf("  %d-D: CUDA = CPU within %.2g\n", rc->c.dim, d);
-	tide_gauge_sample_cl.where = STARPU_CPU | STARPU_CUDA;
+	tide_codelet_restrict(&tide_gauge_sample_cl, TIDE_WHERE_ANY);
 	free(cpu);
 	tide_gauge_tasks_free(&t);
 	tide_sim_free(&sim);
