@@ -22,7 +22,8 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
-	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl};
+	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
+	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 

@@ -51,7 +51,8 @@ typedef struct tide_self_gravity {
 
 typedef struct tide_probe {
 	char name[32];
-	double p[3];           /* water height probes use p[0], p[1]; pressure probes p[0..2] */
+	double p[3];           /* water height probes use p[0], p[1]; point probes p[0..2] */
+	int mode;              /* height probes: enum tide_gauge_mode (gauge_math.h); -1: gauges.mode */
 } tide_probe;
 
 typedef struct tide_case {
@@ -97,11 +98,16 @@ typedef struct tide_case {
 	unsigned output_fields;       /* output.fields: TIDE_OUT_* mask (default all) */
 	int output_single;            /* output.precision: 1 single (Float32 positions), 0 double */
 
-	/* gauges (written to gauges.csv at every output) */
+	/* gauges (gauges.csv, every gauge_every of simulated time) */
+	double gauge_every;           /* [s]; 0: not given, at every output (t_out) */
+	int gauge_mode;               /* height probes' default: enum tide_gauge_mode (column) */
 	int nheight;                  /* water-height probes: vertical lines at (x, y) */
 	tide_probe height[TIDE_CASE_MAX_ITEMS];
 	int npressure;                /* pressure probes: points */
 	tide_probe pressure[TIDE_CASE_MAX_ITEMS];
+	int nvelocity;                /* velocity probes: points */
+	tide_probe velocity[TIDE_CASE_MAX_ITEMS];
+	int gauge_forces;             /* 1: the fluid's force on every obstacle */
 	int surge_front;              /* 1: write the leading fluid x (and Z = x/a, T = t sqrt(2g/a)) */
 	double surge_a;               /* initial column width a for the dimensionless surge front */
 	double surge_x0;              /* x of the wall the column leans on (front measured from it) */
@@ -127,6 +133,16 @@ static inline double tide_case_density(const tide_case *c, double p)
 {
 	if (c->eos == TIDE_EOS_ISOTHERMAL) return c->rho0 + p / (c->cs_iso * c->cs_iso);
 	return c->rho0 * pow(1.0 + p / tide_case_tait_b(c), 1.0 / c->gamma);
+}
+/* Interval of the gauges [s]: gauges.every, else time.output. */
+static inline double tide_case_gauge_every(const tide_case *c)
+{
+	return c->gauge_every > 0 ? c->gauge_every : c->t_out;
+}
+/* Height mode of height probe k: its own, else gauges.mode. */
+static inline int tide_case_height_mode(const tide_case *c, int k)
+{
+	return c->height[k].mode >= 0 ? c->height[k].mode : c->gauge_mode;
 }
 /* Softening length of the self-gravity: the given one, else dp. */
 static inline double tide_case_softening(const tide_case *c)

@@ -126,6 +126,10 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces);
 
+/* Submits cell_sort and halo_pack of every block: cell lists and halos of the particles as they
+ * are now (between steps: tasks/gauge_tasks.c; --profile counts them as the gauges'). */
+void tide_sim_submit_sort_halos(tide_sim *sim);
+
 /* Self-gravity potential energy [J] of the particles now, sum m phi / 2 (a tree evaluation of
  * its own; waits for it).  0 without self-gravity. */
 double tide_sim_self_gravity_energy(tide_sim *sim);
