@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // tide run CASE: load and build the case (or restart from a checkpoint), run the SPH time loop
 // (tasks/sph_step.c), write ParaView output, gauges, statistics, checkpoints and the run summary.
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <mpi.h>
 #include <unistd.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
@@ -16,16 +12,12 @@
 #include "case_load.h"
 #include "host_blocks.h"
 #include "checkpoint.h"
-#include "cmd_agree.h"
 #include "commands.h"
-#include "h5_output.h"
 #include "host_memory.h"
 #include "log.h"
-#include "num_opts.h"
 #include "tide/gauge_tasks.h"
 #include "tide/decomposition.h"
 #include "output.h"
-#include "rank_agree.h"
 #include "run_control.h"
 #include "run_dir.h"
 #include "run_log.h"
@@ -33,7 +25,6 @@
 #include "tide/sph_sim.h"
 #include "stall_watchdog.h"
 #include "statistics.h"
-#include "tide/decomposition.h"
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
 #include "snapshot.h"

@@ -112,7 +112,7 @@ int tide_run_agree_with_ranks(const run_opts *o, const tide_runtime *rt, const t
 	if (v.rank0.status) return -1; /* rank 0 said why */
 	if (v.first_bad >= 0) {
 		if (rt->rank == 0) {
-			/* the options were compared before StarPU started (run_key) */
+			/* the options were compared before StarPU started (tide_run_key) */
 			const char *what = v.bad.status ? "could not load its case or checkpoint (its message follows)"
 			                   : "was given another case than rank 0 (another case file, --dp, "
 			                     "--set, --format or --decomp, or another checkpoint)";

@@ -240,7 +240,7 @@ int tide_run_parse_opts(int argc, char **argv, run_opts *o)
 
 /* What every rank of an mpirun must be given equally, compared before StarPU starts.  The case
  * (file, --dp, --set, --format, --decomp) is compared by its content once loaded
- * (agree_with_ranks); --quiet/--verbose and --stall-timeout may differ. */
+ * (tide_run_agree_with_ranks); --quiet/--verbose and --stall-timeout may differ. */
 void tide_run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
 {
 	tide_cmd_key_init(k, "run", argc, argv);
