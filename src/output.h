@@ -113,6 +113,9 @@ int tide_gauge_arg_of_case(const tide_case *c, struct tide_gauge_arg *G);
  * receives the measurement, *out (malloc'd, tide_gauge_len(G) doubles) the sums.  0 or -1. */
 int tide_gauge_sums_host(const tide_particle_set *s, const tide_case *c, struct tide_gauge_arg *G,
                          double **out);
+/* Height of line l of summed gauges (gauge_math.h's profile formula; mode: enum
+ * tide_gauge_mode); NAN out of memory.  src/gauges.c, used by gauges.csv (src/gauges_csv.c). */
+double tide_gauge_line_height(const struct tide_gauge_arg *G, const double *sums, int l, int mode);
 
 typedef struct tide_gauges {
 	FILE *f;
