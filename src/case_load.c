@@ -15,6 +15,7 @@
 #include <yaml.h>
 #include "tide/case.h"
 #include "tide/decomposition.h"
+#include "tide/geometry_fill.h"
 #include "tide/log.h"
 #include "tide/run_dir.h"
 #include "tide/sph_kernel.h"
@@ -48,6 +49,8 @@ static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
@@ -85,6 +88,8 @@ static const struct key keys[] = {
 	LIST("fluid", list_fluid, 0),       /* fluid or fluid_spheres is required */
 	LIST("fluid_spheres", list_spheres, 0),
 	LIST("obstacles", list_obstacles, 0),
+	LIST("solids", list_solids, 0),
+	LIST("fluid_volumes", list_volumes, 0),
 	SECTION("physics"),
 	ENUM("physics.kernel", kernel, kernel_names),
 	ENUM("physics.eos", eos, eos_names),
@@ -132,6 +137,7 @@ struct ctx {
 	int fluid_line[TIDE_CASE_MAX_ITEMS], obstacle_line[TIDE_CASE_MAX_ITEMS];
 	int height_line[TIDE_CASE_MAX_ITEMS], pressure_line[TIDE_CASE_MAX_ITEMS];
 	int sphere_line[TIDE_CASE_MAX_ITEMS];
+	int solid_line[TIDE_CASE_MAX_ITEMS], volume_line[TIDE_CASE_MAX_ITEMS];
 };
 
 /* ---- messages ------------------------------------------------------------------------------ */
@@ -579,6 +585,85 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 	return 0;
 }
 
+/* STL meshes {stl, scale, rotate, translate} (+ layers, closed for solids); the file is
+ * relative to the case file's directory and kept as an absolute path. */
+static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path, int solid,
+                         tide_stl_item *out, int *count, int *lines)
+{
+	static const char *const names[] = {"stl", "scale", "rotate", "translate", "layers", "closed", NULL};
+	static const char *const vnames[] = {"stl", "scale", "rotate", "translate", NULL};
+	static const struct key scale = NUM("scale", dp, R_GT, 0, 0);
+	static const struct key layers = INT("layers", dp, R_GE | R_LE, 1, 64);
+	yaml_node_item_t *it = NULL;
+	int n = 0;
+	if (get_items(x, seq, path, "a list of meshes {stl: FILE.stl, ...}", &it, &n)) return -1;
+	if (n && x->c->dim != 3)
+		return fail(x, line_of(seq), "key '%s' needs a 3-D case (STL meshes are 3-D); allowed: dim: 3.",
+		            path);
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *v[6];
+		tide_stl_item *m = &out[i];
+		char p[160], q[176], rel[1024], full[2100];
+		if (get_item(x, it, i, path, solid ? names : vnames, 1, v, &lines[i], p)) return -1;
+		*m = (tide_stl_item){.scale = 1, .layers = 3, .closed = 1};
+		snprintf(q, sizeof q, "%s.stl", p);
+		if (get_string(x, v[0], q, rel, sizeof rel)) return -1;
+		const char *slash = strrchr(x->file, '/');
+		if (rel[0] == '/' || !slash) snprintf(full, sizeof full, "%s", rel);
+		else snprintf(full, sizeof full, "%.*s/%s", (int)(slash - x->file), x->file, rel);
+		char *abs = realpath(full, NULL);   /* realpath into a buffer could write PATH_MAX bytes */
+		int fits = abs && strlen(abs) < sizeof m->file;
+		if (fits) strcpy(m->file, abs);
+		free(abs);
+		if (!fits)
+			return fail(x, line_of(v[0]), "key '%s' = '%s': cannot open '%s': %s; allowed: an STL "
+			            "file, its path relative to the case file's directory.", q, rel, full,
+			            strerror(errno));
+		snprintf(q, sizeof q, "%s.scale", p);
+		if (v[1] && get_number(x, &scale, v[1], q, 0, &m->scale)) return -1;
+		snprintf(q, sizeof q, "%s.rotate", p);
+		if (v[2] && get_coords(x, v[2], q, 3, axes3, "[degrees about x, y, z]", m->rotate)) return -1;
+		snprintf(q, sizeof q, "%s.translate", p);
+		if (v[3] && get_coords(x, v[3], q, 3, axes3, "[x, y, z]", m->translate)) return -1;
+		double d;
+		snprintf(q, sizeof q, "%s.layers", p);
+		if (solid && v[4]) {
+			if (get_number(x, &layers, v[4], q, 1, &d)) return -1;
+			m->layers = (int)d;
+		}
+		snprintf(q, sizeof q, "%s.closed", p);
+		if (solid && v[5] && get_bool(x, v[5], q, &m->closed)) return -1;
+	}
+	*count = n;
+	return 0;
+}
+
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_stl_items(x, v, path, 1, x->c->solid, &x->c->nsolid, x->solid_line);
+}
+
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_stl_items(x, v, path, 0, x->c->volume, &x->c->nvolume, x->volume_line);
+}
+
+/* Each mesh is built once while loading, so that a bad one is refused before any run starts. */
+static int check_meshes(struct ctx *x)
+{
+	char why[512];
+	for (int k = 0; k < 2; k++) {
+		int n = k ? x->c->nvolume : x->c->nsolid;
+		for (int i = 0; i < n; i++) {
+			tide_stl_item *m = k ? &x->c->volume[i] : &x->c->solid[i];
+			if (tide_stl_item_check(x->c, m, k || m->closed, why, sizeof why))
+				return fail(x, (k ? x->volume_line : x->solid_line)[i], "key '%s[%d].stl': STL file "
+				            "'%s' %s.", k ? "fluid_volumes" : "solids", i, m->file, why);
+		}
+	}
+	return 0;
+}
+
 /* ---- whole-case checks and derived values ----------------------------------------------- */
 
 void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n)
@@ -685,6 +770,7 @@ static int check_geometry(struct ctx *x)
 		snprintf(p, sizeof p, "fluid_spheres[%d]", i);
 		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
 	}
+	if (check_meshes(x)) return -1;
 	return check_probes(x, "gauges.height", c->height, c->nheight, x->height_line, 1) ||
 	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0);
 }
@@ -715,6 +801,10 @@ static double default_hswl(const tide_case *c)
 	for (int i = 0; i < c->nsphere; i++) {
 		top = fmax(top, c->sphere[i].c[2] + c->sphere[i].r);
 		floor_z = fmin(floor_z, c->sphere[i].c[2] - c->sphere[i].r);
+	}
+	for (int i = 0; i < c->nvolume; i++) {
+		top = fmax(top, c->volume[i].hi[2]);
+		floor_z = fmin(floor_z, c->volume[i].lo[2]);
 	}
 	if (c->tank.present) floor_z = c->tank.box.lo[2];
 	return top - floor_z;
@@ -806,11 +896,12 @@ static int check_required(struct ctx *x, double dp_override)
 		return fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
 		            x->c->dim);
 	}
-	if (!x->seen[find_key("fluid")] && !x->seen[find_key("fluid_spheres")])
+	if (!x->seen[find_key("fluid")] && !x->seen[find_key("fluid_spheres")] &&
+	    !x->seen[find_key("fluid_volumes")])
 		return fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
-		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres').",
+		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres', 'fluid_volumes').",
 		            TIDE_CASE_MAX_ITEMS);
-	if (x->c->nfluid < 1 && x->c->nsphere < 1)
+	if (x->c->nfluid < 1 && x->c->nsphere < 1 && x->c->nvolume < 1)
 		return fail(x, x->line[find_key(x->seen[find_key("fluid")] ? "fluid" : "fluid_spheres")],
 		            "key '%s' is empty; allowed: a list of 1 to %d boxes {lo: [...], hi: [...]} "
 		            "(or spheres {centre: [...], radius: R} in 'fluid_spheres').",
@@ -1161,6 +1252,21 @@ void tide_case_print(FILE *f, const tide_case *c)
 		put_coords(f, c->sphere[i].c, c->dim, axes_of(c->dim));
 		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
 		        c->sphere[i].hydrostatic ? "true" : "false");
+	}
+	for (int k = 0; k < 2; k++) {
+		int n = k ? c->nvolume : c->nsolid;
+		if (n) fprintf(f, "%s:\n", k ? "fluid_volumes" : "solids");
+		for (int i = 0; i < n; i++) {
+			const tide_stl_item *m = k ? &c->volume[i] : &c->solid[i];
+			fputs("  - {stl: ", f);
+			put_str(f, m->file);
+			fprintf(f, ", scale: %s, rotate: ", num(m->scale, b));
+			put_coords(f, m->rotate, 3, axes3);
+			fputs(", translate: ", f);
+			put_coords(f, m->translate, 3, axes3);
+			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
+			fputs("}\n", f);
+		}
 	}
 	put_physics(f, c);
 	fprintf(f, "time: {end: %s, ", num(c->t_end, b));

@@ -21,9 +21,10 @@ int tide_pset_reserve(tide_particle_set *s, size_t cap)
 	    grow((void **)&s->z, sizeof(double), cap) || grow((void **)&s->vx, sizeof(float), cap) ||
 	    grow((void **)&s->vy, sizeof(float), cap) || grow((void **)&s->vz, sizeof(float), cap) ||
 	    grow((void **)&s->rho, sizeof(float), cap) || grow((void **)&s->id, sizeof(uint32_t), cap) ||
-	    grow((void **)&s->type, sizeof(uint32_t), cap)) {
+	    grow((void **)&s->type, sizeof(uint32_t), cap) || grow((void **)&s->nx, sizeof(float), cap) ||
+	    grow((void **)&s->ny, sizeof(float), cap) || grow((void **)&s->nz, sizeof(float), cap)) {
 		fprintf(stderr, "tide: out of host memory for %zu particles (%zu MiB)%s.\n", cap,
-		        cap * 52 >> 20, TIDE_OOM_ADVICE);
+		        cap * 64 >> 20, TIDE_OOM_ADVICE);
 		return -1;
 	}
 	s->cap = cap;
@@ -50,7 +51,16 @@ int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho
 	s->rho[i] = rho;
 	s->id[i] = (uint32_t)i;
 	s->type[i] = type;
+	if (s->nx) s->nx[i] = s->ny[i] = s->nz[i] = 0.f;
 	return 0;
+}
+
+void tide_pset_set_normal(tide_particle_set *s, float nx, float ny, float nz)
+{
+	if (s->mode == TIDE_PSET_COUNT || !s->n || !s->nx) return;
+	s->nx[s->n - 1] = nx;
+	s->ny[s->n - 1] = ny;
+	s->nz[s->n - 1] = nz;
 }
 
 void tide_pset_free(tide_particle_set *s)
@@ -60,7 +70,7 @@ void tide_pset_free(tide_particle_set *s)
 		return;
 	}
 	free(s->x); free(s->y); free(s->z); free(s->vx); free(s->vy); free(s->vz);
-	free(s->rho); free(s->id); free(s->type);
+	free(s->rho); free(s->id); free(s->type); free(s->nx); free(s->ny); free(s->nz);
 	memset(s, 0, sizeof *s);
 }
 
