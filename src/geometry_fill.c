@@ -159,8 +159,7 @@ int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_
 					/* normal: to the nearest wet surface (else the nearest one) */
 					if (!tide_mesh_nearest(M, p, INFINITY, g->wet[m], &w)) w = h;
 					if (tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) return -1;
-					tide_pset_set_normal(s, (float)(w.c[0] - p[0]), (float)(w.c[1] - p[1]),
-					                     (float)(w.c[2] - p[2]));
+					tide_pset_set_normal(s, w.c[0] - p[0], w.c[1] - p[1], w.c[2] - p[2]);
 				}
 	}
 	return 0;

@@ -27,6 +27,8 @@ int tide_pset_reserve(tide_particle_set *s, size_t cap)
 		        cap * 64 >> 20, TIDE_OOM_ADVICE);
 		return -1;
 	}
+	/* readers fill the other fields themselves, not the normals */
+	for (size_t i = s->cap; i < cap; i++) s->nx[i] = s->ny[i] = s->nz[i] = 0.f;
 	s->cap = cap;
 	return 0;
 }
@@ -55,12 +57,13 @@ int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho
 	return 0;
 }
 
-void tide_pset_set_normal(tide_particle_set *s, float nx, float ny, float nz)
+void tide_pset_set_normal(tide_particle_set *s, double nx, double ny, double nz)
 {
-	if (s->mode == TIDE_PSET_COUNT || !s->n || !s->nx) return;
-	s->nx[s->n - 1] = nx;
-	s->ny[s->n - 1] = ny;
-	s->nz[s->n - 1] = nz;
+	if (s->mode == TIDE_PSET_COUNT || !s->nx || s->n == 0) return;
+	size_t i = s->n - 1;
+	s->nx[i] = (float)nx;
+	s->ny[i] = (float)ny;
+	s->nz[i] = (float)nz;
 }
 
 void tide_pset_free(tide_particle_set *s)
