@@ -45,12 +45,12 @@ struct key {
 
 static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
-static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
-static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
