@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tide/case.h"
-#include "tide/geometry_fill.h"
-#include "tide/log.h"
+#include "case_load.h"
+#include "geometry_fill.h"
+#include "log.h"
 
 /* The STL meshes of the case being built (tide_case_build), so that the fluid builders below
  * can keep their signatures while avoiding STL solids too; NULL outside a build. */

@@ -14,10 +14,11 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "tide/case.h"
+#include "case_load.h"
 #include "tide/decomposition.h"
-#include "tide/geometry_fill.h"
-#include "tide/log.h"
-#include "tide/run_dir.h"
+#include "geometry_fill.h"
+#include "log.h"
+#include "run_dir.h"
 #include "tide/sph_kernel.h"
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
@@ -49,6 +50,7 @@ static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
 
@@ -60,6 +62,7 @@ static const char *const format_names[] = {"vtp", "hdf5", "both", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", NULL};
+static const char *const gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -119,8 +122,12 @@ static const struct key keys[] = {
 	LIST("output.fields", list_output_fields, 0),
 	ENUM("output.precision", output_single, precision_names),
 	SECTION("gauges"),
+	NUM("gauges.every", gauge_every, R_GT, 0, 0),
+	ENUM("gauges.mode", gauge_mode, gauge_mode_names),
 	LIST("gauges.height", list_height, 0),
 	LIST("gauges.pressure", list_pressure, 0),
+	LIST("gauges.velocity", list_velocity, 0),
+	{"gauges.forces", K_BOOL, OFF(gauge_forces), 0, 0, 0, NULL, 0, NULL},
 	SECTION("gauges.surge_front"),
 	NUM("gauges.surge_front.a", surge_a, R_GT | REQ_IN, 0, 0),
 	NUM("gauges.surge_front.x0", surge_x0, 0, 0, 0),
@@ -136,6 +143,7 @@ struct ctx {
 	int line[NKEYS];              /* line of each key seen, for later whole-case checks */
 	int fluid_line[TIDE_CASE_MAX_ITEMS], obstacle_line[TIDE_CASE_MAX_ITEMS];
 	int height_line[TIDE_CASE_MAX_ITEMS], pressure_line[TIDE_CASE_MAX_ITEMS];
+	int velocity_line[TIDE_CASE_MAX_ITEMS];
 	int sphere_line[TIDE_CASE_MAX_ITEMS];
 	int solid_line[TIDE_CASE_MAX_ITEMS], volume_line[TIDE_CASE_MAX_ITEMS];
 };
@@ -488,12 +496,16 @@ static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path)
 	return get_boxes(x, v, path, x->c->obstacle, &x->c->nobstacle, x->obstacle_line);
 }
 
-/* Probes {name, at}: height probes are vertical lines, so 'at' has one number fewer than a point. */
-static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, int height,
+/* Probes {name, at} (height probes also {mode}): height probes are vertical lines, so 'at' has
+ * one number fewer than a point.  Default names: letter and number (H1, P1, U1, ...). */
+static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, char letter,
                       tide_probe *pr, int *count, int *lines)
 {
-	static const char *const names[] = {"name", "at", NULL};
+	static const char *const names_h[] = {"name", "at", "mode", NULL};
+	static const char *const names_p[] = {"name", "at", NULL};
+	static const struct key mode = ENUM("mode", gauge_mode, gauge_mode_names);
 	static const int axes_h3[] = {0, 1}, axes_h2[] = {0};
+	int height = letter == 'H';
 	int d = x->c->dim, m = height ? d - 1 : d;
 	const int *axes = height ? (d == 2 ? axes_h2 : axes_h3) : axes_of(d);
 	const char *shape = height ? (d == 2 ? "[x]" : "[x, y]") : (d == 2 ? "[x, z]" : "[x, y, z]");
@@ -501,16 +513,19 @@ static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, i
 	int n = 0;
 	if (get_items(x, seq, path, "a list of probes {name: ..., at: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
+		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[3];
 		char p[160], q[176];
 		snprintf(p, sizeof p, "%s[%d]", path, i);
-		if (get_fields(x, item, p, names, v)) return -1;
-		snprintf(pr[i].name, sizeof pr[i].name, "%c%d", height ? 'H' : 'P', i + 1);
+		if (get_fields(x, item, p, height ? names_h : names_p, v)) return -1;
+		snprintf(pr[i].name, sizeof pr[i].name, "%c%d", letter, i + 1);
 		snprintf(q, sizeof q, "%s.name", p);
 		if (v[0] && get_string(x, v[0], q, pr[i].name, sizeof pr[i].name)) return -1;
 		snprintf(q, sizeof q, "%s.at", p);
 		if (!v[1]) return fail(x, line_of(item), "missing required key '%s'.", q);
 		if (get_coords(x, v[1], q, m, axes, shape, pr[i].p)) return -1;
+		pr[i].mode = -1;
+		snprintf(q, sizeof q, "%s.mode", p);
+		if (height && v[2] && get_enum(x, &mode, v[2], q, &pr[i].mode)) return -1;
 		lines[i] = line_of(item);
 	}
 	*count = n;
@@ -519,12 +534,17 @@ static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, i
 
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path)
 {
-	return get_probes(x, v, path, 1, x->c->height, &x->c->nheight, x->height_line);
+	return get_probes(x, v, path, 'H', x->c->height, &x->c->nheight, x->height_line);
 }
 
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path)
 {
-	return get_probes(x, v, path, 0, x->c->pressure, &x->c->npressure, x->pressure_line);
+	return get_probes(x, v, path, 'P', x->c->pressure, &x->c->npressure, x->pressure_line);
+}
+
+static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_probes(x, v, path, 'U', x->c->velocity, &x->c->nvelocity, x->velocity_line);
 }
 
 /* output.fields: a list of array names; position is required (it places the particles). */
@@ -771,8 +791,12 @@ static int check_geometry(struct ctx *x)
 		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
 	}
 	if (check_meshes(x)) return -1;
+	if (c->gauge_forces && c->nobstacle == 0)
+		return fail(x, x->line[find_key("gauges.forces")], "key 'gauges.forces' = true needs "
+		            "obstacles; allowed: false, or a case with 'obstacles'.");
 	return check_probes(x, "gauges.height", c->height, c->nheight, x->height_line, 1) ||
-	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0);
+	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0) ||
+	       check_probes(x, "gauges.velocity", c->velocity, c->nvelocity, x->velocity_line, 0);
 }
 
 /* Tank outer box (inner box grown by layers*dp on every walled side), grown upward by the tank
@@ -1186,6 +1210,7 @@ static void put_probes(FILE *f, const tide_case *c, const char *key, const tide_
 		fputs(", at: ", f);
 		if (height) put_coords(f, pr[i].p, c->dim - 1, axes_h);
 		else put_coords(f, pr[i].p, c->dim, axes_of(c->dim));
+		if (height && pr[i].mode >= 0) fprintf(f, ", mode: %s", gauge_mode_names[pr[i].mode]);
 		fputs("}\n", f);
 	}
 }
@@ -1277,8 +1302,13 @@ void tide_case_print(FILE *f, const tide_case *c)
 		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
 	fputs("]}\n", f);
 	fputs("gauges:\n", f);
+	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", num(c->gauge_every, b));
+	else fprintf(f, "  # every: not given, at every output (time.output)\n");
+	fprintf(f, "  mode: %s\n", gauge_mode_names[c->gauge_mode]);
 	put_probes(f, c, "height", c->height, c->nheight, 1);
 	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);
+	put_probes(f, c, "velocity", c->velocity, c->nvelocity, 0);
+	fprintf(f, "  forces: %s\n", c->gauge_forces ? "true" : "false");
 	if (c->surge_front) {
 		fprintf(f, "  surge_front: {a: %s, ", num(c->surge_a, b));
 		fprintf(f, "x0: %s}\n", num(c->surge_x0, b));

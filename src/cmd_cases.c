@@ -8,7 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "tide/case.h"
-#include "tide/commands.h"
+#include "case_load.h"
+#include "commands.h"
 
 static void cases_usage(FILE *f)
 {

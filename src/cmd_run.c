@@ -13,27 +13,30 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/case.h"
-#include "tide/checkpoint.h"
-#include "tide/cmd_agree.h"
-#include "tide/commands.h"
-#include "tide/h5_output.h"
-#include "tide/host_memory.h"
-#include "tide/log.h"
-#include "tide/num_opts.h"
+#include "case_load.h"
+#include "host_blocks.h"
+#include "checkpoint.h"
+#include "cmd_agree.h"
+#include "commands.h"
+#include "h5_output.h"
+#include "host_memory.h"
+#include "log.h"
+#include "num_opts.h"
+#include "tide/gauge_tasks.h"
 #include "tide/decomposition.h"
-#include "tide/output.h"
-#include "tide/rank_agree.h"
-#include "tide/run_control.h"
-#include "tide/run_dir.h"
-#include "tide/run_log.h"
-#include "tide/runtime.h"
+#include "output.h"
+#include "rank_agree.h"
+#include "run_control.h"
+#include "run_dir.h"
+#include "run_log.h"
+#include "runtime.h"
 #include "tide/sph_sim.h"
-#include "tide/stall_watchdog.h"
-#include "tide/statistics.h"
+#include "stall_watchdog.h"
+#include "statistics.h"
 #include "tide/decomposition.h"
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
-#include "tide/snapshot.h"
+#include "snapshot.h"
 
 #define MAX_SETS 64
 
@@ -68,7 +71,8 @@ static void run_usage(FILE *f)
 	        "  --decomp SPEC     how blocks cut the domain: slabs (default), 2d, 3d, or NXxNYxNZ\n"
 	        "                    (same as --set decomposition=SPEC)\n"
 	        "  --max-steps N     stop after N steps\n"
-	        "  --no-output       no particle files or gauges (benchmarks); the summary is written\n"
+	        "  --no-output       no particle files or statistics (benchmarks); gauges.csv (at\n"
+	        "                    gauges.every) and the summary are still written\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
 	        "                    DIR/step_profile_rankN.csv (N: the MPI rank, 0 alone)\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
@@ -308,6 +312,9 @@ typedef struct run_out {
 	tide_pvd pvd;
 	tide_pvd xmf;                 /* the .h5 series (output.format hdf5 or both) */
 	tide_gauges gauges;
+	tide_gauge_tasks gt;          /* the gauges' tasks (every rank) */
+	int gauges_on;                /* anything to measure besides the time */
+	long gauge_k;                 /* the next gauge row is due at gauge_k * gauges.every */
 	tide_stats_file stats;
 	char ckpt[1100];              /* checkpoint directory: DIR/checkpoint */
 	void *mem;
@@ -367,6 +374,26 @@ static int wait_outputs(run_out *o, const tide_sim *sim)
 	if (!tide_snap_wait(&o->snap)) return 0;
 	if (sim->size > 1 && !tide_h5_ranks_write_together(sim->mpi)) abort_ranks();
 	return -1;
+}
+
+/* Collective: the gauges measured on the particles now (gauge tasks; only the sums come to rank
+ * 0), a row of gauges.csv on rank 0, and the time of the next row: the first step at or after
+ * each multiple of gauges.every writes one, with its own time. */
+static int write_gauges(run_out *o, tide_sim *sim, const tide_case *c)
+{
+	double every = tide_case_gauge_every(c);
+	const double none = TIDE_GAUGE_NONE;
+	const double *sums = o->gauges_on ? tide_gauge_tasks_measure(&o->gt, sim) : &none;
+	int ret = 0;
+	if (sim->rank == 0) ret = tide_gauges_write_sums(&o->gauges, c, &o->gt.G, sums, sim->t);
+	while (o->gauge_k * every <= sim->t + 1e-12) o->gauge_k++;
+	if (ret && sim->size > 1) abort_ranks();
+	return ret;
+}
+
+static int gauges_due(const run_out *o, const tide_sim *sim, const tide_case *c)
+{
+	return sim->t >= o->gauge_k * tide_case_gauge_every(c) - 1e-12;
 }
 
 /* Collective: gathers the blocks to rank 0, which writes the checkpoint directory dir.  0 or -1.
@@ -542,6 +569,12 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 				}
 			}
 			if (tide_balance_check(&lb, sim) < 0) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "load balancing failed"); break; }
+			if (lb.msg[0]) tide_info("%s\n", lb.msg);
+		}
+		if (gauges_due(out, sim, c) && write_gauges(out, sim, c)) {
+			ret = -RUN_IO;
+			snprintf(st->status, sizeof st->status, "gauges failed");
+			break;
 		}
 		if (!o->no_output && sim->t >= out->next_out - 1e-12) {
 			if (write_output(out, sim, c, NULL)) { ret = -RUN_IO; snprintf(st->status, sizeof st->status, "output failed"); break; }
@@ -625,10 +658,6 @@ static int reopen_outputs(run_out *out, const tide_case *c, long step)
 	if (c->output_format != TIDE_OUT_VTP &&
 	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))
 		return -1;
-	memset(&out->gauges, 0, sizeof out->gauges);
-	snprintf(out->gauges.path, sizeof out->gauges.path, "%s/gauges.csv", out->dir);
-	out->gauges.f = tide_csv_reopen(out->gauges.path, out->n);
-	if (!out->gauges.f && tide_gauges_open(&out->gauges, out->dir, c)) return -1;
 	return tide_stats_open(&out->stats, out->dir, c, out->n, step, tide_wtime());
 }
 
@@ -641,6 +670,8 @@ static int load_input(const run_opts *o, tide_case *c, tide_ckpt_state *cs, void
 	                     : tide_case_load(o->case_path, o->dp, c);
 	tide_case c0 = *c;
 	for (int i = 0; i < o->nsets && !bad; i++) bad = tide_case_set(c, o->sets[i]);
+	tide_gauge_arg G;
+	if (!bad && tide_gauge_arg_of_case(c, &G)) bad = 1;
 	if (!bad && o->restart &&
 	    (c->dim != c0.dim || c->dp != c0.dp || c->coefh != c0.coefh ||
 	     memcmp(&c->domain, &c0.domain, sizeof c->domain))) {
@@ -905,7 +936,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {
 		/* the blocks exactly as saved: the continuation is the uninterrupted run's */
 		if (tide_sim_setup_ranges(&sim, &c, &all, cs.nblocks, cs.range, cs.count, cs.cap,
-		                          cs.halo_cap)) {
+		                          cs.halo_cap, tide_runtime_uses_mpi())) {
 			fprintf(stderr, "tide: the checkpoint %s does not fit its case; it cannot be "
 			        "continued.\n", o->restart);
 			return fail_rank(rt);
@@ -915,7 +946,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
 			          "split again\n", nb, cs.nblocks);
 		/* a fresh run of one block keeps the built particles as that block (no copy) */
-		if (tide_sim_setup_take(&sim, &c, &built, &all, nb)) return fail_rank(rt);
+		if (tide_sim_setup_take(&sim, &c, &built, &all, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
 	}
 	free(mem);
 	tide_block_free_host(built, all.cap);
@@ -951,14 +982,23 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0 && !o->no_output) {
 		if (o->restart) ret = reopen_outputs(&out, &c, sim.step);
 		else if ((c.output_format != TIDE_OUT_HDF5 && tide_pvd_open(&out.pvd, path)) ||
-		         tide_gauges_open(&out.gauges, out.dir, &c) ||
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}
 	/* every rank takes part (the writer's start and the first snapshot are collective), even
 	 * where rank 0 could not open its files */
-	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.gauges, &out.stats};
+	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.stats};
 	if (!o->no_output && tide_snap_init(&out.snap, &sim, &c, out.dir, &outs)) ret = -1;
+	/* gauges.csv is written with --no-output too; a restart goes on from its rows up to t */
+	tide_gauge_arg G;
+	if (tide_gauge_arg_of_case(&c, &G) || tide_gauge_tasks_init(&out.gt, &G)) ret = -1;
+	out.gauges_on = tide_gauge_len(&G) > 1 || G.front;
+	if (rt->rank == 0 && !ret &&
+	    (o->restart ? tide_gauges_reopen(&out.gauges, out.dir, &c, sim.t)
+	                : tide_gauges_open(&out.gauges, out.dir, &c)))
+		ret = -1;
+	if (!ret && o->restart) out.gauge_k = (long)floor(sim.t / tide_case_gauge_every(&c) + 1e-9) + 1;
+	if (!ret && !o->restart && write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
@@ -973,8 +1013,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		fprintf(stderr, "rank %d: ", rt->rank);
 		tide_profile_report(stderr, path, st.steps, st.time_per_step_s);
 	}
+	if (rt->rank == 0 && tide_gauges_close(&out.gauges) && ret == 0) ret = -1;
+	tide_gauge_tasks_free(&out.gt);
 	if (rt->rank == 0 && !o->no_output) {
-		tide_gauges_close(&out.gauges);
 		tide_pvd_close(&out.pvd);
 		tide_pvd_close(&out.xmf);
 		tide_stats_close(&out.stats);

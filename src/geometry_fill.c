@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/geometry_fill.h"
+#include "geometry_fill.h"
 
 #define EPS 1e-6
 

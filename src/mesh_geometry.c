@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/mesh_geometry.h"
+#include "mesh_geometry.h"
 
 #define why_set tide_why_set
 

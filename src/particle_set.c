@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/log.h"
-#include "tide/particle_set.h"
+#include "log.h"
+#include "particle_set.h"
 
 static int grow(void **p, size_t elem, size_t cap)
 {

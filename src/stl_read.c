@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/stl_read.h"
+#include "stl_read.h"
 
 #define why_set tide_why_set
 

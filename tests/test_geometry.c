@@ -13,8 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/mesh_geometry.h"
-#include "tide/stl_read.h"
+#include "case_load.h"
+#include "mesh_geometry.h"
+#include "stl_read.h"
 #include "test_util.h"
 
 static char errbuf[4096];

@@ -14,7 +14,7 @@
 #define TIDE_MESH_GEOMETRY_H
 #include <stddef.h>
 #include <stdint.h>
-#include "tide/stl_read.h"
+#include "stl_read.h"
 
 /* Placement: p' = R (scale p) + translate, R = Rz Ry Rx (rotate[] in degrees, about x first). */
 typedef struct tide_xform { double scale, rotate[3], translate[3]; } tide_xform;

@@ -6,7 +6,8 @@
 #ifndef TIDE_GEOMETRY_FILL_H
 #define TIDE_GEOMETRY_FILL_H
 #include "tide/case.h"
-#include "tide/mesh_geometry.h"
+#include "mesh_geometry.h"
+#include "particle_set.h"
 
 typedef struct tide_geometry {
 	int nsolid, nvolume;

@@ -6,8 +6,7 @@
 #define TIDE_PARTICLE_SET_H
 #include <stddef.h>
 #include <stdint.h>
-
-enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1 };
+#include "tide/block.h"   /* enum tide_ptype */
 
 typedef struct tide_particle_set {
 	size_t n, cap;
