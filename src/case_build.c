@@ -264,7 +264,9 @@ static double estimate(const tide_case *c)
 		double ny = y ? floor((t->hi[1] - t->lo[1]) / c->dp) + 1 : 1;
 		total += (nx + 2 * L) * (ny + (y ? 2 * L : 0)) * (nz + 2 * L) - nx * ny * nz;
 	}
-	return total + tide_geometry_estimate(c);
+	double stl_fluid, stl_bound;
+	tide_geometry_estimate(c, &stl_fluid, &stl_bound);
+	return total + stl_fluid + stl_bound;
 }
 
 /* Fluid lattice points of box b before obstacles and other boxes take theirs. */

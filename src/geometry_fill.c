@@ -43,6 +43,7 @@ int tide_stl_item_check(const tide_case *c, tide_stl_item *it, int need_closed, 
 	memcpy(it->lo, m.lo, sizeof it->lo);
 	memcpy(it->hi, m.hi, sizeof it->hi);
 	it->area = m.area;
+	it->volume = m.volume;
 	tide_mesh_free(&m);
 	for (int a = 0; a < 3; a++) {
 		double tol = 1e-6 * (1 + fabs(c->domain.lo[a]) + fabs(c->domain.hi[a]));
@@ -207,14 +208,18 @@ static double box_points(const tide_stl_item *it, double dp)
 	return n;
 }
 
-double tide_geometry_estimate(const tide_case *c)
+void tide_geometry_estimate(const tide_case *c, double *fluid, double *bound)
 {
-	double total = 0, dp = c->dp;
+	double dp = c->dp, dp3 = dp * dp * dp;
+	*fluid = *bound = 0;
 	for (int m = 0; m < c->nsolid; m++) {
-		/* a shell of layers + 1 lattice planes under the surface, edges and corners doubled */
-		double box = box_points(&c->solid[m], dp), shell = 2 * c->solid[m].area * (c->solid[m].layers + 1) / (dp * dp);
-		total += fmin(box, shell + 6 * pow(box, 2.0 / 3.0));
+		/* the lattice points in the material (closed meshes), at most a shell of layers + 1
+		 * lattice planes under the surface, at most the box */
+		const tide_stl_item *it = &c->solid[m];
+		double n = fmin(box_points(it, dp), 2 * it->area * (it->layers + 1) / (dp * dp));
+		if (it->volume > 0) n = fmin(n, 1.05 * it->volume / dp3 + 1000);
+		*bound += n;
 	}
-	for (int v = 0; v < c->nvolume; v++) total += box_points(&c->volume[v], dp);
-	return total;
+	for (int v = 0; v < c->nvolume; v++)
+		*fluid += fmin(box_points(&c->volume[v], dp), 1.05 * c->volume[v].volume / dp3 + 1000);
 }

@@ -39,7 +39,8 @@ int tide_geometry_near_solid(const tide_case *c, const tide_geometry *g, const d
  * boxes or spheres) and those near solids or inside earlier volumes (grown by dp/2). */
 int tide_geometry_volumes(const tide_case *c, const tide_geometry *g, tide_point_test taken,
                           tide_particle_set *s);
-/* Particle count estimate of the meshes, from their boxes and areas (no particle is made). */
-double tide_geometry_estimate(const tide_case *c);
+/* Particle count estimates of the meshes, from their volumes, areas and boxes as loading found
+ * them (no particle is made): fluid volumes and solids. */
+void tide_geometry_estimate(const tide_case *c, double *fluid, double *bound);
 
 #endif

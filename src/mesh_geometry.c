@@ -258,6 +258,7 @@ int tide_mesh_make(const tide_stl *s, const tide_xform *x, int need_closed, tide
 		}
 		if (faces(m, why, wn) || edges(m, need_closed, why, wn)) goto bad;
 	}
+	m->volume = m->open_edges ? 0 : volume(m);
 	vertex_normals(m);
 	for (uint32_t t = 0; t < m->nt; t++) m->order[t] = t;
 	size_t nn = 1;

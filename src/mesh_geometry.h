@@ -35,6 +35,7 @@ typedef struct tide_mesh {
 	size_t open_edges;       /* edges of one triangle only (0: closed) */
 	double lo[3], hi[3];     /* bounding box */
 	double area;
+	double volume;           /* enclosed (closed meshes; 0 for open ones) */
 	tide_bvh_node *node;
 	uint32_t *order;
 } tide_mesh;

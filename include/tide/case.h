@@ -56,7 +56,7 @@ typedef struct tide_stl_item {
 	int layers;            /* solids: boundary layers inside the material, below the surface */
 	int closed;            /* solids: 1 the mesh must be closed (fluid volumes always) */
 	double lo[3], hi[3];   /* bounding box once placed (checked when the case is loaded) */
-	double area;           /* surface area once placed (for the particle estimate) */
+	double area, volume;   /* surface area and enclosed volume once placed (particle estimate) */
 } tide_stl_item;
 
 typedef struct tide_probe {
