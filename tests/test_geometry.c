@@ -433,6 +433,19 @@ static void check_spheric2(const char *src)
 	}
 	CHECK(bad == 0, "%zu normals of the x = 0 wall do not point to the tank's inner surface", bad);
 	tide_pset_free(&pa); tide_pset_free(&pb); tide_pset_free(&ta); tide_pset_free(&tb);
+
+	/* the used parameters (absolute STL paths) load back as the same case, from anywhere */
+	tide_case back;
+	char t1[65536], t2[65536];
+	CHECK(!tide_case_write_used(&cb, tmp_path("used.yaml")) && !load_quiet(tmp_path("used.yaml"), &back),
+	      "used parameters of spheric2_stl do not load back: %s", errbuf);
+	FILE *f1 = fmemopen(t1, sizeof t1, "w"), *f2 = fmemopen(t2, sizeof t2, "w");
+	tide_case_print(f1, &cb);
+	tide_case_print(f2, &back);
+	fclose(f1);
+	fclose(f2);
+	CHECK(!strcmp(t1, t2) && strstr(t1, "solids:\n  - {stl: ") && back.nsolid == 2 &&
+	      back.solid[1].layers == 5, "used parameters differ after loading back:\n%s\n---\n%s", t1, t2);
 }
 
 /* ---- errors ----------------------------------------------------------------------------------------- */
