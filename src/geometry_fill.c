@@ -57,6 +57,40 @@ int tide_stl_item_check(const tide_case *c, tide_stl_item *it, int need_closed, 
 	return 0;
 }
 
+static int cache_make(const tide_case *c, const tide_mesh *M, tide_sd_cache *k)
+{
+	double V = 1;
+	for (int a = 0; a < 3; a++) V *= M->hi[a] - M->lo[a] + 2 * c->dp;
+	k->cell = fmax(4 * c->dp, cbrt(V / 4e6));   /* at most about 4 million cells */
+	size_t n = 1;
+	for (int a = 0; a < 3; a++) {
+		k->lo[a] = M->lo[a] - c->dp;
+		k->n[a] = (long)ceil((M->hi[a] - M->lo[a] + 2 * c->dp) / k->cell) + 1;
+		n *= (size_t)k->n[a];
+	}
+	k->half_diag = 0.5 * sqrt(3.0) * k->cell;
+	k->sd = malloc(n * sizeof *k->sd);
+	if (!k->sd) return -1;
+	for (size_t i = 0; i < n; i++) k->sd[i] = NAN;
+	return 0;
+}
+
+/* Signed distance at the centre of p's cell, with its half diagonal; 0 when p is off the grid. */
+static int cache_sd(const tide_mesh *M, const tide_sd_cache *k, const double *p, double *sd)
+{
+	long i[3];
+	double q[3];
+	for (int a = 0; a < 3; a++) {
+		i[a] = (long)floor((p[a] - k->lo[a]) / k->cell);
+		if (i[a] < 0 || i[a] >= k->n[a]) return 0;
+		q[a] = k->lo[a] + (i[a] + 0.5) * k->cell;
+	}
+	double *v = &k->sd[((size_t)i[2] * (size_t)k->n[1] + (size_t)i[1]) * (size_t)k->n[0] + (size_t)i[0]];
+	if (isnan(*v)) *v = tide_mesh_signed_distance(M, q);
+	*sd = *v;
+	return 1;
+}
+
 /* Signed distance to solid m's surface, or +INFINITY when p is outside its box grown by r. */
 static double solid_sd(const tide_geometry *g, int m, const double *p, double r)
 {
@@ -66,6 +100,20 @@ static double solid_sd(const tide_geometry *g, int m, const double *p, double r)
 	return tide_mesh_signed_distance(M, p);
 }
 
+/* Is the signed distance of p below r (r >= 0)?  From the cell cache when the cell is crossed by
+ * no surface (then all its points are on the centre's side, farther than r if the centre is). */
+static int sd_below(const tide_mesh *M, const tide_sd_cache *k, const double *p, double r)
+{
+	for (int a = 0; a < 3; a++)
+		if (p[a] < M->lo[a] - r || p[a] > M->hi[a] + r) return 0;
+	double sd;
+	if (k->sd && cache_sd(M, k, p, &sd)) {
+		if (sd < -k->half_diag) return 1;          /* the whole cell is inside */
+		if (sd - k->half_diag >= r) return 0;     /* outside, and at least r away */
+	}
+	return tide_mesh_signed_distance(M, p) < r;
+}
+
 /* A triangle is wet when the point just outside its centroid lies in the domain and in no other
  * solid or box wall: the normals of boundary particles point to wet surfaces only, so the outer
  * layers of a thin tank wall point into the tank, not out of the domain. */
@@ -73,6 +121,7 @@ static int wet_masks(const tide_case *c, tide_point_test box_wall, tide_geometry
 {
 	for (int m = 0; m < g->nsolid; m++) {
 		const tide_mesh *M = &g->solid[m];
+		int any = 0;
 		g->wet[m] = malloc(M->nt ? M->nt : 1);
 		if (!g->wet[m]) return -1;
 		for (size_t t = 0; t < M->nt; t++) {
@@ -84,7 +133,9 @@ static int wet_masks(const tide_case *c, tide_point_test box_wall, tide_geometry
 			for (int e = 0; e < g->nsolid && wet; e++)
 				if (e != m && solid_sd(g, e, q, 0) < 0) wet = 0;
 			g->wet[m][t] = (unsigned char)wet;
+			any |= wet;
 		}
+		if (!any) { free(g->wet[m]); g->wet[m] = NULL; }
 	}
 	return 0;
 }
@@ -106,7 +157,10 @@ int tide_geometry_load(const tide_case *c, tide_point_test box_wall, tide_geomet
 			tide_geometry_free(g);
 			return -2;
 		}
-	if (wet_masks(c, box_wall, g)) {
+	int oom = wet_masks(c, box_wall, g);
+	for (int m = 0; m < g->nsolid && !oom; m++) oom = cache_make(c, &g->solid[m], &g->cache[0][m]);
+	for (int v = 0; v < g->nvolume && !oom; v++) oom = cache_make(c, &g->volume[v], &g->cache[1][v]);
+	if (oom) {
 		fprintf(stderr, "tide: out of host memory while placing the STL solids.\n");
 		tide_geometry_free(g);
 		return -1;
@@ -116,8 +170,8 @@ int tide_geometry_load(const tide_case *c, tide_point_test box_wall, tide_geomet
 
 void tide_geometry_free(tide_geometry *g)
 {
-	for (int m = 0; m < g->nsolid; m++) { tide_mesh_free(&g->solid[m]); free(g->wet[m]); }
-	for (int v = 0; v < g->nvolume; v++) tide_mesh_free(&g->volume[v]);
+	for (int m = 0; m < g->nsolid; m++) { tide_mesh_free(&g->solid[m]); free(g->wet[m]); free(g->cache[0][m].sd); }
+	for (int v = 0; v < g->nvolume; v++) { tide_mesh_free(&g->volume[v]); free(g->cache[1][v].sd); }
 	memset(g, 0, sizeof *g);
 }
 
@@ -128,15 +182,25 @@ static void lattice_range(double lo, double hi, double dp, long *i0, long *i1)
 	*i1 = (long)floor(hi / dp - 0.5);
 }
 
-/* Is p a boundary particle of solid m: inside the material, less than layers*dp deep? */
+/* Is p a boundary particle of solid m: inside the material, within layers*dp of its wet surface
+ * in every coordinate (the cube of half side layers*dp about p meets it: box walls' rule, edges
+ * and corners included)?  h: the nearest point of the wet surface (the particle's normal). */
 static int solid_point(const tide_case *c, const tide_geometry *g, int m, const double *p,
                        tide_mesh_hit *h)
 {
-	double L = c->solid[m].layers * c->dp, eps = EPS * c->dp;
+	double L = c->solid[m].layers * c->dp, eps = EPS * c->dp, R = sqrt(3.0) * L, sd;
 	const tide_mesh *M = &g->solid[m];
+	const tide_sd_cache *k = &g->cache[0][m];
 	for (int a = 0; a < 3; a++)
 		if (p[a] < M->lo[a] || p[a] > M->hi[a]) return 0;
-	return tide_mesh_nearest(M, p, L, NULL, h) && h->sd < -eps && -h->sd < L - eps;
+	/* a cell outside the material, or deeper than the cube's reach below every surface */
+	if (k->sd && cache_sd(M, k, p, &sd) && (sd > k->half_diag || -sd - k->half_diag > R)) return 0;
+	tide_mesh_hit any;
+	if (!tide_mesh_nearest(M, p, R, NULL, &any) || !(any.sd < -eps)) return 0;
+	if (!tide_mesh_cube_meets(M, p, L - eps, g->wet[m])) return 0;
+	if (!g->wet[m]) *h = any;
+	else if (!tide_mesh_nearest(M, p, R, g->wet[m], h)) *h = any;
+	return 1;
 }
 
 int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_test box_wall,
@@ -152,15 +216,14 @@ int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_
 				for (long i = i0[0]; i <= i1[0]; i++) {
 					double p[3] = {(i + 0.5) * dp, (j + 0.5) * dp, (k + 0.5) * dp};
 					tide_mesh_hit h, w;
-					if (!in_domain(c, p) || !solid_point(c, g, m, p, &h)) continue;
+					if (!solid_point(c, g, m, p, &h) || !in_domain(c, p)) continue;
 					if (box_wall && box_wall(c, p)) continue;
 					int dup = 0;   /* overlapping solids: the earlier one owns the overlap */
 					for (int e = 0; e < m && !dup; e++) dup = solid_point(c, g, e, p, &w);
 					if (dup) continue;
-					/* normal: to the nearest wet surface (else the nearest one) */
-					if (!tide_mesh_nearest(M, p, INFINITY, g->wet[m], &w)) w = h;
+					/* normal: to the nearest point of the wet surface */
 					if (tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) return -1;
-					tide_pset_set_normal(s, w.c[0] - p[0], w.c[1] - p[1], w.c[2] - p[2]);
+					tide_pset_set_normal(s, h.c[0] - p[0], h.c[1] - p[1], h.c[2] - p[2]);
 				}
 	}
 	return 0;
@@ -168,9 +231,9 @@ int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_
 
 int tide_geometry_near_solid(const tide_case *c, const tide_geometry *g, const double *p)
 {
-	double r = 0.5 * c->dp, eps = EPS * c->dp;
+	double r = 0.5 * c->dp - EPS * c->dp;
 	for (int m = 0; m < g->nsolid; m++)
-		if (solid_sd(g, m, p, r) < r - eps) return 1;
+		if (sd_below(&g->solid[m], &g->cache[0][m], p, r)) return 1;
 	return 0;
 }
 
@@ -187,11 +250,12 @@ int tide_geometry_volumes(const tide_case *c, const tide_geometry *g, tide_point
 			for (long j = i0[1]; j <= i1[1]; j++)
 				for (long i = i0[0]; i <= i1[0]; i++) {
 					double p[3] = {(i + 0.5) * dp, (j + 0.5) * dp, (k + 0.5) * dp};
-					if (!in_domain(c, p) || !(tide_mesh_signed_distance(V, p) < -eps)) continue;
+					if (!in_domain(c, p) || !sd_below(V, &g->cache[1][v], p, 0) ||
+					    !(tide_mesh_signed_distance(V, p) < -eps)) continue;
 					if ((taken && taken(c, p)) || tide_geometry_near_solid(c, g, p)) continue;
 					int dup = 0;   /* the earlier volume owns the overlap, grown by dp/2 */
 					for (int e = 0; e < v && !dup; e++)
-						dup = tide_mesh_signed_distance(&g->volume[e], p) < 0.5 * dp - eps;
+						dup = sd_below(&g->volume[e], &g->cache[1][e], p, 0.5 * dp - eps);
 					if (dup) continue;
 					/* hydrostatic start below the volume's top, as in fluid boxes */
 					double rho = tide_case_density(c, c->rho0 * gn * (V->hi[2] - p[2]));

@@ -9,10 +9,22 @@
 #include "mesh_geometry.h"
 #include "particle_set.h"
 
+/* Signed distances at the centres of coarse cells over a mesh's box, computed when first asked:
+ * a cell whose centre lies farther from the surface than the cell's half diagonal is crossed by
+ * no surface, so every point in it has the centre's side, and lies at least (|sd| - half
+ * diagonal) from the surface.  This spares the full query to most lattice points. */
+typedef struct tide_sd_cache {
+	double lo[3], cell, half_diag;
+	long n[3];
+	double *sd;              /* NAN: not computed yet */
+} tide_sd_cache;
+
 typedef struct tide_geometry {
 	int nsolid, nvolume;
 	tide_mesh solid[TIDE_CASE_MAX_ITEMS], volume[TIDE_CASE_MAX_ITEMS];
-	unsigned char *wet[TIDE_CASE_MAX_ITEMS];   /* per solid triangle: faces fluid space */
+	unsigned char *wet[TIDE_CASE_MAX_ITEMS];   /* per solid triangle: faces fluid space (NULL:
+	                                            * none does, every triangle counts) */
+	tide_sd_cache cache[2][TIDE_CASE_MAX_ITEMS];   /* solids, volumes */
 } tide_geometry;
 
 /* A test of a point against the box geometry of case_build.c (walls, obstacles, fluid boxes). */

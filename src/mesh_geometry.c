@@ -374,6 +374,60 @@ int tide_mesh_nearest(const tide_mesh *m, const double *p, double rmax, const un
 	return 1;
 }
 
+/* Separating axis test of triangle v (relative to the cube's centre) against the cube of half
+ * side h (Akenine-Moeller 2001): the 3 box axes, the triangle's normal, the 9 edge x axis
+ * crosses.  An axis of zero length (an edge along a box axis) separates nothing. */
+static int triangle_meets_cube(const double v[3][3], double h)
+{
+	double e[3][3], axis[13][3];
+	int na = 0;
+	for (int k = 0; k < 3; k++) sub(v[(k + 1) % 3], v[k], e[k]);
+	for (int a = 0; a < 3; a++) {
+		double u[3] = {0, 0, 0};
+		u[a] = 1;
+		memcpy(axis[na++], u, sizeof u);
+		for (int k = 0; k < 3; k++) cross(e[k], u, axis[na++]);
+	}
+	cross(e[0], e[1], axis[na++]);
+	for (int i = 0; i < na; i++) {
+		const double *A = axis[i];
+		double lo = INFINITY, hi = -INFINITY, r = h * (fabs(A[0]) + fabs(A[1]) + fabs(A[2]));
+		for (int k = 0; k < 3; k++) {
+			double d = dot(v[k], A);
+			lo = fmin(lo, d);
+			hi = fmax(hi, d);
+		}
+		if (lo > r || hi < -r) return 0;
+	}
+	return 1;
+}
+
+int tide_mesh_cube_meets(const tide_mesh *m, const double *p, double h, const unsigned char *mask)
+{
+	uint32_t stack[128];
+	int top = 0;
+	if (!m->nt) return 0;
+	stack[top++] = 0;
+	while (top) {
+		const tide_bvh_node *N = &m->node[stack[--top]];
+		int apart = 0;
+		for (int a = 0; a < 3; a++) apart |= N->lo[a] > p[a] + h || N->hi[a] < p[a] - h;
+		if (apart) continue;
+		if (!N->count) {
+			if (top + 2 <= 128) { stack[top++] = N->first; stack[top++] = N->first + 1; }
+			continue;
+		}
+		for (uint32_t i = N->first; i < N->first + N->count; i++) {
+			uint32_t t = m->order[i];
+			if (mask && !mask[t]) continue;
+			double v[3][3];
+			for (int k = 0; k < 3; k++) sub(m->v + 3 * (size_t)m->t[3 * (size_t)t + k], p, v[k]);
+			if (triangle_meets_cube(v, h)) return 1;
+		}
+	}
+	return 0;
+}
+
 double tide_mesh_signed_distance(const tide_mesh *m, const double *p)
 {
 	tide_mesh_hit h;

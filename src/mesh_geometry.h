@@ -58,6 +58,10 @@ typedef struct tide_mesh_hit {
  * t with mask[t] != 0 (mask NULL: all).  Returns 1 and fills h, or 0 if none is that close. */
 int tide_mesh_nearest(const tide_mesh *m, const double *p, double rmax, const unsigned char *mask,
                       tide_mesh_hit *h);
+/* Does a triangle t with mask[t] != 0 (mask NULL: any) meet the cube [p - h, p + h]?  (The
+ * max-norm distance from p to those triangles is at most h: the rule of box walls, whose
+ * particles are the lattice points within layers*dp of the inner box in every coordinate.) */
+int tide_mesh_cube_meets(const tide_mesh *m, const double *p, double h, const unsigned char *mask);
 /* Signed distance to the whole mesh (negative inside). */
 double tide_mesh_signed_distance(const tide_mesh *m, const double *p);
 
