@@ -158,7 +158,10 @@ int tide_geometry_load(const tide_case *c, tide_point_test box_wall, tide_geomet
 			return -2;
 		}
 	int oom = wet_masks(c, box_wall, g);
-	for (int m = 0; m < g->nsolid && !oom; m++) oom = cache_make(c, &g->solid[m], &g->cache[0][m]);
+	/* not for open surfaces: their side flips across the continuation of a free edge, where
+	 * no surface is, so a cell far from the surface can hold both sides */
+	for (int m = 0; m < g->nsolid && !oom; m++)
+		if (!g->solid[m].open_edges) oom = cache_make(c, &g->solid[m], &g->cache[0][m]);
 	for (int v = 0; v < g->nvolume && !oom; v++) oom = cache_make(c, &g->volume[v], &g->cache[1][v]);
 	if (oom) {
 		fprintf(stderr, "tide: out of host memory while placing the STL solids.\n");
@@ -191,8 +194,9 @@ static int solid_point(const tide_case *c, const tide_geometry *g, int m, const 
 	double L = c->solid[m].layers * c->dp, eps = EPS * c->dp, R = sqrt(3.0) * L, sd;
 	const tide_mesh *M = &g->solid[m];
 	const tide_sd_cache *k = &g->cache[0][m];
+	double grow = M->open_edges ? L : 0;   /* an open sheet's material lies beyond its box */
 	for (int a = 0; a < 3; a++)
-		if (p[a] < M->lo[a] || p[a] > M->hi[a]) return 0;
+		if (p[a] < M->lo[a] - grow || p[a] > M->hi[a] + grow) return 0;
 	/* a cell outside the material, or deeper than the cube's reach below every surface */
 	if (k->sd && cache_sd(M, k, p, &sd) && (sd > k->half_diag || -sd - k->half_diag > R)) return 0;
 	tide_mesh_hit any;
@@ -210,7 +214,8 @@ int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_
 	for (int m = 0; m < g->nsolid; m++) {
 		const tide_mesh *M = &g->solid[m];
 		long i0[3], i1[3];
-		for (int a = 0; a < 3; a++) lattice_range(M->lo[a], M->hi[a], dp, &i0[a], &i1[a]);
+		double grow = M->open_edges ? c->solid[m].layers * dp : 0;
+		for (int a = 0; a < 3; a++) lattice_range(M->lo[a] - grow, M->hi[a] + grow, dp, &i0[a], &i1[a]);
 		for (long k = i0[2]; k <= i1[2]; k++)
 			for (long j = i0[1]; j <= i1[1]; j++)
 				for (long i = i0[0]; i <= i1[0]; i++) {
@@ -232,8 +237,12 @@ int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_
 int tide_geometry_near_solid(const tide_case *c, const tide_geometry *g, const double *p)
 {
 	double r = 0.5 * c->dp - EPS * c->dp;
-	for (int m = 0; m < g->nsolid; m++)
-		if (sd_below(&g->solid[m], &g->cache[0][m], p, r)) return 1;
+	for (int m = 0; m < g->nsolid; m++) {
+		/* an open sheet: only its boundary particles' side is material, up to layers*dp away */
+		double reach = g->solid[m].open_edges ? c->solid[m].layers * c->dp : 0;
+		if (sd_below(&g->solid[m], &g->cache[0][m], p, r + reach) &&
+		    (!reach || tide_mesh_signed_distance(&g->solid[m], p) < r)) return 1;
+	}
 	return 0;
 }
 

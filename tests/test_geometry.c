@@ -484,6 +484,45 @@ static void check_errors(void)
 	      "an open mesh with closed: false is refused: %s", errbuf);
 	CHECK(load_quiet(write_tmp("open_vol.yaml", case_text("fluid_volumes: [{stl: open.stl}]\n")), &c) == -1 &&
 	      strstr(errbuf, "fluid_volumes[0]") && strstr(errbuf, "is not closed"), "open fluid volume: %s", errbuf);
+	/* an open sheet (closed: false): the square [0.2, 0.4]^2 at z = 0.3 facing up, layers 2: the
+	 * lattice points under it within 2 dp in every coordinate, so 0.04 beyond its edges too:
+	 * x, y in 0.17 .. 0.43 (14 each), z = 0.27, 0.29; their normals up to the sheet */
+	{
+		soup sh = {0};
+		double a[3] = {0.2, 0.2, 0.3}, b[3] = {0.4, 0.2, 0.3}, cc[3] = {0.4, 0.4, 0.3}, d[3] = {0.2, 0.4, 0.3};
+		add_tri(&sh, a, b, cc);
+		add_tri(&sh, a, cc, d);
+		tide_stl_write(tmp_path("sheet.stl"), sh.v, sh.n, 0);
+		free(sh.v);
+		tide_case cs;
+		tide_particle_set ps;
+		const char *y = write_tmp("sheet.yaml", case_text("fluid: [{lo: [0.1, 0.1, 0.4], hi: [0.5, 0.5, 0.5]}]\n"
+		                                                   "solids: [{stl: sheet.stl, closed: false, layers: 2}]\n"));
+		if (!build(y, &cs, &ps)) {
+			size_t n = 0, badn = 0;
+			for (size_t i = 0; i < ps.n; i++) {
+				if (ps.type[i] != TIDE_BOUND || ps.z[i] < 0 || ps.x[i] < 0 || ps.x[i] > 0.6 || ps.y[i] < 0 ||
+				    ps.y[i] > 0.6) continue;   /* the tank's walls */
+				n++;
+				int under = ps.x[i] > 0.2 && ps.x[i] < 0.4 && ps.y[i] > 0.2 && ps.y[i] < 0.4;
+				if (under && (fabs(ps.nz[i] - (0.3 - ps.z[i])) > 1e-6 || fabs(ps.nx[i]) > 1e-9 || fabs(ps.ny[i]) > 1e-9) && badn++ < 3)
+					printf("sheet particle (%g, %g, %g): normal (%g, %g, %g)\n", ps.x[i], ps.y[i], ps.z[i],
+					       ps.nx[i], ps.ny[i], ps.nz[i]);
+			}
+			CHECK(n == 14 * 14 * 2 && badn == 0, "open sheet: %zu particles (392 expected), %zu normals wrong", n, badn);
+			tide_pset_free(&ps);
+		} else CHECK(0, "sheet case does not build");
+	}
+	/* a triangle twice: its edges belong to 3 triangles */
+	{
+		soup dd = {0};
+		box_soup(&dd, lo, hi, 1);
+		add_tri(&dd, (double[]){lo[0], lo[1], lo[2]}, (double[]){hi[0], lo[1], lo[2]}, (double[]){hi[0], hi[1], lo[2]});
+		memcpy(dd.v + 9 * (dd.n - 1), dd.v, 9 * sizeof(float));
+		tide_stl_write(tmp_path("nonmanifold.stl"), dd.v, dd.n, 1);
+		free(dd.v);
+		expect_error("nonmanifold.stl", "", "is not a manifold surface: the edge at");
+	}
 	/* a degenerate triangle: two vertices of triangle 5 made equal */
 	float *v = malloc(9 * s.n * sizeof *v);
 	memcpy(v, s.v, 9 * s.n * sizeof *v);

@@ -3,8 +3,8 @@
 # The STL cases run: spheric2_stl against spheric2 at their dp = 0.02 (the tank and the fluid are
 # the same particles, the obstacle the same count shifted < 1 mm, away from the water in the
 # first steps): the same particle counts, and gauges and energies that agree after 30 steps;
-# dam_beach on 1 and 2 MPI ranks (same blocks): identical particle files and gauges (ids
-# conserved); a bad STL file stops tide run with exit code 2 and one sentence.
+# spheric2_stl and dam_beach on 1 and 2 MPI ranks (same blocks): identical particle files and
+# gauges (ids conserved); a bad STL file stops tide run with exit code 2 and one sentence.
 # usage: test_geometry_run.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -46,29 +46,33 @@ print("ok: spheric2_stl = spheric2: %s fluid, %s boundary particles, %d outputs 
       % (a[0]["n_fluid[-]"], a[0]["n_bound[-]"], len(a)))
 PY
 
-# ---- dam_beach on 1 and 2 ranks
+# ---- dam_beach and spheric2_stl on 1 and 2 ranks: identical files
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
      -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
 [ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
-args=(run "$src/cases/dam_beach.yaml" --max-steps 40 --set time.output=0.004 --quiet --blocks 4)
-STARPU_NCPU=1 "$tide" "${args[@]}" --out "$work/b1"
-"${mpi[@]}" -np 2 "$tide" "${args[@]}" --out "$work/b2"
-cmp "$work/b1/gauges.csv" "$work/b2/gauges.csv" || { echo "FAIL: dam_beach gauges of 2 ranks differ"; exit 1; }
-n=0
-for f in "$work/b1"/particles_*.vtp; do
-	cmp "$f" "$work/b2/$(basename "$f")" || { echo "FAIL: dam_beach $(basename "$f") differs on 2 ranks"; exit 1; }
-	n=$((n + 1))
-done
-[ "$n" -ge 2 ] || { echo "FAIL: dam_beach wrote $n particle files"; exit 1; }
-"$py" - "$work/b1" <<'PY'
+ranks() { # CASE STEPS OUTPUT DIR
+	local args=(run "$src/cases/$1.yaml" --max-steps "$2" --set time.output="$3" --quiet --blocks 4)
+	STARPU_NCPU=1 "$tide" "${args[@]}" --out "$work/$4_1"
+	"${mpi[@]}" -np 2 "$tide" "${args[@]}" --out "$work/$4_2"
+	cmp "$work/$4_1/gauges.csv" "$work/$4_2/gauges.csv" || { echo "FAIL: $1 gauges of 2 ranks differ"; exit 1; }
+	local n=0
+	for f in "$work/$4_1"/particles_*.vtp; do
+		cmp "$f" "$work/$4_2/$(basename "$f")" || { echo "FAIL: $1 $(basename "$f") differs on 2 ranks"; exit 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ] || { echo "FAIL: $1 wrote $n particle files"; exit 1; }
+	echo "ok: $1: $n particle files identical on 1 and 2 ranks"
+}
+ranks spheric2_stl 10 0.001 s
+ranks dam_beach 40 0.004 b
+"$py" - "$work/b_1" <<'PY'
 import csv, sys
 s = list(csv.DictReader(open(sys.argv[1] + "/statistics.csv")))
 nb, nf = int(s[0]["n_bound[-]"]), int(s[0]["n_fluid[-]"])
 # fluid: the 20 x 15 x 15 lattice of the column; the column falls (kinetic energy grows)
 assert nf == 20 * 15 * 15, nf
 assert float(s[-1]["E_kin[J]"]) > 0, s[-1]
-print("ok: dam_beach %d fluid, %d boundary particles; %d outputs identical on 1 and 2 ranks"
-      % (nf, nb, len(s)))
+print("ok: dam_beach %d fluid, %d boundary particles, the column falls" % (nf, nb))
 PY
 
 # ---- a bad STL: exit code 2, one sentence naming the case file, the key and the STL file
