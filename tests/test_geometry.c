@@ -448,6 +448,36 @@ static void check_spheric2(const char *src)
 	      back.solid[1].layers == 5, "used parameters differ after loading back:\n%s\n---\n%s", t1, t2);
 }
 
+/* dam_beach: the wedge's particles lie under the 1:10 slope z = 0.1 (x - 0.8), within 3 dp of it
+ * in every coordinate, and (away from its toe) their normals are perpendicular to the slope, of
+ * length their distance to it (the wedge's other faces touch the tank: dry). */
+static void check_beach(const char *src)
+{
+	char a[1024];
+	snprintf(a, sizeof a, "%s/cases/dam_beach.yaml", src);
+	tide_case c;
+	tide_particle_set p;
+	if (build(a, &c, &p)) { CHECK(0, "dam_beach does not build"); return; }
+	double u[3] = {-0.1 / sqrt(1.01), 0, 1 / sqrt(1.01)};
+	size_t n = 0, bad = 0, above = 0;
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.type[i] != TIDE_BOUND || p.x[i] < 0.8 || p.x[i] > 2 || p.y[i] < 0 || p.y[i] > 0.3 || p.z[i] < 0)
+			continue;   /* the tank's walls */
+		double d = (0.1 * (p.x[i] - 0.8) - p.z[i]) * u[2];   /* distance below the slope */
+		above += d <= 0;
+		if (p.x[i] < 0.9 || p.x[i] > 1.9 || p.y[i] < 0.06 || p.y[i] > 0.24) continue;
+		n++;
+		if (fabs(p.nx[i] - d * u[0]) > 1e-5 || fabs(p.ny[i]) > 1e-5 || fabs(p.nz[i] - d * u[2]) > 1e-5) {
+			if (bad++ < 3) printf("beach particle (%g, %g, %g): normal (%g, %g, %g), expected (%g, 0, %g)\n",
+			                      p.x[i], p.y[i], p.z[i], p.nx[i], p.ny[i], p.nz[i], d * u[0], d * u[2]);
+		}
+	}
+	printf("dam_beach: %zu wedge particles checked\n", n);
+	CHECK(n > 500 && bad == 0 && above == 0, "beach: %zu of %zu normals off the slope's, %zu particles above it",
+	      bad, n, above);
+	tide_pset_free(&p);
+}
+
 /* ---- errors ----------------------------------------------------------------------------------------- */
 
 static void write_bytes(const char *name, const void *b, size_t n)
@@ -583,5 +613,6 @@ int main(int argc, char **argv)
 	check_cube_cases();
 	check_errors();
 	check_spheric2(src);
+	check_beach(src);
 	return test_finish("test_geometry");
 }
