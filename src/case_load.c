@@ -668,19 +668,39 @@ static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path)
 	return get_stl_items(x, v, path, 0, x->c->volume, &x->c->nvolume, x->volume_line);
 }
 
-/* Each mesh is built once while loading, so that a bad one is refused before any run starts. */
-static int check_meshes(struct ctx *x)
+/* Each mesh is built once while loading, so that a bad one is refused before any run starts
+ * (solids: 0 only measures them, for a derived domain). */
+static int check_meshes(struct ctx *x, int kinds)
 {
 	char why[512];
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < kinds; k++) {
 		int n = k ? x->c->nvolume : x->c->nsolid;
 		for (int i = 0; i < n; i++) {
 			tide_stl_item *m = k ? &x->c->volume[i] : &x->c->solid[i];
-			if (tide_stl_item_check(x->c, m, k || m->closed, why, sizeof why))
+			if (tide_stl_item_check(kinds == 2 ? x->c : NULL, m, k || m->closed, why, sizeof why))
 				return fail(x, (k ? x->volume_line : x->solid_line)[i], "key '%s[%d].stl': STL file "
 				            "'%s' %s.", k ? "fluid_volumes" : "solids", i, m->file, why);
 		}
 	}
+	return 0;
+}
+
+/* No domain and no tank: the box of the STL solids (a tank given as a mesh), grown upward by its
+ * height as a tank's, so splashes stay inside.  Its faces are the solids' outer faces, which
+ * are then dry (geometry_fill.c): a cup-shaped tank's particles lie on its inner side. */
+static int solids_domain(struct ctx *x)
+{
+	tide_case *c = x->c;
+	if (check_meshes(x, 1)) return -1;
+	for (int a = 0; a < 3; a++) {
+		c->domain.lo[a] = INFINITY;
+		c->domain.hi[a] = -INFINITY;
+		for (int i = 0; i < c->nsolid; i++) {
+			c->domain.lo[a] = fmin(c->domain.lo[a], c->solid[i].lo[a]);
+			c->domain.hi[a] = fmax(c->domain.hi[a], c->solid[i].hi[a]);
+		}
+	}
+	c->domain.hi[2] += c->domain.hi[2] - c->domain.lo[2];
 	return 0;
 }
 
@@ -790,7 +810,7 @@ static int check_geometry(struct ctx *x)
 		snprintf(p, sizeof p, "fluid_spheres[%d]", i);
 		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
 	}
-	if (check_meshes(x)) return -1;
+	if (check_meshes(x, 2)) return -1;
 	if (c->gauge_forces && c->nobstacle == 0)
 		return fail(x, x->line[find_key("gauges.forces")], "key 'gauges.forces' = true needs "
 		            "obstacles; allowed: false, or a case with 'obstacles'.");
@@ -985,11 +1005,13 @@ static int finish_load(struct ctx *x, double dp_override)
 	if (dp_override > 0) c->dp = dp_override;
 	if (check_required(x, dp_override) || check_surge(x) || check_output(x)) return -1;
 	if (!x->seen[find_key("domain")]) {
-		if (!c->tank.present)
-			return fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi} or a "
-			            "tank {lo, hi} from which the domain is derived.");
-		if (check_box(x, x->line[find_key("tank")], "tank", &c->tank.box)) return -1;
-		c->domain = default_domain(c);
+		if (!c->tank.present && !c->nsolid)
+			return fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi}, or a "
+			            "tank {lo, hi} or STL solids from which the domain is derived.");
+		if (c->tank.present) {
+			if (check_box(x, x->line[find_key("tank")], "tank", &c->tank.box)) return -1;
+			c->domain = default_domain(c);
+		} else if (solids_domain(x)) return -1;
 	}
 	if (!x->seen[find_key("time.output")]) c->t_out = c->t_end / 50;
 	if (check_geometry(x)) return -1;

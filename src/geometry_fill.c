@@ -45,7 +45,7 @@ int tide_stl_item_check(const tide_case *c, tide_stl_item *it, int need_closed, 
 	it->area = m.area;
 	it->volume = m.volume;
 	tide_mesh_free(&m);
-	for (int a = 0; a < 3; a++) {
+	for (int a = 0; c && a < 3; a++) {
 		double tol = 1e-6 * (1 + fabs(c->domain.lo[a]) + fabs(c->domain.hi[a]));
 		if (it->lo[a] < c->domain.lo[a] - tol || it->hi[a] > c->domain.hi[a] + tol)
 			return snprintf(why, wn, "lies outside the domain once placed: its box [%g, %g, %g]..[%g, "

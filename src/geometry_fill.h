@@ -32,8 +32,9 @@ typedef int (*tide_point_test)(const tide_case *c, const double *p);
 
 /* Reads and builds the mesh of item it.  Returns 0, or -1 with why[] filled in. */
 int tide_stl_item_mesh(const tide_stl_item *it, int need_closed, tide_mesh *m, char *why, size_t wn);
-/* Case loading: builds the mesh once to check it and fills it->lo, hi, area; refuses a mesh
- * outside the domain.  0 or -1 with why[]. */
+/* Case loading: builds the mesh once to check it and fills it->lo, hi, area, volume; refuses a
+ * mesh outside the domain of c (c NULL: no domain yet, the mesh is only measured).  0 or -1
+ * with why[]. */
 int tide_stl_item_check(const tide_case *c, tide_stl_item *it, int need_closed, char *why, size_t wn);
 
 /* Builds every mesh of the case; box_wall(p): p is a tank-wall or obstacle point (a surface

@@ -458,6 +458,11 @@ static void check_beach(const char *src)
 	tide_case c;
 	tide_particle_set p;
 	if (build(a, &c, &p)) { CHECK(0, "dam_beach does not build"); return; }
+	/* the domain derived from the solids: the tank's outer box, grown upward by its height */
+	double dlo[3] = {-0.06, -0.06, -0.06}, dhi[3] = {2.06, 0.36, 1.26}, off = 0;
+	for (int k = 0; k < 3; k++) off = fmax(off, fmax(fabs(c.domain.lo[k] - dlo[k]), fabs(c.domain.hi[k] - dhi[k])));
+	CHECK(off < 1e-6, "dam_beach domain [%g, %g, %g]..[%g, %g, %g]", c.domain.lo[0], c.domain.lo[1],
+	      c.domain.lo[2], c.domain.hi[0], c.domain.hi[1], c.domain.hi[2]);
 	double u[3] = {-0.1 / sqrt(1.01), 0, 1 / sqrt(1.01)};
 	size_t n = 0, bad = 0, above = 0;
 	for (size_t i = 0; i < p.n; i++) {
