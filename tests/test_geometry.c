@@ -379,6 +379,21 @@ static void check_cube_cases(void)
 	tide_pset_free(&pb);
 	tide_pset_free(&pc);
 
+	/* a fluid box around the cube: the STL cube takes the same fluid points as the box obstacle
+	 * (those inside it or closer than dp/2 to it) */
+	a = write_tmp("box2.yaml", case_text("obstacles: [{lo: [0.2, 0.2, 0], hi: [0.4, 0.4, 0.2]}]\n"
+	                                     "fluid: [{lo: [0.1, 0.1, 0], hi: [0.5, 0.5, 0.4]}]\n"));
+	b = write_tmp("stl2.yaml", case_text("solids: [{stl: cube.stl, layers: 8}]\n"
+	                                     "fluid: [{lo: [0.1, 0.1, 0], hi: [0.5, 0.5, 0.4]}]\n"));
+	if (!build(a, &ca, &pa) && !build(b, &cb, &pb)) {
+		printf("fluid box around the cube: %zu fluid particles (box obstacle), %zu (STL cube)\n",
+		       tide_pset_count_type(&pa, TIDE_FLUID), tide_pset_count_type(&pb, TIDE_FLUID));
+		CHECK(tide_pset_count_type(&pa, TIDE_FLUID) == 20 * 20 * 20 - 10 * 10 * 10 &&
+		      same_particles(&pa, &pb, "fluid around the cube"), "fluid around the STL cube != around the box");
+		tide_pset_free(&pa);
+		tide_pset_free(&pb);
+	} else CHECK(0, "fluid-around-cube cases do not build");
+
 	/* a ball of fluid from a sphere mesh: count near 4/3 pi R^3 / dp^3 */
 	soup ball = {0};
 	double cen[3] = {0.3, 0.3, 0.3};
