@@ -301,6 +301,13 @@ static void say_no_fluid(const tide_case *c)
 		        "particles; move the fluid box out of the obstacles.\n", c->path, b, fb, list);
 		return;
 	}
+	if (c->nsolid || c->nvolume) {   /* STL geometry: the meshes may have taken every point */
+		fprintf(stderr, "tide: %s: no fluid particle is left: every fluid lattice point lies inside an "
+		        "STL solid or within dp/2 of one, or outside the fluid volumes, or dp = %g m is larger "
+		        "than the fluid boxes, spheres and volumes; check the placement of solids and "
+		        "fluid_volumes, or use a smaller dp.\n", c->path, c->dp);
+		return;
+	}
 	fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box and sphere, so "
 	        "there are no fluid particles; use a smaller dp.\n", c->name, c->dp);
 }

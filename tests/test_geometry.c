@@ -394,6 +394,26 @@ static void check_cube_cases(void)
 		tide_pset_free(&pb);
 	} else CHECK(0, "fluid-around-cube cases do not build");
 
+	/* fluid only inside the STL cube: nothing is left, one sentence, the build's bad-input code */
+	b = write_tmp("covered.yaml", case_text("solids: [{stl: cube.stl, layers: 8}]\n"
+	                                        "fluid: [{lo: [0.22, 0.22, 0.02], hi: [0.38, 0.38, 0.18]}]\n"));
+	if (!tide_case_load(b, 0, &cb)) {
+		memset(&pb, 0, sizeof pb);
+		fflush(stderr);
+		int keep = dup(2), fd = open(tmp_path("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		close(fd);
+		int rc = tide_case_build(&cb, &pb);
+		fflush(stderr);
+		dup2(keep, 2);
+		close(keep);
+		char *msg = slurp(tmp_path("stderr.txt"), NULL);
+		CHECK(rc == -2 && msg && strstr(msg, "no fluid particle is left: every fluid lattice point lies inside an STL solid"),
+		      "fluid inside the STL cube: rc %d, '%s'", rc, msg ? msg : "");
+		free(msg);
+		tide_pset_free(&pb);
+	} else CHECK(0, "covered case does not load");
+
 	/* a ball of fluid from a sphere mesh: count near 4/3 pi R^3 / dp^3 */
 	soup ball = {0};
 	double cen[3] = {0.3, 0.3, 0.3};
