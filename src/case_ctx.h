@@ -21,6 +21,7 @@ struct ctx {
 	int height_line[TIDE_CASE_MAX_ITEMS], pressure_line[TIDE_CASE_MAX_ITEMS];
 	int velocity_line[TIDE_CASE_MAX_ITEMS];
 	int sphere_line[TIDE_CASE_MAX_ITEMS];
+	int solid_line[TIDE_CASE_MAX_ITEMS], volume_line[TIDE_CASE_MAX_ITEMS];
 };
 
 /* Axes given in a file: 2-D cases are in the x-z plane, so [x, z] fills components 0 and 2. */
@@ -34,6 +35,10 @@ extern const char *const tide_case_format_names[];
 int tide_case_fail(const struct ctx *x, int line, const char *fmt, ...);
 /* The index of key path in the key table, or -1. */
 int tide_case_find_key(const char *path);
+/* Builds every STL mesh of the case once (kinds 1: the solids only, to measure them for a
+ * derived domain; 2: solids and fluid volumes, checked against the domain), so that a bad one is
+ * refused while loading (case_load.c).  0, or -1 after the message. */
+int tide_case_check_meshes(struct ctx *x, int kinds);
 
 /* ---- src/case_validate.c: whole-case checks (0, or -1 after the message) and derived values */
 

@@ -18,6 +18,7 @@
 #include "case_ctx.h"
 #include "case_load.h"
 #include "tide/decomposition.h"
+#include "geometry_fill.h"
 #include "log.h"
 #include "run_dir.h"
 #include "tide/sph_kernel.h"
@@ -47,6 +48,8 @@ struct key {
 
 static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path);
@@ -90,6 +93,8 @@ static const struct key keys[] = {
 	LIST("fluid", list_fluid, 0),       /* fluid or fluid_spheres is required */
 	LIST("fluid_spheres", list_spheres, 0),
 	LIST("obstacles", list_obstacles, 0),
+	LIST("solids", list_solids, 0),
+	LIST("fluid_volumes", list_volumes, 0),
 	SECTION("physics"),
 	ENUM("physics.kernel", kernel, kernel_names),
 	ENUM("physics.eos", eos, eos_names),
@@ -585,6 +590,105 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 	return 0;
 }
 
+/* STL meshes {stl, scale, rotate, translate} (+ layers, closed for solids); the file is
+ * relative to the case file's directory and kept as an absolute path. */
+static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path, int solid,
+                         tide_stl_item *out, int *count, int *lines)
+{
+	static const char *const names[] = {"stl", "scale", "rotate", "translate", "layers", "closed", NULL};
+	static const char *const vnames[] = {"stl", "scale", "rotate", "translate", NULL};
+	static const struct key scale = NUM("scale", dp, R_GT, 0, 0);
+	static const struct key layers = INT("layers", dp, R_GE | R_LE, 1, 64);
+	yaml_node_item_t *it = NULL;
+	int n = 0;
+	if (get_items(x, seq, path, "a list of meshes {stl: FILE.stl, ...}", &it, &n)) return -1;
+	if (n && x->c->dim != 3)
+		return tide_case_fail(x, line_of(seq), "key '%s' needs a 3-D case (STL meshes are 3-D); allowed: dim: 3.",
+		            path);
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *v[6];
+		tide_stl_item *m = &out[i];
+		char p[160], q[176], rel[1024], full[2100];
+		if (get_item(x, it, i, path, solid ? names : vnames, 1, v, &lines[i], p)) return -1;
+		*m = (tide_stl_item){.scale = 1, .layers = 3, .closed = 1};
+		snprintf(q, sizeof q, "%s.stl", p);
+		if (get_string(x, v[0], q, rel, sizeof rel)) return -1;
+		const char *slash = strrchr(x->file, '/');
+		if (rel[0] == '/' || !slash) snprintf(full, sizeof full, "%s", rel);
+		else snprintf(full, sizeof full, "%.*s/%s", (int)(slash - x->file), x->file, rel);
+		char *abs = realpath(full, NULL);   /* realpath into a buffer could write PATH_MAX bytes */
+		int fits = abs && strlen(abs) < sizeof m->file;
+		if (fits) strcpy(m->file, abs);
+		free(abs);
+		if (!fits)
+			return tide_case_fail(x, line_of(v[0]), "key '%s' = '%s': cannot open '%s': %s; allowed: an STL "
+			            "file, its path relative to the case file's directory.", q, rel, full,
+			            strerror(errno));
+		snprintf(q, sizeof q, "%s.scale", p);
+		if (v[1] && get_number(x, &scale, v[1], q, 0, &m->scale)) return -1;
+		snprintf(q, sizeof q, "%s.rotate", p);
+		if (v[2] && get_coords(x, v[2], q, 3, axes3, "[degrees about x, y, z]", m->rotate)) return -1;
+		snprintf(q, sizeof q, "%s.translate", p);
+		if (v[3] && get_coords(x, v[3], q, 3, axes3, "[x, y, z]", m->translate)) return -1;
+		double d;
+		snprintf(q, sizeof q, "%s.layers", p);
+		if (solid && v[4]) {
+			if (get_number(x, &layers, v[4], q, 1, &d)) return -1;
+			m->layers = (int)d;
+		}
+		snprintf(q, sizeof q, "%s.closed", p);
+		if (solid && v[5] && get_bool(x, v[5], q, &m->closed)) return -1;
+	}
+	*count = n;
+	return 0;
+}
+
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_stl_items(x, v, path, 1, x->c->solid, &x->c->nsolid, x->solid_line);
+}
+
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_stl_items(x, v, path, 0, x->c->volume, &x->c->nvolume, x->volume_line);
+}
+
+/* Each mesh is built once while loading, so that a bad one is refused before any run starts
+ * (solids: 0 only measures them, for a derived domain). */
+int tide_case_check_meshes(struct ctx *x, int kinds)
+{
+	char why[512];
+	for (int k = 0; k < kinds; k++) {
+		int n = k ? x->c->nvolume : x->c->nsolid;
+		for (int i = 0; i < n; i++) {
+			tide_stl_item *m = k ? &x->c->volume[i] : &x->c->solid[i];
+			if (tide_stl_item_check(kinds == 2 ? x->c : NULL, m, k || m->closed, why, sizeof why))
+				return tide_case_fail(x, (k ? x->volume_line : x->solid_line)[i], "key '%s[%d].stl': STL file "
+				            "'%s' %s.", k ? "fluid_volumes" : "solids", i, m->file, why);
+		}
+	}
+	return 0;
+}
+
+/* No domain and no tank: the box of the STL solids (a tank given as a mesh), grown upward by its
+ * height as a tank's, so splashes stay inside.  Its faces are the solids' outer faces, which
+ * are then dry (geometry_fill.c): a cup-shaped tank's particles lie on its inner side. */
+static int solids_domain(struct ctx *x)
+{
+	tide_case *c = x->c;
+	if (tide_case_check_meshes(x, 1)) return -1;
+	for (int a = 0; a < 3; a++) {
+		c->domain.lo[a] = INFINITY;
+		c->domain.hi[a] = -INFINITY;
+		for (int i = 0; i < c->nsolid; i++) {
+			c->domain.lo[a] = fmin(c->domain.lo[a], c->solid[i].lo[a]);
+			c->domain.hi[a] = fmax(c->domain.hi[a], c->solid[i].hi[a]);
+		}
+	}
+	c->domain.hi[2] += c->domain.hi[2] - c->domain.lo[2];
+	return 0;
+}
+
 /* Keys required always (REQ), or when their section is present (REQ_IN). */
 static int check_required(struct ctx *x, double dp_override)
 {
@@ -609,11 +713,12 @@ static int check_required(struct ctx *x, double dp_override)
 		return tide_case_fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
 		            x->c->dim);
 	}
-	if (!x->seen[tide_case_find_key("fluid")] && !x->seen[tide_case_find_key("fluid_spheres")])
+	if (!x->seen[tide_case_find_key("fluid")] && !x->seen[tide_case_find_key("fluid_spheres")] &&
+	    !x->seen[tide_case_find_key("fluid_volumes")])
 		return tide_case_fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
-		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres').",
+		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres', 'fluid_volumes').",
 		            TIDE_CASE_MAX_ITEMS);
-	if (x->c->nfluid < 1 && x->c->nsphere < 1)
+	if (x->c->nfluid < 1 && x->c->nsphere < 1 && x->c->nvolume < 1)
 		return tide_case_fail(x, x->line[tide_case_find_key(x->seen[tide_case_find_key("fluid")] ? "fluid" : "fluid_spheres")],
 		            "key '%s' is empty; allowed: a list of 1 to %d boxes {lo: [...], hi: [...]} "
 		            "(or spheres {centre: [...], radius: R} in 'fluid_spheres').",
@@ -673,11 +778,13 @@ static int finish_load(struct ctx *x, double dp_override)
 	if (dp_override > 0) c->dp = dp_override;
 	if (check_required(x, dp_override) || tide_case_check_surge(x) || tide_case_check_output(x)) return -1;
 	if (!x->seen[tide_case_find_key("domain")]) {
-		if (!c->tank.present)
-			return tide_case_fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi} or a "
-			            "tank {lo, hi} from which the domain is derived.");
-		if (tide_case_check_box(x, x->line[tide_case_find_key("tank")], "tank", &c->tank.box)) return -1;
-		c->domain = tide_case_default_domain(c);
+		if (!c->tank.present && !c->nsolid)
+			return tide_case_fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi}, or a "
+			            "tank {lo, hi} or STL solids from which the domain is derived.");
+		if (c->tank.present) {
+			if (tide_case_check_box(x, x->line[tide_case_find_key("tank")], "tank", &c->tank.box)) return -1;
+			c->domain = tide_case_default_domain(c);
+		} else if (solids_domain(x)) return -1;
 	}
 	if (!x->seen[tide_case_find_key("time.output")]) c->t_out = c->t_end / 50;
 	if (tide_case_check_geometry(x)) return -1;
@@ -954,6 +1061,21 @@ void tide_case_print(FILE *f, const tide_case *c)
 		put_coords(f, c->sphere[i].c, c->dim, axes_of(c->dim));
 		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
 		        c->sphere[i].hydrostatic ? "true" : "false");
+	}
+	for (int k = 0; k < 2; k++) {
+		int n = k ? c->nvolume : c->nsolid;
+		if (n) fprintf(f, "%s:\n", k ? "fluid_volumes" : "solids");
+		for (int i = 0; i < n; i++) {
+			const tide_stl_item *m = k ? &c->volume[i] : &c->solid[i];
+			fputs("  - {stl: ", f);
+			put_str(f, m->file);
+			fprintf(f, ", scale: %s, rotate: ", num(m->scale, b));
+			put_coords(f, m->rotate, 3, axes3);
+			fputs(", translate: ", f);
+			put_coords(f, m->translate, 3, axes3);
+			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
+			fputs("}\n", f);
+		}
 	}
 	put_physics(f, c);
 	fprintf(f, "time: {end: %s, ", num(c->t_end, b));

@@ -115,6 +115,7 @@ int tide_case_check_geometry(struct ctx *x)
 		snprintf(p, sizeof p, "fluid_spheres[%d]", i);
 		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
 	}
+	if (tide_case_check_meshes(x, 2)) return -1;
 	if (c->gauge_forces && c->nobstacle == 0)
 		return tide_case_fail(x, x->line[tide_case_find_key("gauges.forces")], "key 'gauges.forces' = true needs "
 		            "obstacles; allowed: false, or a case with 'obstacles'.");
@@ -149,6 +150,10 @@ double tide_case_default_hswl(const tide_case *c)
 	for (int i = 0; i < c->nsphere; i++) {
 		top = fmax(top, c->sphere[i].c[2] + c->sphere[i].r);
 		floor_z = fmin(floor_z, c->sphere[i].c[2] - c->sphere[i].r);
+	}
+	for (int i = 0; i < c->nvolume; i++) {
+		top = fmax(top, c->volume[i].hi[2]);
+		floor_z = fmin(floor_z, c->volume[i].lo[2]);
 	}
 	if (c->tank.present) floor_z = c->tank.box.lo[2];
 	return top - floor_z;

@@ -49,6 +49,16 @@ typedef struct tide_self_gravity {
 	int quadrupole;        /* 1: monopole + quadrupole moments */
 } tide_self_gravity;
 
+/* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
+typedef struct tide_stl_item {
+	char file[1024];       /* absolute path (the case gives it relative to its own directory) */
+	double scale, rotate[3], translate[3];   /* see tide_xform (mesh_geometry.h) */
+	int layers;            /* solids: boundary layers inside the material, below the surface */
+	int closed;            /* solids: 1 the mesh must be closed (fluid volumes always) */
+	double lo[3], hi[3];   /* bounding box once placed (checked when the case is loaded) */
+	double area, volume;   /* surface area and enclosed volume once placed (particle estimate) */
+} tide_stl_item;
+
 typedef struct tide_probe {
 	char name[32];
 	double p[3];           /* water height probes use p[0], p[1]; point probes p[0..2] */
@@ -71,6 +81,10 @@ typedef struct tide_case {
 	tide_sphere sphere[TIDE_CASE_MAX_ITEMS];
 	int nobstacle;                /* solid boxes of boundary particles (fixed walls) */
 	tide_box obstacle[TIDE_CASE_MAX_ITEMS];
+	int nsolid;                   /* STL solids: boundary particles in layers under the surface */
+	tide_stl_item solid[TIDE_CASE_MAX_ITEMS];
+	int nvolume;                  /* STL fluid volumes: fluid particles inside closed meshes */
+	tide_stl_item volume[TIDE_CASE_MAX_ITEMS];
 
 	/* physics */
 	int kernel;                   /* enum tide_kernel */
