@@ -4,6 +4,8 @@
 // per block b (a box of cells; its neighbours n are the blocks touching it, up to 26):
 //   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
 //   halo_pack(B[b]) -> H[b][f]            boundary cell layer of every face f with neighbours
+//   mdbc_ghost(B[b], C[b], H[n][f_nb]...) with physics.boundary = mdbc: boundary particles'
+//                                         ghost densities (include/tide/mdbc.h)
 //   dt_init(red)                          (once; under MPI once per rank r, of part[r]) reset
 //                                         of the step reduction
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
@@ -95,6 +97,25 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl)
 		for (int f = 0; f < k->nface; f++) add(&l, k->H[f], STARPU_W);
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
 		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(TIDE_K_HALO, b), 0);
+	}
+}
+
+/* physics.boundary = mdbc: every block's boundary particles' ghost densities, from the same block
+ * and halos as the step's first sph_forces (once a step, before it, as DualSPHysics' default:
+ * not again before the symplectic corrector).  They become the particles' densities in
+ * integrate, so sph_forces sees the same boundary densities in every block and halo. */
+static void submit_mdbc(tide_sim *sim)
+{
+	if (sim->P.boundary != TIDE_BOUNDARY_MDBC) return;
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		data_list l = {.n = 0};
+		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
+		int nh = k->nnb;
+		SUBMIT(sim, &tide_mdbc_ghost_cl, STARPU_RW, k->B, STARPU_R, k->C,
+		        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
+		        STARPU_NAME, "mdbc_ghost", PROFILE_B(TIDE_K_MDBC, b), 0);
 	}
 }
 
@@ -242,6 +263,7 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 {
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
+	submit_mdbc(sim);
 	submit_forces(sim, 0, forces ? forces : &tide_sph_forces_cl);
 	submit_self_gravity(sim, 0);
 	finish_reduction(sim);
