@@ -15,6 +15,7 @@
 //    their normal (vx1..vz1) is unchanged, their position and velocity too.
 // With --cuda (the test mdbc_cuda) the CUDA codelet must give the CPU values within 1e-5
 // relative; without a CUDA worker that test exits 77 (SKIP).
+// Also the normals of tank walls and box obstacles against the geometry (normals(), below).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/case.h"
 #include "tide/sph_sim.h"
 #include "test_cuda_mode.h"
 
@@ -305,6 +307,143 @@ static void steps(int dim, int integrator)
 	free(mem);
 }
 
+/* ---- boundary normals of tank walls and box obstacles (src/case_build.c) ---- */
+
+/* Distance from p to the nearest of a box's faces that `face` (bit 2a + side) selects, by brute
+ * force over points of those faces on a grid of step s (the faces of the 2-D x-z plane: y = 0). */
+static double face_distance(const double *lo, const double *hi, unsigned face, int dim, const double *p,
+                            double s)
+{
+	double best = INFINITY;
+	for (int a = 0; a < 3; a++)
+		for (int side = 0; side < 2; side++) {
+			if (!(face >> (2 * a + side) & 1u)) continue;
+			int b = (a + 1) % 3, e = (a + 2) % 3;
+			long nb = dim == 2 && b == 1 ? 0 : (long)ceil((hi[b] - lo[b]) / s);
+			long ne = dim == 2 && e == 1 ? 0 : (long)ceil((hi[e] - lo[e]) / s);
+			for (long i = 0; i <= nb; i++)
+				for (long j = 0; j <= ne; j++) {
+					double q[3];
+					q[a] = side ? hi[a] : lo[a];
+					q[b] = dim == 2 && b == 1 ? 0 : fmin(lo[b] + i * s, hi[b]);
+					q[e] = dim == 2 && e == 1 ? 0 : fmin(lo[e] + j * s, hi[e]);
+					double d = sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) +
+					                (q[2] - p[2]) * (q[2] - p[2]));
+					if (d < best) best = d;
+				}
+		}
+	return best;
+}
+
+static int inside(const double *lo, const double *hi, int dim, const double *p, double eps)
+{
+	for (int a = 0; a < 3; a++)
+		if (!(dim == 2 && a == 1) && (p[a] < lo[a] - eps || p[a] > hi[a] + eps)) return 0;
+	return 1;
+}
+
+/* A tank (open or closed top) with an obstacle standing on its floor: for every tank wall
+ * particle |n| is its distance to the walls' inner faces (brute force over the faces) and its
+ * ghost x + 2n lies in the tank interior; for every obstacle particle x + n lies on an exposed face
+ * of the obstacle (not its bottom, which stands on the floor), x + 2n outside it, |n| is the
+ * distance to the nearest exposed face, or for an edge or corner particle x + n lies on as many
+ * exposed faces as n has components (the edge or corner point); a wall layer's particles away from edges have |n| = (l + 1/2) dp.
+ * The normals reach the block the same way through tide_host_block_build (the run's path) and
+ * tide_host_block_from_set. */
+static void normals(int dim, int open_top)
+{
+	char path[] = "/tmp/tide-test-mdbc-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	EXPECT(f, "normals: cannot write a temporary case file");
+	if (!f) return;
+	if (dim == 3)
+		fprintf(f, "dim: 3\ndp: 0.02\ntank: {lo: [0, 0, 0], hi: [0.3, 0.2, 0.2], open_top: %s, "
+		        "layers: 3}\nfluid:\n  - {lo: [0.15, 0, 0], hi: [0.3, 0.2, 0.1]}\nobstacles:\n"
+		        "  - {lo: [0.05, 0.06, 0], hi: [0.11, 0.145, 0.07]}\ntime: {end: 0.1}\n",
+		        open_top ? "true" : "false");
+	else
+		fprintf(f, "dim: 2\ndp: 0.02\ntank: {lo: [0, 0], hi: [0.3, 0.2], open_top: %s, layers: 3}\n"
+		        "fluid:\n  - {lo: [0.15, 0], hi: [0.3, 0.1]}\nobstacles:\n  - {lo: [0.05, 0], hi: "
+		        "[0.11, 0.07]}\nphysics: {gravity: [0, -9.81]}\ntime: {end: 0.1}\n", open_top ? "true" : "false");
+	fclose(f);
+	tide_case c;
+	void *m1 = NULL, *m2 = NULL;
+	tide_block_view v1, v2;
+	size_t nf, nbd;
+	int ok = tide_case_load(path, 0, &c) == 0;
+	remove(path);
+	EXPECT(ok, "normals %dD: the case did not load", dim);
+	if (!ok) return;
+	tide_particle_set ps;
+	memset(&ps, 0, sizeof ps);
+	ok = tide_case_build(&c, &ps) == 0 && tide_host_block_from_set(&ps, &m1, &v1) == 0 &&
+	     tide_host_block_build(&c, 1, &m2, &v2, &nf, &nbd) == 0 && v1.count == v2.count;
+	EXPECT(ok, "normals %dD: building the particles failed", dim);
+	const tide_box *t = &c.tank.box, *o = &c.obstacle[0];
+	unsigned tank_faces = 0, obst_faces = 0;
+	for (int a = 0; a < 3; a++) {
+		if (dim == 2 && a == 1) continue;
+		tank_faces |= 3u << (2 * a);
+		obst_faces |= 3u << (2 * a);
+	}
+	if (open_top) tank_faces &= ~(1u << 5);
+	obst_faces &= ~(1u << 4); /* its bottom stands on the floor */
+	double dp = c.dp, tol = 1e-6;
+	int bad_t = 0, bad_o = 0, bad_layer = 0, differ = 0, nt = 0, no = 0, ncorner = 0;
+	for (uint32_t i = 0; ok && i < v1.count; i++) {
+		if (v1.type[i] != TIDE_BOUND) {
+			differ += v2.type[i] != TIDE_FLUID;
+			continue;
+		}
+		double p[3] = {v1.x[i], v1.y[i], v1.z[i]}, n[3] = {v1.vx1[i], v1.vy1[i], v1.vz1[i]};
+		differ += v2.vx1[i] != v1.vx1[i] || v2.vy1[i] != v1.vy1[i] || v2.vz1[i] != v1.vz1[i] ||
+		          v2.x[i] != v1.x[i] || v2.z[i] != v1.z[i];
+		double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+		double foot[3] = {p[0] + n[0], p[1] + n[1], p[2] + n[2]};
+		double ghost[3] = {p[0] + 2 * n[0], p[1] + 2 * n[1], p[2] + 2 * n[2]};
+		if (!inside(o->lo, o->hi, dim, p, 0)) { /* a tank wall particle */
+			nt++;
+			double d = face_distance(t->lo, t->hi, tank_faces, dim, p, dp / 50);
+			/* the sampled faces can only be farther than the true surface, by < step/sqrt 2 */
+			bad_t += !(len <= d + tol && len >= d - dp / 50) || !inside(t->lo, t->hi, dim, ghost, tol);
+			int axes = (n[0] != 0) + (n[1] != 0) + (n[2] != 0);
+			if (axes == 1) {
+				double l = len / dp - 0.5;
+				bad_layer += fabs(l - floor(l + 0.5)) > 1e-4 || l < -1e-4 || l > 2 + 1e-4;
+			}
+		} else {
+			no++;
+			double d = face_distance(o->lo, o->hi, obst_faces, dim, p, dp / 50);
+			int on = 0; /* exposed faces whose plane holds the foot */
+			for (int a = 0; a < 3; a++)
+				for (int side = 0; side < 2; side++)
+					if (obst_faces >> (2 * a + side) & 1u)
+						on += fabs(foot[a] - (side ? o->hi[a] : o->lo[a])) < tol &&
+						      inside(o->lo, o->hi, dim, foot, tol);
+			int axes = (n[0] != 0) + (n[1] != 0) + (n[2] != 0);
+			ncorner += axes > 1;
+			/* a face particle: to the nearest face; an edge or corner one: to the edge or
+			 * corner point (on as many faces as it has components) */
+			bad_o += on < axes || axes == 0 || inside(o->lo, o->hi, dim, ghost, -tol) ||
+			         len < d - dp / 50 || (axes == 1 && len > d + tol);
+		}
+	}
+	EXPECT(ok && nt > 0 && no > 0 && ncorner > 0, "normals %dD: %d wall, %d obstacle particles, "
+	       "%d at obstacle edges", dim, nt, no, ncorner);
+	EXPECT(bad_t == 0 && bad_layer == 0, "normals %dD (%s top): %d of %d tank wall normals are "
+	       "not to the nearest inner face or their ghost is outside the tank, %d not at a layer's "
+	       "distance", dim, open_top ? "open" : "closed", bad_t, nt, bad_layer);
+	EXPECT(bad_o == 0, "normals %dD: %d of %d obstacle normals wrong", dim, bad_o, no);
+	EXPECT(differ == 0, "normals %dD: tide_host_block_build and tide_host_block_from_set differ at "
+	       "%d particles", dim, differ);
+	printf("normals %dD %s top: %d wall and %d obstacle particles (%d at its edges and corners) "
+	       "checked\n", dim, open_top ? "open" : "closed", nt, no, ncorner);
+	tide_pset_free(&ps);
+	free(m1);
+	if (m2) tide_block_free_host(m2, v2.cap);
+}
+
 int main(int argc, char **argv)
 {
 	int have_cuda = test_cuda_requested(argc, argv);
@@ -313,6 +452,8 @@ int main(int argc, char **argv)
 	for (int dim = 2; dim <= 3; dim++)
 		for (int kernel = 0; kernel < 2; kernel++) linear(dim, kernel, have_cuda);
 	for (int kernel = 0; kernel < 2 && !have_cuda; kernel++) fallbacks(kernel);
+	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
+		for (int open = 0; open < 2; open++) normals(dim, open);
 	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
 		for (int integ = 0; integ < 2; integ++) steps(dim, integ);
 	starpu_shutdown();
