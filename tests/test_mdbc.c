@@ -404,9 +404,9 @@ static void normals(int dim, int open_top)
 		double ghost[3] = {p[0] + 2 * n[0], p[1] + 2 * n[1], p[2] + 2 * n[2]};
 		if (!inside(o->lo, o->hi, dim, p, 0)) { /* a tank wall particle */
 			nt++;
-			double d = face_distance(t->lo, t->hi, tank_faces, dim, p, dp / 50);
+			double d = face_distance(t->lo, t->hi, tank_faces, dim, p, dp / 4);
 			/* the sampled faces can only be farther than the true surface, by < step/sqrt 2 */
-			bad_t += !(len <= d + tol && len >= d - dp / 50) || !inside(t->lo, t->hi, dim, ghost, tol);
+			bad_t += !(len <= d + tol && len >= d - dp / 4) || !inside(t->lo, t->hi, dim, ghost, tol);
 			int axes = (n[0] != 0) + (n[1] != 0) + (n[2] != 0);
 			if (axes == 1) {
 				double l = len / dp - 0.5;

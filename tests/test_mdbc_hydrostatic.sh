@@ -17,7 +17,8 @@
 #    third no gap more than 20 % above dp/2.
 #  - DBC: the same figures are printed (not asserted: DBC's gap depends on its boundary density).
 # Then mdbc on 1 rank and on 2 MPI ranks with 4 blocks, 200 steps: identical particle files and
-# gauges (ids conserved: the id array is in the files).
+# gauges (ids conserved: the id array is in the files); a checkpoint at step 100 continued to 200
+# equals 200 steps in one go, bit for bit (normals and ghost densities survive the checkpoint).
 # usage: test_mdbc_hydrostatic.sh TIDE_EXE SOURCE_ROOT
 set -eu
 tide=$1
@@ -99,4 +100,17 @@ for f in "$work/r1"/particles_*.vtp; do
 done
 [ "$n" -ge 2 ] || { echo "FAIL: only $n particle files"; exit 1; }
 echo "ok: mdbc on 2 ranks, 4 blocks: $n outputs identical to 1 rank"
+
+# checkpoints keep the normals (vx1..vz1 of boundary particles) and the ghost densities (rho1):
+# 100 steps, checkpoint, restart to 200 = 200 steps in one go, bit for bit
+args=(run "$root/cases/hydrostatic.yaml" --dp 0.02 --set time.output=0.005
+      --set physics.boundary=mdbc --checkpoint-every 100steps --quiet)
+STARPU_NCPU=1 "$tide" "${args[@]}" --max-steps 200 --out "$work/full"
+STARPU_NCPU=1 "$tide" "${args[@]}" --max-steps 100 --out "$work/half"
+STARPU_NCPU=1 "$tide" run --restart "$work/half/checkpoint" --max-steps 200 --checkpoint-every 100steps --quiet
+grep -q "boundary: mdbc" "$work/half/used_parameters.yaml" || { echo "FAIL: the restarted run is not mdbc"; exit 1; }
+cmp "$work/full/checkpoint/particles.bin" "$work/half/checkpoint/particles.bin" ||
+	{ echo "FAIL: mdbc restart: final particles differ from the run in one go"; exit 1; }
+cmp "$work/full/gauges.csv" "$work/half/gauges.csv" || { echo "FAIL: mdbc restart: gauges differ"; exit 1; }
+echo "ok: mdbc checkpoint at step 100 + restart = 200 steps in one go, bit for bit"
 rm -rf "$work"
