@@ -61,20 +61,27 @@ TIDE_HD void tide_mdbc_gather(const tide_sph_params *P, const tide_mdbc_src *src
                               uint32_t jb, const double g[3], tide_mdbc_sums *S)
 {
 	const float inv_h = 1.f / P->h, m = P->mass[TIDE_FLUID];
+	const double h2x4 = (double)P->h2x4;
+	/* local sums (kept in registers: S might alias the source arrays as far as the compiler
+	 * knows), added to S at the end */
+	double a[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, b[4] = {0, 0, 0, 0};
 	for (uint32_t j = ja; j < jb; j++) {
-		if (src->type[j] != TIDE_FLUID) continue;
 		double d[4] = {1.0, g[0] - src->x[j], g[1] - src->y[j], g[2] - src->z[j]};
 		double r2 = d[1] * d[1] + d[2] * d[2] + d[3] * d[3];
-		if (!(r2 < (double)P->h2x4)) continue;
+		if (!(r2 < h2x4) || src->type[j] != TIDE_FLUID) continue;
 		float q = (float)sqrt(r2) * inv_h, rj = src->rho[j];
 		double V = (double)(m / rj);
 		double w = (double)(P->aw * tide_kernel_w(P->kernel, q)) * V;
 		double f = (double)(P->af * tide_kernel_f(P->kernel, q)) * V;
 		double row[4] = {w, f * d[1], f * d[2], f * d[3]};
 		for (int r = 0; r < 4; r++) {
-			for (int c = 0; c < 4; c++) S->a[r][c] += row[r] * d[c];
-			S->b[r] += row[r] * (double)rj;
+			for (int c = 0; c < 4; c++) a[r][c] += row[r] * d[c];
+			b[r] += row[r] * (double)rj;
 		}
+	}
+	for (int r = 0; r < 4; r++) {
+		for (int c = 0; c < 4; c++) S->a[r][c] += a[r][c];
+		S->b[r] += b[r];
 	}
 }
 
@@ -134,18 +141,19 @@ TIDE_HD float tide_mdbc_density(const tide_sph_params *P, const tide_mdbc_sums *
 	return r < P->rho0 ? P->rho0 : r;
 }
 
-/* The density boundary particle i of the cell-sorted block `own` (box A, cell starts `start`)
- * takes from its ghost node, reading the fluid of the block and of its nh halos; `keep` for a
- * particle without a normal or whose ghost has no fluid. */
+/* The density a boundary particle at xb with normal nb of the block of box A takes from its
+ * ghost node, reading the fluid of the cell-sorted block `own` (cell starts `start`; it may hold
+ * its fluid particles alone) and of its nh halos; `keep` for a particle without a normal or
+ * whose ghost has no fluid. */
 TIDE_HD float tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *A,
                                  const tide_mdbc_src *own, const uint32_t *start,
                                  const tide_mdbc_src *halo, int nh, const float nb[3],
-                                 uint32_t i, float keep)
+                                 const double xb[3], float keep)
 {
 	if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) return keep;
 	const tide_grid *gr = &P->grid;
-	double g[3] = {own->x[i] + 2.0 * (double)nb[0], own->y[i] + 2.0 * (double)nb[1],
-	               own->z[i] + 2.0 * (double)nb[2]};
+	double g[3] = {xb[0] + 2.0 * (double)nb[0], xb[1] + 2.0 * (double)nb[1],
+	               xb[2] + 2.0 * (double)nb[2]};
 	int k[3], nk[3] = {gr->n[gr->axis[0]], gr->n[gr->axis[1]], gr->n[gr->axis[2]]};
 	tide_cell_k(gr, g[0], g[1], g[2], k);
 	tide_block_arg E = tide_box_grow(gr, A);
@@ -154,12 +162,25 @@ TIDE_HD float tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg 
 		S.b[r] = 0.0;
 		for (int c = 0; c < 4; c++) S.a[r][c] = 0.0;
 	}
+	/* the ghost's offsets inside its cell along the key axes: a neighbour cell is read only if
+	 * it comes within the support 2h (= the cell side) of the ghost */
+	double off[3], cs = (double)gr->cell, r2max = (double)P->h2x4;
+	for (int j = 0; j < 3; j++) {
+		int a = gr->axis[j];
+		off[j] = g[a] - (gr->origin[a] + (double)k[j] * cs);
+	}
 	for (int c0 = k[0] - 1; c0 <= k[0] + 1; c0++)
 		for (int c1 = k[1] - 1; c1 <= k[1] + 1; c1++)
 			for (int c2 = k[2] - 1; c2 <= k[2] + 1; c2++) {
 				int c[3] = {c0, c1, c2};
 				if (c0 < 0 || c1 < 0 || c2 < 0 || c0 >= nk[0] || c1 >= nk[1] || c2 >= nk[2])
 					continue;
+				double gap2 = 0;
+				for (int j = 0; j < 3; j++) {
+					double e = c[j] < k[j] ? off[j] : c[j] > k[j] ? cs - off[j] : 0.0;
+					if (e > 0) gap2 += e * e;
+				}
+				if (gap2 >= r2max) continue;
 				if (tide_box_contains(A, c)) {
 					uint32_t l = tide_box_index(A, c);
 					tide_mdbc_gather(P, own, start[l], start[l + 1], g, &S);
