@@ -66,9 +66,10 @@ TIDE_HD void tide_mdbc_gather(const tide_sph_params *P, const tide_mdbc_src *src
 	 * knows), added to S at the end */
 	double a[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, b[4] = {0, 0, 0, 0};
 	for (uint32_t j = ja; j < jb; j++) {
+		if (src->type[j] != TIDE_FLUID) continue; /* (the CPU passes fluid alone) */
 		double d[4] = {1.0, g[0] - src->x[j], g[1] - src->y[j], g[2] - src->z[j]};
 		double r2 = d[1] * d[1] + d[2] * d[2] + d[3] * d[3];
-		if (!(r2 < h2x4) || src->type[j] != TIDE_FLUID) continue;
+		if (!(r2 < h2x4)) continue;
 		float q = (float)sqrt(r2) * inv_h, rj = src->rho[j];
 		double V = (double)(m / rj);
 		double w = (double)(P->aw * tide_kernel_w(P->kernel, q)) * V;
