@@ -19,6 +19,7 @@
 # Then mdbc on 1 rank and on 2 MPI ranks with 4 blocks, 200 steps: identical particle files and
 # gauges (ids conserved: the id array is in the files); a checkpoint at step 100 continued to 200
 # equals 200 steps in one go, bit for bit (normals and ghost densities survive the checkpoint).
+# A bad physics.boundary is refused (exit 2, the loader's sentence).
 # usage: test_mdbc_hydrostatic.sh TIDE_EXE SOURCE_ROOT
 set -eu
 tide=$1
@@ -27,6 +28,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tide-mdbc-hydrostatic.XXXXXX")
 echo "mdbc hydrostatic in $work"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
+
+# a bad value is refused with the usual sentence, exit 2
+set +e
+msg=$("$tide" run "$root/cases/hydrostatic.yaml" --set physics.boundary=ghost --no-output 2>&1)
+rc=$?
+set -e
+[ $rc = 2 ] && [[ "$msg" == *"key 'physics.boundary' = 'ghost' is not allowed; allowed: dbc, mdbc."* ]] ||
+	{ echo "FAIL: physics.boundary=ghost gave exit $rc: $msg"; exit 1; }
 
 for b in mdbc dbc; do
 	"$tide" run "$root/cases/hydrostatic.yaml" --dp 0.02 --quiet --out "$work/$b" \
