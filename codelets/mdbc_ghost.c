@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // mdbc_ghost: under physics.boundary = mdbc, the density every boundary particle of a cell-sorted
 // block takes from its ghost node (include/tide/mdbc.h), from the fluid of the block and of the
-// halos sph_forces reads.  It is written to the particle's TIDE_BN_RHO (rho1), which sph_forces
-// never reads and integrate gives the particle at the end of the step: every block and rank
-// then sees the same boundary densities during the step, whatever the decomposition.
+// halos sph_forces reads, written to the particle's rho (only fluid densities are read, so the
+// writes never meet the reads).  The halos are packed again afterwards (tasks/sph_step.c), so
+// sph_forces sees the new boundary densities in every block and halo alike.
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -77,7 +77,7 @@ static void mdbc_ghost_cpu(void *buffers[], void *cl_arg)
 		if (v.type[i] == TIDE_FLUID) continue;
 		const float nb[3] = {v.TIDE_BN_X[i], v.TIDE_BN_Y[i], v.TIDE_BN_Z[i]};
 		double xb[3] = {v.x[i], v.y[i], v.z[i]};
-		v.TIDE_BN_RHO[i] = tide_mdbc_particle(&P, &A, &own, fo.fstart, halo, nh, nb, xb, v.rho[i]);
+		v.rho[i] = tide_mdbc_particle(&P, &A, &own, fo.fstart, halo, nh, nb, xb, v.rho[i]);
 	}
 	fluid_free(&fo);
 	for (int h = 0; h < nok; h++) fluid_free(&fh[h]);

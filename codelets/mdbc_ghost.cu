@@ -21,7 +21,7 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 	tide_mdbc_src own = tide_mdbc_src_of(&v);
 	const float nb[3] = {v.TIDE_BN_X[i], v.TIDE_BN_Y[i], v.TIDE_BN_Z[i]};
 	const double xb[3] = {v.x[i], v.y[i], v.z[i]};
-	v.TIDE_BN_RHO[i] = tide_mdbc_particle(&P, &A, &own, start, H.h, nh, nb, xb, v.rho[i]);
+	v.rho[i] = tide_mdbc_particle(&P, &A, &own, start, H.h, nh, nb, xb, v.rho[i]);
 }
 
 extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)

@@ -60,9 +60,6 @@ enum tide_block_field_number {
 #define TIDE_BN_X vx1
 #define TIDE_BN_Y vy1
 #define TIDE_BN_Z vz1
-/* rho1 of a boundary particle under physics.boundary: mdbc holds the density mdbc_ghost
- * interpolated at its ghost node, which integrate gives the particle at the end of the step. */
-#define TIDE_BN_RHO rho1
 
 /* Work space inside the block.  ax, ay, az and drho hold values only from sph_forces to
  * integrate; between integrate and the next step's sph_forces nothing reads them.  cell_sort and

@@ -24,7 +24,7 @@ extern struct starpu_codelet tide_halo_pack_cl;
 extern struct starpu_codelet tide_sph_forces_cl;
 /* Buffers: block (RW), cell starts (R), then one halo (R) per neighbour block, as sph_forces.
  * Args: tide_sph_params, tide_block_arg, int (number of halos).  Under physics.boundary = mdbc:
- * the density of every boundary particle from its ghost node into its TIDE_BN_RHO (mdbc.h). */
+ * the density of every boundary particle from its ghost node (mdbc.h). */
 extern struct starpu_codelet tide_mdbc_ghost_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
