@@ -65,6 +65,64 @@ static int flat_axis(axis *a)
 	return a->v && a->wall ? 0 : -1;
 }
 
+/* ---- boundary normals of tank walls and box obstacles (block.h's convention: from the particle
+ * into the fluid, of length its distance to the boundary surface; mDBC's ghost is x + 2 n) ---- */
+
+/* A tank wall particle at p: the vector to the nearest point of the tank's inner box (the fluid
+ * side of the walls), p clamped into the box.  Along a wall that is the wall's normal; at the
+ * tank's edges and corners it points diagonally to the edge or corner, as DualSPHysics 5 does
+ * for corners (English et al. 2021: the corner particles' ghosts are mirrored through the corner
+ * point, so they lie in the fluid).  No clamp at an open top. */
+static void tank_normal(const tide_case *c, const double *p, double n[3])
+{
+	const tide_box *b = &c->tank.box;
+	for (int a = 0; a < 3; a++) {
+		double q = p[a];
+		if (!(c->dim == 2 && a == 1)) {
+			if (q < b->lo[a]) q = b->lo[a];
+			if (q > b->hi[a] && !(a == 2 && c->tank.open_top)) q = b->hi[a];
+		}
+		n[a] = q - p[a];
+	}
+}
+
+/* Is face (axis a, side 1 = hi) of obstacle o in contact with fluid?  Not where it lies on or
+ * beyond a tank wall (an obstacle standing on the floor has no fluid under it). */
+static int face_exposed(const tide_case *c, const tide_box *o, int a, int side)
+{
+	if (c->dim == 2 && a == 1) return 0;
+	if (!c->tank.present || (side && a == 2 && c->tank.open_top)) return 1;
+	double f = side ? o->hi[a] : o->lo[a], w = side ? c->tank.box.hi[a] : c->tank.box.lo[a];
+	double eps = 1e-9 * (1 + fabs(w));
+	return side ? f < w - eps : f > w + eps;
+}
+
+/* A particle at p of obstacle o (a solid box filled on lattice spacings sp): the vector to the
+ * nearest point of its fluid-side surface.  A particle in the outer layer of several exposed faces
+ * (an edge or corner of the box) points to the edge or corner point, diagonally out, like the
+ * tank's corners; deeper particles to the nearest exposed face.  No exposed face: 0 (mdbc_ghost
+ * then leaves its density as it is). */
+static void obstacle_normal(const tide_case *c, const tide_box *o, const double *sp, const double *p,
+                            double n[3])
+{
+	double outer[3] = {0, 0, 0}, best = INFINITY;
+	int nouter = 0;
+	for (int a = 0; a < 3; a++) {
+		n[a] = 0;
+		for (int side = 0; side < 2; side++) {
+			if (!face_exposed(c, o, a, side)) continue;
+			double d = side ? o->hi[a] - p[a] : p[a] - o->lo[a];
+			if (d < sp[a] * (1 - 1e-6)) { /* the face's outer layer */
+				outer[a] = side ? d : -d;
+				nouter++;
+			}
+			if (d < best) { best = d; n[0] = n[1] = n[2] = 0; n[a] = side ? d : -d; }
+		}
+	}
+	if (nouter > 0)
+		for (int a = 0; a < 3; a++) n[a] = outer[a];
+}
+
 static int build_tank(const tide_case *c, tide_particle_set *s)
 {
 	const tide_tank *t = &c->tank;
@@ -82,9 +140,12 @@ static int build_tank(const tide_case *c, tide_particle_set *s)
 	for (long k = 0; k < ax[2].n; k++)
 		for (long j = 0; j < ax[1].n; j++)
 			for (long i = 0; i < ax[0].n; i++)
-				if ((ax[0].wall[i] || ax[1].wall[j] || ax[2].wall[k]) &&
-				    tide_pset_push(s, ax[0].v[i], ax[1].v[j], ax[2].v[k], (float)c->rho0, TIDE_BOUND))
-					goto out;
+				if (ax[0].wall[i] || ax[1].wall[j] || ax[2].wall[k]) {
+					double p[3] = {ax[0].v[i], ax[1].v[j], ax[2].v[k]}, nb[3];
+					if (tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) goto out;
+					tank_normal(c, p, nb);
+					tide_pset_set_normal(s, nb[0], nb[1], nb[2]);
+				}
 	rc = 0;
 out:
 	for (int a = 0; a < 3; a++) axis_free(&ax[a]);
@@ -127,7 +188,11 @@ static int build_obstacle(const tide_case *c, int m, tide_particle_set *s)
 				int dup = 0;   /* overlapping obstacles: the earlier one owns the overlap */
 				for (int e = 0; e < m && !dup; e++)
 					dup = strictly_inside(p, c->obstacle[e].lo, c->obstacle[e].hi, zero, c->dim);
-				if (!dup && tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) return -1;
+				if (dup) continue;
+				if (tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) return -1;
+				double nb[3];
+				obstacle_normal(c, o, sp, p, nb);
+				tide_pset_set_normal(s, nb[0], nb[1], nb[2]);
 			}
 	return 0;
 }

@@ -60,6 +60,7 @@ static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 static const char *const eos_names[] = {"tait", "isothermal", NULL};
+static const char *const boundary_names[] = {"dbc", "mdbc", NULL};
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
@@ -98,6 +99,7 @@ static const struct key keys[] = {
 	SECTION("physics"),
 	ENUM("physics.kernel", kernel, kernel_names),
 	ENUM("physics.eos", eos, eos_names),
+	ENUM("physics.boundary", boundary, boundary_names),
 	NUM("physics.cs_iso", cs_iso, R_GT, 0, 0),
 	NUM("physics.rho0", rho0, R_GT, 0, 0),
 	NUM("physics.gamma", gamma, R_GE | R_LE, 1, 10),
@@ -754,6 +756,7 @@ static void set_defaults(tide_case *c, const char *path)
 	c->integrator = TIDE_VERLET;
 	c->verlet_steps = 40;
 	c->eos = TIDE_EOS_TAIT;
+	c->boundary = TIDE_BOUNDARY_DBC;
 	c->self_gravity.G = 6.674e-11;
 	c->self_gravity.theta = 0.5;
 	c->self_gravity.quadrupole = 1;
@@ -1004,6 +1007,7 @@ static void put_physics(FILE *f, const tide_case *c)
 	char b[32];
 	fprintf(f, "physics:\n  kernel: %s\n", kernel_names[c->kernel]);
 	fprintf(f, "  eos: %s\n", eos_names[c->eos]);
+	fprintf(f, "  boundary: %s\n", boundary_names[c->boundary]);
 	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", num(c->cs_iso, b));
 	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
 	fprintf(f, "  gamma: %s\n", num(c->gamma, b));

@@ -13,13 +13,16 @@
 #include "log.h"
 
 /* The fields a particle set does not have, for particles 0..n-1 of a fresh block: the Verlet
- * history equal to the present, no forces, no cell key. */
+ * history equal to the present (fluid; a boundary particle's vx1..vz1 hold its normal, block.h,
+ * put there by the caller), no forces, no cell key. */
 static void start_history(tide_block_view *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		v->vx1[i] = v->vx[i];
-		v->vy1[i] = v->vy[i];
-		v->vz1[i] = v->vz[i];
+		if (v->type[i] == TIDE_FLUID) {
+			v->vx1[i] = v->vx[i];
+			v->vy1[i] = v->vy[i];
+			v->vz1[i] = v->vz[i];
+		}
 		v->rho1[i] = v->rho[i];
 		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
 		v->key[i] = 0;
@@ -41,6 +44,10 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 		v->rho[i] = s->rho[i];
 		v->id[i] = s->id[i];
 		v->type[i] = s->type[i];
+		int nb = s->type[i] != TIDE_FLUID && s->nx; /* the normal of a boundary particle */
+		v->TIDE_BN_X[i] = nb ? s->nx[i] : 0.f;
+		v->TIDE_BN_Y[i] = nb ? s->ny[i] : 0.f;
+		v->TIDE_BN_Z[i] = nb ? s->nz[i] : 0.f;
 	}
 	start_history(v, s->n);
 	return 0;
@@ -84,7 +91,8 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 	*v = tide_block_view_make(*mem, cap, 0);
 	s = (tide_particle_set){.n = 0, .cap = n, .x = v->x, .y = v->y, .z = v->z, .vx = v->vx,
 	                        .vy = v->vy, .vz = v->vz, .rho = v->rho, .id = v->id,
-	                        .type = v->type, .mode = TIDE_PSET_FIXED};
+	                        .type = v->type, .nx = v->TIDE_BN_X, .ny = v->TIDE_BN_Y,
+	                        .nz = v->TIDE_BN_Z, .mode = TIDE_PSET_FIXED};
 	if (tide_case_build(c, &s) || s.n != n) {
 		if (s.n != n)
 			fprintf(stderr, "tide: internal error: the case builder made %zu particles after "

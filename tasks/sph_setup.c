@@ -23,7 +23,7 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
-	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl};
+	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 
@@ -42,6 +42,7 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->rho0 = (float)c->rho0;
 	P->inv_rho0 = (float)(1.0 / c->rho0);
 	P->eos = c->eos;
+	P->boundary = c->boundary;
 	/* isothermal = Tait with gamma 1 and B = rho0 c0^2: Fourtakas' hydrostatic density term
 	 * (rhoh_k, 1/gamma) is then the isothermal one */
 	int iso = c->eos == TIDE_EOS_ISOTHERMAL;

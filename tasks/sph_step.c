@@ -4,6 +4,9 @@
 // per block b (a box of cells; its neighbours n are the blocks touching it, up to 26):
 //   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
 //   halo_pack(B[b]) -> H[b][f]            boundary cell layer of every face f with neighbours
+//   mdbc_ghost(B[b], C[b], H[n][f_nb]...) with physics.boundary = mdbc: boundary particles'
+//                                         densities from their ghosts (include/tide/mdbc.h),
+//                                         then halo_pack again (the halos' boundary densities)
 //   dt_init(red)                          (once; under MPI once per rank r, of part[r]) reset
 //                                         of the step reduction
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
@@ -98,6 +101,26 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
 		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(kind, b), 0);
 	}
+}
+
+/* physics.boundary = mdbc: every block's boundary particles take their ghost densities, from the
+ * same block and halos as the step's first sph_forces (once a step, before it, as DualSPHysics'
+ * default: not again before the symplectic corrector).  The caller packs the halos again, so
+ * that they carry the new boundary densities too.  Returns 1 if it submitted anything. */
+static int submit_mdbc(tide_sim *sim)
+{
+	if (sim->P.boundary != TIDE_BOUNDARY_MDBC) return 0;
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		data_list l = {.n = 0};
+		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
+		int nh = k->nnb;
+		SUBMIT(sim, &tide_mdbc_ghost_cl, STARPU_RW, k->B, STARPU_R, k->C,
+		        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
+		        STARPU_NAME, "mdbc_ghost", PROFILE_B(TIDE_K_MDBC, b), 0);
+	}
+	return 1;
 }
 
 static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
@@ -250,6 +273,7 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 {
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl, TIDE_K_SORT);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
+	if (submit_mdbc(sim)) submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
 	submit_forces(sim, 0, forces ? forces : &tide_sph_forces_cl);
 	submit_self_gravity(sim, 0);
 	finish_reduction(sim);

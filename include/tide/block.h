@@ -54,6 +54,16 @@ enum tide_block_field_number {
 	 TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) | TIDE_FIELD_BIT(type) | \
 	 TIDE_FIELD_BIT(key))
 
+/* Boundary normals.  A boundary particle never integrates its velocity, so its Verlet fields
+ * vx1, vy1, vz1 hold its normal n_b instead (no extra bytes per particle): the vector from the
+ * particle INTO the fluid side, of length the particle's distance to the boundary surface (for
+ * lattice walls the surface lies dp/2 beyond the outermost layer's centres); the mDBC ghost node
+ * is x_b + 2 n_b.  Every copy of a block (sort, migration, checkpoints) moves them with the
+ * other fields.  Halos leave them out (sph_forces and mdbc_ghost read only their own block's). */
+#define TIDE_BN_X vx1
+#define TIDE_BN_Y vy1
+#define TIDE_BN_Z vz1
+
 /* Work space inside the block.  ax, ay, az and drho hold values only from sph_forces to
  * integrate; between integrate and the next step's sph_forces nothing reads them.  cell_sort and
  * migrate_pack, which run in that interval with the block in RW mode, use these four arrays

@@ -89,6 +89,7 @@ typedef struct tide_case {
 	/* physics */
 	int kernel;                   /* enum tide_kernel */
 	int eos;                      /* enum tide_eos (sph_params.h) */
+	int boundary;                 /* enum tide_boundary (sph_params.h): dbc or mdbc */
 	double rho0, gamma;           /* Tait equation of state */
 	double cs_iso;                /* isothermal sound speed [m/s] (eos: isothermal) */
 	double coefsound;             /* c0 = coefsound * sqrt(g * hswl) (Tait) */

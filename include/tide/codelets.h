@@ -22,6 +22,10 @@ extern struct starpu_codelet tide_halo_pack_cl;
  * block: the face halo of the neighbour that faces this block.  Args: tide_sph_params,
  * tide_block_arg, int (number of halos). */
 extern struct starpu_codelet tide_sph_forces_cl;
+/* Buffers: block (RW), cell starts (R), then one halo (R) per neighbour block, as sph_forces.
+ * Args: tide_sph_params, tide_block_arg, int (number of halos).  Under physics.boundary = mdbc:
+ * the density of every boundary particle from its ghost node (mdbc.h). */
+extern struct starpu_codelet tide_mdbc_ghost_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
@@ -104,6 +108,7 @@ void tide_dt_init_cuda(void *buffers[], void *cl_arg);
 void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
 void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
 void tide_integrate_cuda(void *buffers[], void *cl_arg);
+void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 void tide_snap_copy_cuda(void *buffers[], void *cl_arg);

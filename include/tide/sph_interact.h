@@ -81,11 +81,14 @@ TIDE_HD float tide_particle_dt(const tide_sph_params *P, const tide_acc *acc, fl
  *  Symplectic predictor: x, v, rho advanced by dt/2, old values kept in vx1.., rho1
  *  Symplectic corrector: v+ = v_n + dt a_half, x+ = x_n + dt/2 (v+ + v_n),
  *                        rho+ = rho_n (2 - eps)/(2 + eps), eps = -drho/rho_half dt
- * Boundary particles keep position and velocity; their density is integrated and kept >= rho0. */
+ * Boundary particles keep position and velocity, and vx1..vz1, which hold their normal (block.h);
+ * under DBC their density is integrated and kept >= rho0, under mDBC mdbc_ghost sets it. */
 TIDE_HD void tide_integrate_particle(const tide_sph_params *P, int stage, float dt,
                                      tide_block_view *v, uint32_t i)
 {
 	int fluid = v->type[i] == TIDE_FLUID;
+	if (!fluid && P->boundary == TIDE_BOUNDARY_MDBC)
+		return; /* mDBC: the density is the ghost's, set by mdbc_ghost before the forces */
 	float rho = v->rho[i], rho1 = v->rho1[i], dr = v->drho[i], rnew;
 	if (stage == 0) rnew = rho1 + 2.f * dt * dr;
 	else if (stage == 1) rnew = rho + dt * dr;

@@ -57,12 +57,17 @@ TIDE_HD int tide_layer_of(const tide_grid *g, double x, double y, double z)
  * Tait p = B ((rho/rho0)^gamma - 1), or isothermal p = cs_iso^2 (rho - rho0) with c0 = cs_iso. */
 enum tide_eos { TIDE_EOS_TAIT = 0, TIDE_EOS_ISOTHERMAL = 1 };
 
+/* Boundary condition of the boundary particles (case key physics.boundary): DBC (their density
+ * from the continuity equation) or mDBC (English et al. 2021: from their ghost node, mdbc.h). */
+enum tide_boundary { TIDE_BOUNDARY_DBC = 0, TIDE_BOUNDARY_MDBC = 1 };
+
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
 	tide_grid grid;
 	double dom_lo[3], dom_hi[3];  /* particles leaving this box are removed */
 	int dim, kernel, diffusion;
 	int eos;                  /* enum tide_eos */
+	int boundary;             /* enum tide_boundary */
 	float h, h2x4;            /* h, (2h)^2 */
 	float aw, af;             /* kernel alpha and alpha/h^2 (see sph_kernel.h) */
 	float mass[2];            /* per enum tide_ptype */
