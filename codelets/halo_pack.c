@@ -5,6 +5,9 @@
 // edge is one contiguous run of the sorted block; along the other axes it is a selection in
 // block order, so every halo stays sorted by cell key.  Only the fields in the halo's mask
 // (TIDE_HALO_FIELDS: what sph_forces reads) are written and travel.
+// Across a periodic face the halo holds the images of the edge (shifted by the period, keyed in
+// the ghost layer beyond the neighbour's face: sph_params.h), so sph_forces needs no periodic
+// case of its own.
 // Buffers: block, cell starts, scratch, then the faces that have neighbours (tide_face_slots).
 #include <string.h>
 #include <starpu.h>
@@ -63,6 +66,16 @@ static void copy_layer(const tide_grid *g, struct tide_block_iface *dst, const t
 	dst->count = n;
 }
 
+/* A halo across a periodic face holds the images of the edge layer (sph_params.h). */
+static void make_images(const tide_sph_params *P, int f, struct tide_block_iface *dst)
+{
+	tide_block_view h = tide_block_view_of(dst);
+	int d = P->grid.axis[f / 2];
+	double L = P->dom_hi[d] - P->dom_lo[d];
+	for (uint32_t i = 0; i < h.count; i++)
+		tide_periodic_image(&P->grid, f, L, &h.x[i], &h.y[i], &h.z[i], &h.key[i]);
+}
+
 static void halo_pack_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
@@ -87,6 +100,7 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 		} else {
 			copy_layer(g, dst, &v, k, side ? hi[k] - 1 : lo[k]);
 		}
+		if (tide_face_periodic(g, &A, f)) make_images(&P, f, dst);
 	}
 }
 

@@ -64,6 +64,22 @@ static void copy_layer(const tide_grid &g, struct tide_block_iface *dst, const t
 	dst->count = n;
 }
 
+/* The images of a halo across a periodic face (sph_params.h), in place. */
+__global__ static void image_kernel(tide_grid g, int f, double L, tide_block_view h, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) tide_periodic_image(&g, f, L, &h.x[i], &h.y[i], &h.z[i], &h.key[i]);
+}
+
+static void make_images(const tide_sph_params &P, int f, struct tide_block_iface *dst,
+                        cudaStream_t s)
+{
+	if (dst->count == 0) return;
+	int d = P.grid.axis[f / 2];
+	image_kernel<<<tide_blocks_for(dst->count, 256), 256, 0, s>>>(
+	        P.grid, f, P.dom_hi[d] - P.dom_lo[d], tide_block_view_of(dst), dst->count);
+}
+
 extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
@@ -96,6 +112,7 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 		if (f == 0) copy_run(dst, v, 0, ends[0], s);
 		else if (f == 1) copy_run(dst, v, ends[1], v.count - ends[1], s);
 		else copy_layer(g, dst, v, k, side ? hi[k] - 1 : lo[k], scr, scr_bytes, s);
+		if (tide_face_periodic(&g, &A, f)) make_images(P, f, dst, s);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -64,8 +64,10 @@ static int build_tank(const tide_case *c, tide_particle_set *s)
 	const tide_tank *t = &c->tank;
 	axis ax[3] = {{0}};
 	int rc = -1;
-	if (wall_axis(&ax[0], t->box.lo[0], t->box.hi[0], c->dp, t->layers, 1, 1) ||
-	    (c->dim == 3 ? wall_axis(&ax[1], t->box.lo[1], t->box.hi[1], c->dp, t->layers, 1, 1)
+	/* no wall across a periodic axis: the tank is open there (the fluid flows on through) */
+	int wx = !(c->periodic & 1), wy = !(c->periodic & 2);
+	if (wall_axis(&ax[0], t->box.lo[0], t->box.hi[0], c->dp, t->layers, wx, wx) ||
+	    (c->dim == 3 ? wall_axis(&ax[1], t->box.lo[1], t->box.hi[1], c->dp, t->layers, wy, wy)
 	                 : flat_axis(&ax[1])) ||
 	    wall_axis(&ax[2], t->box.lo[2], t->box.hi[2], c->dp, t->layers, 1, !t->open_top)) {
 		fprintf(stderr, "tide: out of host memory while building the tank walls%s.\n", TIDE_OOM_ADVICE);

@@ -48,6 +48,7 @@ static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path);
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
@@ -77,6 +78,7 @@ static const struct key keys[] = {
 	SECTION("domain"),
 	POINT("domain.lo", domain.lo, REQ_IN),
 	POINT("domain.hi", domain.hi, REQ_IN),
+	LIST("periodic", list_periodic, 0),
 	SECTION("tank"),
 	POINT("tank.lo", tank.box.lo, REQ_IN),
 	POINT("tank.hi", tank.box.hi, REQ_IN),
@@ -522,6 +524,41 @@ static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path)
 }
 
 /* output.fields: a list of array names; position is required (it places the particles). */
+/* periodic: [x] / [x, y] / [] or {x: true, y: false}: the periodic axes. */
+static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	static const char *const want = "a list of axes or a mapping of booleans (allowed: [x], "
+	                                "[y], [x, y], [] or {x: true|false, y: true|false})";
+	x->c->periodic = 0;
+	if (v->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			const yaml_node_t *a = yaml_document_get_node(x->doc, *it);
+			int bit = a->type != YAML_SCALAR_NODE ? 0 : !strcmp(text(a), "x") ? 1 : !strcmp(text(a), "y") ? 2 : 0;
+			if (!bit) {
+				if (a->type != YAML_SCALAR_NODE) return type_error(x, a, path, want);
+				return fail(x, line_of(a), "key '%s' names axis '%s'; allowed: x, y (z, the "
+				            "direction of gravity, cannot be periodic).", path, text(a));
+			}
+			x->c->periodic |= bit;
+		}
+		return 0;
+	}
+	if (v->type != YAML_MAPPING_NODE) return type_error(x, v, path, want);
+	if (check_mapping(x, v, path, "x, y")) return -1;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		const yaml_node_t *b = yaml_document_get_node(x->doc, p->value);
+		int bit = !strcmp(text(k), "x") ? 1 : !strcmp(text(k), "y") ? 2 : 0, on = 0;
+		char q[64];
+		if (!bit)
+			return fail(x, line_of(k), "unknown key '%s.%s'; allowed: x, y.", path, text(k));
+		snprintf(q, sizeof q, "%s.%s", path, text(k));
+		if (get_bool(x, b, q, &on)) return -1;
+		if (on) x->c->periodic |= bit;
+	}
+	return 0;
+}
+
 static int list_output_fields(struct ctx *x, const yaml_node_t *seq, const char *path)
 {
 	char allowed[128] = "";
@@ -697,6 +734,7 @@ static tide_box default_domain(const tide_case *c)
 	double w = c->tank.layers * c->dp;
 	for (int j = 0; j < c->dim; j++) {
 		int a = axes_of(c->dim)[j];
+		if (c->periodic >> a & 1) continue; /* open there: the tank's extent is the period */
 		d.lo[a] -= w;
 		if (a != 2 || !c->tank.open_top) d.hi[a] += w;
 	}
@@ -726,10 +764,34 @@ static double gravity_norm(const tide_case *c)
 	            c->gravity[2] * c->gravity[2]);
 }
 
+/* Periodic axes: x (and y in 3-D), one at a time, at least two cells of side 2h long. */
+static int check_periodic(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	int line = x->line[find_key("periodic")];
+	if (!c->periodic) return 0;
+	if (c->dim == 2 && (c->periodic & 2))
+		return fail(x, line, "key 'periodic' names y in a 2-D case (the x-z plane); allowed: x.");
+	if (c->periodic == 3)
+		return fail(x, line, "key 'periodic' names both x and y; allowed: one of them (periodic "
+		            "along two axes at once is not supported yet).");
+	if (c->self_gravity.on)
+		return fail(x, line, "key 'periodic' with 'physics.self_gravity': the Barnes-Hut field "
+		            "is not periodic; allowed: one of the two.");
+	int a = c->periodic == 1 ? 0 : 1;
+	double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
+	if (!(len >= need))
+		return fail(x, line, "key 'periodic': the domain is %g m long along %c, less than the "
+		            "4h = %g m (two cells of side 2h) a periodic axis needs; allowed: a longer "
+		            "domain or a smaller dp.", len, "xy"[a], need);
+	return 0;
+}
+
 /* Self-gravity and equation of state checks: they need the whole case. */
 static int check_physics(struct ctx *x)
 {
 	const tide_case *c = x->c;
+	if (check_periodic(x)) return -1;
 	if (c->self_gravity.on && c->dim != 3)
 		return fail(x, x->line[find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");
@@ -1145,6 +1207,8 @@ void tide_case_print(FILE *f, const tide_case *c)
 	fputs("\ndomain: ", f);
 	put_box(f, c, &c->domain);
 	fputc('\n', f);
+	fprintf(f, "periodic: [%s%s%s]\n", c->periodic & 1 ? "x" : "", c->periodic == 3 ? ", " : "",
+	        c->periodic & 2 ? "y" : "");
 	if (c->tank.present) {
 		fputs("tank: {lo: ", f);
 		put_coords(f, c->tank.box.lo, c->dim, axes_of(c->dim));

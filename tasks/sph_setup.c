@@ -63,20 +63,34 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->cfl = (float)c->cfl;
 
 	tide_grid *g = &P->grid;
-	double cell = 2.0 * h;
-	g->cell = (float)cell;
-	g->inv_cell = 1.0 / cell;
+	double cell = 2.0 * h, inv_cell = 1.0 / cell;
+	g->periodic = c->periodic;
 	for (int d = 0; d < 3; d++) {
-		g->origin[d] = c->domain.lo[d];
+		if (!tide_ghost(g, d)) continue;
+		/* a periodic axis holds a whole number of cells (at least 2h each; the case check
+		 * keeps it >= 2 of them), so that its ghost layers are exactly the images' cells */
+		double len = c->domain.hi[d] - c->domain.lo[d], m = fmax(1.0, floor(len / cell));
+		cell = len / m;
+		inv_cell = m / len;
+	}
+	g->cell = (float)cell;
+	g->inv_cell = inv_cell;
+	for (int d = 0; d < 3; d++) {
+		int gh = tide_ghost(g, d);
+		g->origin[d] = c->domain.lo[d] - gh * cell;
 		double len = c->domain.hi[d] - c->domain.lo[d];
 		/* capped (a tiny dp in a large domain would overflow the int): such a grid is refused
 		 * by its cell count (tide_decomp_validate) */
-		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, ceil(len / cell)), 2e9);
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, gh ? round(len * inv_cell)
+		                                                              : ceil(len * inv_cell)), 2e9) + 2 * gh;
 	}
-	/* slab axis: the longest; the other two keep their order */
+	/* slab axis: the periodic one (the only axis its decompositions may cut), else the
+	 * longest; the other two keep their order */
 	int a0 = 0;
 	for (int d = 1; d < 3; d++)
 		if (g->n[d] > g->n[a0]) a0 = d;
+	for (int d = 0; d < 3; d++)
+		if (tide_ghost(g, d)) a0 = d;
 	g->axis[0] = a0;
 	g->axis[1] = a0 == 0 ? 1 : 0;
 	g->axis[2] = a0 == 2 ? 1 : 2;
@@ -228,7 +242,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
 	if (one) {
-		/* one block: every particle is its, and it has no faces (no halos) */
+		/* one block: every particle is its, and it has no faces (no halos) but across a
+		 * periodic axis (its own neighbour there) */
 		cnt[0] = all->count;
 	} else if (counts) {
 		uint32_t i = 0;
@@ -256,13 +271,13 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 	}
 	/* particles on each face of each block: the halo capacity */
-	for (uint32_t i = 0; i < all->count && nb > 1; i++) {
-		int c[3], lo[3], hi[3];
+	for (uint32_t i = 0; i < all->count && (nb > 1 || g->periodic); i++) {
+		int c[3], lo[3], hi[3], b = one ? 0 : where[i];
 		tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
-		tide_box_bounds(&box[where[i]], lo, hi);
+		tide_box_bounds(&box[b], lo, hi);
 		for (int k = 0; k < 3; k++) {
-			if (c[k] == lo[k]) face[6 * where[i] + 2 * k]++;
-			if (c[k] == hi[k] - 1) face[6 * where[i] + 2 * k + 1]++;
+			if (c[k] == lo[k]) face[6 * b + 2 * k]++;
+			if (c[k] == hi[k] - 1) face[6 * b + 2 * k + 1]++;
 		}
 	}
 	uint32_t maxface = 0;

@@ -61,6 +61,8 @@ typedef struct tide_case {
 	double dp;                    /* particle spacing [m] */
 	double coefh;                 /* h = coefh * dp */
 	tide_box domain;              /* particles leaving it are removed (and counted) */
+	int periodic;                 /* bit 0: x, bit 1: y periodic (case key periodic): the domain's
+	                               * extent along it is the period, tank walls are left open */
 
 	tide_tank tank;
 	int nfluid;                   /* fluid boxes, filled on a lattice of spacing dp */

@@ -14,15 +14,36 @@ enum tide_mig { TIDE_MIG_STAY = 0, TIDE_MIG_GONE = 7, TIDE_MIG_NLABELS = 8 };
  * number of tide_face_slots. */
 TIDE_HD int tide_mig_face(int k, int side) { return 1 + 2 * k + side; }
 
+/* A particle that crossed a periodic face (the domain's, along a periodic axis) is wrapped
+ * here, once, by the period: its position in the block becomes the one on the other side, and
+ * it leaves through the block's periodic face on that side toward the blocks there (the label
+ * is computed once per particle, by the CPU and the CUDA migrate_pack alike). */
 TIDE_HD int tide_migrate_label(const tide_sph_params *P, const tide_block_arg *A,
                                const tide_block_view *v, uint32_t i)
 {
+	const tide_grid *g = &P->grid;
 	double p[3] = {v->x[i], v->y[i], v->z[i]};
+	int lo[3], hi[3], cross = 0;
+	tide_box_bounds(A, lo, hi);
+	for (int j = 2; j >= 0; j--) { /* the first key axis crossed names the face */
+		int d = g->axis[j];
+		if (!tide_ghost(g, d)) continue;
+		int side = p[d] >= P->dom_hi[d] ? 1 : p[d] < P->dom_lo[d] ? 0 : -1;
+		if (side < 0) continue;
+		p[d] += side ? P->dom_lo[d] - P->dom_hi[d] : P->dom_hi[d] - P->dom_lo[d];
+		/* only the block at that end has the face (a particle elsewhere jumped blocks) */
+		cross = (side ? hi[j] == g->n[d] - 1 : lo[j] == 1) ? tide_mig_face(j, side) : TIDE_MIG_GONE;
+	}
 	for (int d = 0; d < 3; d++)
 		if (!(p[d] >= P->dom_lo[d] && p[d] <= P->dom_hi[d])) return TIDE_MIG_GONE; /* NaN too */
-	int k[3], lo[3], hi[3];
-	tide_cell_k(&P->grid, p[0], p[1], p[2], k);
-	tide_box_bounds(A, lo, hi);
+	if (cross) {
+		v->x[i] = p[0];
+		v->y[i] = p[1];
+		v->z[i] = p[2];
+		return cross;
+	}
+	int k[3];
+	tide_cell_k(g, p[0], p[1], p[2], k);
 	for (int j = 0; j < 3; j++) {
 		if (k[j] < lo[j]) return tide_mig_face(j, 0);
 		if (k[j] >= hi[j]) return tide_mig_face(j, 1);

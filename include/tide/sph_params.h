@@ -17,18 +17,28 @@ typedef struct tide_grid {
 	int n[3];        /* cells along x, y, z */
 	int axis[3];     /* axis[0] slowest in the key: the slab axis */
 	uint32_t plane;  /* cells per layer: n[axis[1]] * n[axis[2]] */
+	/* Bit d: axis d (x, y, z) is periodic.  Its period L = hi - lo is then a whole number of
+	 * cells, and the grid has one ghost cell layer beyond each face (cells 0 and n[d] - 1, of
+	 * [lo - cell, lo) and [hi, hi + cell)): particles live in cells 1 .. n[d] - 2, the blocks'
+	 * boxes leave the ghost layers out, and halos across a periodic face carry the images of
+	 * the particles on the other side (positions shifted by L) in the ghost layer. */
+	int periodic;
 } tide_grid;
+
+/* Ghost layers of axis d (1 when periodic, else 0). */
+TIDE_HD int tide_ghost(const tide_grid *g, int d) { return (g->periodic >> d) & 1; }
 
 TIDE_HD int tide_clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* Cell coordinates of a point (clamped into the grid). */
+/* Cell coordinates of a point (clamped into the grid; along a periodic axis into the real
+ * cells, so that no particle is ever in a ghost layer, not even one a rounding puts there). */
 TIDE_HD void tide_cell_of(const tide_grid *g, double x, double y, double z, int c[3])
 {
 	double p[3] = {x, y, z};
 	for (int a = 0; a < 3; a++) {
 		double f = (p[a] - g->origin[a]) * g->inv_cell;
-		int v = f < 0.0 ? -1 : (int)f;
-		c[a] = tide_clampi(v, 0, g->n[a] - 1);
+		int v = f < 0.0 ? -1 : (int)f, gh = tide_ghost(g, a);
+		c[a] = tide_clampi(v, gh, g->n[a] - 1 - gh);
 	}
 }
 
@@ -220,7 +230,8 @@ TIDE_HD int tide_split_axes(int split)
 }
 
 /* The faces of a block that have neighbours — face f = 2 k + side of key axis k, side 0 low and
- * 1 high — on a split axis and not on the grid's edge.  slot[f] numbers them 0, 1, ... in face
+ * 1 high — on a split axis and not on the grid's edge (a periodic axis is always split, and its
+ * blocks' boxes stop short of the ghost layers, so every face of it has a neighbour).  slot[f] numbers them 0, 1, ... in face
  * order (-1: no neighbour): a block's halo and migration buffers come in that order.  Returns
  * how many there are. */
 TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slot[6])
@@ -233,6 +244,32 @@ TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slo
 		slot[2 * k + 1] = cut && hi[k] < g->n[g->axis[k]] ? n++ : -1;
 	}
 	return n;
+}
+
+
+/* Is face f = 2 k + side of box A a periodic face (the box touches the ghost layer there)? */
+TIDE_HD int tide_face_periodic(const tide_grid *g, const tide_block_arg *A, int f)
+{
+	int k = f / 2, d = g->axis[k], lo[3], hi[3];
+	if (!tide_ghost(g, d)) return 0;
+	tide_box_bounds(A, lo, hi);
+	return f % 2 ? hi[k] == g->n[d] - 1 : lo[k] == 1;
+}
+
+/* The periodic image, for the halo of periodic face f, of a particle of the box's edge layer
+ * there: its position shifted by the period L along the face's axis (+L for the low face: the
+ * readers lie beyond the high face), its key moved into the ghost layer on the readers' side.
+ * The other key coordinates stay, so a halo sorted by key stays sorted. */
+TIDE_HD void tide_periodic_image(const tide_grid *g, int f, double L, double *x, double *y,
+                                 double *z, uint32_t *key)
+{
+	int k = f / 2, d = g->axis[k], kc[3], c[3];
+	double *p[3] = {x, y, z};
+	*p[d] += f % 2 ? -L : L;
+	tide_key_cell(g, *key, kc);
+	kc[k] = f % 2 ? 0 : g->n[d] - 1;
+	for (int j = 0; j < 3; j++) c[g->axis[j]] = kc[j];
+	*key = tide_cell_key(g, c);
 }
 
 #endif
