@@ -155,8 +155,9 @@ static int in_earlier_fluid(const tide_case *c, int b, const double *p)
 static int build_fluid(const tide_case *c, int b, tide_particle_set *s)
 {
 	const tide_box *f = &c->fluid[b];
-	double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
-	                c->gravity[2] * c->gravity[2]);
+	/* the weight of the water above: the downward (-z) part of gravity only, so a body force
+	 * along x (a channel driven along a periodic axis) starts at uniform density */
+	double g = fmax(0.0, -c->gravity[2]);
 	double top = f->hi[2];
 	long nx = cells(f->hi[0] - f->lo[0], c->dp), nz = cells(f->hi[2] - f->lo[2], c->dp);
 	long ny = c->dim == 3 ? cells(f->hi[1] - f->lo[1], c->dp) : 1;

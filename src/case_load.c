@@ -54,6 +54,8 @@ static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 static const char *const eos_names[] = {"tait", "isothermal", NULL};
+/* enum tide_viscosity; "laminar+sps" is refused by name in check_physics (not implemented) */
+static const char *const viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 static const char *const format_names[] = {"vtp", "hdf5", "both", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
@@ -96,6 +98,8 @@ static const struct key keys[] = {
 	NUM("physics.coefsound", coefsound, R_GT, 0, 0),
 	NUM("physics.hswl", hswl, R_GT, 0, 0),
 	NUM("physics.visco", visco, R_GE | R_LE, 0, 1),
+	ENUM("physics.viscosity", viscosity, viscosity_names),
+	NUM("physics.nu", nu, R_GE | R_LE, 0, 1e3),
 	ENUM("physics.diffusion", diffusion, diffusion_names),
 	NUM("physics.delta", delta, R_GE | R_LE, 0, 1),
 	POINT("physics.gravity", gravity, 0),
@@ -792,6 +796,10 @@ static int check_physics(struct ctx *x)
 {
 	const tide_case *c = x->c;
 	if (check_periodic(x)) return -1;
+	if (c->viscosity == 2)
+		return fail(x, x->line[find_key("physics.viscosity")], "key 'physics.viscosity' = "
+		            "'laminar+sps': the SPS turbulence closure is not implemented yet; allowed: "
+		            "artificial, laminar.");
 	if (c->self_gravity.on && c->dim != 3)
 		return fail(x, x->line[find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");
@@ -901,6 +909,8 @@ static void set_defaults(tide_case *c, const char *path)
 	c->gamma = 7;
 	c->coefsound = 20;
 	c->visco = 0.1;
+	c->viscosity = TIDE_VISC_ARTIFICIAL;
+	c->nu = 1e-6; /* water at 20 C */
 	c->diffusion = TIDE_DIFF_NONE;
 	c->delta = 0.1;
 	c->gravity[2] = -9.81;
@@ -1176,6 +1186,8 @@ static void put_physics(FILE *f, const tide_case *c)
 	else
 		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
 	fprintf(f, "  visco: %s\n", num(c->visco, b));
+	fprintf(f, "  viscosity: %s\n", viscosity_names[c->viscosity]);
+	fprintf(f, "  nu: %s\n", num(c->nu, b));
 	fprintf(f, "  diffusion: %s\n", diffusion_names[c->diffusion]);
 	fprintf(f, "  delta: %s\n", num(c->delta, b));
 	fputs("  gravity: ", f);

@@ -50,6 +50,8 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->gamma = iso ? 1.f : (float)c->gamma;
 	P->c0 = (float)c->c0;
 	P->visco = (float)c->visco;
+	P->viscosity = c->viscosity;
+	P->nu = (float)c->nu;
 	P->eta2 = (float)(0.01 * h * h);
 	P->delta_hc0 = (float)(c->delta * h * c->c0);
 	double gmag = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +

@@ -67,6 +67,11 @@ TIDE_HD int tide_layer_of(const tide_grid *g, double x, double y, double z)
  * Tait p = B ((rho/rho0)^gamma - 1), or isothermal p = cs_iso^2 (rho - rho0) with c0 = cs_iso. */
 enum tide_eos { TIDE_EOS_TAIT = 0, TIDE_EOS_ISOTHERMAL = 1 };
 
+/* Viscosity of the momentum equation (case key physics.viscosity; sph_pair.h): Monaghan's
+ * artificial viscosity (alpha = physics.visco), or the laminar viscous term of Lo & Shao 2002
+ * (Morris 1997's form, DualSPHysics' ViscoLaminar) with the kinematic viscosity physics.nu. */
+enum tide_viscosity { TIDE_VISC_ARTIFICIAL = 0, TIDE_VISC_LAMINAR = 1 };
+
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
 	tide_grid grid;
@@ -78,6 +83,8 @@ typedef struct tide_sph_params {
 	float mass[2];            /* per enum tide_ptype */
 	float rho0, inv_rho0, tait_b, gamma, c0;   /* isothermal: B = rho0 c0^2, gamma = 1 */
 	float visco, eta2;        /* Monaghan alpha; eta^2 = 0.01 h^2 */
+	int viscosity;            /* enum tide_viscosity */
+	float nu;                 /* kinematic viscosity [m^2/s] (laminar) */
 	float delta_hc0;          /* delta * h * c0 for density diffusion */
 	float rhoh_k;             /* Fourtakas: rho0 * |g| / B */
 	float g[3];
