@@ -6,7 +6,7 @@
 # period L, which it crosses five times by t = 1 s.  A seam that lost its neighbours (a halo
 # missing across the periodic face) would give the particles there a free surface, a pressure
 # push along x and a v_x off g_x t.  Asserted at every output, on 1, 2 and 4 blocks and on 2 MPI
-# ranks (4 blocks):
+# ranks (4 blocks), and on 4 blocks re-cut by the load balancer every 500 steps:
 #  - every id 0..N-1 once, N constant (no particle lost at the face);
 #  - every x in [0, L);
 #  - |v_x - g_x t| <= 1e-4 g_x t for every particle (measured: 1e-5, float rounding; v_z is not
@@ -23,7 +23,17 @@ export STARPU_NCPU=1
 for nb in 1 2 4; do
 	nice "$tide" run "$case" --blocks $nb --quiet --out "$work/b$nb"
 done
-runs="b1 b2 b4"
+# the load balancer re-cuts the periodic axis every 500 steps (cuts between the ghost layers)
+nice "$tide" run "$case" --blocks 4 --rebalance-every 500 --quiet --out "$work/rb"
+runs="b1 b2 b4 rb"
+# a decomposition cutting another axis than the periodic one is refused before any work
+set +e
+msg=$("$tide" run "$case" --blocks 4 --set decomposition=2d --out "$work/d2" 2>&1 >/dev/null)
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "decomposition '2d' cuts more than one axis; with periodic" <<<"$msg" ||
+	{ echo "FAIL: decomposition 2d with periodic x: exit $rc, message: $msg"; exit 1; }
+echo "ok: decomposition 2d refused with periodic x (exit 2)"
 if command -v mpirun >/dev/null; then
 	mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
 	     -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
