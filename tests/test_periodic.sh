@@ -34,10 +34,8 @@ set -e
 [ $rc -eq 2 ] && grep -q "decomposition '2d' cuts more than one axis; with periodic" <<<"$msg" ||
 	{ echo "FAIL: decomposition 2d with periodic x: exit $rc, message: $msg"; exit 1; }
 echo "ok: decomposition 2d refused with periodic x (exit 2)"
-if command -v mpirun >/dev/null; then
-	mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
-	     -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
-	[ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
+. "$src/tests/mpirun_cpu.sh"
+if [ ${#mpi[@]} -gt 0 ]; then
 	nice "${mpi[@]}" -np 2 "$tide" run "$case" --blocks 4 --quiet --out "$work/r2"
 	for f in "$work"/b4/particles_*.vtp; do
 		cmp "$f" "$work/r2/$(basename "$f")" ||

@@ -23,10 +23,8 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 case=$src/cases/poiseuille2d.yaml
 export STARPU_NCPU=1
 nice "$tide" run "$case" --blocks 2 --quiet --out "$work/r1"
-if command -v mpirun >/dev/null; then
-	mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
-	     -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
-	[ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
+. "$src/tests/mpirun_cpu.sh"
+if [ ${#mpi[@]} -gt 0 ]; then
 	nice "${mpi[@]}" -np 2 "$tide" run "$case" --blocks 2 --quiet --out "$work/r2"
 	for f in "$work"/r1/particles_*.vtp; do
 		cmp "$f" "$work/r2/$(basename "$f")" ||
