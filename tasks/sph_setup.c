@@ -65,34 +65,27 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->cfl = (float)c->cfl;
 
 	tide_grid *g = &P->grid;
-	double cell = 2.0 * h, inv_cell = 1.0 / cell;
+	double cell = 2.0 * h;
 	g->periodic = c->periodic;
-	for (int d = 0; d < 3; d++) {
-		if (!tide_ghost(g, d)) continue;
-		/* a periodic axis holds a whole number of cells (at least 2h each; the case check
-		 * keeps it >= 2 of them), so that its ghost layers are exactly the images' cells */
-		double len = c->domain.hi[d] - c->domain.lo[d], m = fmax(1.0, floor(len / cell));
-		cell = len / m;
-		inv_cell = m / len;
-	}
 	g->cell = (float)cell;
-	g->inv_cell = inv_cell;
+	g->inv_cell = 1.0 / cell;
 	for (int d = 0; d < 3; d++) {
+		/* along a periodic axis: the whole cells in the period (>= 2, the case check), the last
+		 * one stretched to the face by the clamp of tide_cell_of (so it holds every particle
+		 * within 2h of the face), and a ghost layer beyond each face for the images */
 		int gh = tide_ghost(g, d);
 		g->origin[d] = c->domain.lo[d] - gh * cell;
 		double len = c->domain.hi[d] - c->domain.lo[d];
 		/* capped (a tiny dp in a large domain would overflow the int): such a grid is refused
 		 * by its cell count (tide_decomp_validate) */
-		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, gh ? round(len * inv_cell)
-		                                                              : ceil(len * inv_cell)), 2e9) + 2 * gh;
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, gh ? floor(len / cell)
+		                                                              : ceil(len / cell)), 2e9) + 2 * gh;
 	}
-	/* slab axis: the periodic one (the only axis its decompositions may cut), else the
-	 * longest; the other two keep their order */
-	int a0 = 0;
-	for (int d = 1; d < 3; d++)
-		if (g->n[d] > g->n[a0]) a0 = d;
+	/* slab axis (the only one a periodic case's decompositions may cut): the longest, among the
+	 * periodic axes if there are any; the other two keep their order */
+	int a0 = -1;
 	for (int d = 0; d < 3; d++)
-		if (tide_ghost(g, d)) a0 = d;
+		if ((!g->periodic || tide_ghost(g, d)) && (a0 < 0 || g->n[d] > g->n[a0])) a0 = d;
 	g->axis[0] = a0;
 	g->axis[1] = a0 == 0 ? 1 : 0;
 	g->axis[2] = a0 == 2 ? 1 : 2;

@@ -299,6 +299,8 @@ static void one_config(int dim, int kernel, int diffusion, enum layout lay, int 
 	tide_case c;
 	make_case(&c, dim, kernel, diffusion, -9.81);
 	c.periodic = periodic;
+	/* cells of 2h = 0.034 m: the period is no whole number of them (the last is wider) */
+	if (periodic) c.coefh = 1.7;
 	uint32_t cap = 4000;
 	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
 	tide_block_view v = tide_block_view_make(mem, cap, 0);

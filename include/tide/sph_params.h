@@ -17,11 +17,12 @@ typedef struct tide_grid {
 	int n[3];        /* cells along x, y, z */
 	int axis[3];     /* axis[0] slowest in the key: the slab axis */
 	uint32_t plane;  /* cells per layer: n[axis[1]] * n[axis[2]] */
-	/* Bit d: axis d (x, y, z) is periodic.  Its period L = hi - lo is then a whole number of
-	 * cells, and the grid has one ghost cell layer beyond each face (cells 0 and n[d] - 1, of
-	 * [lo - cell, lo) and [hi, hi + cell)): particles live in cells 1 .. n[d] - 2, the blocks'
-	 * boxes leave the ghost layers out, and halos across a periodic face carry the images of
-	 * the particles on the other side (positions shifted by L) in the ghost layer. */
+	/* Bit d: axis d (x, y, z) is periodic.  The grid then has one ghost cell layer beyond each
+	 * face (cells 0 and n[d] - 1): particles live in cells 1 .. n[d] - 2 (the last of them
+	 * reaches to the face, which the clamp of tide_cell_of makes up to two cells wide), the
+	 * blocks' boxes leave the ghost layers out, and halos across a periodic face carry the
+	 * images of the particles on the other side (positions shifted by the period L) keyed in
+	 * the ghost layer. */
 	int periodic;
 } tide_grid;
 
