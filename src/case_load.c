@@ -776,18 +776,16 @@ static int check_periodic(struct ctx *x)
 	if (!c->periodic) return 0;
 	if (c->dim == 2 && (c->periodic & 2))
 		return fail(x, line, "key 'periodic' names y in a 2-D case (the x-z plane); allowed: x.");
-	if (c->periodic == 3)
-		return fail(x, line, "key 'periodic' names both x and y; allowed: one of them (periodic "
-		            "along two axes at once is not supported yet).");
 	if (c->self_gravity.on)
 		return fail(x, line, "key 'periodic' with 'physics.self_gravity': the Barnes-Hut field "
 		            "is not periodic; allowed: one of the two.");
-	int a = c->periodic == 1 ? 0 : 1;
-	double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
-	if (!(len >= need))
-		return fail(x, line, "key 'periodic': the domain is %g m long along %c, less than the "
-		            "4h = %g m (two cells of side 2h) a periodic axis needs; allowed: a longer "
-		            "domain or a smaller dp.", len, "xy"[a], need);
+	for (int a = 0; a < 2; a++) {
+		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
+		if ((c->periodic >> a & 1) && !(len >= need))
+			return fail(x, line, "key 'periodic': the domain is %g m long along %c, less than "
+			            "the 4h = %g m (two cells of side 2h) a periodic axis needs; allowed: a "
+			            "longer domain or a smaller dp.", len, "xy"[a], need);
+	}
 	return 0;
 }
 

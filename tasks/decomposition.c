@@ -105,12 +105,12 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 				         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], real_n(g, k));
 				return -1;
 			}
-			/* halos across a periodic face carry images shifted along that face's axis only,
-			 * so no block may have a diagonal neighbour through it */
-			if (g->periodic && p[k] > 1 && !tide_ghost(g, a)) {
-				snprintf(err, errlen, "decomposition '%s' cuts %c, which is not the periodic "
-				         "axis; with periodic boundaries allowed: slabs, or blocks along the "
-				         "periodic axis only (e.g. 4x1x1 for periodic x)", spec, "xyz"[a]);
+			/* the halos carry the periodic images a grid of blocks cut along the slab axis
+			 * alone needs (halo_pack.c) */
+			if (g->periodic && p[k] > 1 && k != 0) {
+				snprintf(err, errlen, "decomposition '%s' cuts %c; with periodic boundaries "
+				         "allowed: slabs, or blocks along %c only (the slab axis)", spec,
+				         "xyz"[a], "xyz"[g->axis[0]]);
 				return -1;
 			}
 		}
@@ -122,8 +122,8 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 	}
 	if (g->periodic) {
 		snprintf(err, errlen, "decomposition '%s' cuts more than one axis; with periodic "
-		         "boundaries allowed: slabs (along the periodic axis), or blocks along the "
-		         "periodic axis only (e.g. 4x1x1 for periodic x)", spec);
+		         "boundaries allowed: slabs (along %c), or blocks along %c only", spec,
+		         "xyz"[g->axis[0]], "xyz"[g->axis[0]]);
 		return -1;
 	}
 	/* the axes with most cells, as many as the spec says and that have more than one cell */
@@ -340,8 +340,11 @@ int tide_decomp_neighbours(const tide_grid *g, const tide_block_arg *box, int nb
 				int lo[3], hi[3], touch = 1;
 				tide_box_bounds(&box[o], lo, hi);
 				if (side ? lo[k] != 1 : hi[k] != nk - 1) continue;
+				/* o must not lie beside b along an earlier axis: that neighbour reads o's
+				 * face of that axis, whose halo carries the images along k already */
 				for (int j = 0; j < 3; j++)
-					if (j != k) touch &= lo[j] < ehi[j] && hi[j] > elo[j];
+					if (j < k) touch &= lo[j] < bhi[j] && hi[j] > blo[j];
+					else if (j > k) touch &= lo[j] < ehi[j] && hi[j] > elo[j];
 				if (!touch) continue;
 				if (n == 26) abort();
 				nbr[n] = o;

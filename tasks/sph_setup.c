@@ -281,7 +281,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 
 	/* Room to grow: blocks gain particles as the flow moves; the run rebalances before a
 	 * block or a halo fills up (tide_sim_step checks). */
-	sim->halo_cap = halo_cap ? halo_cap : 2 * maxface + 256;
+	/* two periodic axes: a face halo also holds the images of two rows (halo_pack.c) */
+	sim->halo_cap = halo_cap ? halo_cap : (g->periodic == 3 ? 4 : 2) * maxface + 256;
 	uint32_t avg = (uint32_t)(all->count / (uint32_t)nb);
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {

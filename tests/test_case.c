@@ -326,9 +326,6 @@ static void test_bad_files(void)
 	bad("nu.yaml", OK2D "time: {end: 1}\nphysics:\n  nu: -1\n", 8, "0 <= nu <= 1000");
 	bad("per_z.yaml", OK2D "time: {end: 1}\nperiodic: [z]\n", 7, "allowed: x, y");
 	bad("per_y2d.yaml", OK2D "time: {end: 1}\nperiodic: [y]\n", 7, "names y in a 2-D case");
-	bad("per_xy.yaml", "dim: 3\ndp: 0.1\ntank: {lo: [0, 0, 0], hi: [1, 1, 1]}\n"
-	    "fluid: [{lo: [0, 0, 0], hi: [0.5, 0.5, 0.5]}]\ntime: {end: 1}\nperiodic: {x: true, y: true}\n",
-	    7, "names both x and y");
 	bad("per_bool.yaml", OK2D "time: {end: 1}\nperiodic: {x: maybe}\n", 7, "'periodic.x'");
 	bad("per_short.yaml", OK2D "coefh: 4\ntime: {end: 1}\nperiodic: [x]\n", 8,
 	    "less than the 4h = 1.6 m");

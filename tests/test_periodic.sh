@@ -14,6 +14,9 @@
 #    ~1e-3 m/s);
 #  - x - x0 - g_x t^2 / 2 is within 1e-3 L of a whole number of periods;
 #  - the 2-rank particle files are identical to the 1-rank ones (4 blocks).
+# The same for tests/data/periodic_march_xy.yaml, a 3-D layer periodic along x and y at once,
+# pushed by (1, 0.5, 0) m/s^2 through both faces and their corners, on 1 and 3 blocks and on
+# 2 ranks (3 blocks), both axes checked.
 # usage: test_periodic.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -36,13 +39,18 @@ set -e
 echo "ok: decomposition 2d refused with periodic x (exit 2)"
 . "$src/tests/mpirun_cpu.sh"
 if [ ${#mpi[@]} -gt 0 ]; then
-	nice "${mpi[@]}" -np 2 "$tide" run "$case" --blocks 4 --quiet --out "$work/r2"
-	for f in "$work"/b4/particles_*.vtp; do
-		cmp "$f" "$work/r2/$(basename "$f")" ||
-			{ echo "FAIL: $(basename "$f") of 2 ranks differs from 1 rank (4 blocks)"; exit 1; }
-	done
-	echo "ok: 2 ranks, 4 blocks: particle files identical to 1 rank"
+	same_on_2_ranks "$tide" "$case" 4 "$work/b4" "$work/r2"
 	runs="$runs r2"
+fi
+# periodic along x and y at once (3-D): 1 and 3 blocks, 2 ranks
+xy=$src/tests/data/periodic_march_xy.yaml
+for nb in 1 3; do
+	nice "$tide" run "$xy" --blocks $nb --quiet --out "$work/xy$nb"
+done
+runs="$runs xy1 xy3"
+if [ ${#mpi[@]} -gt 0 ]; then
+	same_on_2_ranks "$tide" "$xy" 3 "$work/xy3" "$work/xyr2"
+	runs="$runs xyr2"
 fi
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 PYTHONPATH=$src/tests "$py" - "$work" $runs <<'PY'
@@ -50,15 +58,16 @@ import sys
 import numpy as np
 from vtp_points import read_vtp, pvd_times
 work, runs = sys.argv[1], sys.argv[2:]
-L, gx = 0.1, 1.0
 bad = 0
 for run in runs:
+    # the 2-D channel (x periodic), or the 3-D layer periodic along x and y
+    L, g = ([0.08, 0.06], [1.0, 0.5]) if run.startswith("xy") else ([0.1], [1.0])
     d = work + "/" + run
     frames = pvd_times(d + "/particles.pvd")
     first = read_vtp(d + "/" + frames[0][1])
-    x0 = np.empty(len(first["Id"]))
-    x0[first["Id"]] = first["Points"][:, 0]
-    n = len(x0)
+    n = len(first["Id"])
+    x0 = np.empty((n, 3))
+    x0[first["Id"]] = first["Points"]
     worst_v = worst_x = 0.0
     for t, f in frames[1:]:
         p = read_vtp(d + "/" + f)
@@ -67,19 +76,23 @@ for run in runs:
             print("FAIL %s t=%g: %d particles, ids not 0..%d once each" % (run, t, len(ids), n - 1))
             bad += 1
             continue
-        x, v = p["Points"][:, 0], p["Velocity"]
-        if x.min() < 0 or x.max() >= L:
-            print("FAIL %s t=%g: x in [%g, %g], outside [0, %g)" % (run, t, x.min(), x.max(), L))
-            bad += 1
-        ev = np.abs(v[:, 0] - gx * t).max() / (gx * t)
-        s = (x - x0[ids] - 0.5 * gx * t * t) / L
-        ex = np.abs(s - np.round(s)).max()
-        worst_v, worst_x = max(worst_v, ev), max(worst_x, ex)
-        if ev > 1e-4 or ex > 1e-3:
-            print("FAIL %s t=%g: velocity off g_x t by %.3g (limit 1e-4), position off the rigid "
-                  "march by %.3g L (limit 1e-3)" % (run, t, ev, ex))
-            bad += 1
-    print("ok: %s: %d particles, %d outputs, %.2f periods marched; worst |v - g t| / g t = %.2e, "
-          "position %.2e L" % (run, n, len(frames), 0.5 * gx * frames[-1][0] ** 2 / L, worst_v, worst_x))
+        for a in range(len(L)):  # the periodic axes x (, y), pushed by g[a]
+            x, v = p["Points"][:, a], p["Velocity"][:, a]
+            if x.min() < 0 or x.max() >= L[a]:
+                print("FAIL %s t=%g: %s in [%g, %g], outside [0, %g)" % (run, t, "xy"[a], x.min(),
+                      x.max(), L[a]))
+                bad += 1
+            ev = np.abs(v - g[a] * t).max() / (g[a] * t)
+            s = (x - x0[ids, a] - 0.5 * g[a] * t * t) / L[a]
+            ex = np.abs(s - np.round(s)).max()
+            worst_v, worst_x = max(worst_v, ev), max(worst_x, ex)
+            if ev > 1e-4 or ex > 1e-3:
+                print("FAIL %s t=%g: v_%s off g t by %.3g (limit 1e-4), position off the rigid "
+                      "march by %.3g L (limit 1e-3)" % (run, t, "xy"[a], ev, ex))
+                bad += 1
+    marched = ", ".join("%.2f along %s" % (0.5 * g[a] * frames[-1][0] ** 2 / L[a], "xy"[a])
+                        for a in range(len(L)))
+    print("ok: %s: %d particles, %d outputs, periods marched %s; worst |v - g t| / g t = %.2e, "
+          "position %.2e L" % (run, n, len(frames), marched, worst_v, worst_x))
 sys.exit(1 if bad else 0)
 PY

@@ -21,7 +21,8 @@
 //  - periodic along x (case key periodic): the reference takes the minimum image of every pair
 //    (dx - L round(dx / L)), the codelets see the other side only through the halos' images;
 //    a and drho within 1e-4 of the reference with 1 block (its own neighbour across the
-//    periodic faces), 2 blocks (each other's neighbour twice) and 4 blocks.
+//    periodic faces), 2 blocks (each other's neighbour twice) and 4 blocks; in 3-D also
+//    periodic along x and y at once (the images across both faces at the corners).
 // With --cuda (the test sph_forces_cuda) the CUDA codelets must also give the CPU values within
 // 1e-5 in every configuration; without a CUDA worker that test exits 77 (SKIP).
 #include <math.h>
@@ -309,7 +310,7 @@ static void one_config(int dim, int kernel, int diffusion, enum layout lay, int 
 	char what[128];
 	snprintf(what, sizeof what, "%dD %s %s diffusion=%s n=%u%s", dim, kernel ? "wendland" : "cubic",
 	         lay == LATTICE ? "lattice" : "random", diff_name[diffusion], n,
-	         periodic ? " periodic x" : "");
+	         periodic == 3 ? " periodic x+y" : periodic ? " periodic x" : "");
 
 	/* reference, then rearranged by id */
 	double *buf = malloc(sizeof(double) * 5 * n), *byid = malloc(sizeof(double) * 5 * n);
@@ -467,8 +468,11 @@ int main(int argc, char **argv)
 	/* periodic along x: both kernels, a lattice and random positions, Fourtakas' diffusion */
 	for (int dim = 2; dim <= 3; dim++)
 		for (int kernel = 0; kernel < 2; kernel++)
-			for (int lay = 0; lay < 2; lay++)
+			for (int lay = 0; lay < 2; lay++) {
 				one_config(dim, kernel, TIDE_DIFF_FOURTAKAS, lay, 1, have_cuda);
+				/* and along x and y at once: the corner images */
+				if (dim == 3) one_config(dim, kernel, TIDE_DIFF_FOURTAKAS, lay, 3, have_cuda);
+			}
 	/* the CUDA half compares codelets; momentum conservation is the CPU half's */
 	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
 		for (int kernel = 0; kernel < 2; kernel++)

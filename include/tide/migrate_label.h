@@ -53,7 +53,9 @@ TIDE_HD int tide_migrate_label(const tide_sph_params *P, const tide_block_arg *A
 
 /* Does a particle sent through a face belong to the receiving box R?  Its cell is clamped to one
  * cell around the sender's box S first, so that a particle that moved further than a cell in a
- * step still lands in exactly one neighbour (which moves it on at the next migration). */
+ * step still lands in exactly one neighbour (which moves it on at the next migration).  Along a
+ * periodic axis a particle wrapped by the sender is first brought back next to S (by the m real
+ * cells of the period) and, after the clamp, into the real cells again. */
 TIDE_HD int tide_mig_accept(const tide_grid *g, const tide_block_arg *S, const tide_block_arg *R,
                             double x, double y, double z)
 {
@@ -62,7 +64,14 @@ TIDE_HD int tide_mig_accept(const tide_grid *g, const tide_block_arg *S, const t
 	tide_block_arg E = tide_box_grow(g, S);
 	int lo[3], hi[3];
 	tide_box_bounds(&E, lo, hi);
-	for (int j = 0; j < 3; j++) k[j] = tide_clampi(k[j], lo[j], hi[j] - 1);
+	for (int j = 0; j < 3; j++) {
+		int per = tide_ghost(g, g->axis[j]), m = g->n[g->axis[j]] - 2;
+		if (per && k[j] < lo[j]) k[j] += m;
+		else if (per && k[j] >= hi[j]) k[j] -= m;
+		k[j] = tide_clampi(k[j], lo[j], hi[j] - 1);
+		if (per && k[j] < 1) k[j] += m;
+		else if (per && k[j] > m) k[j] -= m;
+	}
 	return tide_box_contains(R, k);
 }
 
