@@ -234,7 +234,9 @@ static double estimate(const tide_case *c)
 		const tide_box *t = &c->tank.box;
 		double nx = floor((t->hi[0] - t->lo[0]) / c->dp) + 1, nz = floor((t->hi[2] - t->lo[2]) / c->dp) + 1;
 		double ny = y ? floor((t->hi[1] - t->lo[1]) / c->dp) + 1 : 1;
-		total += (nx + 2 * L) * (ny + (y ? 2 * L : 0)) * (nz + 2 * L) - nx * ny * nz;
+		/* no walls across a periodic axis (build_tank) */
+		double wx = c->periodic & 1 ? 0 : 2 * L, wy = y && !(c->periodic & 2) ? 2 * L : 0;
+		total += (nx + wx) * (ny + wy) * (nz + 2 * L) - nx * ny * nz;
 	}
 	return total;
 }
