@@ -150,6 +150,21 @@ static void grid_visit(const fluid_grid *g, const double r[3], double radius, vi
 			}
 }
 
+/* The same over the periodic images too (case key periodic): the point shifted by -L, 0, +L
+ * along each periodic axis, so the particles across a periodic face count at their minimum-image
+ * distance (the period is at least 4h, so no particle comes twice within 2h). */
+static void periodic_visit(const fluid_grid *g, const tide_case *c, const double r[3],
+                           double radius, visit_fn fn, void *ctx)
+{
+	double L[2] = {c->domain.hi[0] - c->domain.lo[0], c->domain.hi[1] - c->domain.lo[1]};
+	for (int sy = -1; sy <= 1; sy++)
+		for (int sx = -1; sx <= 1; sx++) {
+			if ((sx && !(c->periodic & 1)) || (sy && !(c->periodic & 2))) continue;
+			double q[3] = {r[0] + sx * L[0], r[1] + sy * L[1], r[2]};
+			grid_visit(g, q, radius, fn, ctx);
+		}
+}
+
 /* ---- kernel sums ---- */
 
 typedef struct kernel_sum {
@@ -191,7 +206,7 @@ static void add_kernel(void *ctx, size_t j, double r2)
 static kernel_sum sum_at(const fluid_grid *g, const tide_case *c, const double r[3])
 {
 	kernel_sum k = kernel_sum_init(g->s, c);
-	grid_visit(g, r, 2.0 * k.h, add_kernel, &k);
+	periodic_visit(g, c, r, 2.0 * k.h, add_kernel, &k);
 	return k;
 }
 
@@ -253,7 +268,7 @@ static double front_on(const fluid_grid *g, const tide_case *c)
 		if (found && s->x[i] <= best) continue;   /* cannot move the front */
 		double r[3] = { s->x[i], s->y[i], s->z[i] };
 		neighbour_count nc = { i, 0 };
-		grid_visit(g, r, 1.5 * c->dp, count_other, &nc);
+		periodic_visit(g, c, r, 1.5 * c->dp, count_other, &nc);
 		if (nc.n >= 2) { best = s->x[i]; found = 1; }
 	}
 	return found ? best - c->surge_x0 : 0.0;

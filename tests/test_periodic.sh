@@ -15,6 +15,8 @@
 #  - x - x0 - g_x t^2 / 2 is within 1e-3 L of a whole number of periods;
 #  - the 2-rank particle files are identical to the 1-rank ones (4 blocks), and so are those of
 #    a run stopped at a checkpoint and restarted.
+# Gauges (tests/data/periodic_still.yaml): a height and a pressure probe on the periodic face
+# read exactly what the same probes mid-period read (their kernel sums take the images).
 # The same for tests/data/periodic_march_xy.yaml, a 3-D layer periodic along x and y at once,
 # pushed by (1, 0.5, 0) m/s^2 through both faces and their corners, on 1 and 3 blocks and on
 # 2 ranks (3 blocks), both axes checked.
@@ -48,6 +50,11 @@ set -e
 [ $rc -eq 2 ] && grep -q "decomposition '2d' cuts more than one axis; with periodic" <<<"$msg" ||
 	{ echo "FAIL: decomposition 2d with periodic x: exit $rc, message: $msg"; exit 1; }
 echo "ok: decomposition 2d refused with periodic x (exit 2)"
+# gauges see across the periodic face: on the face (x = 0) they read what they read mid-period
+nice "$tide" run "$src/tests/data/periodic_still.yaml" --quiet --out "$work/still"
+awk -F, 'NR > 1 && ($2 != $3 || $4 != $5) { bad = 1; print "FAIL: gauges on the periodic face differ from mid-period: " $0 }
+         END { exit bad }' "$work/still/gauges.csv"
+echo "ok: height and pressure gauges on the periodic face equal those mid-period"
 . "$src/tests/mpirun_cpu.sh"
 if [ ${#mpi[@]} -gt 0 ]; then
 	same_on_2_ranks "$tide" "$case" 4 "$work/b4" "$work/r2"
