@@ -15,11 +15,11 @@
 #  - x - x0 - g_x t^2 / 2 is within 1e-3 L of a whole number of periods;
 #  - the 2-rank particle files are identical to the 1-rank ones (4 blocks), and so are those of
 #    a run stopped at a checkpoint and restarted.
-# Gauges (tests/data/periodic_still.yaml): a height and a pressure probe on the periodic face
-# read exactly what the same probes mid-period read (their kernel sums take the images).
 # The same for tests/data/periodic_march_xy.yaml, a 3-D layer periodic along x and y at once,
 # pushed by (1, 0.5, 0) m/s^2 through both faces and their corners, on 1 and 3 blocks and on
 # 2 ranks (3 blocks), both axes checked.
+# Gauges (tests/data/periodic_still.yaml): a height and a pressure probe on the periodic face
+# read exactly what the same probes mid-period read (their kernel sums take the images).
 # usage: test_periodic.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
