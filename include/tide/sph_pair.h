@@ -289,14 +289,19 @@ vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, v
 	vf visc = vand(K->hvisc * (I->cs + csj) * hdvr * inv, dvr < vsplat(0.f));
 	vf T = vand((I->pr + prj + visc) * F, in);
 	vf cont = vand(dvr * F, in);
-	/* laminar: 4 nu F r^2 / ((rho_i + rho_j)(r^2 + eta^2)) = 2 nu F r^2 / (d1 d2) along v_ij,
-	 * to i with m_j and to j with -m_i (v_ji = -v_ij): folded into t with a minus sign */
-	vf lam = vand(K->lam * F * r2 * inv, in);
 	vpair_out o;
 	o.amu = vand(vabs(mu), in);
-	o.tx = T * dx - lam * dvx;
-	o.ty = T * dy - lam * dvy;
-	o.tz = T * dz - lam * dvz;
+	o.tx = T * dx;
+	o.ty = T * dy;
+	o.tz = T * dz;
+	if (K->lam[0] != 0.f) { /* the same for every pair of a run: the artificial path pays nothing */
+		/* laminar: 4 nu F r^2 / ((rho_i + rho_j)(r^2 + eta^2)) = 2 nu F r^2 / (d1 d2) along
+		 * v_ij, to i with m_j and to j with -m_i (v_ji = -v_ij): folded into t, minus sign */
+		vf lam = vand(K->lam * F * r2 * inv, in);
+		o.tx -= lam * dvx;
+		o.ty -= lam * dvy;
+		o.tz -= lam * dvz;
+	}
 	o.drj = I->m * cont;
 	o.dri = mj * cont;
 	if (fluid_i && diffusion != 0) {
