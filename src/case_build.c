@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tide/case.h"
-#include "tide/log.h"
+#include "case_load.h"
+#include "geometry_fill.h"
+#include "log.h"
+
+/* The STL meshes of the case being built (tide_case_build), so that the fluid builders below
+ * can keep their signatures while avoiding STL solids too; NULL outside a build. */
+static const tide_geometry *stl_geom;
 
 /* Cells of spacing dp that fit entirely in a length (the tolerance absorbs decimal round-off,
  * e.g. 0.4/0.005 = 79.99999999999999). */
@@ -139,7 +145,7 @@ static int near_obstacle(const tide_case *c, const double *p)
 		for (int a = 0; a < 3; a++) margin[a] = c->dp - 0.5 * sp[a];
 		if (strictly_inside(p, c->obstacle[m].lo, c->obstacle[m].hi, margin, c->dim)) return 1;
 	}
-	return 0;
+	return stl_geom && tide_geometry_near_solid(c, stl_geom, p);
 }
 
 /* Overlapping fluid boxes: the earlier box owns the overlap (plus half a spacing, so that the
@@ -213,6 +219,31 @@ static int build_sphere(const tide_case *c, int b, tide_particle_set *s)
 	return 0;
 }
 
+/* Is p a point of the tank walls or inside a box obstacle (STL solids leave it to them)? */
+static int box_wall(const tide_case *c, const double *p)
+{
+	static const double zero[3] = {0, 0, 0};
+	for (int m = 0; m < c->nobstacle; m++)
+		if (strictly_inside(p, c->obstacle[m].lo, c->obstacle[m].hi, zero, c->dim)) return 1;
+	if (!c->tank.present) return 0;
+	const tide_box *t = &c->tank.box;
+	double L = c->tank.layers * c->dp;
+	int outer = 1, inner = 1;
+	for (int a = 0; a < 3; a++) {
+		if (c->dim == 2 && a == 1) continue;
+		double top = a == 2 && c->tank.open_top ? INFINITY : 0;   /* the open top has no wall */
+		outer &= p[a] > t->lo[a] - L && p[a] < t->hi[a] + L + top;
+		inner &= p[a] > t->lo[a] && p[a] < t->hi[a] + top;
+	}
+	return outer && !inner;
+}
+
+/* Fluid volumes leave out what box fluid, balls and obstacles hold. */
+static int fluid_taken(const tide_case *c, const double *p)
+{
+	return near_obstacle(c, p) || in_other_fluid(c, c->nsphere, p);
+}
+
 /* Upper bound of the particle count, from the lattice sizes alone. */
 static double estimate(const tide_case *c)
 {
@@ -238,7 +269,9 @@ static double estimate(const tide_case *c)
 		double wx = c->periodic & 1 ? 0 : 2 * L, wy = y && !(c->periodic & 2) ? 2 * L : 0;
 		total += (nx + wx) * (ny + wy) * (nz + 2 * L) - nx * ny * nz;
 	}
-	return total;
+	double stl_fluid, stl_bound;
+	tide_geometry_estimate(c, &stl_fluid, &stl_bound);
+	return total + stl_fluid + stl_bound;
 }
 
 /* Fluid lattice points of box b before obstacles and other boxes take theirs. */
@@ -273,6 +306,13 @@ static void say_no_fluid(const tide_case *c)
 		        "particles; move the fluid box out of the obstacles.\n", c->path, b, fb, list);
 		return;
 	}
+	if (c->nsolid || c->nvolume) {   /* STL geometry: the meshes may have taken every point */
+		fprintf(stderr, "tide: %s: no fluid particle is left: every fluid lattice point lies inside an "
+		        "STL solid or within dp/2 of one, or outside the fluid volumes, or dp = %g m is larger "
+		        "than the fluid boxes, spheres and volumes; check the placement of solids and "
+		        "fluid_volumes, or use a smaller dp.\n", c->path, c->dp);
+		return;
+	}
 	fprintf(stderr, "tide: case '%s': dp = %g m is larger than every fluid box and sphere, so "
 	        "there are no fluid particles; use a smaller dp.\n", c->name, c->dp);
 }
@@ -292,7 +332,7 @@ int tide_case_check_size(const tide_case *c)
 	if (too_many(c, est)) return -1;
 	double fluid = 0;
 	for (int b = 0; b < c->nfluid; b++) fluid += fluid_cells(c, &c->fluid[b]);
-	if (fluid < 1 && c->nsphere == 0) {
+	if (fluid < 1 && c->nsphere == 0 && c->nvolume == 0) {
 		say_no_fluid(c);
 		return -1;
 	}
@@ -306,17 +346,28 @@ int tide_case_build(const tide_case *c, tide_particle_set *s)
 	double est = estimate(c);
 	if (too_many(c, est)) return -1;
 	if (tide_pset_reserve(s, s->n + (size_t)est)) return -1;
-	if (c->tank.present && build_tank(c, s)) return -1;
+	tide_geometry g;
+	int rc = tide_geometry_load(c, box_wall, &g);
+	if (rc) return rc;
+	stl_geom = &g;
+	rc = -1;
+	if (c->tank.present && build_tank(c, s)) goto out;
 	for (int m = 0; m < c->nobstacle; m++)
-		if (build_obstacle(c, m, s)) return -1;
+		if (build_obstacle(c, m, s)) goto out;
+	if (tide_geometry_solids(c, &g, box_wall, s)) goto out;
 	size_t nbound = s->n;
 	for (int b = 0; b < c->nfluid; b++)
-		if (build_fluid(c, b, s)) return -1;
+		if (build_fluid(c, b, s)) goto out;
 	for (int b = 0; b < c->nsphere; b++)
-		if (build_sphere(c, b, s)) return -1;
+		if (build_sphere(c, b, s)) goto out;
+	if (tide_geometry_volumes(c, &g, fluid_taken, s)) goto out;
+	rc = 0;
 	if (s->n == nbound) { /* bad input, not a failed run (the caller's exit code 2) */
 		say_no_fluid(c);
-		return -2;
+		rc = -2;
 	}
-	return 0;
+out:
+	stl_geom = NULL;
+	tide_geometry_free(&g);
+	return rc;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Case-file loader (YAML, libyaml document API), --set overrides and the used-parameters writer.
+// The whole-case checks and derived values (domain, hswl, c0) are in src/case_validate.c.
 // One table, keys[], lists every key with its type and allowed range; the file walker and
 // tide_case_set() both go through it, so a file and an override can never disagree on what is
 // valid.  Every error is one sentence: where (file:line, or the --set text), which key, what is
@@ -14,9 +15,12 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "tide/case.h"
+#include "case_ctx.h"
+#include "case_load.h"
 #include "tide/decomposition.h"
-#include "tide/log.h"
-#include "tide/run_dir.h"
+#include "geometry_fill.h"
+#include "log.h"
+#include "run_dir.h"
 #include "tide/sph_kernel.h"
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
@@ -44,8 +48,11 @@ struct key {
 
 static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path);
@@ -54,12 +61,13 @@ static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 static const char *const eos_names[] = {"tait", "isothermal", NULL};
-/* enum tide_viscosity; "laminar+sps" is refused by name in check_physics (not implemented) */
+/* enum tide_viscosity; "laminar+sps" is refused in tide_case_check_physics (not implemented) */
 static const char *const viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
-static const char *const format_names[] = {"vtp", "hdf5", "both", NULL};
+const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", NULL};
+static const char *const gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -89,6 +97,8 @@ static const struct key keys[] = {
 	LIST("fluid", list_fluid, 0),       /* fluid or fluid_spheres is required */
 	LIST("fluid_spheres", list_spheres, 0),
 	LIST("obstacles", list_obstacles, 0),
+	LIST("solids", list_solids, 0),
+	LIST("fluid_volumes", list_volumes, 0),
 	SECTION("physics"),
 	ENUM("physics.kernel", kernel, kernel_names),
 	ENUM("physics.eos", eos, eos_names),
@@ -116,33 +126,26 @@ static const struct key keys[] = {
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
 	NUM("time.output", t_out, R_GT, 0, 0),
 	SECTION("output"),
-	ENUM("output.format", output_format, format_names),
+	ENUM("output.format", output_format, tide_case_format_names),
 	LIST("output.fields", list_output_fields, 0),
 	ENUM("output.precision", output_single, precision_names),
 	SECTION("gauges"),
+	NUM("gauges.every", gauge_every, R_GT, 0, 0),
+	ENUM("gauges.mode", gauge_mode, gauge_mode_names),
 	LIST("gauges.height", list_height, 0),
 	LIST("gauges.pressure", list_pressure, 0),
+	LIST("gauges.velocity", list_velocity, 0),
+	{"gauges.forces", K_BOOL, OFF(gauge_forces), 0, 0, 0, NULL, 0, NULL},
 	SECTION("gauges.surge_front"),
 	NUM("gauges.surge_front.a", surge_a, R_GT | REQ_IN, 0, 0),
 	NUM("gauges.surge_front.x0", surge_x0, 0, 0, 0),
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
-
-struct ctx {
-	const char *file;             /* loading: the case file */
-	const char *set;              /* --set: the assignment (lines are then meaningless) */
-	yaml_document_t *doc;
-	tide_case *c;
-	unsigned char seen[NKEYS];
-	int line[NKEYS];              /* line of each key seen, for later whole-case checks */
-	int fluid_line[TIDE_CASE_MAX_ITEMS], obstacle_line[TIDE_CASE_MAX_ITEMS];
-	int height_line[TIDE_CASE_MAX_ITEMS], pressure_line[TIDE_CASE_MAX_ITEMS];
-	int sphere_line[TIDE_CASE_MAX_ITEMS];
-};
+_Static_assert(NKEYS <= TIDE_CASE_MAX_KEYS, "struct ctx (case_ctx.h) needs TIDE_CASE_MAX_KEYS >= the keys");
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
-static int fail(const struct ctx *x, int line, const char *fmt, ...)
+int tide_case_fail(const struct ctx *x, int line, const char *fmt, ...)
 {
 	va_list ap;
 	if (x->set) fprintf(stderr, "tide: --set %s: ", x->set);
@@ -183,8 +186,8 @@ static void range_text(const struct key *k, char *buf, size_t n)
 static int type_error(const struct ctx *x, const yaml_node_t *v, const char *path, const char *want)
 {
 	if (v->type == YAML_SCALAR_NODE)
-		return fail(x, line_of(v), "key '%s' = '%s' is not %s.", path, text(v), want);
-	return fail(x, line_of(v), "key '%s' is %s, not %s.", path,
+		return tide_case_fail(x, line_of(v), "key '%s' = '%s' is not %s.", path, text(v), want);
+	return tide_case_fail(x, line_of(v), "key '%s' is %s, not %s.", path,
 	            v->type == YAML_SEQUENCE_NODE ? "a list" : "a mapping", want);
 }
 
@@ -219,7 +222,7 @@ static int get_number(struct ctx *x, const struct key *k, const yaml_node_t *v, 
 	if (parse_number(v, d) || (integer && (*d != floor(*d) || fabs(*d) > 1e9)))
 		return type_error(x, v, path, want);
 	if (!in_range(k, *d))
-		return fail(x, line_of(v), "key '%s' = %s is out of range; allowed: %s.", path, text(v), r);
+		return tide_case_fail(x, line_of(v), "key '%s' = %s is out of range; allowed: %s.", path, text(v), r);
 	return 0;
 }
 
@@ -237,7 +240,7 @@ static int get_string(struct ctx *x, const yaml_node_t *v, const char *path, cha
 	if (v->type != YAML_SCALAR_NODE) return type_error(x, v, path, "a string");
 	size_t n = strlen(text(v));
 	if (n >= size)
-		return fail(x, line_of(v), "key '%s' is too long (%zu characters); allowed: at most %zu.",
+		return tide_case_fail(x, line_of(v), "key '%s' is too long (%zu characters); allowed: at most %zu.",
 		            path, n, size - 1);
 	memcpy(dst, text(v), n + 1);
 	return 0;
@@ -252,14 +255,10 @@ static int get_enum(struct ctx *x, const struct key *k, const yaml_node_t *v, co
 		strcat(allowed, k->names[i]);
 	}
 	if (v->type != YAML_SCALAR_NODE) return type_error(x, v, path, "a name");
-	return fail(x, line_of(v), "key '%s' = '%s' is not allowed; allowed: %s.", path, text(v), allowed);
+	return tide_case_fail(x, line_of(v), "key '%s' = '%s' is not allowed; allowed: %s.", path, text(v), allowed);
 }
 
 /* ---- coordinates ------------------------------------------------------------------------- */
-
-/* Axes given in a file: 2-D cases are in the x-z plane, so [x, z] fills components 0 and 2. */
-static const int axes2[] = {0, 2}, axes3[] = {0, 1, 2};
-static const int *axes_of(int dim) { return dim == 2 ? axes2 : axes3; }
 
 /* A list of m numbers stored into out[axes[j]]; the components not given become 0. */
 static int get_coords(struct ctx *x, const yaml_node_t *v, const char *path, int m, const int *axes,
@@ -271,7 +270,7 @@ static int get_coords(struct ctx *x, const yaml_node_t *v, const char *path, int
 	yaml_node_item_t *it = v->data.sequence.items.start;
 	int n = (int)(v->data.sequence.items.top - it);
 	if (n != m)
-		return fail(x, line_of(v), "key '%s' has %d value%s; expected %s (this is a %d-D case).",
+		return tide_case_fail(x, line_of(v), "key '%s' has %d value%s; expected %s (this is a %d-D case).",
 		            path, n, n == 1 ? "" : "s", want, x->c->dim);
 	double tmp[3] = {0, 0, 0};
 	for (int j = 0; j < m; j++) {
@@ -291,7 +290,7 @@ static int get_point(struct ctx *x, const yaml_node_t *v, const char *path, doub
 
 /* ---- key lookup and the mapping walker ----------------------------------------------------- */
 
-static int find_key(const char *path)
+int tide_case_find_key(const char *path)
 {
 	for (size_t i = 0; i < NKEYS; i++)
 		if (!strcmp(keys[i].path, path)) return (int)i;
@@ -315,8 +314,8 @@ static int unknown_key(struct ctx *x, int line, const char *prefix, const char *
 		strcat(allowed, leaf_name(keys[i].path));
 	}
 	if (*prefix)
-		return fail(x, line, "unknown key '%s'; allowed in '%s': %s.", path, prefix, allowed);
-	return fail(x, line, "unknown key '%s'; allowed at the top level: %s.", path, allowed);
+		return tide_case_fail(x, line, "unknown key '%s'; allowed in '%s': %s.", path, prefix, allowed);
+	return tide_case_fail(x, line, "unknown key '%s'; allowed at the top level: %s.", path, allowed);
 }
 
 static int walk(struct ctx *x, const yaml_node_t *map, const char *prefix);
@@ -354,11 +353,11 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		if (!strcmp(path, "decomposition")) {
 			char err[200];
 			if (tide_decomp_check(dst, err, sizeof err))
-				return fail(x, line_of(v), "key 'decomposition': %s.", err);
+				return tide_case_fail(x, line_of(v), "key 'decomposition': %s.", err);
 		}
 		char why[64];
 		if (!strcmp(path, "name") && tide_run_name_check(dst, why, sizeof why))
-			return fail(x, line_of(v), "key 'name': '%s' %s; allowed: %s.", dst, why,
+			return tide_case_fail(x, line_of(v), "key 'name': '%s' %s; allowed: %s.", dst, why,
 			            TIDE_RUN_NAME_RULE);
 		return 0;
 	case K_ENUM: return get_enum(x, k, v, path, dst);
@@ -374,17 +373,17 @@ static int check_mapping(struct ctx *x, const yaml_node_t *map, const char *path
 		char want[160];
 		snprintf(want, sizeof want, "a mapping of %s", what);
 		return *path ? type_error(x, map, path, want)
-		             : fail(x, line_of(map), "the file must be a mapping of case keys.");
+		             : tide_case_fail(x, line_of(map), "the file must be a mapping of case keys.");
 	}
 	yaml_node_pair_t *a = map->data.mapping.pairs.start, *top = map->data.mapping.pairs.top;
 	for (yaml_node_pair_t *p = a; p < top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
 		if (k->type != YAML_SCALAR_NODE)
-			return fail(x, line_of(k), "a key in '%s' is not a plain word; allowed: key names.",
+			return tide_case_fail(x, line_of(k), "a key in '%s' is not a plain word; allowed: key names.",
 			            *path ? path : "the top level");
 		for (yaml_node_pair_t *q = a; q < p; q++)
 			if (!strcmp(text(yaml_document_get_node(x->doc, q->key)), text(k)))
-				return fail(x, line_of(k), "key '%s%s%s' appears twice; allowed: once.", path,
+				return tide_case_fail(x, line_of(k), "key '%s%s%s' appears twice; allowed: once.", path,
 				            *path ? "." : "", text(k));
 	}
 	return 0;
@@ -398,7 +397,7 @@ static int walk(struct ctx *x, const yaml_node_t *map, const char *prefix)
 		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
 		char path[160];
 		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", text(k));
-		int i = find_key(path);
+		int i = tide_case_find_key(path);
 		if (i < 0) return unknown_key(x, line_of(k), prefix, path);
 		x->seen[i] = 1;
 		x->line[i] = line_of(k);
@@ -425,7 +424,7 @@ static int get_fields(struct ctx *x, const yaml_node_t *item, const char *path,
 		int j = 0;
 		while (names[j] && strcmp(names[j], text(k))) j++;
 		if (!names[j])
-			return fail(x, line_of(k), "unknown key '%s.%s'; allowed: %s.", path, text(k), allowed);
+			return tide_case_fail(x, line_of(k), "unknown key '%s.%s'; allowed: %s.", path, text(k), allowed);
 		val[j] = yaml_document_get_node(x->doc, p->value);
 	}
 	return 0;
@@ -438,7 +437,7 @@ static int get_items(struct ctx *x, const yaml_node_t *seq, const char *path, co
 	*start = seq->data.sequence.items.start;
 	*n = (int)(seq->data.sequence.items.top - *start);
 	if (*n > TIDE_CASE_MAX_ITEMS)
-		return fail(x, line_of(seq), "key '%s' has %d entries; allowed: at most %d.", path, *n,
+		return tide_case_fail(x, line_of(seq), "key '%s' has %d entries; allowed: at most %d.", path, *n,
 		            TIDE_CASE_MAX_ITEMS);
 	return 0;
 }
@@ -453,7 +452,7 @@ static int get_item(struct ctx *x, yaml_node_item_t *it, int i, const char *path
 	snprintf(p, 160, "%s[%d]", path, i);
 	if (get_fields(x, item, p, names, val)) return -1;
 	for (int j = 0; j < nreq; j++)
-		if (!val[j]) return fail(x, line_of(item), "missing required key '%s.%s'.", p, names[j]);
+		if (!val[j]) return tide_case_fail(x, line_of(item), "missing required key '%s.%s'.", p, names[j]);
 	*line = line_of(item);
 	return 0;
 }
@@ -488,12 +487,16 @@ static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path)
 	return get_boxes(x, v, path, x->c->obstacle, &x->c->nobstacle, x->obstacle_line);
 }
 
-/* Probes {name, at}: height probes are vertical lines, so 'at' has one number fewer than a point. */
-static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, int height,
+/* Probes {name, at} (height probes also {mode}): height probes are vertical lines, so 'at' has
+ * one number fewer than a point.  Default names: letter and number (H1, P1, U1, ...). */
+static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, char letter,
                       tide_probe *pr, int *count, int *lines)
 {
-	static const char *const names[] = {"name", "at", NULL};
+	static const char *const names_h[] = {"name", "at", "mode", NULL};
+	static const char *const names_p[] = {"name", "at", NULL};
+	static const struct key mode = ENUM("mode", gauge_mode, gauge_mode_names);
 	static const int axes_h3[] = {0, 1}, axes_h2[] = {0};
+	int height = letter == 'H';
 	int d = x->c->dim, m = height ? d - 1 : d;
 	const int *axes = height ? (d == 2 ? axes_h2 : axes_h3) : axes_of(d);
 	const char *shape = height ? (d == 2 ? "[x]" : "[x, y]") : (d == 2 ? "[x, z]" : "[x, y, z]");
@@ -501,16 +504,19 @@ static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, i
 	int n = 0;
 	if (get_items(x, seq, path, "a list of probes {name: ..., at: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[2];
+		const yaml_node_t *item = yaml_document_get_node(x->doc, it[i]), *v[3];
 		char p[160], q[176];
 		snprintf(p, sizeof p, "%s[%d]", path, i);
-		if (get_fields(x, item, p, names, v)) return -1;
-		snprintf(pr[i].name, sizeof pr[i].name, "%c%d", height ? 'H' : 'P', i + 1);
+		if (get_fields(x, item, p, height ? names_h : names_p, v)) return -1;
+		snprintf(pr[i].name, sizeof pr[i].name, "%c%d", letter, i + 1);
 		snprintf(q, sizeof q, "%s.name", p);
 		if (v[0] && get_string(x, v[0], q, pr[i].name, sizeof pr[i].name)) return -1;
 		snprintf(q, sizeof q, "%s.at", p);
-		if (!v[1]) return fail(x, line_of(item), "missing required key '%s'.", q);
+		if (!v[1]) return tide_case_fail(x, line_of(item), "missing required key '%s'.", q);
 		if (get_coords(x, v[1], q, m, axes, shape, pr[i].p)) return -1;
+		pr[i].mode = -1;
+		snprintf(q, sizeof q, "%s.mode", p);
+		if (height && v[2] && get_enum(x, &mode, v[2], q, &pr[i].mode)) return -1;
 		lines[i] = line_of(item);
 	}
 	*count = n;
@@ -519,12 +525,17 @@ static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, i
 
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path)
 {
-	return get_probes(x, v, path, 1, x->c->height, &x->c->nheight, x->height_line);
+	return get_probes(x, v, path, 'H', x->c->height, &x->c->nheight, x->height_line);
 }
 
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path)
 {
-	return get_probes(x, v, path, 0, x->c->pressure, &x->c->npressure, x->pressure_line);
+	return get_probes(x, v, path, 'P', x->c->pressure, &x->c->npressure, x->pressure_line);
+}
+
+static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_probes(x, v, path, 'U', x->c->velocity, &x->c->nvelocity, x->velocity_line);
 }
 
 /* output.fields: a list of array names; position is required (it places the particles). */
@@ -540,7 +551,7 @@ static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path)
 			int bit = a->type != YAML_SCALAR_NODE ? 0 : !strcmp(text(a), "x") ? 1 : !strcmp(text(a), "y") ? 2 : 0;
 			if (!bit) {
 				if (a->type != YAML_SCALAR_NODE) return type_error(x, a, path, want);
-				return fail(x, line_of(a), "key '%s' names axis '%s'; allowed: x, y (z, the "
+				return tide_case_fail(x, line_of(a), "key '%s' names axis '%s'; allowed: x, y (z, the "
 				            "direction of gravity, cannot be periodic).", path, text(a));
 			}
 			x->c->periodic |= bit;
@@ -555,7 +566,7 @@ static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path)
 		int bit = !strcmp(text(k), "x") ? 1 : !strcmp(text(k), "y") ? 2 : 0, on = 0;
 		char q[64];
 		if (!bit)
-			return fail(x, line_of(k), "unknown key '%s.%s'; allowed: x, y.", path, text(k));
+			return tide_case_fail(x, line_of(k), "unknown key '%s.%s'; allowed: x, y.", path, text(k));
 		snprintf(q, sizeof q, "%s.%s", path, text(k));
 		if (get_bool(x, b, q, &on)) return -1;
 		if (on) x->c->periodic |= bit;
@@ -582,14 +593,14 @@ static int list_output_fields(struct ctx *x, const yaml_node_t *seq, const char 
 			if (!strcmp(text(v), tide_output_field_names[i])) f = i;
 		if (f < 0)
 			return v && v->type == YAML_SCALAR_NODE
-			       ? fail(x, line_of(v), "key '%s' lists '%s', which is not a field; allowed: "
+			       ? tide_case_fail(x, line_of(v), "key '%s' lists '%s', which is not a field; allowed: "
 			              "%s.", path, text(v), allowed)
-			       : fail(x, line_of(v), "key '%s' holds something other than a field name; "
+			       : tide_case_fail(x, line_of(v), "key '%s' holds something other than a field name; "
 			              "allowed: %s.", path, allowed);
 		mask |= 1u << f;
 	}
 	if (!(mask & TIDE_OUT_POSITION))
-		return fail(x, line_of(seq), "key '%s' must list position (every particle file places "
+		return tide_case_fail(x, line_of(seq), "key '%s' must list position (every particle file places "
 		            "its particles); allowed: %s.", path, allowed);
 	x->c->output_fields = mask;
 	return 0;
@@ -620,233 +631,102 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 	return 0;
 }
 
-/* ---- whole-case checks and derived values ----------------------------------------------- */
-
-void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n)
+/* STL meshes {stl, scale, rotate, translate} (+ layers, closed for solids); the file is
+ * relative to the case file's directory and kept as an absolute path. */
+static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path, int solid,
+                         tide_stl_item *out, int *count, int *lines)
 {
-	if (c->dim == 2)
-		snprintf(buf, n, "[%g, %g]..[%g, %g]", b->lo[0], b->lo[2], b->hi[0], b->hi[2]);
-	else
-		snprintf(buf, n, "[%g, %g, %g]..[%g, %g, %g]", b->lo[0], b->lo[1], b->lo[2], b->hi[0],
-		         b->hi[1], b->hi[2]);
-}
-
-static int check_box(struct ctx *x, int line, const char *path, const tide_box *b)
-{
-	static const char axis[] = "xyz";
-	for (int j = 0; j < x->c->dim; j++) {
-		int a = axes_of(x->c->dim)[j];
-		if (!(b->lo[a] < b->hi[a]))
-			return fail(x, line, "key '%s' has lo >= hi on the %c axis (%g >= %g); allowed: lo < hi "
-			            "on every axis.", path, axis[a], b->lo[a], b->hi[a]);
-	}
-	return 0;
-}
-
-/* Small tolerance so that a box given with the same decimals as its container counts as inside. */
-static int box_inside(const tide_case *c, const tide_box *in, const tide_box *out)
-{
-	for (int j = 0; j < c->dim; j++) {
-		int a = axes_of(c->dim)[j];
-		double tol = 1e-9 * (1 + fabs(out->lo[a]) + fabs(out->hi[a]));
-		if (in->lo[a] < out->lo[a] - tol || in->hi[a] > out->hi[a] + tol) return 0;
-	}
-	return 1;
-}
-
-static int check_inside(struct ctx *x, int line, const char *path, const tide_box *b, int in_tank)
-{
-	const tide_case *c = x->c;
-	char bb[128], ob[128];
-	tide_case_box_text(c, b, bb, sizeof bb);
-	if (!box_inside(c, b, &c->domain)) {
-		tide_case_box_text(c, &c->domain, ob, sizeof ob);
-		return fail(x, line, "key '%s' = %s lies outside the domain; allowed: a box inside the "
-		            "domain %s.", path, bb, ob);
-	}
-	if (in_tank && c->tank.present && !box_inside(c, b, &c->tank.box)) {
-		tide_case_box_text(c, &c->tank.box, ob, sizeof ob);
-		return fail(x, line, "key '%s' = %s lies outside the tank interior; allowed: a box inside "
-		            "the tank %s.", path, bb, ob);
-	}
-	return 0;
-}
-
-static int check_probes(struct ctx *x, const char *path, const tide_probe *pr, int n,
-                        const int *lines, int height)
-{
-	const tide_case *c = x->c;
+	static const char *const names[] = {"stl", "scale", "rotate", "translate", "layers", "closed", NULL};
+	static const char *const vnames[] = {"stl", "scale", "rotate", "translate", NULL};
+	static const struct key scale = NUM("scale", dp, R_GT, 0, 0);
+	static const struct key layers = INT("layers", dp, R_GE | R_LE, 1, 64);
+	yaml_node_item_t *it = NULL;
+	int n = 0;
+	if (get_items(x, seq, path, "a list of meshes {stl: FILE.stl, ...}", &it, &n)) return -1;
+	if (n && x->c->dim != 3)
+		return tide_case_fail(x, line_of(seq), "key '%s' needs a 3-D case (STL meshes are 3-D); allowed: dim: 3.",
+		            path);
 	for (int i = 0; i < n; i++) {
-		tide_box pt = {{pr[i].p[0], pr[i].p[1], pr[i].p[2]}, {pr[i].p[0], pr[i].p[1], pr[i].p[2]}};
-		if (height) pt.lo[2] = pt.hi[2] = c->domain.lo[2];   /* a vertical line: z is free */
-		if (!box_inside(c, &pt, &c->domain)) {
-			char ob[128];
-			tide_case_box_text(c, &c->domain, ob, sizeof ob);
-			return fail(x, lines[i], "key '%s[%d].at' lies outside the domain; allowed: a point "
-			            "inside %s.", path, i, ob);
+		const yaml_node_t *v[6];
+		tide_stl_item *m = &out[i];
+		char p[160], q[176], rel[1024], full[2100];
+		if (get_item(x, it, i, path, solid ? names : vnames, 1, v, &lines[i], p)) return -1;
+		*m = (tide_stl_item){.scale = 1, .layers = 3, .closed = 1};
+		snprintf(q, sizeof q, "%s.stl", p);
+		if (get_string(x, v[0], q, rel, sizeof rel)) return -1;
+		const char *slash = strrchr(x->file, '/');
+		if (rel[0] == '/' || !slash) snprintf(full, sizeof full, "%s", rel);
+		else snprintf(full, sizeof full, "%.*s/%s", (int)(slash - x->file), x->file, rel);
+		char *abs = realpath(full, NULL);   /* realpath into a buffer could write PATH_MAX bytes */
+		int fits = abs && strlen(abs) < sizeof m->file;
+		if (fits) strcpy(m->file, abs);
+		free(abs);
+		if (!fits)
+			return tide_case_fail(x, line_of(v[0]), "key '%s' = '%s': cannot open '%s': %s; allowed: an STL "
+			            "file, its path relative to the case file's directory.", q, rel, full,
+			            strerror(errno));
+		snprintf(q, sizeof q, "%s.scale", p);
+		if (v[1] && get_number(x, &scale, v[1], q, 0, &m->scale)) return -1;
+		snprintf(q, sizeof q, "%s.rotate", p);
+		if (v[2] && get_coords(x, v[2], q, 3, axes3, "[degrees about x, y, z]", m->rotate)) return -1;
+		snprintf(q, sizeof q, "%s.translate", p);
+		if (v[3] && get_coords(x, v[3], q, 3, axes3, "[x, y, z]", m->translate)) return -1;
+		double d;
+		snprintf(q, sizeof q, "%s.layers", p);
+		if (solid && v[4]) {
+			if (get_number(x, &layers, v[4], q, 1, &d)) return -1;
+			m->layers = (int)d;
+		}
+		snprintf(q, sizeof q, "%s.closed", p);
+		if (solid && v[5] && get_bool(x, v[5], q, &m->closed)) return -1;
+	}
+	*count = n;
+	return 0;
+}
+
+static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_stl_items(x, v, path, 1, x->c->solid, &x->c->nsolid, x->solid_line);
+}
+
+static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_stl_items(x, v, path, 0, x->c->volume, &x->c->nvolume, x->volume_line);
+}
+
+/* Each mesh is built once while loading, so that a bad one is refused before any run starts
+ * (solids: 0 only measures them, for a derived domain). */
+int tide_case_check_meshes(struct ctx *x, int kinds)
+{
+	char why[512];
+	for (int k = 0; k < kinds; k++) {
+		int n = k ? x->c->nvolume : x->c->nsolid;
+		for (int i = 0; i < n; i++) {
+			tide_stl_item *m = k ? &x->c->volume[i] : &x->c->solid[i];
+			if (tide_stl_item_check(kinds == 2 ? x->c : NULL, m, k || m->closed, why, sizeof why))
+				return tide_case_fail(x, (k ? x->volume_line : x->solid_line)[i], "key '%s[%d].stl': STL file "
+				            "'%s' %s.", k ? "fluid_volumes" : "solids", i, m->file, why);
 		}
 	}
 	return 0;
 }
 
-static int check_geometry(struct ctx *x)
-{
-	const tide_case *c = x->c;
-	char p[32];
-	if (c->tank.present && check_box(x, x->line[find_key("tank")], "tank", &c->tank.box)) return -1;
-	if (check_box(x, x->line[find_key("domain")], "domain", &c->domain)) return -1;
-	for (int i = 0; i < c->nfluid; i++) {
-		snprintf(p, sizeof p, "fluid[%d]", i);
-		if (check_box(x, x->fluid_line[i], p, &c->fluid[i]) ||
-		    check_inside(x, x->fluid_line[i], p, &c->fluid[i], 1)) return -1;
-	}
-	for (int i = 0; i < c->nobstacle; i++) {
-		snprintf(p, sizeof p, "obstacles[%d]", i);
-		if (check_box(x, x->obstacle_line[i], p, &c->obstacle[i]) ||
-		    check_inside(x, x->obstacle_line[i], p, &c->obstacle[i], 1)) return -1;
-	}
-	/* obstacles are solid: a fluid box inside one would hold no water */
-	for (int i = 0; i < c->nfluid; i++)
-		for (int m = 0; m < c->nobstacle; m++) {
-			if (!box_inside(c, &c->fluid[i], &c->obstacle[m])) continue;
-			char fb[128], ob[128];
-			tide_case_box_text(c, &c->fluid[i], fb, sizeof fb);
-			tide_case_box_text(c, &c->obstacle[m], ob, sizeof ob);
-			return fail(x, x->fluid_line[i], "key 'fluid[%d]' = %s lies inside 'obstacles[%d]' = %s, "
-			            "so it holds no water (obstacles are solid); allowed: a fluid box not "
-			            "covered by an obstacle.", i, fb, m, ob);
-		}
-	for (int i = 0; i < c->nsphere; i++) {
-		const tide_sphere *s = &c->sphere[i];
-		tide_box b;
-		for (int a = 0; a < 3; a++) {
-			b.lo[a] = s->c[a] - s->r;
-			b.hi[a] = s->c[a] + s->r;
-		}
-		snprintf(p, sizeof p, "fluid_spheres[%d]", i);
-		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
-	}
-	return check_probes(x, "gauges.height", c->height, c->nheight, x->height_line, 1) ||
-	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0);
-}
-
-/* Tank outer box (inner box grown by layers*dp on every walled side), grown upward by the tank
- * height so splashes stay inside. */
-static tide_box default_domain(const tide_case *c)
-{
-	tide_box d = c->tank.box;
-	double w = c->tank.layers * c->dp;
-	for (int j = 0; j < c->dim; j++) {
-		int a = axes_of(c->dim)[j];
-		if (c->periodic >> a & 1) continue; /* open there: the tank's extent is the period */
-		d.lo[a] -= w;
-		if (a != 2 || !c->tank.open_top) d.hi[a] += w;
-	}
-	d.hi[2] += c->tank.box.hi[2] - c->tank.box.lo[2];
-	return d;
-}
-
-/* Still water level: highest fluid top above the tank floor (or above the lowest fluid). */
-static double default_hswl(const tide_case *c)
-{
-	double top = -INFINITY, floor_z = INFINITY;
-	for (int i = 0; i < c->nfluid; i++) {
-		top = fmax(top, c->fluid[i].hi[2]);
-		floor_z = fmin(floor_z, c->fluid[i].lo[2]);
-	}
-	for (int i = 0; i < c->nsphere; i++) {
-		top = fmax(top, c->sphere[i].c[2] + c->sphere[i].r);
-		floor_z = fmin(floor_z, c->sphere[i].c[2] - c->sphere[i].r);
-	}
-	if (c->tank.present) floor_z = c->tank.box.lo[2];
-	return top - floor_z;
-}
-
-static double gravity_norm(const tide_case *c)
-{
-	return sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
-	            c->gravity[2] * c->gravity[2]);
-}
-
-/* Periodic axes: x (and y in 3-D), one at a time, at least two cells of side 2h long. */
-static int check_periodic(struct ctx *x)
-{
-	const tide_case *c = x->c;
-	int line = x->line[find_key("periodic")];
-	if (!c->periodic) return 0;
-	if (c->dim == 2 && (c->periodic & 2))
-		return fail(x, line, "key 'periodic' names y in a 2-D case (the x-z plane); allowed: x.");
-	if (c->self_gravity.on)
-		return fail(x, line, "key 'periodic' with 'physics.self_gravity': the Barnes-Hut field "
-		            "is not periodic; allowed: one of the two.");
-	for (int a = 0; a < 2; a++) {
-		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
-		if ((c->periodic >> a & 1) && !(len >= need))
-			return fail(x, line, "key 'periodic': the domain is %g m long along %c, less than "
-			            "the 4h = %g m (two cells of side 2h) a periodic axis needs; allowed: a "
-			            "longer domain or a smaller dp.", len, "xy"[a], need);
-	}
-	return 0;
-}
-
-/* Self-gravity and equation of state checks: they need the whole case. */
-static int check_physics(struct ctx *x)
-{
-	const tide_case *c = x->c;
-	if (check_periodic(x)) return -1;
-	if (c->viscosity == 2)
-		return fail(x, x->line[find_key("physics.viscosity")], "key 'physics.viscosity' = "
-		            "'laminar+sps': the SPS turbulence closure is not implemented yet; allowed: "
-		            "artificial, laminar.");
-	if (c->self_gravity.on && c->dim != 3)
-		return fail(x, x->line[find_key("physics.self_gravity")], "key 'physics.self_gravity' "
-		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");
-	if (c->eos == TIDE_EOS_ISOTHERMAL && !(c->cs_iso > 0))
-		return fail(x, x->line[find_key("physics.eos")], "missing required key 'physics.cs_iso' "
-		            "(the isothermal sound speed in m/s, > 0) for 'physics.eos' = isothermal.");
-	return 0;
-}
-
-/* The one derivation of c0, run after loading and after every --set, so c0 always follows
- * coefsound, gravity and hswl (Tait), or cs_iso (isothermal).  A zero gravity is allowed only
- * with self-gravity; the Tait c0 then takes the surface gravity of a uniform sphere of diameter
- * hswl, (2 pi / 3) G rho0 hswl, in place of |g|. */
-static int derive(struct ctx *x)
+/* No domain and no tank: the box of the STL solids (a tank given as a mesh), grown upward by its
+ * height as a tank's, so splashes stay inside.  Its faces are the solids' outer faces, which
+ * are then dry (geometry_fill.c): a cup-shaped tank's particles lie on its inner side. */
+static int solids_domain(struct ctx *x)
 {
 	tide_case *c = x->c;
-	double g = gravity_norm(c);
-	int gline = x->line[find_key("physics.gravity")];
-	if (!(g > 0) && !c->self_gravity.on)
-		return fail(x, gline, "key 'physics.gravity' is zero, so c0 = coefsound*sqrt(|g|*hswl) "
-		            "would be 0; allowed: a nonzero gravity vector (a zero one only with "
-		            "'physics.self_gravity').");
-	if (!(g > 0)) g = 2.0 * M_PI / 3.0 * c->self_gravity.G * c->rho0 * c->hswl;
-	c->c0 = c->eos == TIDE_EOS_ISOTHERMAL ? c->cs_iso : c->coefsound * sqrt(g * c->hswl);
-	if (!(c->c0 > 0) || !isfinite(c->c0))
-		return fail(x, gline, "key 'physics.gravity' gives c0 = coefsound*sqrt(|g|*hswl) = %g m/s; "
-		            "allowed: a gravity, hswl and coefsound that give a finite c0 > 0.", c->c0);
-	return 0;
-}
-
-static int check_surge(struct ctx *x)
-{
-	if (x->c->surge_front && !(x->c->surge_a > 0))
-		return fail(x, x->line[find_key("gauges.surge_front")], "missing required key "
-		            "'gauges.surge_front.a' (the initial column width, > 0).");
-	return 0;
-}
-
-/* .h5 files need the HDF5 library, found (or not) when tide was built. */
-static int check_output(struct ctx *x)
-{
-#ifndef TIDE_HAVE_HDF5
-	if (x->c->output_format != TIDE_OUT_VTP)
-		return fail(x, x->line[find_key("output.format")], "key 'output.format' = '%s' needs "
-		            "HDF5, but this tide was built without it (install libhdf5-openmpi-dev and "
-		            "build again); allowed here: vtp.", format_names[x->c->output_format]);
-#else
-	(void)x;
-#endif
+	if (tide_case_check_meshes(x, 1)) return -1;
+	for (int a = 0; a < 3; a++) {
+		c->domain.lo[a] = INFINITY;
+		c->domain.hi[a] = -INFINITY;
+		for (int i = 0; i < c->nsolid; i++) {
+			c->domain.lo[a] = fmin(c->domain.lo[a], c->solid[i].lo[a]);
+			c->domain.hi[a] = fmax(c->domain.hi[a], c->solid[i].hi[a]);
+		}
+	}
+	c->domain.hi[2] += c->domain.hi[2] - c->domain.lo[2];
 	return 0;
 }
 
@@ -861,28 +741,29 @@ static int check_required(struct ctx *x, double dp_override)
 		if (strchr(k->path, '.')) {
 			char pp[64];
 			snprintf(pp, sizeof pp, "%.*s", (int)(leaf_name(k->path) - 1 - k->path), k->path);
-			parent = find_key(pp);
+			parent = tide_case_find_key(pp);
 		}
 		if ((k->flags & REQ_IN) && (parent < 0 || !x->seen[parent])) continue;
 		if (parent >= 0 && x->seen[parent]) line = x->line[parent];
 		if (k->kind == K_NUM) {
 			char r[96];
 			range_text(k, r, sizeof r);
-			return fail(x, line, "missing required key '%s'; allowed: %s%s.", k->path, r,
+			return tide_case_fail(x, line, "missing required key '%s'; allowed: %s%s.", k->path, r,
 			            strcmp(k->path, "dp") ? "" : " (or give --dp)");
 		}
-		return fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
+		return tide_case_fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
 		            x->c->dim);
 	}
-	if (!x->seen[find_key("fluid")] && !x->seen[find_key("fluid_spheres")])
-		return fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
-		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres').",
+	if (!x->seen[tide_case_find_key("fluid")] && !x->seen[tide_case_find_key("fluid_spheres")] &&
+	    !x->seen[tide_case_find_key("fluid_volumes")])
+		return tide_case_fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
+		            "{lo: [...], hi: [...]} filled with water (or 'fluid_spheres', 'fluid_volumes').",
 		            TIDE_CASE_MAX_ITEMS);
-	if (x->c->nfluid < 1 && x->c->nsphere < 1)
-		return fail(x, x->line[find_key(x->seen[find_key("fluid")] ? "fluid" : "fluid_spheres")],
+	if (x->c->nfluid < 1 && x->c->nsphere < 1 && x->c->nvolume < 1)
+		return tide_case_fail(x, x->line[tide_case_find_key(x->seen[tide_case_find_key("fluid")] ? "fluid" : "fluid_spheres")],
 		            "key '%s' is empty; allowed: a list of 1 to %d boxes {lo: [...], hi: [...]} "
 		            "(or spheres {centre: [...], radius: R} in 'fluid_spheres').",
-		            x->seen[find_key("fluid")] ? "fluid" : "fluid_spheres", TIDE_CASE_MAX_ITEMS);
+		            x->seen[tide_case_find_key("fluid")] ? "fluid" : "fluid_spheres", TIDE_CASE_MAX_ITEMS);
 	return 0;
 }
 
@@ -929,7 +810,7 @@ static int read_dim(struct ctx *x, const yaml_node_t *root)
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
 		if (!strcmp(text(k), "dim"))
-			return apply(x, find_key("dim"), yaml_document_get_node(x->doc, p->value), "dim");
+			return apply(x, tide_case_find_key("dim"), yaml_document_get_node(x->doc, p->value), "dim");
 	}
 	return 0;
 }
@@ -938,25 +819,27 @@ static int finish_load(struct ctx *x, double dp_override)
 {
 	tide_case *c = x->c;
 	if (dp_override > 0) c->dp = dp_override;
-	if (check_required(x, dp_override) || check_surge(x) || check_output(x)) return -1;
-	if (!x->seen[find_key("domain")]) {
-		if (!c->tank.present)
-			return fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi} or a "
-			            "tank {lo, hi} from which the domain is derived.");
-		if (check_box(x, x->line[find_key("tank")], "tank", &c->tank.box)) return -1;
-		c->domain = default_domain(c);
+	if (check_required(x, dp_override) || tide_case_check_surge(x) || tide_case_check_output(x)) return -1;
+	if (!x->seen[tide_case_find_key("domain")]) {
+		if (!c->tank.present && !c->nsolid)
+			return tide_case_fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi}, or a "
+			            "tank {lo, hi} or STL solids from which the domain is derived.");
+		if (c->tank.present) {
+			if (tide_case_check_box(x, x->line[tide_case_find_key("tank")], "tank", &c->tank.box)) return -1;
+			c->domain = tide_case_default_domain(c);
+		} else if (solids_domain(x)) return -1;
 	}
-	if (!x->seen[find_key("time.output")]) c->t_out = c->t_end / 50;
-	if (check_geometry(x)) return -1;
-	if (!x->seen[find_key("physics.hswl")]) c->hswl = default_hswl(c);
-	if (check_physics(x)) return -1;
-	return derive(x);
+	if (!x->seen[tide_case_find_key("time.output")]) c->t_out = c->t_end / 50;
+	if (tide_case_check_geometry(x)) return -1;
+	if (!x->seen[tide_case_find_key("physics.hswl")]) c->hswl = tide_case_default_hswl(c);
+	if (tide_case_check_physics(x)) return -1;
+	return tide_case_derive(x);
 }
 
 static int load_root(struct ctx *x, const yaml_node_t *root, double dp_override)
 {
 	if (!root)
-		return fail(x, 0, "the file is empty; expected a mapping with at least 'dp', 'fluid' and "
+		return tide_case_fail(x, 0, "the file is empty; expected a mapping with at least 'dp', 'fluid' and "
 		            "'time'.");
 	if (check_mapping(x, root, "", "keys") || read_dim(x, root) || walk(x, root, "")) return -1;
 	return finish_load(x, dp_override);
@@ -965,12 +848,12 @@ static int load_root(struct ctx *x, const yaml_node_t *root, double dp_override)
 static int syntax_error(const struct ctx *x, const yaml_parser_t *p)
 {
 	if (p->error == YAML_READER_ERROR)
-		return fail(x, 0, "cannot read the case file: %s.", p->problem ? p->problem : "read error");
-	if (p->error == YAML_MEMORY_ERROR) return fail(x, 0, "out of memory while parsing.");
+		return tide_case_fail(x, 0, "cannot read the case file: %s.", p->problem ? p->problem : "read error");
+	if (p->error == YAML_MEMORY_ERROR) return tide_case_fail(x, 0, "out of memory while parsing.");
 	if (p->context)
-		return fail(x, (int)p->problem_mark.line + 1, "YAML syntax error: %s (%s on line %d).",
+		return tide_case_fail(x, (int)p->problem_mark.line + 1, "YAML syntax error: %s (%s on line %d).",
 		            p->problem, p->context, (int)p->context_mark.line + 1);
-	return fail(x, (int)p->problem_mark.line + 1, "YAML syntax error: %s.",
+	return tide_case_fail(x, (int)p->problem_mark.line + 1, "YAML syntax error: %s.",
 	            p->problem ? p->problem : "unknown problem");
 }
 
@@ -1011,7 +894,7 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 			int empty = !r || (r->type == YAML_SCALAR_NODE &&
 			                   (!r->data.scalar.length || !strcmp(text(r), "~") || !strcmp(text(r), "null")));
 			if (!empty)
-				rc = fail(&x, (int)doc.start_mark.line + 1, "a second YAML document starts here; "
+				rc = tide_case_fail(&x, (int)doc.start_mark.line + 1, "a second YAML document starts here; "
 				          "a case file holds one document (one mapping of keys): remove the '---' "
 				          "line and what follows, or move it to a file of its own.");
 			yaml_document_delete(&doc);
@@ -1024,41 +907,30 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 
 /* ---- --set ---------------------------------------------------------------------------------- */
 
-static int box_equal(const tide_box *a, const tide_box *b)
-{
-	return !memcmp(a->lo, b->lo, sizeof a->lo) && !memcmp(a->hi, b->hi, sizeof a->hi);
-}
-
-static int derived_domain(const tide_case *c)
-{
-	tide_box d = default_domain(c);
-	return c->tank.present && box_equal(&d, &c->domain);
-}
-
 /* Applies value v of key to x->c (a copy of old); then re-derives what followed from the old
  * parameters and re-runs the whole-case checks. */
 static int set_value(struct ctx *x, const tide_case *old, const char *key, const yaml_node_t *v)
 {
 	tide_case *c = x->c;
-	int i = find_key(key);
+	int i = tide_case_find_key(key);
 	char parent[64];
 	snprintf(parent, sizeof parent, "%.*s", (int)(leaf_name(key) - key - (strchr(key, '.') != NULL)), key);
-	if (i < 0) return unknown_key(x, 0, find_key(parent) >= 0 ? parent : "", key);
+	if (i < 0) return unknown_key(x, 0, tide_case_find_key(parent) >= 0 ? parent : "", key);
 	if (keys[i].kind == K_SECTION || (keys[i].kind == K_LIST && strcmp(key, "output.fields")) ||
 	    !strcmp(key, "dim"))
-		return fail(x, 0, "key '%s' cannot be changed with --set; allowed: scalar and vector keys "
+		return tide_case_fail(x, 0, "key '%s' cannot be changed with --set; allowed: scalar and vector keys "
 		            "such as dp, coefh, physics.*, time.*, tank.layers (edit the case file for the "
 		            "rest).", key);
 	if (!strncmp(key, "tank.", 5) && !old->tank.present)
-		return fail(x, 0, "key '%s' cannot be set: the case has no tank.", key);
+		return tide_case_fail(x, 0, "key '%s' cannot be set: the case has no tank.", key);
 	if (apply(x, i, v, key)) return -1;
 	if (!strncmp(key, "gauges.surge_front.", 19)) c->surge_front = 1;
 	if (!strncmp(key, "physics.self_gravity.", 21)) c->self_gravity.on = 1;
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
-	if (derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = default_domain(c);
-	if (old->hswl == default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = default_hswl(c);
-	if (check_surge(x) || check_output(x) || check_geometry(x) || check_physics(x)) return -1;
-	return derive(x);
+	if (tide_case_derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = tide_case_default_domain(c);
+	if (old->hswl == tide_case_default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = tide_case_default_hswl(c);
+	if (tide_case_check_surge(x) || tide_case_check_output(x) || tide_case_check_geometry(x) || tide_case_check_physics(x)) return -1;
+	return tide_case_derive(x);
 }
 
 static void trim(char *s)
@@ -1075,12 +947,12 @@ int tide_case_set(tide_case *c, const char *assignment)
 	const char *eq = strchr(assignment, '=');
 	char key[128], val[1024];
 	if (!eq || (size_t)(eq - assignment) >= sizeof key || strlen(eq + 1) >= sizeof val)
-		return fail(&x, 0, "expected key=value, e.g. physics.visco=0.05.");
+		return tide_case_fail(&x, 0, "expected key=value, e.g. physics.visco=0.05.");
 	snprintf(key, sizeof key, "%.*s", (int)(eq - assignment), assignment);
 	snprintf(val, sizeof val, "%s", eq + 1);
 	trim(key);
 	trim(val);
-	if (!*key || !*val) return fail(&x, 0, "expected key=value, e.g. physics.visco=0.05.");
+	if (!*key || !*val) return tide_case_fail(&x, 0, "expected key=value, e.g. physics.visco=0.05.");
 
 	/* The value is parsed as YAML, so "[0, -9.81]" is a list exactly as in a file. */
 	yaml_parser_t p;
@@ -1089,7 +961,7 @@ int tide_case_set(tide_case *c, const char *assignment)
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)val, strlen(val));
 	if (!yaml_parser_load(&p, &doc)) {
-		rc = fail(&x, 0, "the value is not valid YAML: %s.", p.problem ? p.problem : "parse error");
+		rc = tide_case_fail(&x, 0, "the value is not valid YAML: %s.", p.problem ? p.problem : "parse error");
 	} else {
 		tide_case tmp = *c;
 		x.doc = &doc;
@@ -1165,6 +1037,7 @@ static void put_probes(FILE *f, const tide_case *c, const char *key, const tide_
 		fputs(", at: ", f);
 		if (height) put_coords(f, pr[i].p, c->dim - 1, axes_h);
 		else put_coords(f, pr[i].p, c->dim, axes_of(c->dim));
+		if (height && pr[i].mode >= 0) fprintf(f, ", mode: %s", gauge_mode_names[pr[i].mode]);
 		fputs("}\n", f);
 	}
 }
@@ -1236,17 +1109,37 @@ void tide_case_print(FILE *f, const tide_case *c)
 		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
 		        c->sphere[i].hydrostatic ? "true" : "false");
 	}
+	for (int k = 0; k < 2; k++) {
+		int n = k ? c->nvolume : c->nsolid;
+		if (n) fprintf(f, "%s:\n", k ? "fluid_volumes" : "solids");
+		for (int i = 0; i < n; i++) {
+			const tide_stl_item *m = k ? &c->volume[i] : &c->solid[i];
+			fputs("  - {stl: ", f);
+			put_str(f, m->file);
+			fprintf(f, ", scale: %s, rotate: ", num(m->scale, b));
+			put_coords(f, m->rotate, 3, axes3);
+			fputs(", translate: ", f);
+			put_coords(f, m->translate, 3, axes3);
+			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
+			fputs("}\n", f);
+		}
+	}
 	put_physics(f, c);
 	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
 	fprintf(f, "output: %s}\n", num(c->t_out, b));
-	fprintf(f, "output: {format: %s, precision: %s, fields: [", format_names[c->output_format],
+	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],
 	        precision_names[c->output_single]);
 	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
 		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
 	fputs("]}\n", f);
 	fputs("gauges:\n", f);
+	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", num(c->gauge_every, b));
+	else fprintf(f, "  # every: not given, at every output (time.output)\n");
+	fprintf(f, "  mode: %s\n", gauge_mode_names[c->gauge_mode]);
 	put_probes(f, c, "height", c->height, c->nheight, 1);
 	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);
+	put_probes(f, c, "velocity", c->velocity, c->nvelocity, 0);
+	fprintf(f, "  forces: %s\n", c->gauge_forces ? "true" : "false");
 	if (c->surge_front) {
 		fprintf(f, "  surge_front: {a: %s, ", num(c->surge_a, b));
 		fprintf(f, "x0: %s}\n", num(c->surge_x0, b));

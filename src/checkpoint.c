@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Checkpoint directories: writing (into a temporary directory, fsync'ed, swapped in by one
-// rename) and reading with verification.  Layout and guarantees: include/tide/checkpoint.h.
+// rename) and reading with verification.  Layout and guarantees: src/checkpoint.h.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "tide/checkpoint.h"
-#include "tide/log.h"
+#include "case_load.h"
+#include "checkpoint.h"
+#include "log.h"
 
 #define BYTE_ORDER_MARK 0x01020304u
 

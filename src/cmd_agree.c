@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Agreement of the MPI ranks on their command (include/tide/cmd_agree.h).  Plain MPI
+// Agreement of the MPI ranks on their command (src/cmd_agree.h).  Plain MPI
 // collectives are allowed here: StarPU-MPI has not started yet.  Rank 0's description goes to
 // every rank, each compares its own, the lowest differing rank sends its description to all,
 // and rank 0 says what differs: three collectives of a few kilobytes at start-up.
@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <mpi.h>
-#include "tide/checkpoint.h"
-#include "tide/cmd_agree.h"
+#include "checkpoint.h"
+#include "cmd_agree.h"
 
 void tide_cmd_key_init(tide_cmd_key *k, const char *command, int argc, char **argv)
 {

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "tide/case.h"
-#include "tide/commands.h"
+#include "case_load.h"
+#include "commands.h"
+#include "geometry_fill.h"
 
 static void cases_usage(FILE *f)
 {
@@ -68,6 +70,10 @@ static void estimate(const tide_case *c, double *fluid, double *bound)
 		}
 	}
 	if (*fluid < 0) *fluid = 0;
+	double stl_fluid, stl_bound;   /* STL fluid volumes and solids */
+	tide_geometry_estimate(c, &stl_fluid, &stl_bound);
+	*fluid += stl_fluid;
+	*bound += stl_bound;
 	if (c->tank.present) {
 		const tide_box *b = &c->tank.box;
 		double L = c->tank.layers;

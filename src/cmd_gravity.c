@@ -10,14 +10,14 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
-#include "tide/cmd_agree.h"
-#include "tide/commands.h"
-#include "tide/host_memory.h"
+#include "bh_ic.h"
+#include "cmd_agree.h"
+#include "commands.h"
+#include "host_memory.h"
 #include "tide/let_interface.h"
-#include "tide/log.h"
-#include "tide/num_opts.h"
-#include "tide/runtime.h"
+#include "log.h"
+#include "num_opts.h"
+#include "runtime.h"
 
 static void usage(FILE *f)
 {
@@ -194,7 +194,8 @@ int tide_cmd_gravity(int argc, char **argv)
 	if (!acc) return out_of_memory(n);
 	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
 	tide_gravity g;
-	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where);
+	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where,
+	                        tide_runtime_uses_mpi());
 
 	/* warm-up: allocations, transfers to the device, CUDA module loading */
 	t0 = tide_wtime();

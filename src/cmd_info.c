@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <starpu.h>
-#include "tide/cmd_agree.h"
-#include "tide/commands.h"
-#include "tide/runtime.h"
+#include "cmd_agree.h"
+#include "commands.h"
+#include "runtime.h"
 
 static void print_workers(const tide_runtime *rt)
 {

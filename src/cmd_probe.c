@@ -10,10 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/commands.h"
-#include "tide/output.h"
-#include "tide/probe.h"
-#include "tide/snapshot_read.h"
+#include "case_load.h"
+#include "commands.h"
+#include "output.h"
+#include "probe.h"
+#include "snapshot_read.h"
 
 static void probe_usage(FILE *f)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// HDF5 particle snapshots (include/tide/h5_output.h): one file per output, written by every rank
+// HDF5 particle snapshots (src/h5_output.h): one file per output, written by every rank
 // at once (parallel HDF5, collective MPI-IO, hyperslabs at prefix-sum offsets) or by rank 0 from
 // the gathered particles; the .xmf series that lists them comes from xdmf_output.c.
 #include <errno.h>
@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tide/h5_output.h"
+#include "h5_output.h"
 
 #ifdef TIDE_HAVE_HDF5
 #include <hdf5.h>
 #include <mpi.h>
-#include "tide/log.h"
-#include "tide/runtime.h"
+#include "log.h"
+#include "runtime.h"
 
 /* Particles per write call and rank: bounds the copy buffer (24 MiB of positions), so a large
  * snapshot needs no full-size copy. */

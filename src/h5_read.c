@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Reader of tide's HDF5 particle snapshots (include/tide/h5_read.h) for tide probe.  Each
+// Reader of tide's HDF5 particle snapshots (src/h5_read.h) for tide probe.  Each
 // dataset is read in slabs of rows converted by HDF5 to double, then checked and stored as the
 // .vtp reader stores its arrays (tide_field_store), so a large snapshot needs no full-size copy.
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/h5_read.h"
+#include "h5_read.h"
 
 #ifdef TIDE_HAVE_HDF5
 #include <hdf5.h>

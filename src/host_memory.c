@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Main memory left for a run (include/tide/host_memory.h).
+// Main memory left for a run (src/host_memory.h).
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "tide/host_memory.h"
+#include "host_memory.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

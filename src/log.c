@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "tide/log.h"
+#include "log.h"
 
 int tide_verbosity = 1;
 int tide_log_rank = 0;

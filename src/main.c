@@ -2,7 +2,7 @@
 // tide: command-line entry point and subcommand dispatch.
 #include <stdio.h>
 #include <string.h>
-#include "tide/commands.h"
+#include "commands.h"
 
 static void usage(FILE *f)
 {

@@ -13,13 +13,13 @@
 #include <string.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/bh_nbody.h"
-#include "tide/cmd_agree.h"
-#include "tide/commands.h"
-#include "tide/host_memory.h"
-#include "tide/log.h"
-#include "tide/num_opts.h"
-#include "tide/runtime.h"
+#include "bh_nbody.h"
+#include "cmd_agree.h"
+#include "commands.h"
+#include "host_memory.h"
+#include "log.h"
+#include "num_opts.h"
+#include "runtime.h"
 
 static void diagnose(const bh_body *body, const float *vel, const bh_acc *acc, uint32_t n, double t,
                      bh_nbody_diag *d)
@@ -137,7 +137,7 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 		fprintf(f, "step,t,r10,r50,r90,E_kin,E_pot,E_tot,p_x,p_y,p_z,L_x,L_y,L_z\n");
 	}
 	tide_gravity g;
-	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, o->P, 0, o->where);
+	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, o->P, 0, o->where, mpi);
 	tide_gravity_submit_forces(&g);
 	long steps = (long)ceil(o->t_end / o->dt - 1e-9);
 	int nd = 0;

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/bh_ic.h"
+#include "bh_ic.h"
 
 static uint64_t next(uint64_t *s)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Numeric command-line options (include/tide/num_opts.h).  atof and a cast would turn "abc"
+// Numeric command-line options (src/num_opts.h).  atof and a cast would turn "abc"
 // into 0 particles, "3.7" into 3 and 5e9 into a wrapped 32-bit count; strtod with a check of the
 // whole text, finiteness, wholeness and the range turns each into one sentence instead.
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/num_opts.h"
+#include "num_opts.h"
 
 /* "an integer from 1 to 1500000000", "a finite number > 0", ... */
 static void allowed(const tide_num_opt *o, char *buf, size_t n)

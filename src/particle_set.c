@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/log.h"
-#include "tide/particle_set.h"
+#include "log.h"
+#include "particle_set.h"
 
 static int grow(void **p, size_t elem, size_t cap)
 {
@@ -21,11 +21,14 @@ int tide_pset_reserve(tide_particle_set *s, size_t cap)
 	    grow((void **)&s->z, sizeof(double), cap) || grow((void **)&s->vx, sizeof(float), cap) ||
 	    grow((void **)&s->vy, sizeof(float), cap) || grow((void **)&s->vz, sizeof(float), cap) ||
 	    grow((void **)&s->rho, sizeof(float), cap) || grow((void **)&s->id, sizeof(uint32_t), cap) ||
-	    grow((void **)&s->type, sizeof(uint32_t), cap)) {
+	    grow((void **)&s->type, sizeof(uint32_t), cap) || grow((void **)&s->nx, sizeof(float), cap) ||
+	    grow((void **)&s->ny, sizeof(float), cap) || grow((void **)&s->nz, sizeof(float), cap)) {
 		fprintf(stderr, "tide: out of host memory for %zu particles (%zu MiB)%s.\n", cap,
-		        cap * 52 >> 20, TIDE_OOM_ADVICE);
+		        cap * 64 >> 20, TIDE_OOM_ADVICE);
 		return -1;
 	}
+	/* readers fill the other fields themselves, not the normals */
+	for (size_t i = s->cap; i < cap; i++) s->nx[i] = s->ny[i] = s->nz[i] = 0.f;
 	s->cap = cap;
 	return 0;
 }
@@ -50,7 +53,17 @@ int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho
 	s->rho[i] = rho;
 	s->id[i] = (uint32_t)i;
 	s->type[i] = type;
+	if (s->nx) s->nx[i] = s->ny[i] = s->nz[i] = 0.f;
 	return 0;
+}
+
+void tide_pset_set_normal(tide_particle_set *s, double nx, double ny, double nz)
+{
+	if (s->mode == TIDE_PSET_COUNT || !s->nx || s->n == 0) return;
+	size_t i = s->n - 1;
+	s->nx[i] = (float)nx;
+	s->ny[i] = (float)ny;
+	s->nz[i] = (float)nz;
 }
 
 void tide_pset_free(tide_particle_set *s)
@@ -60,7 +73,7 @@ void tide_pset_free(tide_particle_set *s)
 		return;
 	}
 	free(s->x); free(s->y); free(s->z); free(s->vx); free(s->vy); free(s->vz);
-	free(s->rho); free(s->id); free(s->type);
+	free(s->rho); free(s->id); free(s->type); free(s->nx); free(s->ny); free(s->nz);
 	memset(s, 0, sizeof *s);
 }
 

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/output.h"
-#include "tide/probe.h"
-#include "tide/vtp_read.h"
+#include "output.h"
+#include "probe.h"
+#include "vtp_read.h"
 
 static int push(tide_point_list *l, const double p[3])
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Start-up agreement of the MPI ranks (include/tide/rank_agree.h), through StarPU-MPI data:
+// Start-up agreement of the MPI ranks (src/rank_agree.h), through StarPU-MPI data:
 // StarPU-MPI initialises MPI for its own progress thread (MPI_THREAD_SERIALIZED), so the
 // program may not call MPI collectives itself while StarPU runs.  Rank r owns a variable with
 // its view, rank 0 receives them all, and the verdict is a variable rank 0 owns and sends to
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/rank_agree.h"
-#include "tide/runtime.h"
+#include "rank_agree.h"
+#include "runtime.h"
 
 static int same(const tide_rank_view *a, const tide_rank_view *b)
 {

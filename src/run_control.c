@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Checkpoint and stop decisions of the run loop (include/tide/run_control.h).
+// Checkpoint and stop decisions of the run loop (src/run_control.h).
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/run_control.h"
-#include "tide/runtime.h"
+#include "run_control.h"
+#include "runtime.h"
 
 static volatile sig_atomic_t got_signal;
 static struct sigaction old_term, old_int, old_usr1; /* StarPU's or the defaults, put back at the end */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The output directory of tide run (include/tide/run_dir.h): case names, path lengths, the run
+// The output directory of tide run (src/run_dir.h): case names, path lengths, the run
 // a directory already holds, --overwrite, and the lock that keeps a second run out.
 #include <ctype.h>
 #include <dirent.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/log.h"
-#include "tide/run_dir.h"
+#include "log.h"
+#include "run_dir.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096

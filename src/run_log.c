@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The header of DIR/run.log (include/tide/run_log.h): what StarPU was running on.
+// The header of DIR/run.log (src/run_log.h): what StarPU was running on.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <starpu.h>
-#include "tide/log.h"
-#include "tide/run_log.h"
+#include "log.h"
+#include "run_log.h"
 
 extern char **environ;
 

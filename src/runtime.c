@@ -10,10 +10,10 @@
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/cmd_agree.h"
-#include "tide/log.h"
-#include "tide/runtime.h"
-#include "tide/starpu_env.h"
+#include "cmd_agree.h"
+#include "log.h"
+#include "runtime.h"
+#include "starpu_env.h"
 
 static int with_mpi, mpi_ours, mpi_multiple;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// What the snapshot readers share (include/tide/snapshot_read.h): the field table, the checked
+// What the snapshot readers share (src/snapshot_read.h): the field table, the checked
 // store of decoded values into a particle set, the messages, and the choice of reader by the
 // file's extension.
 #include <errno.h>
@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/h5_read.h"
-#include "tide/snapshot_read.h"
-#include "tide/vtp_read.h"
+#include "h5_read.h"
+#include "snapshot_read.h"
+#include "vtp_read.h"
 
 static const char *const names[TIDE_NFIELDS] = { "Points", "Velocity", "Density", "Pressure",
                                                  "Type", "Id" };

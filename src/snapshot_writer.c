@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The snapshot writer thread (include/tide/snapshot.h): writes the particle files, the series
+// The snapshot writer thread (src/snapshot.h): writes the particle files, the series
 // and the statistics row of one staged snapshot while the main thread goes on stepping.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tide/h5_output.h"
-#include "tide/log.h"
-#include "tide/snapshot.h"
+#include <unistd.h>
+#include "h5_output.h"
+#include "host_blocks.h"
+#include "log.h"
+#include "snapshot.h"
 
-/* The fields the staging copies: what the files and the statistics and gauges computed from
- * the staged copy read (positions, velocity, density, type), and the id when it is written. */
+/* The fields the staging copies: what the files and the statistics computed from the staged
+ * copy read (positions, velocity, density, type), and the id when it is written.  (The gauges
+ * are measured by codelets of their own, tasks/gauge_tasks.c, at their own times.) */
 static uint32_t staged_fields(const tide_case *c)
 {
 	uint32_t f = TIDE_FIELD_BIT(x) | TIDE_FIELD_BIT(y) | TIDE_FIELD_BIT(z) | TIDE_FIELD_BIT(vx) |
@@ -19,49 +22,6 @@ static uint32_t staged_fields(const tide_case *c)
 	             TIDE_FIELD_BIT(type);
 	if (c->output_fields & TIDE_OUT_ID) f |= TIDE_FIELD_BIT(id);
 	return f;
-}
-
-static int has_gauges(const tide_case *c)
-{
-	return c->nheight > 0 || c->npressure > 0 || c->surge_front;
-}
-
-/* The staged blocks in one contiguous set for the gauges, which need one set (until they are
- * computed by codelets of their own).  0 or -1. */
-static int gauge_set(tide_snapshots *w, int nv, tide_particle_set *s)
-{
-	memset(s, 0, sizeof *s);
-	if (!has_gauges(w->c)) return 0;   /* a row of times only: no particles read */
-	size_t n = 0;
-	for (int b = 0; b < nv; b++) n += w->views[b].count;
-	if (n > w->gauge_cap) {
-		free(w->gauge_mem);
-		w->gauge_cap = 0;
-		w->gauge_mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
-		if (!w->gauge_mem) {
-			fprintf(stderr, "tide: out of host memory for the gauges (%zu particles).\n", n);
-			return -1;
-		}
-		w->gauge_cap = n;
-	}
-	tide_block_view all = tide_block_view_make(w->gauge_mem, (uint32_t)(w->gauge_cap ? w->gauge_cap : 1), 0);
-	size_t k = 0;
-	for (int b = 0; b < nv; b++) {
-		const tide_block_view *v = &w->views[b];
-		memcpy(all.x + k, v->x, v->count * sizeof *v->x);
-		memcpy(all.y + k, v->y, v->count * sizeof *v->y);
-		memcpy(all.z + k, v->z, v->count * sizeof *v->z);
-		memcpy(all.vx + k, v->vx, v->count * sizeof *v->vx);
-		memcpy(all.vy + k, v->vy, v->count * sizeof *v->vy);
-		memcpy(all.vz + k, v->vz, v->count * sizeof *v->vz);
-		memcpy(all.rho + k, v->rho, v->count * sizeof *v->rho);
-		memcpy(all.type + k, v->type, v->count * sizeof *v->type);
-		k += v->count;
-	}
-	all.count = (uint32_t)k;
-	tide_set_view_of_block(&all, s);
-	s->id = NULL;   /* not staged unless written; the gauges do not read it */
-	return 0;
 }
 
 /* Test hook: TIDE_TEST_SNAPSHOT_DELAY_MS=N makes the writer sleep N ms before writing each
@@ -103,9 +63,6 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 		if (ok && w->vtp)
 			ok = !tide_vtp_write_sets(path, w->sets, nv, c, c->output_fields, c->output_single) &&
 			     !tide_pvd_add(w->out.pvd, path, job->t);
-		tide_particle_set g;
-		if (ok && w->out.gauges && w->out.gauges->f)
-			ok = !gauge_set(w, nv, &g) && !tide_gauges_write(w->out.gauges, &g, c, job->t);
 		if (w->out.stats) w->out.stats->e_self = job->e_self;
 		if (ok && w->out.stats)
 			ok = !tide_stats_write_views(w->out.stats, w->views, nv, c, job->t, job->step, job->dt,
@@ -203,7 +160,11 @@ int tide_snap_submit(tide_snapshots *w, tide_sim *sim, const tide_snap_job *job)
 		}
 		w->vcap = n;
 	}
+	int made = w->stage.made;
 	if (tide_stage_submit(&w->stage, sim, staged_fields(w->c))) return -1;
+	if (w->stage.made != made)
+		tide_debug("%ssnapshot staging: %d blocks, %.1f MiB of main memory on this rank\n",
+		           isatty(1) ? "\n" : "", w->stage.nblocks, w->stage.bytes / 1048576.0);
 	pthread_mutex_lock(&w->mu);
 	w->job = *job;
 	w->busy = 1;
@@ -231,7 +192,6 @@ void tide_snap_fini(tide_snapshots *w)
 	free(w->views);
 	free(w->own);
 	free(w->sets);
-	free(w->gauge_mem);
 	memset(w, 0, sizeof *w);
 	w->comm = MPI_COMM_NULL;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Stall watchdog of the run loop (include/tide/stall_watchdog.h).
+// Stall watchdog of the run loop (src/stall_watchdog.h).
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <mpi.h>
-#include "tide/runtime.h"
-#include "tide/stall_watchdog.h"
+#include "runtime.h"
+#include "stall_watchdog.h"
 
 static struct {
 	atomic_long beats, step, ckpt_step;

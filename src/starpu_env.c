@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Checks of StarPU's environment variables before starpu_init (include/tide/starpu_env.h).
+// Checks of StarPU's environment variables before starpu_init (src/starpu_env.h).
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
-#include "tide/starpu_env.h"
+#include "starpu_env.h"
 
 /* The integer variables StarPU reads with starpu_getenv_number (which aborts on a negative or
  * non-integer value) and that tide's documentation or scripts set, with their smallest value. */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// DIR/statistics.csv: mass, energies, momentum, extrema per output (include/tide/statistics.h).
+// DIR/statistics.csv: mass, energies, momentum, extrema per output (src/statistics.h).
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tide/log.h"
-#include "tide/particle_set.h"
-#include "tide/statistics.h"
+#include "log.h"
+#include "particle_set.h"
+#include "statistics.h"
 
 /* Tait elastic energy per unit mass, B/rho0 [(x^(g-1) - 1)/(g-1) + 1/x - 1], x = rho/rho0,
  * written with expm1/log1p so that it keeps its digits near x = 1 (where it is O((x-1)^2)). */

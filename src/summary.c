@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/output.h"
+#include "output.h"
 
 enum field_kind { F_STR, F_INT, F_LONG, F_SIZE, F_DBL };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Decoding a VTK XML DataArray's data (include/tide/vtk_data.h): base64, the block header,
+// Decoding a VTK XML DataArray's data (src/vtk_data.h): base64, the block header,
 // zlib blocks (zlib's uncompress), byte order, element types, ascii numbers.  Values are
 // produced a chunk at a time, so a large array needs no full-size copy; every size is checked
 // against the point count and the file size before anything is allocated from it.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "tide/vtk_data.h"
+#include "vtk_data.h"
 
 #define CHUNK 8192   /* values converted per call of the sink */
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/log.h"
-#include "tide/output.h"
+#include "log.h"
+#include "output.h"
 
 /* ---- atomic files ---- */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Reader of VTK XML PolyData snapshots (.vtp) and ParaView .pvd series (include/tide/vtp_read.h).
+// Reader of VTK XML PolyData snapshots (.vtp) and ParaView .pvd series (src/vtp_read.h).
 // expat parses the XML; it is stopped at <AppendedData>, whose bytes are not XML, and the
 // appended arrays are then read from the file at their offsets.  The data of each array is
 // decoded by vtk_data.c.  Everything the header declares is checked (types, components, point
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "tide/vtk_data.h"
-#include "tide/vtp_read.h"
+#include "vtk_data.h"
+#include "vtp_read.h"
 
 #define FEED 65536   /* bytes handed to expat per call */
 

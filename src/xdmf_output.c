@@ -4,7 +4,7 @@
 // Plain text, no HDF5 needed; written through tide_atomic_file so a reader never sees half.
 #include <stdio.h>
 #include <string.h>
-#include "tide/h5_output.h"
+#include "h5_output.h"
 
 /* One heavy-data reference: Dimensions, number type and the file:/dataset path. */
 static void data_item(FILE *f, const char *file, size_t n, int ncomp, const char *type, int prec,

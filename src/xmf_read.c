@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tide/h5_read.h"
+#include "h5_read.h"
 
 typedef struct xmf_parse {
 	const char *path;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tide/decomposition.h"
-#include "tide/particle_set.h"
 
 /* Relative cost of a fluid and a boundary particle in a step, for placing the cuts: a fixed-wall
  * boundary particle only interacts with fluid neighbours, so it costs a fraction of a fluid one. */

@@ -1,19 +1,37 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The task graph of one Barnes–Hut force evaluation on one process:
+// The task graph of one Barnes–Hut force evaluation, on one process or on several ranks:
 //   bh_build (bodies RW, velocities RW → cells, meta, groups)
 //   → bh_moments (→ moments)
 //   → bh_walk × nparts (each writes the accelerations of its range of sorted particles).
-// With several ranks (gravity_ranks.c), between moments and walk: bh_vroot, bh_essential for
-// every other rank and the exchanges; after the walk, bh_walk_let × nparts per other rank.
 // The tree arrays are registered without a host copy (home node -1): on a GPU they are made and
 // used there and never cross the bus.  The leapfrog's kick and drift tasks are here too, so that
 // one N-body step is build → moments → walk → kick → drift without leaving the device.
+//
+// Several ranks, with locally essential trees.  Per force evaluation, on every rank (all ranks
+// submit the same cross-rank tasks, starpu_mpi_task_insert; a task runs on the owner of the data
+// it writes):
+//   bh_build → bh_moments                      local tree of this rank's particles
+//   bh_vroot(q) for every rank q               virtual root of q, on q; sent to whoever needs it
+//   bh_essential(me → r) for every other r     on me: the nodes of my tree r's walk needs, chosen
+//                                              against r's box; StarPU-MPI sends them to r
+//   bh_walk × parts                            my particles in my tree (overlaps the exchange)
+//   bh_walk_let(s) × parts for every other s   + the field of the nodes received from s
+// The trees of other ranks are registered here without memory (home node -1) only so that the
+// cross-rank tasks can name them; they never leave their rank.  A rank without particles takes
+// part: its virtual root says n = 0, it sends empty buffers and receives the others'.
+//
+// Where the code lives: the whole graph, for one rank or several, is this file (gravity.c
+// calls nothing of gravity_ranks.c); moving particles between ranks outside the graph (gather,
+// scatter, the Morton split of a set over the ranks) is gravity_ranks.c, which uses this file's
+// registration and acquire/release only.  The MPI tags both use are laid out in gravity_ranks.h.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
+#include "tide/let_interface.h"
+#include "gravity_ranks.h"
 
 static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *src,
                         enum tide_where where)
@@ -89,7 +107,7 @@ void tide_gravity_submit_moments(tide_gravity *g)
 
 /* Callback of a timed walk task: its execution time (StarPU's profiling information, filled
  * before callbacks run) added to the counter given as argument. */
-void tide_gravity_walk_timed(void *counter)
+static void walk_timed(void *counter)
 {
 	struct starpu_task *t = starpu_task_get_current();
 	if (!t || !t->profiling_info) return;
@@ -113,19 +131,156 @@ void tide_gravity_time_walks(tide_gravity *g, int on)
 	g->time_walks = on;
 }
 
+/* ---- several ranks ---- */
+
+static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[4 * q]; }
+
+void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
+                             const uint32_t *counts, const float *box, bh_params P, int nparts,
+                             enum tide_where where, int mpi)
+{
+	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
+	tide_gravity_init(g, body, vel, acc, counts[rank], P, nparts, where);
+	if (!mpi || size == 1) return;
+	/* the root a single tree of all particles would have: interior cells of every rank's tree
+	 * are then the single tree's cells (accuracy as on one rank, measured in test_bh_let) */
+	if (box) bh_root_cube(box, box + 3, &g->universe);
+	g->mpi = 1;
+	g->rank = rank;
+	g->size = size;
+	g->counts = must_alloc(sizeof(uint32_t) * size, 0);
+	memcpy(g->counts, counts, sizeof(uint32_t) * size);
+	g->tag0 = starpu_mpi_tags_allocate(tide_gravity_ntags(size));
+	g->rtree = must_alloc(4 * (size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hvroot = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hlet_out = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hlet_in = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	for (int q = 0; q < size; q++) {
+		starpu_data_handle_t *t = tree_of(g, q);
+		uint32_t nq = counts[q];
+		if (q == rank) {
+			t[0] = g->hbody; t[1] = g->hcells; t[2] = g->hmom; t[3] = g->hmeta;
+		} else {
+			starpu_vector_data_register(&t[0], -1, 0, nq ? nq : 1, sizeof(bh_body));
+			starpu_vector_data_register(&t[1], -1, 0, bh_max_cells(nq), sizeof(bh_cell));
+			starpu_vector_data_register(&t[2], -1, 0, bh_max_cells(nq), sizeof(bh_mom));
+			starpu_vector_data_register(&t[3], -1, 0, BH_META_LEN, sizeof(int32_t));
+		}
+		for (int k = 0; k < 4; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
+		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
+		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
+		if (q == rank) continue;
+		/* capacity: the sender's whole tree, the case where every node is essential */
+		tide_let_register(&g->hlet_out[q], bh_max_cells(counts[rank]), counts[rank] ? counts[rank] : 1);
+		starpu_mpi_data_register(g->hlet_out[q], tag_let(g, rank, q), rank);
+		tide_let_register(&g->hlet_in[q], bh_max_cells(nq), nq ? nq : 1);
+		starpu_mpi_data_register(g->hlet_in[q], tag_let(g, q, rank), q);
+	}
+	starpu_vector_data_register(&g->hescr, -1, 0, BH_ESSENTIAL_SCRATCH, 1);
+}
+
+/* bh_essential(s → r) on s; every rank that calls it for the pair takes part (s runs it, r sends
+ * its virtual root if s lacks the current one). */
+static void submit_essential(tide_gravity *g, int s, int r, starpu_data_handle_t out)
+{
+	starpu_data_handle_t *t = tree_of(g, s);
+	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->essential_cl, STARPU_R, t[0], STARPU_R, t[1],
+	                                 STARPU_R, t[2], STARPU_R, g->hvroot[r], STARPU_W, out,
+	                                 STARPU_SCRATCH, g->hescr, STARPU_VALUE, &g->counts[s],
+	                                 sizeof g->counts[s], STARPU_VALUE, &g->let_whole_tree,
+	                                 sizeof g->let_whole_tree, 0);
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
+}
+
+static void submit_exchange(tide_gravity *g)
+{
+	int me = g->rank;
+	/* every rank sees every virtual root written, so that no rank keeps a stale cached copy */
+	for (int q = 0; q < g->size; q++) {
+		starpu_data_handle_t *t = tree_of(g, q);
+		int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
+		                                 t[2], STARPU_W, g->hvroot[q], STARPU_VALUE, &g->counts[q],
+		                                 sizeof g->counts[q], 0);
+		STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
+	}
+	/* the essential nodes of each ordered pair are submitted by its two ranks only */
+	for (int q = 0; q < g->size; q++) {
+		if (q == me) continue;
+		submit_essential(g, me, q, g->hlet_out[q]);
+		submit_essential(g, q, me, g->hlet_in[q]);
+	}
+	for (int q = 0; q < g->size; q++) {
+		if (q == me) continue;
+		starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hlet_out[q], q, NULL, NULL);
+		starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hlet_in[q], me, NULL, NULL);
+	}
+}
+
+static void submit_let_walks(tide_gravity *g)
+{
+	for (int q = 0; q < g->size; q++) {
+		if (q == g->rank) continue;
+		for (int k = 0; k < g->nparts; k++) {
+			int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
+			                             STARPU_R, g->hgroups, STARPU_R, g->hlet_in[q],
+			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
+			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
+			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
+			                             g->time_walks ? walk_timed : NULL,
+			                             &g->walk_ns[1], 0);
+			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
+		}
+	}
+}
+
+void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *nparts)
+{
+	*ncells = *nparts = 0;
+	if (!g->mpi || q == g->rank) return;
+	starpu_data_acquire(g->hlet_out[q], STARPU_R);
+	tide_let_counts(g->hlet_out[q], ncells, nparts);
+	starpu_data_release(g->hlet_out[q]);
+}
+
+static void ranks_fini(tide_gravity *g)
+{
+	starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+	for (int q = 0; q < g->size; q++) {
+		if (q != g->rank)
+			for (int k = 0; k < 4; k++) starpu_data_unregister_no_coherency(tree_of(g, q)[k]);
+		starpu_data_unregister_no_coherency(g->hvroot[q]);
+		if (q == g->rank) continue;
+		starpu_data_unregister_no_coherency(g->hlet_out[q]);
+		starpu_data_unregister_no_coherency(g->hlet_in[q]);
+	}
+	starpu_data_unregister_no_coherency(g->hescr);
+	starpu_mpi_tags_free(g->tag0);
+	free(g->counts); free(g->rtree); free(g->hvroot); free(g->hlet_out); free(g->hlet_in);
+	g->mpi = 0;
+}
+
+/* ---- one force evaluation, kick and drift ---- */
+
 void tide_gravity_submit_walk(tide_gravity *g)
 {
-	if (g->mpi) tide_gravity_submit_exchange(g); /* in flight while the local walk runs */
+	if (g->mpi) submit_exchange(g); /* in flight while the local walk runs */
 	for (int k = 0; k < g->nparts; k++) {
 		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-		                             g->time_walks ? tide_gravity_walk_timed : NULL, &g->walk_ns[0], 0);
+		                             g->time_walks ? walk_timed : NULL, &g->walk_ns[0], 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
-	if (g->mpi) tide_gravity_submit_let_walks(g);
+	if (g->mpi) submit_let_walks(g);
+}
+
+void tide_gravity_submit_forces(tide_gravity *g)
+{
+	tide_gravity_submit_build(g);
+	tide_gravity_submit_moments(g);
+	tide_gravity_submit_walk(g);
 }
 
 void tide_gravity_submit_kick(tide_gravity *g, float dt)
@@ -179,7 +334,7 @@ void tide_gravity_release(tide_gravity *g)
 
 void tide_gravity_fini(tide_gravity *g)
 {
-	if (g->mpi) tide_gravity_ranks_fini(g);
+	if (g->mpi) ranks_fini(g);
 	starpu_data_unregister(g->hbody);
 	starpu_data_unregister(g->hvel);
 	for (int k = 0; k < g->nparts; k++) starpu_data_unregister(g->hacc[k]);

@@ -7,7 +7,6 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/load_balance.h"
-#include "tide/log.h"
 #include "tide/step_profile.h"
 
 /* Writes the block time the owner measured (a value argument) into the block's handle. */
@@ -90,6 +89,7 @@ int tide_balance_decide(tide_balance *lb, int *raised)
 
 int tide_balance_check(tide_balance *lb, tide_sim *sim)
 {
+	lb->msg[0] = '\0';
 	if (lb->every <= 0 || sim->step - lb->since < lb->every) return 0;
 	long steps = sim->step - lb->since;
 	lb->since = sim->step;
@@ -103,12 +103,12 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 	}
 	double mean = sum / lb->size;
 	lb->imbalance = mean > 0 ? max / mean - 1 : 0;
-	char msg[512];
-	int at = snprintf(msg, sizeof msg, "balance at step %ld: rank loads", sim->step);
-	for (int r = 0; r < lb->size && at < (int)sizeof msg - 32; r++)
-		at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %.3g", r ? " /" : "",
+	char *msg = lb->msg;
+	int at = snprintf(msg, sizeof lb->msg, "balance at step %ld: rank loads", sim->step);
+	for (int r = 0; r < lb->size && at < (int)sizeof lb->msg - 32; r++)
+		at += snprintf(msg + at, sizeof lb->msg - (size_t)at, "%s %.3g", r ? " /" : "",
 		               1e3 * load[r] / (double)steps);
-	at += snprintf(msg + at, sizeof msg - (size_t)at, " ms per step (max/mean - 1 = %.0f %%)",
+	at += snprintf(msg + at, sizeof lb->msg - (size_t)at, " ms per step (max/mean - 1 = %.0f %%)",
 	               100 * lb->imbalance);
 	free(load);
 	int raised = 0, moved = 0;
@@ -121,20 +121,19 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 		}
 		moved = res == 0;
 		lb->moves += moved;
-		at += snprintf(msg + at, sizeof msg - (size_t)at, moved ? "; cuts moved, fluid particles "
+		at += snprintf(msg + at, sizeof lb->msg - (size_t)at, moved ? "; cuts moved, fluid particles "
 		               "per rank" : "; the measured costs give the same cuts, fluid particles per rank");
-		for (int r = 0; r < lb->size && at < (int)sizeof msg - 32; r++)
-			at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %u", r ? " /" : "", fl[r]);
-		at += snprintf(msg + at, sizeof msg - (size_t)at, " ->");
-		for (int r = 0; r < lb->size && at < (int)sizeof msg - 32; r++)
-			at += snprintf(msg + at, sizeof msg - (size_t)at, "%s %u", r ? " /" : "",
+		for (int r = 0; r < lb->size && at < (int)sizeof lb->msg - 32; r++)
+			at += snprintf(msg + at, sizeof lb->msg - (size_t)at, "%s %u", r ? " /" : "", fl[r]);
+		at += snprintf(msg + at, sizeof lb->msg - (size_t)at, " ->");
+		for (int r = 0; r < lb->size && at < (int)sizeof lb->msg - 32; r++)
+			at += snprintf(msg + at, sizeof lb->msg - (size_t)at, "%s %u", r ? " /" : "",
 			               fl[lb->size + r]);
 		free(fl);
 	}
 	if (raised)
-		at += snprintf(msg + at, sizeof msg - (size_t)at, "; the last move did not help, next "
+		at += snprintf(msg + at, sizeof lb->msg - (size_t)at, "; the last move did not help, next "
 		               "moves above %.1f %%", 100 * lb->bar);
-	tide_info("%s\n", msg);
 	return moved;
 }
 

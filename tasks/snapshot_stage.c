@@ -4,12 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
-#include "tide/log.h"
+#include "tide/advice.h"
 #include "tide/snapshot_stage.h"
 
 void tide_stage_free(tide_snap_stage *st)
@@ -38,7 +37,9 @@ static int same_layout(const tide_snap_stage *st, const tide_sim *sim, uint32_t 
 
 static int setup(tide_snap_stage *st, tide_sim *sim, uint32_t fields)
 {
+	int made = st->made;
 	tide_stage_free(st);
+	st->made = made + 1;
 	int n = sim->nblocks;
 	st->nblocks = n;
 	st->mpi = sim->mpi;
@@ -71,11 +72,8 @@ static int setup(tide_snap_stage *st, tide_sim *sim, uint32_t fields)
 		                           st->cap[b], 0, fields);
 		if (st->mpi) starpu_mpi_data_register(st->S[b], st->tag0 + b, st->owner[b]);
 	}
-	double bytes = 0;
 	for (int b = 0; b < n; b++)
-		if (st->host[b]) bytes += (double)st->cap[b] * TIDE_BLOCK_BPP;
-	tide_debug("%ssnapshot staging: %d blocks, %.1f MiB of main memory on this rank\n",
-	           isatty(1) ? "\n" : "", n, bytes / 1048576.0);
+		if (st->host[b]) st->bytes += (double)st->cap[b] * TIDE_BLOCK_BPP;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The data of the SPH self-gravity (include/tide/sph_gravity.h): one Barnes-Hut solver per rank
+// The data of the SPH self-gravity (tasks/sph_gravity.h): one Barnes-Hut solver per rank
 // (tasks/gravity.c, and tasks/gravity_ranks.c for the essential nodes other ranks need) whose
 // bodies are all particles of the rank's blocks, the field in gather order and the blocks'
 // offsets.  The tasks are submitted in tasks/sph_step.c.
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/sph_gravity.h"
+#include "sph_gravity.h"
 #include "tide/sph_sim.h"
 
 /* The gravity tasks go where the SPH tasks go (on the GPU alone by default on a GPU machine,
@@ -40,7 +40,9 @@ static int register_bodies(tide_sph_gravity *sg, uint32_t n, const uint32_t *cou
 		sg->body = NULL; sg->vel = NULL; sg->acc = NULL;
 		return -1;
 	}
-	if (counts) tide_gravity_init_ranks(&sg->g, sg->body, sg->vel, sg->acc, counts, box, sg->bp, 0, sg->where);
+	if (counts)
+		tide_gravity_init_ranks(&sg->g, sg->body, sg->vel, sg->acc, counts, box, sg->bp, 0,
+		                        sg->where, sg->mpi);
 	else tide_gravity_init(&sg->g, sg->body, sg->vel, sg->acc, n, sg->bp, 0, sg->where);
 	starpu_vector_data_register(&sg->accg, -1, 0, (uint32_t)m, sizeof(bh_acc));
 	sg->n = n;

@@ -8,12 +8,11 @@
 #include <string.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
-#include "tide/log.h"
+#include "tide/advice.h"
 #include "tide/block_interface.h"
-#include "tide/runtime.h"
 #include "tide/codelets.h"
 #include "tide/decomposition.h"
-#include "tide/sph_gravity.h"
+#include "sph_gravity.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 
@@ -23,7 +22,8 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
-	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl};
+	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
+	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 
@@ -90,118 +90,6 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	g->axis[1] = a0 == 0 ? 1 : 0;
 	g->axis[2] = a0 == 2 ? 1 : 2;
 	g->plane = (uint32_t)g->n[g->axis[1]] * (uint32_t)g->n[g->axis[2]];
-}
-
-/* The fields a particle set does not have, for particles 0..n-1 of a fresh block: the Verlet
- * history equal to the present, no forces, no cell key. */
-static void start_history(tide_block_view *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		v->vx1[i] = v->vx[i];
-		v->vy1[i] = v->vy[i];
-		v->vz1[i] = v->vz[i];
-		v->rho1[i] = v->rho[i];
-		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
-		v->key[i] = 0;
-	}
-}
-
-int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v)
-{
-	uint32_t cap = (uint32_t)(s->n ? s->n : 1);
-	*mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
-	if (!*mem) {
-		fprintf(stderr, "tide: out of host memory for %zu particles%s.\n", s->n, TIDE_OOM_ADVICE);
-		return -1;
-	}
-	*v = tide_block_view_make(*mem, cap, (uint32_t)s->n);
-	for (size_t i = 0; i < s->n; i++) {
-		v->x[i] = s->x[i]; v->y[i] = s->y[i]; v->z[i] = s->z[i];
-		v->vx[i] = s->vx[i]; v->vy[i] = s->vy[i]; v->vz[i] = s->vz[i];
-		v->rho[i] = s->rho[i];
-		v->id[i] = s->id[i];
-		v->type[i] = s->type[i];
-	}
-	start_history(v, s->n);
-	return 0;
-}
-
-/* Capacity of a block that starts with cnt particles (nb blocks, avg particles per block).
- * A run rebalances when a block or halo is 80 % full, so every block of several starts well
- * below that, with room for inflow between rebalances.  One block alone covers the domain and
- * can only lose particles: it gets a fixed margin, and its fill is not watched
- * (tide_sim_count).  GPU memory per particle is a figure users compare: that block costs its
- * 84 bytes per particle, not 105. */
-static uint32_t block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
-{
-	if (nb == 1) return cnt + 1024;
-	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
-}
-
-double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output)
-{
-	double bpp = TIDE_BLOCK_BPP;
-	if (nblocks < 1) nblocks = 1;
-	uint32_t cnt = (uint32_t)(n / nblocks);
-	double cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : block_cap(cnt, nblocks, cnt, 0);
-	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
-	double setup = nblocks == 1 ? mine : n * bpp + mine;
-	double run = mine + (double)(workers > 0 ? workers : 0) * (double)tide_sort_scratch_bytes((size_t)cap) +
-	             (output && rank == 0 ? n * bpp : 0);
-	return setup > run ? setup : run;
-}
-
-int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
-                          size_t *n_fluid, size_t *n_bound)
-{
-	/* first pass: count; second: write the fields in place */
-	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
-	double t0 = tide_wtime(), est = tide_case_particle_estimate(c);
-	/* counting and making 1e9 particles takes minutes: say so rather than stay silent */
-	if (est > 2e7) tide_info("building about %.3g particles (counted, then made)\n", est);
-	*mem = NULL;
-	int bad = tide_case_build(c, &s);
-	if (bad) return bad; /* -2: the input gives no fluid */
-	double t1 = tide_wtime();
-	size_t n = s.n;
-	uint32_t cap = nblocks == 1 ? block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
-	*mem = tide_block_alloc_host_pin(cap, nblocks == 1); /* else a temporary */
-	if (!*mem) {
-		fprintf(stderr, "tide: out of host memory for %s of %zu particles (%.1f GiB)%s.\n",
-		        nblocks == 1 ? "a block" : "the set", n,
-		        (double)cap * TIDE_BLOCK_BPP / 1073741824.0, TIDE_OOM_ADVICE);
-		return -1;
-	}
-	*v = tide_block_view_make(*mem, cap, 0);
-	s = (tide_particle_set){.n = 0, .cap = n, .x = v->x, .y = v->y, .z = v->z, .vx = v->vx,
-	                        .vy = v->vy, .vz = v->vz, .rho = v->rho, .id = v->id,
-	                        .type = v->type, .mode = TIDE_PSET_FIXED};
-	if (tide_case_build(c, &s) || s.n != n) {
-		if (s.n != n)
-			fprintf(stderr, "tide: internal error: the case builder made %zu particles after "
-			        "counting %zu.\n", s.n, n);
-		tide_block_free_host(*mem, cap);
-		*mem = NULL;
-		return -1;
-	}
-	start_history(v, n);
-	size_t nf = 0;
-	for (size_t i = 0; i < n; i++) nf += v->type[i] == TIDE_FLUID;
-	v->count = (uint32_t)n;
-	tide_debug("built %zu particles into a host block of %u: counted in %.2f s, made in %.2f s\n",
-	           n, cap, t1 - t0, tide_wtime() - t1);
-	*n_fluid = nf;
-	*n_bound = n - nf;
-	return 0;
-}
-
-void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
-{
-	memset(s, 0, sizeof *s);
-	s->n = s->cap = v->count;
-	s->x = v->x; s->y = v->y; s->z = v->z;
-	s->vx = v->vx; s->vy = v->vy; s->vz = v->vz;
-	s->rho = v->rho; s->id = v->id; s->type = v->type;
 }
 
 int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
@@ -287,7 +175,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		uint32_t cap = caps ? caps[b] : block_cap(cnt[b], nb, avg, sim->halo_cap);
+		uint32_t cap = caps ? caps[b] : tide_sim_block_cap(cnt[b], nb, avg, sim->halo_cap);
 		if (cap < cnt[b]) {
 			fprintf(stderr, "tide: block %d holds %u particles, more than its capacity %u.\n", b,
 			        cnt[b], cap);
@@ -371,11 +259,12 @@ out:
 /* What both setups share before the split: parameters, grid check, block grid, MPI tags.
  * With boxes == NULL the grid comes from the case's decomposition and nblocks, otherwise from
  * the boxes (a restart). */
-static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tide_block_arg *boxes)
+static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tide_block_arg *boxes,
+                       int mpi)
 {
 	memset(sim, 0, sizeof *sim);
 	sim->c = c;
-	sim->mpi = tide_runtime_uses_mpi();
+	sim->mpi = mpi;
 	sim->rank = sim->mpi ? starpu_mpi_world_rank() : 0;
 	sim->size = sim->mpi ? starpu_mpi_world_size() : 1;
 	tide_sim_params(c, &sim->P);
@@ -469,35 +358,36 @@ static int setup_end(tide_sim *sim, const tide_block_view *all)
 
 /* Blocks of equal cost along every cut axis: estimated (w == NULL) or measured (weights). */
 static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_view *all,
-                          int nblocks, const float *w, void **adopt)
+                          int nblocks, const float *w, void **adopt, int mpi)
 {
-	if (setup_begin(sim, c, nblocks, NULL)) return -1;
+	if (setup_begin(sim, c, nblocks, NULL, mpi)) return -1;
 	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
 	if (register_all(sim, all, NULL, NULL, 0, adopt)) return -1;
 	return setup_end(sim, all);
 }
 
-int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks)
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks,
+                   int mpi)
 {
-	return setup_weighted(sim, c, all, nblocks, NULL, NULL);
+	return setup_weighted(sim, c, all, nblocks, NULL, NULL, mpi);
 }
 
 int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tide_block_view *all,
-                        int nblocks)
+                        int nblocks, int mpi)
 {
-	return setup_weighted(sim, c, all, nblocks, NULL, mem);
+	return setup_weighted(sim, c, all, nblocks, NULL, mem, mpi);
 }
 
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
-                          const uint32_t *caps, uint32_t halo_cap)
+                          const uint32_t *caps, uint32_t halo_cap, int mpi)
 {
 	if (nblocks < 1) {
 		fprintf(stderr, "tide: %d blocks: at least one is needed.\n", nblocks);
 		return -1;
 	}
-	if (setup_begin(sim, c, nblocks, ranges)) return -1;
+	if (setup_begin(sim, c, nblocks, ranges, mpi)) return -1;
 	for (int b = 0; b < nblocks; b++) sim->blk[b].range = ranges[b];
 	if (register_all(sim, all, counts, caps, halo_cap, NULL)) return -1;
 	return setup_end(sim, all);
@@ -680,7 +570,7 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 	}
 	tide_sim saved = *sim;
 	unregister_all(sim);
-	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w, NULL);
+	int ret = setup_weighted(sim, saved.c, &all, saved.nblocks_wanted, w, NULL, saved.mpi);
 	if (!ret && fluid_new)
 		for (uint32_t i = 0; i < all.count; i++)
 			fluid_new[sim->blk[tide_sim_block_of(sim, all.x[i], all.y[i], all.z[i])].owner] +=

@@ -31,7 +31,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
-#include "tide/sph_gravity.h"
+#include "sph_gravity.h"
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
 
@@ -74,17 +74,19 @@ static starpu_data_handle_t red_from(const tide_sim *sim, int owner)
 	return sim->mpi ? sim->all[owner] : sim->red;
 }
 
-static void submit_sort(tide_sim *sim, struct starpu_codelet *cl)
+/* kind: the profile family the tasks count in (TIDE_K_SORT, TIDE_K_HALO; the gauges' own sort and
+ * halos before their measurement: TIDE_K_GAUGES) */
+static void submit_sort(tide_sim *sim, struct starpu_codelet *cl, int kind)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_W, k->C,
 		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE_B(TIDE_K_SORT, b), 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "cell_sort", PROFILE_B(kind, b), 0);
 	}
 }
 
-static void submit_halos(tide_sim *sim, struct starpu_codelet *cl)
+static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
@@ -94,7 +96,7 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl)
 		add(&l, sim->scratch, STARPU_SCRATCH);
 		for (int f = 0; f < k->nface; f++) add(&l, k->H[f], STARPU_W);
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(TIDE_K_HALO, b), 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(kind, b), 0);
 	}
 }
 
@@ -237,11 +239,17 @@ void tide_sim_submit_migration(tide_sim *sim)
 	}
 }
 
+void tide_sim_submit_sort_halos(tide_sim *sim)
+{
+	submit_sort(sim, &tide_cell_sort_cl, TIDE_K_GAUGES);
+	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_GAUGES);
+}
+
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces)
 {
-	submit_sort(sim, sort ? sort : &tide_cell_sort_cl);
-	submit_halos(sim, halo ? halo : &tide_halo_pack_cl);
+	submit_sort(sim, sort ? sort : &tide_cell_sort_cl, TIDE_K_SORT);
+	submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
 	submit_forces(sim, 0, forces ? forces : &tide_sph_forces_cl);
 	submit_self_gravity(sim, 0);
 	finish_reduction(sim);
@@ -295,7 +303,7 @@ int tide_sim_step(tide_sim *sim)
 		sim->verlet_count = euler ? 0 : sim->verlet_count + 1;
 	} else {
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
-		submit_halos(sim, &tide_halo_pack_cl);
+		submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
 		submit_forces(sim, 1, &tide_sph_forces_cl);
 		submit_self_gravity(sim, 1);
 		/* no dt_combine of red2: nothing reads it (the corrector steps by the predictor's

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
+#include "bh_ic.h"
 #include "tide/bh_interact.h"
 
 typedef struct geo {

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "tide/block.h"
-#include "tide/vtp_read.h"
+#include "vtp_read.h"
 
 typedef struct pset {
 	size_t n;

@@ -13,8 +13,8 @@
 #include <starpu.h>
 #include "tide/case.h"
 #include "tide/load_balance.h"
-#include "tide/particle_set.h"
-#include "tide/runtime.h"
+#include "particle_set.h"
+#include "runtime.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 #include "test_case_block.h"
@@ -110,7 +110,8 @@ int main(int argc, char **argv)
 			counts[b]++;
 		}
 	tide_sim sim;
-	if (tide_sim_setup_ranges(&sim, &c, &sorted, 4, box, counts, NULL, 0)) return 1;
+	if (tide_sim_setup_ranges(&sim, &c, &sorted, 4, box, counts, NULL, 0,
+	                          tide_runtime_uses_mpi())) return 1;
 	uint32_t f0[4], f1[4], nn;
 	fluid_per_rank(&sim, f0, &nn);
 	tide_balance lb;
@@ -121,6 +122,16 @@ int main(int argc, char **argv)
 		if (tide_sim_step(&sim)) { EXPECT(0, "step %d went unphysical", s); break; }
 		int m = tide_balance_check(&lb, &sim);
 		EXPECT(m >= 0, "the balance check failed at step %d", s);
+		/* the check says what it found (the caller prints it) at its steps only */
+		char want[64];
+		snprintf(want, sizeof want, "balance at step %d: rank loads ", s);
+		if (s % 20 == 0) {
+			EXPECT(strncmp(lb.msg, want, strlen(want)) == 0, "step %d: the balance message is "
+			       "'%s', expected it to start with '%s'", s, lb.msg, want);
+			if (sim.rank == 0) printf("%s\n", lb.msg);
+		} else {
+			EXPECT(lb.msg[0] == '\0', "step %d: no check, yet the message '%s'", s, lb.msg);
+		}
 		if (s == 20) {
 			moved_first = m;
 			fluid_per_rank(&sim, fm, &nn);

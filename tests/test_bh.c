@@ -11,7 +11,7 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
+#include "bh_ic.h"
 #include "test_cuda_mode.h"
 
 static int failures;

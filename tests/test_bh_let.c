@@ -18,9 +18,9 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
+#include "bh_ic.h"
 #include "tide/let_interface.h"
-#include "tide/runtime.h"
+#include "runtime.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -41,7 +41,8 @@ static bh_acc *distributed(const bh_body *all, uint32_t n, bh_params P, int whol
 	float box[6];
 	bh_bounding_box(all, n, box);
 	tide_gravity g;
-	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, 0, TIDE_WHERE_CPU);
+	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, 0, TIDE_WHERE_CPU,
+	                        tide_runtime_uses_mpi());
 	g.let_whole_tree = whole;
 	tide_gravity_submit_forces(&g);
 	tide_gravity_wait(&g);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <starpu.h>
-#include "tide/bh_nbody.h"
+#include "bh_nbody.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/h5_output.h"
+#include "case_load.h"
+#include "h5_output.h"
 
 static int failures;
 static char tmpdir[64];

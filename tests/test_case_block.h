@@ -6,7 +6,9 @@
 #define TIDE_TEST_CASE_BLOCK_H
 #include <string.h>
 #include "tide/case.h"
-#include "tide/particle_set.h"
+#include "case_load.h"
+#include "host_blocks.h"
+#include "particle_set.h"
 #include "tide/sph_sim.h"
 
 static inline int test_case_block(const char *path, double dp, tide_case *c, void **mem,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Checkpoint / restart of tide run (src/checkpoint.c, include/tide/checkpoint.h):
+# Checkpoint / restart of tide run (src/checkpoint.c, src/checkpoint.h):
 #  (a) 240 steps in one go vs 120 steps, checkpoint, restart, 120 more: the final checkpoint's
 #      particles, every particles_NNNN.vtp, gauges.csv and particles.pvd are bit-for-bit equal;
 #  (b) the same on 2 MPI ranks;

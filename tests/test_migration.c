@@ -16,8 +16,9 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/case.h"
-#include "tide/particle_set.h"
+#include "particle_set.h"
 #include "tide/sph_sim.h"
+#include "runtime.h"
 #include "test_case_block.h"
 
 static int failures;
@@ -85,7 +86,7 @@ int main(void)
 	if (starpu_init(NULL) != 0) return 77;
 
 	tide_sim sim;
-	if (tide_sim_setup(&sim, &c, &all0, 27)) return 1;
+	if (tide_sim_setup(&sim, &c, &all0, 27, tide_runtime_uses_mpi())) return 1;
 	EXPECT(sim.nblocks == 27 && sim.p[0] == 3 && sim.p[1] == 3 && sim.p[2] == 3,
 	       "3x3x3: got %d blocks (%d x %d x %d)", sim.nblocks, sim.p[0], sim.p[1], sim.p[2]);
 	const int centre = 13, corner = 0, far = 26;

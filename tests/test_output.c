@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/output.h"
+#include "output.h"
 #include "tide/sph_kernel.h"
 #include "test_util.h"
 

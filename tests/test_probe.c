@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "tide/case.h"
-#include "tide/output.h"
-#include "tide/probe.h"
+#include "output.h"
+#include "probe.h"
 #include "tide/sph_kernel.h"
-#include "tide/vtp_read.h"
+#include "vtp_read.h"
 #include "test_util.h"
 #include <zlib.h>
 
@@ -554,7 +554,7 @@ static void test_handmade(const tide_particle_set *s)
 
 #ifdef TIDE_HAVE_HDF5
 #include <hdf5.h>
-#include "tide/h5_read.h"
+#include "h5_read.h"
 
 /* A .h5 with the datasets named in which (P position, V velocity, D density, T type) of n
  * particles; vcols: the velocity's columns; rho0: the first density. */

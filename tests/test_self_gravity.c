@@ -24,9 +24,12 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
+#include "case_load.h"
+#include "host_blocks.h"
 #include "tide/block_interface.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
+#include "runtime.h"
 #include "test_util.h"
 
 typedef struct field {
@@ -75,7 +78,7 @@ static int gather(tide_sim *sim, field *f)
 static int first_forces(const tide_case *c, const tide_block_view *all, field *f)
 {
 	tide_sim sim;
-	if (tide_sim_setup(&sim, c, all, 4)) return -1;
+	if (tide_sim_setup(&sim, c, all, 4, tide_runtime_uses_mpi())) return -1;
 	tide_sim_submit_forces_with(&sim, NULL, NULL, NULL);
 	int ret = gather(&sim, f);
 	tide_sim_free(&sim);
@@ -191,7 +194,7 @@ static void check_collapse(const tide_case *c, const tide_block_view *all)
 	double t_half = sqrt(3.0 / (8.0 * M_PI * G * rho0)) * (sqrt(0.25) + acos(sqrt(0.5)));
 	double t_ff = sqrt(3.0 * M_PI / (32.0 * G * rho0));
 	tide_sim sim;
-	if (tide_sim_setup(&sim, c, all, 4)) {
+	if (tide_sim_setup(&sim, c, all, 4, tide_runtime_uses_mpi())) {
 		CHECK(0, "collapse: setup failed");
 		return;
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Self-gravity on several ranks (each rank's blocks in its own tree, the other ranks' field
-# through the essential-node exchange of tasks/gravity_ranks.c): the cold sphere run for 3
+# through the essential-node exchange of tasks/gravity.c): the cold sphere run for 3
 # steps on 1 and on 2 ranks (4 blocks: 2 per rank, half the fluid each) gives the same
 # statistics.csv within the tree's accuracy: E_pot (sum m phi / 2, a field evaluation at every
 # output) within 1e-4 relative at every row, E_kin within 1e-3 from the first step on.  A rank

@@ -21,6 +21,7 @@
 #include "tide/block_interface.h"
 #include "tide/case.h"
 #include "tide/sph_sim.h"
+#include "runtime.h"
 #include "test_case_block.h"
 
 static int failures;
@@ -92,7 +93,7 @@ static void run(const tide_case *c, const tide_block_view *all, int nblocks, int
 {
 	tide_sim sim;
 	s->ok = 0;
-	if (tide_sim_setup(&sim, c, all, nblocks)) {
+	if (tide_sim_setup(&sim, c, all, nblocks, tide_runtime_uses_mpi())) {
 		EXPECT(0, "%s: tide_sim_setup failed", what);
 		return;
 	}
@@ -297,7 +298,7 @@ int main(int argc, char **argv)
 	        "tide_sim_count reads halo handles that the rebalance re-registered and no task has "
 	        "written yet)\n");
 	tide_sim sim;
-	if (tide_sim_setup(&sim, &c, &all, 4) == 0) {
+	if (tide_sim_setup(&sim, &c, &all, 4, tide_runtime_uses_mpi()) == 0) {
 		int ret = tide_sim_step(&sim);
 		ret = ret ? ret : tide_sim_rebalance(&sim);
 		EXPECT(ret == 0, "one step + rebalance failed");

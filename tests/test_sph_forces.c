@@ -33,6 +33,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_sim.h"
+#include "runtime.h"
 #include "test_cuda_mode.h"
 
 static int failures;
@@ -229,7 +230,7 @@ static int run_forces(const tide_case *c, const tide_block_view *all, int nblock
                       int cpu_only, run_result *res)
 {
 	tide_sim sim;
-	if (tide_sim_setup(&sim, c, all, nblocks)) return -1;
+	if (tide_sim_setup(&sim, c, all, nblocks, tide_runtime_uses_mpi())) return -1;
 	if (sim.nblocks != nblocks) {
 		fprintf(stderr, "asked for %d blocks, got %d\n", nblocks, sim.nblocks);
 		return -1;

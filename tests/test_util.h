@@ -86,6 +86,17 @@ static inline tide_case test_make_case(int dim, double dp, double coefh, double 
 	return c;
 }
 
+/* Writes text into tmpdir/name; returns the path (exits on failure). */
+static inline const char *test_write_tmp(const char *name, const char *text)
+{
+	const char *p = tmp_path(name);
+	FILE *f = fopen(p, "w");
+	if (!f) { perror(p); exit(2); }
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
 /* Whole file in memory, NUL-terminated; *len (if not NULL) excludes the NUL.  NULL if unreadable. */
 static inline char *slurp(const char *path, size_t *len)
 {

@@ -26,7 +26,7 @@ ninja -C build-dev >&2
 rm -rf .dev
 mkdir -p .dev/build/tests .dev/lib
 cp build-dev/tide .dev/build/
-for t in build-dev/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" .dev/build/tests/; done
+for t in build-dev/tests/test_* build-dev/tests/compare_particles; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" .dev/build/tests/; done
 strip --strip-debug .dev/build/tide .dev/build/tests/* 2>/dev/null || true
 # the libraries tide needs that are not on the node: StarPU's, FxT, libyaml, and expat (tide
 # probe's XML parser: not known to be on the node)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Plot a run's gauges.csv against time, optionally against measured reference data.
 
-One panel per kind of column: water heights [m], pressures [Pa], and the surge front.  For a
+One panel per kind of column: water heights [m], pressures [Pa], velocities [m/s], forces on
+obstacles [N] or [N/m], and the surge front.  For a
 surge-front case (columns Z[-] and T[-]) the dimensionless front Z = x/a is drawn against
 T = t sqrt(2g/a) together with the Martin & Moyce (1952) measurements.
 
@@ -50,6 +51,17 @@ def gauge_columns(table):
         elif name not in SURGE and unit == "Pa":
             pressures.append(name)
     return heights, pressures
+
+
+def more_columns(table):
+    """Velocity probes [m/s] and forces on obstacles [N] (2-D: [N/m]): [(title, names)]."""
+    groups = {"m/s": ("Velocity", []), "N": ("Force on obstacles", []),
+              "N/m": ("Force on obstacles (per metre of width)", [])}
+    for name, title in zip(table.names, table.header):
+        unit = tide_csv.split_title(title)[1]
+        if name not in SURGE and unit in groups:
+            groups[unit][1].append(name)
+    return [(t, names) for t, names in groups.values() if names]
 
 
 def ref_name(token):
@@ -144,7 +156,8 @@ def main():
     else:
         ref, ref_time = None, None
         panels = ([("Water height", heights[0], heights)] if heights else []) + \
-                 ([("Pressure", pressures[0], pressures)] if pressures else [])
+                 ([("Pressure", pressures[0], pressures)] if pressures else []) + \
+                 [(title, names[0], names) for title, names in more_columns(table)]
     if table.has("front") and not surge:
         panels.append(("Surge front", "front", ["front"]))
     n = len(panels) + surge
@@ -165,7 +178,8 @@ def main():
                         label=f"{args.ref_label} {name}")
         ax.set_xlabel(table.label("time"))
         unit = table.unit(unit_of)
-        ax.set_ylabel({"m": "height", "Pa": "pressure"}.get(unit, unit_of) + f" [{unit}]")
+        ax.set_ylabel({"m": "height", "Pa": "pressure", "m/s": "velocity", "N": "force",
+                       "N/m": "force per metre"}.get(unit, unit_of) + f" [{unit}]")
         ax.set_title(title)
     if surge:
         plot_surge(axes[len(panels)], table)

@@ -4,7 +4,8 @@
  * to StarPU, and after tide_gravity_fini they hold the Morton-sorted particles, and acc their
  * accelerations and potentials.
  *
- * Several ranks (tasks/gravity_ranks.c): each rank holds its share of the particles (a
+ * Several ranks (the same graph, tasks/gravity.c; particles moved between ranks outside it,
+ * tasks/gravity_ranks.c): each rank holds its share of the particles (a
  * contiguous range of their global Morton order) and its own tree; every rank's virtual root is
  * sent to all, each rank sends every other rank the essential nodes of its tree for that rank's
  * box, and each rank adds the field of the nodes it received to that of its own tree. */
@@ -34,7 +35,7 @@ typedef struct tide_gravity {
 	/* several ranks (tide_gravity_init_ranks; mpi = 0 otherwise) */
 	int mpi, rank, size;
 	uint32_t *counts;              /* particles of every rank */
-	int64_t tag0;                  /* MPI tags, see gravity_ranks.c */
+	int64_t tag0;                  /* MPI tags, see tasks/gravity_tags.h */
 	starpu_data_handle_t *rtree;   /* [4 size]: bodies, cells, moments, meta of every rank */
 	starpu_data_handle_t *hvroot;  /* [size]: virtual roots */
 	starpu_data_handle_t *hlet_out; /* [size]: essential nodes of this rank for rank q */
@@ -52,9 +53,6 @@ typedef struct tide_gravity {
  * (which it enables, and at off puts back as it was, e.g. STARPU_PROFILING=1), and zeroes walk_ns when turning it on: what share of a rank's
  * walk goes to the essential nodes of other ranks. */
 void tide_gravity_time_walks(tide_gravity *g, int on);
-/* (tasks/gravity*.c) the timed walk tasks' callback: adds the task's execution time to the
- * int64_t counter it is given */
-void tide_gravity_walk_timed(void *counter);
 
 /* Registers the arrays.  nparts <= 0: one walk task per CPU worker without GPU, else one. */
 void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
@@ -62,10 +60,11 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 /* Several ranks: this rank's counts[rank] particles; counts[q] for every rank q, the same on all
  * ranks; box: lo x, y, z, hi x, y, z of all particles of all ranks (NULL: unknown), from which
  * the ranks' trees take a common root (bh_root_within).  Called by every rank in the same order
- * (it allocates MPI tags).  Without MPI the same as tide_gravity_init. */
+ * (it allocates MPI tags).  mpi: StarPU-MPI is in use (the caller's runtime says), the ranks
+ * being its world.  Without MPI (or on one rank) the same as tide_gravity_init. */
 void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                              const uint32_t *counts, const float *box, bh_params P, int nparts,
-                             enum tide_where where);
+                             enum tide_where where, int mpi);
 /* The bounding box lo x, y, z, hi x, y, z of n particles (zeros for none). */
 void bh_bounding_box(const bh_body *b, uint32_t n, float box[6]);
 /* Submit the three steps of one force evaluation (asynchronous).  With several ranks the walk
@@ -73,12 +72,8 @@ void bh_bounding_box(const bh_body *b, uint32_t n, float box[6]);
 void tide_gravity_submit_build(tide_gravity *g);
 void tide_gravity_submit_moments(tide_gravity *g);
 void tide_gravity_submit_walk(tide_gravity *g);
-static inline void tide_gravity_submit_forces(tide_gravity *g)
-{
-	tide_gravity_submit_build(g);
-	tide_gravity_submit_moments(g);
-	tide_gravity_submit_walk(g);
-}
+/* The three in order: one whole force evaluation. */
+void tide_gravity_submit_forces(tide_gravity *g);
 /* Leapfrog parts: v += a dt (from the last walk), x += v dt. */
 void tide_gravity_submit_kick(tide_gravity *g, float dt);
 void tide_gravity_submit_drift(tide_gravity *g, float dt);
@@ -104,12 +99,6 @@ void tide_gravity_scatter(tide_gravity *g, int root, const bh_body *body, const 
 void tide_gravity_gather_values(tide_gravity *g, int root, const double *mine, int k, double *all);
 /* Essential nodes this rank sent to rank q by the last evaluation (0 for itself; waits). */
 void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *nparts);
-
-/* Parts of the several-rank graph (gravity_ranks.c) that gravity.c calls: virtual roots and
- * essential nodes sent (before the local walk), the received nodes' field added (after it). */
-void tide_gravity_submit_exchange(tide_gravity *g);
-void tide_gravity_submit_let_walks(tide_gravity *g);
-void tide_gravity_ranks_fini(tide_gravity *g);
 
 /* The particle's index in the input, carried in the spare fourth velocity component (bits, not a
  * number: the build moves it with the particle and nothing computes with it). */

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include "tide/hd.h"
 
+/* What a particle is (the type field of blocks and particle sets). */
+enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1 };
+
 /* Field table: name, C type, components. Order = layout order (8-byte fields first). */
 #define TIDE_BLOCK_FIELDS(X) \
 	X(x, double) X(y, double) X(z, double)           /* position [m] */            \

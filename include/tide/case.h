@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A simulation case as read from a YAML case file (cases/NAME.yaml), fully validated, with every
- * default filled in.  tide_case_load() is the only place that knows the file format;
- * tide_case_build() turns the geometry into particles. */
+ * default filled in, and the quantities derived from it (inline below, one home for each).
+ * Every layer reads a case; reading, overriding and building one is the program's
+ * (src/case_load.h: tide_case_load() is the only place that knows the file format,
+ * tide_case_build() turns the geometry into particles). */
 #ifndef TIDE_CASE_H
 #define TIDE_CASE_H
+#include <math.h>
 #include <stddef.h>
-#include <stdio.h>
-#include "tide/particle_set.h"
 #include "tide/sph_params.h"   /* enum tide_eos */
 
 #define TIDE_CASE_MAX_ITEMS 16
@@ -48,9 +49,20 @@ typedef struct tide_self_gravity {
 	int quadrupole;        /* 1: monopole + quadrupole moments */
 } tide_self_gravity;
 
+/* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
+typedef struct tide_stl_item {
+	char file[1024];       /* absolute path (the case gives it relative to its own directory) */
+	double scale, rotate[3], translate[3];   /* see tide_xform (mesh_geometry.h) */
+	int layers;            /* solids: boundary layers inside the material, below the surface */
+	int closed;            /* solids: 1 the mesh must be closed (fluid volumes always) */
+	double lo[3], hi[3];   /* bounding box once placed (checked when the case is loaded) */
+	double area, volume;   /* surface area and enclosed volume once placed (particle estimate) */
+} tide_stl_item;
+
 typedef struct tide_probe {
 	char name[32];
-	double p[3];           /* water height probes use p[0], p[1]; pressure probes p[0..2] */
+	double p[3];           /* water height probes use p[0], p[1]; point probes p[0..2] */
+	int mode;              /* height probes: enum tide_gauge_mode (gauge_math.h); -1: gauges.mode */
 } tide_probe;
 
 typedef struct tide_case {
@@ -71,6 +83,10 @@ typedef struct tide_case {
 	tide_sphere sphere[TIDE_CASE_MAX_ITEMS];
 	int nobstacle;                /* solid boxes of boundary particles (fixed walls) */
 	tide_box obstacle[TIDE_CASE_MAX_ITEMS];
+	int nsolid;                   /* STL solids: boundary particles in layers under the surface */
+	tide_stl_item solid[TIDE_CASE_MAX_ITEMS];
+	int nvolume;                  /* STL fluid volumes: fluid particles inside closed meshes */
+	tide_stl_item volume[TIDE_CASE_MAX_ITEMS];
 
 	/* physics */
 	int kernel;                   /* enum tide_kernel */
@@ -100,53 +116,56 @@ typedef struct tide_case {
 	unsigned output_fields;       /* output.fields: TIDE_OUT_* mask (default all) */
 	int output_single;            /* output.precision: 1 single (Float32 positions), 0 double */
 
-	/* gauges (written to gauges.csv at every output) */
+	/* gauges (gauges.csv, every gauge_every of simulated time) */
+	double gauge_every;           /* [s]; 0: not given, at every output (t_out) */
+	int gauge_mode;               /* height probes' default: enum tide_gauge_mode (column) */
 	int nheight;                  /* water-height probes: vertical lines at (x, y) */
 	tide_probe height[TIDE_CASE_MAX_ITEMS];
 	int npressure;                /* pressure probes: points */
 	tide_probe pressure[TIDE_CASE_MAX_ITEMS];
+	int nvelocity;                /* velocity probes: points */
+	tide_probe velocity[TIDE_CASE_MAX_ITEMS];
+	int gauge_forces;             /* 1: the fluid's force on every obstacle */
 	int surge_front;              /* 1: write the leading fluid x (and Z = x/a, T = t sqrt(2g/a)) */
 	double surge_a;               /* initial column width a for the dimensionless surge front */
 	double surge_x0;              /* x of the wall the column leans on (front measured from it) */
 } tide_case;
 
-/* Reads and validates a case file.  dp_override > 0 replaces the file's dp.  Returns 0, or -1
- * after printing one sentence naming the file, line, key and what is allowed. */
-int tide_case_load(const char *path, double dp_override, tide_case *c);
-
-/* Applies "--set key.sub=value" overrides (same validation as the file).  Returns 0 or -1. */
-int tide_case_set(tide_case *c, const char *assignment);
-
-/* Fills the particle set: boundary particles of the tank walls and obstacles, fluid particles of
- * the fluid boxes (minus any inside obstacles), with hydrostatic initial density.  Ids 0..n-1.
- * Returns 0, -1 (message printed), or -2 when the input gives no fluid particle (message
- * printed: dp larger than every box, or the boxes covered by obstacles). */
-int tide_case_build(const tide_case *c, tide_particle_set *s);
-
-/* Before building: refuses (one sentence, -1) a dp giving more than the 4e9 particles that ids
- * allow, or no fluid lattice point at all, both from the boxes and walls (counting would take
- * minutes at 1e9). */
-int tide_case_check_size(const tide_case *c);
-/* The particle count from the lattice sizes alone, an upper bound (no particle is made). */
-double tide_case_particle_estimate(const tide_case *c);
-
-/* "[lo x, lo z]..[hi x, hi z]" (2-D) or with y (3-D), for messages. */
-void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n);
-
 /* Derived quantities. */
-double tide_case_h(const tide_case *c);
-double tide_case_mass(const tide_case *c);   /* rho0 * dp^dim, the same for fluid and boundary */
-double tide_case_tait_b(const tide_case *c); /* c0^2 rho0 / gamma */
+static inline double tide_case_h(const tide_case *c) { return c->coefh * c->dp; }
+/* rho0 * dp^dim, the same for fluid and boundary */
+static inline double tide_case_mass(const tide_case *c) { return c->rho0 * pow(c->dp, c->dim); }
+/* c0^2 rho0 / gamma */
+static inline double tide_case_tait_b(const tide_case *c)
+{
+	return c->c0 * c->c0 * c->rho0 / c->gamma;
+}
 /* The case's equation of state p(rho) [Pa] and its inverse, in double precision (host side:
  * output, gauges, initial densities; the codelets use tide_pressure of sph_interact.h). */
-double tide_case_pressure(const tide_case *c, double rho);
-double tide_case_density(const tide_case *c, double p);
+static inline double tide_case_pressure(const tide_case *c, double rho)
+{
+	if (c->eos == TIDE_EOS_ISOTHERMAL) return c->cs_iso * c->cs_iso * (rho - c->rho0);
+	return tide_case_tait_b(c) * (pow(rho / c->rho0, c->gamma) - 1.0);
+}
+static inline double tide_case_density(const tide_case *c, double p)
+{
+	if (c->eos == TIDE_EOS_ISOTHERMAL) return c->rho0 + p / (c->cs_iso * c->cs_iso);
+	return c->rho0 * pow(1.0 + p / tide_case_tait_b(c), 1.0 / c->gamma);
+}
+/* Interval of the gauges [s]: gauges.every, else time.output. */
+static inline double tide_case_gauge_every(const tide_case *c)
+{
+	return c->gauge_every > 0 ? c->gauge_every : c->t_out;
+}
+/* Height mode of height probe k: its own, else gauges.mode. */
+static inline int tide_case_height_mode(const tide_case *c, int k)
+{
+	return c->height[k].mode >= 0 ? c->height[k].mode : c->gauge_mode;
+}
 /* Softening length of the self-gravity: the given one, else dp. */
-double tide_case_softening(const tide_case *c);
-
-/* Writes every parameter, defaults included, as YAML ("used_parameters.yaml"). */
-int tide_case_write_used(const tide_case *c, const char *path);
-/* The same text into an open stream (e.g. to fingerprint a case). */
-void tide_case_print(FILE *f, const tide_case *c);
+static inline double tide_case_softening(const tide_case *c)
+{
+	return c->self_gravity.softening > 0 ? c->self_gravity.softening : c->dp;
+}
 
 #endif

@@ -40,6 +40,15 @@ extern struct starpu_codelet tide_migrate_unpack_cl;
  * the fields of the staging block's mask (a snapshot, tasks/snapshot_stage.c). */
 extern struct starpu_codelet tide_snap_copy_cl;
 
+/* Gauges (include/tide/gauge_math.h, tasks/gauge_tasks.c).
+ * gauge_sample: buffers block (R), cell starts (R), the block's result (W, doubles,
+ *   tide_gauge_block_len), then one halo (R) per neighbour.  Args: tide_sph_params,
+ *   tide_block_arg, int (number of halos), tide_gauge_arg.  The block's share of every gauge.
+ * gauge_combine: buffers the sums (W), then every block's result (R).  Arg: size_t (elements,
+ *   tide_gauge_len).  Max of element 0 (the front), sums of the others, in block order. */
+extern struct starpu_codelet tide_gauge_sample_cl;
+extern struct starpu_codelet tide_gauge_combine_cl;
+
 /* Self-gravity of the fluid (tasks/sph_gravity.c), around the Barnes-Hut tasks of bh_gravity.h:
  * sgrav_gather: buffers bodies (W, bh_body[n]), velocities (W, float4[n]: the fourth holds the
  *   body's gather index as bits, which bh_build permutes with the body), block offsets (W,
@@ -102,6 +111,8 @@ size_t tide_cuda_sort_temp_bytes(size_t cap);
 void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg);
 void tide_sgrav_unsort_cuda(void *buffers[], void *cl_arg);
 void tide_sgrav_apply_cuda(void *buffers[], void *cl_arg);
+void tide_gauge_sample_cuda(void *buffers[], void *cl_arg);
+void tide_gauge_combine_cuda(void *buffers[], void *cl_arg);
 #endif
 
 #endif

@@ -30,12 +30,16 @@ typedef struct tide_balance {
 	                              * did not help */
 	double before;               /* imbalance that made the last check move, -1 if it did not */
 	int moves;                   /* rebalances it did */
+	char msg[512];               /* what the last tide_balance_check measured and did, one line
+	                              * without newline ("" if it did not check): the caller
+	                              * prints it (tasks know nothing of the program's log) */
 } tide_balance;
 
 /* Starts measuring (enables StarPU's task profiling).  every <= 0: off.  0 or -1. */
 int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double threshold);
 /* At a step: checks every `every` steps and rebalances if needed.  Collective (every rank calls
- * it at the same steps).  Returns 1 if it moved the cuts, 0 if not, -1 on failure. */
+ * it at the same steps).  Returns 1 if it moved the cuts, 0 if not, -1 on failure; lb->msg
+ * says what a check found. */
 int tide_balance_check(tide_balance *lb, tide_sim *sim);
 /* The decision alone, from lb->imbalance just measured: 1 to move the cuts now.  Updates the bar
  * (*raised = 1 when the last move did not help).  Local: every rank decides alike on the same

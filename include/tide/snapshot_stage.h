@@ -25,6 +25,9 @@ typedef struct tide_snap_stage {
 	uint32_t *cap;
 	int *owner;
 	int64_t tag0;                  /* MPI tags tag0 .. tag0 + nblocks - 1 */
+	int made;                      /* times the staging blocks were made (the caller reports
+	                                * each: tasks know nothing of the program's log) */
+	double bytes;                  /* main memory they hold on this rank [B] */
 } tide_snap_stage;
 
 /* Submits the copy of every block of sim into its staging block (registering the staging blocks

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "tide/bh_tree.h"
 #include "tide/block.h"
-#include "tide/particle_set.h"
 #include "tide/sph_params.h"
 
 /* The gather index travels as the bits of the fourth velocity component: bh_build moves the

@@ -13,7 +13,6 @@
 #define TIDE_SPH_INTERACT_H
 #include <math.h>
 #include "tide/block.h"
-#include "tide/particle_set.h"
 #include "tide/sph_kernel.h"
 #include "tide/sph_pair.h"
 #include "tide/sph_params.h"

@@ -16,7 +16,6 @@
 #include <math.h>
 #include <stdint.h>
 #include "tide/block.h"
-#include "tide/particle_set.h"
 #include "tide/sph_kernel.h"
 #include "tide/sph_params.h"
 

@@ -2,7 +2,8 @@
 /* The SPH simulation as StarPU data: blocks of particles (boxes of cells: slabs along the longest
  * axis, or a 2-D / 3-D grid, tasks/decomposition.c), their cell tables, halo and migration
  * buffers, and the step reduction.  tasks/sph_step.c
- * submits one time step; tasks/sph_setup.c registers, gathers and rebalances. */
+ * submits one time step; tasks/sph_setup.c registers, gathers and rebalances.  Host blocks made
+ * from a case are the program's (src/host_blocks.h). */
 #ifndef TIDE_SPH_SIM_H
 #define TIDE_SPH_SIM_H
 #include <starpu.h>
@@ -61,42 +62,36 @@ void tide_sph_codelets_where(enum tide_where where);
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);
 
-/* A host block of all particles (every field) made from a freshly built particle set. */
-int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v);
-
-/* Builds the case's particles straight into one host block (tide_block_alloc_host memory in
- * *mem, view *v; free with tide_block_free_host(*mem, v->cap)), counting them first: no
- * particle set is held beside it.  With nblocks == 1 the block has the capacity of the
- * simulation's single block and tide_sim_setup_take uses it as that block's main-memory
- * replica, so a run of one block holds each particle once on the host (84 B; a billion
- * particles fit a 128 GiB node).  0, -1 (message), or -2 when the case gives no fluid
- * particle (message; tide_case_build). */
-/* Host bytes one process needs at least for a fresh run of n particles in nblocks blocks on
- * `size` ranks with `workers` CPU workers running SPH tasks (0 when GPUs run them alone: their
- * sort scratch is on the GPU), the larger of its two peaks: the set-up (the
- * particles built whole on every rank, then this rank's blocks with their room to grow; one
- * block is the built one itself) and the run (its blocks, a sort scratch per CPU worker, and on
- * rank 0 with output all particles gathered for the files).  Cell tables and halos are small
- * and left out; tide_sim_check_memory checks them before the first step. */
-double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output);
-int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
-                          size_t *n_fluid, size_t *n_bound);
+/* Capacity of a block that starts with cnt particles (nb blocks, avg particles per block).
+ * A run rebalances when a block or halo is 80 % full, so every block of several starts well
+ * below that, with room for inflow between rebalances.  One block alone covers the domain and
+ * can only lose particles: it gets a fixed margin, and its fill is not watched
+ * (tide_sim_count).  GPU memory per particle is a figure users compare: that block costs its
+ * 84 bytes per particle, not 105.  (Also the capacity of a host block built to become the
+ * single block, src/host_blocks.c.) */
+static inline uint32_t tide_sim_block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
+{
+	if (nb == 1) return cnt + 1024;
+	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
+}
 
 /* Splits the particles of `all` into about nblocks blocks as the case's decomposition says and
- * registers everything.  Under MPI every rank passes the same particles; blocks belong to ranks
- * as tide_decomp_owner says.  0 or -1. */
-int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks);
+ * registers everything.  mpi: StarPU-MPI is in use (the program's runtime says; tasks do not
+ * ask it), the ranks then being StarPU-MPI's world.  Under MPI every rank passes the same
+ * particles; blocks belong to ranks as tide_decomp_owner says.  0 or -1. */
+int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks,
+                   int mpi);
 /* tide_sim_setup, which takes *mem (from tide_host_block_build, holding `all`) as the host
  * replica of the single block when it can: *mem is then NULL, and `all` is that block's data
  * until the simulation is freed.  Otherwise *mem is left to the caller. */
 int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tide_block_view *all,
-                        int nblocks);
+                        int nblocks, int mpi);
 /* The same with given blocks (a restart): nblocks blocks of boxes `ranges` (an aligned grid in
  * block order, as tide_sim_setup makes), block b taking the next counts[b] particles of `all` in their order, capacities
  * caps[b] (NULL: computed) and halo capacity halo_cap (0: computed).  0 or -1 (message). */
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
-                          const uint32_t *caps, uint32_t halo_cap);
+                          const uint32_t *caps, uint32_t halo_cap, int mpi);
 /* Whether this rank's blocks fit: its largest task's data on each GPU it may run on, and what
  * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
  * does not fit and what to do. */
@@ -131,14 +126,15 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces);
 
+/* Submits cell_sort and halo_pack of every block: cell lists and halos of the particles as they
+ * are now (between steps: tasks/gauge_tasks.c; --profile counts them as the gauges'). */
+void tide_sim_submit_sort_halos(tide_sim *sim);
+
 /* Self-gravity potential energy [J] of the particles now, sum m phi / 2 (a tree evaluation of
  * its own; waits for it).  0 without self-gravity. */
 double tide_sim_self_gravity_energy(tide_sim *sim);
 
 /* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
 void tide_sim_submit_migration(tide_sim *sim);
-
-/* A particle-set view of a host block (no copy). */
-void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s);
 
 #endif

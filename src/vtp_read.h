@@ -9,8 +9,8 @@
 #ifndef TIDE_VTP_READ_H
 #define TIDE_VTP_READ_H
 #include <stddef.h>
-#include "tide/particle_set.h"
-#include "tide/snapshot_read.h"
+#include "particle_set.h"
+#include "snapshot_read.h"
 
 /* Reads the .vtp at path into s (its arrays are grown as needed and s->n set; s may hold an
  * earlier snapshot) as tide_snapshot_read does: need, have and pressure alike. */

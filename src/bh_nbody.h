@@ -6,7 +6,7 @@
 #define TIDE_BH_NBODY_H
 #include <stdio.h>
 #include "tide/bh_gravity.h"
-#include "tide/bh_ic.h"
+#include "bh_ic.h"
 
 typedef struct bh_nbody_opts {
 	enum bh_dist dist;

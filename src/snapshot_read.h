@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "tide/particle_set.h"
+#include "particle_set.h"
 
 /* Return codes of the readers, chosen to be the command's exit codes. */
 enum { TIDE_READ_OK = 0, TIDE_READ_IO = 1, TIDE_READ_BAD = 2 };

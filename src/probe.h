@@ -5,7 +5,7 @@
 #define TIDE_PROBE_H
 #include <stdio.h>
 #include "tide/case.h"
-#include "tide/particle_set.h"
+#include "particle_set.h"
 
 typedef struct tide_point_list {
 	size_t n, cap;

@@ -21,10 +21,10 @@
 #include <pthread.h>
 #include <mpi.h>
 #include "tide/case.h"
-#include "tide/output.h"
+#include "output.h"
 #include "tide/snapshot_stage.h"
 #include "tide/sph_sim.h"
-#include "tide/statistics.h"
+#include "statistics.h"
 
 /* What one output writes besides the particles. */
 typedef struct tide_snap_job {
@@ -39,7 +39,6 @@ typedef struct tide_snap_job {
  * nobody else then (NULL on the other ranks). */
 typedef struct tide_snap_outputs {
 	tide_pvd *pvd, *xmf;
-	tide_gauges *gauges;
 	tide_stats_file *stats;
 } tide_snap_outputs;
 
@@ -58,8 +57,6 @@ typedef struct tide_snapshots {
 	tide_block_view *views, *own; /* staged blocks (all on rank 0), this rank's own */
 	tide_particle_set *sets;
 	int vcap;                     /* room in views, own and sets */
-	void *gauge_mem;              /* every particle in one piece, for the gauges */
-	size_t gauge_cap;
 } tide_snapshots;
 
 /* Starts the writer thread (collective under MPI).  0 or -1 (message printed). */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "tide/snapshot_read.h"
+#include "snapshot_read.h"
 
 typedef enum tide_vtk_type {
 	TIDE_VTK_INT8, TIDE_VTK_UINT8, TIDE_VTK_INT16, TIDE_VTK_UINT16, TIDE_VTK_INT32,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "tide/case.h"
-#include "tide/particle_set.h"
+#include "particle_set.h"
 
 /* ---- atomic files (write to PATH.tmp, rename over PATH on success) ---- */
 
@@ -73,9 +73,10 @@ void tide_pvd_close(tide_pvd *p);
 
 /* ---- gauges ---- */
 
-/* Single measurements over the fluid particles of s (each builds its own cell grid: O(N)).
- * Water height at the vertical line (x, y) [y ignored in 2-D]: the highest z, scanned upward from
- * the lowest fluid z in steps of dp/2, where sum_j (m/rho_j) W(|r - r_j|) >= 0.5; 0 if no fluid. */
+/* Single measurements over the particles of s (each builds its own cell grid: O(N)).
+ * Water height at the vertical line (x, y) [y ignored in 2-D], in the case's gauges.mode:
+ * tide_gauge_profile_height (gauge_math.h) of the line sampled every dp/2 over the domain's
+ * height (over the particles' when the case has no domain); 0 if nothing there. */
 double tide_gauge_height(const tide_particle_set *s, const tide_case *c, double x, double y);
 /* Shepard-interpolated Tait pressure at point p (2-D: p[1] ignored); 0 if no fluid within 2h. */
 double tide_gauge_pressure(const tide_particle_set *s, const tide_case *c, const double p[3]);
@@ -103,16 +104,38 @@ void tide_fluid_grid_sample(const tide_fluid_grid *g, const double p[3], tide_sa
 /* tide_gauge_height on a built grid. */
 double tide_fluid_grid_height(const tide_fluid_grid *g, double x, double y);
 
+/* The case's gauges as the measurement gauge_math.h describes: its height lines over the
+ * domain's height, its pressure then velocity points, its obstacles (with gauges.forces), the
+ * front.  0, or -1 (too many samples: message printed). */
+struct tide_gauge_arg;
+int tide_gauge_arg_of_case(const tide_case *c, struct tide_gauge_arg *G);
+/* The gauges' sums (gauge_math.h's layout) over the particles of s, computed on the host: G
+ * receives the measurement, *out (malloc'd, tide_gauge_len(G) doubles) the sums.  0 or -1. */
+int tide_gauge_sums_host(const tide_particle_set *s, const tide_case *c, struct tide_gauge_arg *G,
+                         double **out);
+/* Height of line l of summed gauges (gauge_math.h's profile formula; mode: enum
+ * tide_gauge_mode); NAN out of memory.  src/gauges.c, used by gauges.csv (src/gauges_csv.c). */
+double tide_gauge_line_height(const struct tide_gauge_arg *G, const double *sums, int l, int mode);
+
 typedef struct tide_gauges {
 	FILE *f;
 	char path[1024];
 } tide_gauges;
 
 /* Creates dir/gauges.csv with a header naming every column and its unit:
- * time[s], one H[m] per height probe, one P[Pa] per pressure probe, and, for a surge-front case,
- * front[m], Z[-] (front/surge_a), T[-] (t sqrt(2|g|/surge_a)).  Returns 0 or -1. */
+ * time[s], one H[m] per height probe, one P[Pa] per pressure probe, NAMEx[m/s] NAMEy NAMEz per
+ * velocity probe (2-D: x, z), with gauges.forces FKx[N] FKy FKz per obstacle K (2-D: FKx, FKz
+ * in N/m, per metre of width), and, for a surge-front case, front[m], Z[-] (front/surge_a),
+ * T[-] (t sqrt(2|g|/surge_a)).  Returns 0 or -1. */
 int tide_gauges_open(tide_gauges *g, const char *dir, const tide_case *c);
-/* Appends (and flushes) one row measured on s at time t.  Returns 0 or -1. */
+/* A restart at time t: dir/gauges.csv cut back to its header and the rows up to t (those the
+ * checkpointed run had written), opened for appending; a new file if there is none. */
+int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, double t);
+/* Appends (and flushes) one row at time t from the summed gauges (tide_gauge_arg_of_case's
+ * measurement G).  Returns 0 or -1. */
+int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const struct tide_gauge_arg *G,
+                           const double *sums, double t);
+/* The same measured on the host particle set s.  Returns 0 or -1. */
 int tide_gauges_write(tide_gauges *g, const tide_particle_set *s, const tide_case *c, double t);
 /* Closes the file.  Returns 0 or -1 (e.g. disk full at the last flush). */
 int tide_gauges_close(tide_gauges *g);

@@ -6,8 +6,7 @@
 #define TIDE_PARTICLE_SET_H
 #include <stddef.h>
 #include <stdint.h>
-
-enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1 };
+#include "tide/block.h"   /* enum tide_ptype */
 
 typedef struct tide_particle_set {
 	size_t n, cap;
@@ -16,6 +15,9 @@ typedef struct tide_particle_set {
 	float *rho;             /* density [kg/m^3] */
 	uint32_t *id;           /* unique particle id, 0..n-1 at creation */
 	uint32_t *type;         /* enum tide_ptype */
+	/* Boundary normal (block.h, TIDE_BN_X: into the fluid, length = distance to the boundary
+	 * surface), 0 for fluid; NULL in a set that does not carry them (readers of output files). */
+	float *nx, *ny, *nz;
 	/* 0: the set owns growable arrays.  TIDE_PSET_COUNT: nothing is stored, pushes only count
 	 * (a builder's first pass).  TIDE_PSET_FIXED: the arrays are someone else's (the fields of
 	 * a host block) with room for cap particles; pushes beyond it fail, free leaves them. */
@@ -27,6 +29,8 @@ enum { TIDE_PSET_COUNT = 1, TIDE_PSET_FIXED = 2 };
 /* All return 0 on success, -1 on allocation failure (message printed). */
 int  tide_pset_reserve(tide_particle_set *s, size_t cap);
 int  tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho, uint32_t type);
+/* The normal of the particle pushed last (a no-op in a set without normals or counting). */
+void tide_pset_set_normal(tide_particle_set *s, double nx, double ny, double nz);
 void tide_pset_free(tide_particle_set *s);
 size_t tide_pset_count_type(const tide_particle_set *s, uint32_t type);
 

@@ -3,6 +3,7 @@
  * rank 0 prints progress. */
 #ifndef TIDE_LOG_H
 #define TIDE_LOG_H
+#include "tide/advice.h" /* TIDE_OOM_ADVICE */
 
 extern int tide_verbosity; /* 0 quiet, 1 normal, 2 verbose */
 extern int tide_log_rank;
@@ -15,10 +16,6 @@ double tide_wtime(void); /* wall-clock seconds */
  * system's words, with what to do for the failures a user can fix (a full disk, a read-only
  * file system, no permission).  The text lives until the next call. */
 const char *tide_io_reason(int err);
-
-/* What to do when the host runs out of memory, appended to "tide: out of host memory for ..." */
-#define TIDE_OOM_ADVICE "; use a larger --dp (fewer particles), or more memory (more MPI ranks " \
-	"on more nodes)"
 
 /* ---- run.log: a copy of what a run printed ----
  * tide_log_capture replaces stdout and stderr by streams that write through to file

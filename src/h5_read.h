@@ -5,8 +5,8 @@
  * particles.xmf series (XDMF 3) that lists the snapshots with their times. */
 #ifndef TIDE_H5_READ_H
 #define TIDE_H5_READ_H
-#include "tide/particle_set.h"
-#include "tide/snapshot_read.h"
+#include "particle_set.h"
+#include "snapshot_read.h"
 
 /* As tide_snapshot_read for a .h5 file; *t is the file's time attribute where present.
  * Built without HDF5: refused with a sentence saying so (TIDE_READ_BAD). */

@@ -4,7 +4,7 @@
  * printed, src/log.c). */
 #ifndef TIDE_RUN_LOG_H
 #define TIDE_RUN_LOG_H
-#include "tide/runtime.h"
+#include "runtime.h"
 
 /* Opens path (appending for a restart) with its header: tide's and StarPU's versions, the MPI
  * world size, the scheduler, this rank's workers and memory, the command line, the STARPU_*

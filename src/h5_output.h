@@ -24,7 +24,7 @@
 #include <mpi.h>
 #include "tide/block.h"
 #include "tide/case.h"
-#include "tide/output.h"
+#include "output.h"
 
 /* 0: built without HDF5; 1: serial HDF5; 2: parallel HDF5 (MPI-IO). */
 int tide_h5_support(void);

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Case validation: the checks that need the whole case (boxes inside the domain and tank,
+// probes, physics and output constraints) and the values derived from it (domain, hswl, c0),
+// run after loading (src/case_load.c, finish_load) and again after every --set (set_value).
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "tide/case.h"
+#include "case_ctx.h"
+#include "case_load.h"
+
+/* ---- whole-case checks and derived values ----------------------------------------------- */
+
+void tide_case_box_text(const tide_case *c, const tide_box *b, char *buf, size_t n)
+{
+	if (c->dim == 2)
+		snprintf(buf, n, "[%g, %g]..[%g, %g]", b->lo[0], b->lo[2], b->hi[0], b->hi[2]);
+	else
+		snprintf(buf, n, "[%g, %g, %g]..[%g, %g, %g]", b->lo[0], b->lo[1], b->lo[2], b->hi[0],
+		         b->hi[1], b->hi[2]);
+}
+
+int tide_case_check_box(struct ctx *x, int line, const char *path, const tide_box *b)
+{
+	static const char axis[] = "xyz";
+	for (int j = 0; j < x->c->dim; j++) {
+		int a = axes_of(x->c->dim)[j];
+		if (!(b->lo[a] < b->hi[a]))
+			return tide_case_fail(x, line, "key '%s' has lo >= hi on the %c axis (%g >= %g); allowed: lo < hi "
+			            "on every axis.", path, axis[a], b->lo[a], b->hi[a]);
+	}
+	return 0;
+}
+
+/* Small tolerance so that a box given with the same decimals as its container counts as inside. */
+static int box_inside(const tide_case *c, const tide_box *in, const tide_box *out)
+{
+	for (int j = 0; j < c->dim; j++) {
+		int a = axes_of(c->dim)[j];
+		double tol = 1e-9 * (1 + fabs(out->lo[a]) + fabs(out->hi[a]));
+		if (in->lo[a] < out->lo[a] - tol || in->hi[a] > out->hi[a] + tol) return 0;
+	}
+	return 1;
+}
+
+static int check_inside(struct ctx *x, int line, const char *path, const tide_box *b, int in_tank)
+{
+	const tide_case *c = x->c;
+	char bb[128], ob[128];
+	tide_case_box_text(c, b, bb, sizeof bb);
+	if (!box_inside(c, b, &c->domain)) {
+		tide_case_box_text(c, &c->domain, ob, sizeof ob);
+		return tide_case_fail(x, line, "key '%s' = %s lies outside the domain; allowed: a box inside the "
+		            "domain %s.", path, bb, ob);
+	}
+	if (in_tank && c->tank.present && !box_inside(c, b, &c->tank.box)) {
+		tide_case_box_text(c, &c->tank.box, ob, sizeof ob);
+		return tide_case_fail(x, line, "key '%s' = %s lies outside the tank interior; allowed: a box inside "
+		            "the tank %s.", path, bb, ob);
+	}
+	return 0;
+}
+
+static int check_probes(struct ctx *x, const char *path, const tide_probe *pr, int n,
+                        const int *lines, int height)
+{
+	const tide_case *c = x->c;
+	for (int i = 0; i < n; i++) {
+		tide_box pt = {{pr[i].p[0], pr[i].p[1], pr[i].p[2]}, {pr[i].p[0], pr[i].p[1], pr[i].p[2]}};
+		if (height) pt.lo[2] = pt.hi[2] = c->domain.lo[2];   /* a vertical line: z is free */
+		if (!box_inside(c, &pt, &c->domain)) {
+			char ob[128];
+			tide_case_box_text(c, &c->domain, ob, sizeof ob);
+			return tide_case_fail(x, lines[i], "key '%s[%d].at' lies outside the domain; allowed: a point "
+			            "inside %s.", path, i, ob);
+		}
+	}
+	return 0;
+}
+
+int tide_case_check_geometry(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	char p[32];
+	if (c->tank.present && tide_case_check_box(x, x->line[tide_case_find_key("tank")], "tank", &c->tank.box)) return -1;
+	if (tide_case_check_box(x, x->line[tide_case_find_key("domain")], "domain", &c->domain)) return -1;
+	for (int i = 0; i < c->nfluid; i++) {
+		snprintf(p, sizeof p, "fluid[%d]", i);
+		if (tide_case_check_box(x, x->fluid_line[i], p, &c->fluid[i]) ||
+		    check_inside(x, x->fluid_line[i], p, &c->fluid[i], 1)) return -1;
+	}
+	for (int i = 0; i < c->nobstacle; i++) {
+		snprintf(p, sizeof p, "obstacles[%d]", i);
+		if (tide_case_check_box(x, x->obstacle_line[i], p, &c->obstacle[i]) ||
+		    check_inside(x, x->obstacle_line[i], p, &c->obstacle[i], 1)) return -1;
+	}
+	/* obstacles are solid: a fluid box inside one would hold no water */
+	for (int i = 0; i < c->nfluid; i++)
+		for (int m = 0; m < c->nobstacle; m++) {
+			if (!box_inside(c, &c->fluid[i], &c->obstacle[m])) continue;
+			char fb[128], ob[128];
+			tide_case_box_text(c, &c->fluid[i], fb, sizeof fb);
+			tide_case_box_text(c, &c->obstacle[m], ob, sizeof ob);
+			return tide_case_fail(x, x->fluid_line[i], "key 'fluid[%d]' = %s lies inside 'obstacles[%d]' = %s, "
+			            "so it holds no water (obstacles are solid); allowed: a fluid box not "
+			            "covered by an obstacle.", i, fb, m, ob);
+		}
+	for (int i = 0; i < c->nsphere; i++) {
+		const tide_sphere *s = &c->sphere[i];
+		tide_box b;
+		for (int a = 0; a < 3; a++) {
+			b.lo[a] = s->c[a] - s->r;
+			b.hi[a] = s->c[a] + s->r;
+		}
+		snprintf(p, sizeof p, "fluid_spheres[%d]", i);
+		if (check_inside(x, x->sphere_line[i], p, &b, 1)) return -1;
+	}
+	if (tide_case_check_meshes(x, 2)) return -1;
+	if (c->gauge_forces && c->nobstacle == 0)
+		return tide_case_fail(x, x->line[tide_case_find_key("gauges.forces")], "key 'gauges.forces' = true needs "
+		            "obstacles; allowed: false, or a case with 'obstacles'.");
+	return check_probes(x, "gauges.height", c->height, c->nheight, x->height_line, 1) ||
+	       check_probes(x, "gauges.pressure", c->pressure, c->npressure, x->pressure_line, 0) ||
+	       check_probes(x, "gauges.velocity", c->velocity, c->nvelocity, x->velocity_line, 0);
+}
+
+/* Tank outer box (inner box grown by layers*dp on every walled side), grown upward by the tank
+ * height so splashes stay inside. */
+tide_box tide_case_default_domain(const tide_case *c)
+{
+	tide_box d = c->tank.box;
+	double w = c->tank.layers * c->dp;
+	for (int j = 0; j < c->dim; j++) {
+		int a = axes_of(c->dim)[j];
+		if (c->periodic >> a & 1) continue; /* open there: the tank's extent is the period */
+		d.lo[a] -= w;
+		if (a != 2 || !c->tank.open_top) d.hi[a] += w;
+	}
+	d.hi[2] += c->tank.box.hi[2] - c->tank.box.lo[2];
+	return d;
+}
+
+/* Still water level: highest fluid top above the tank floor (or above the lowest fluid). */
+double tide_case_default_hswl(const tide_case *c)
+{
+	double top = -INFINITY, floor_z = INFINITY;
+	for (int i = 0; i < c->nfluid; i++) {
+		top = fmax(top, c->fluid[i].hi[2]);
+		floor_z = fmin(floor_z, c->fluid[i].lo[2]);
+	}
+	for (int i = 0; i < c->nsphere; i++) {
+		top = fmax(top, c->sphere[i].c[2] + c->sphere[i].r);
+		floor_z = fmin(floor_z, c->sphere[i].c[2] - c->sphere[i].r);
+	}
+	for (int i = 0; i < c->nvolume; i++) {
+		top = fmax(top, c->volume[i].hi[2]);
+		floor_z = fmin(floor_z, c->volume[i].lo[2]);
+	}
+	if (c->tank.present) floor_z = c->tank.box.lo[2];
+	return top - floor_z;
+}
+
+static double gravity_norm(const tide_case *c)
+{
+	return sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
+	            c->gravity[2] * c->gravity[2]);
+}
+
+/* Periodic axes: x, and y in 3-D, each at least two cells of side 2h long. */
+static int check_periodic(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	int line = x->line[tide_case_find_key("periodic")];
+	if (!c->periodic) return 0;
+	if (c->dim == 2 && (c->periodic & 2))
+		return tide_case_fail(x, line, "key 'periodic' names y in a 2-D case (the x-z plane); "
+		                      "allowed: x.");
+	if (c->self_gravity.on)
+		return tide_case_fail(x, line, "key 'periodic' with 'physics.self_gravity': the "
+		                      "Barnes-Hut field is not periodic; allowed: one of the two.");
+	for (int a = 0; a < 2; a++) {
+		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
+		if ((c->periodic >> a & 1) && !(len >= need))
+			return tide_case_fail(x, line, "key 'periodic': the domain is %g m long along %c, "
+			                      "less than the 4h = %g m (two cells of side 2h) a periodic "
+			                      "axis needs; allowed: a longer domain or a smaller dp.", len,
+			                      "xy"[a], need);
+	}
+	return 0;
+}
+
+/* Self-gravity, equation of state, viscosity and periodic checks: they need the whole case. */
+int tide_case_check_physics(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	if (check_periodic(x)) return -1;
+	if (c->viscosity == 2)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.viscosity")], "key "
+		                      "'physics.viscosity' = 'laminar+sps': the SPS turbulence closure "
+		                      "is not implemented yet; allowed: artificial, laminar.");
+	if (c->self_gravity.on && c->dim != 3)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
+		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");
+	if (c->eos == TIDE_EOS_ISOTHERMAL && !(c->cs_iso > 0))
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.eos")], "missing required key 'physics.cs_iso' "
+		            "(the isothermal sound speed in m/s, > 0) for 'physics.eos' = isothermal.");
+	return 0;
+}
+
+/* The one derivation of c0, run after loading and after every --set, so c0 always follows
+ * coefsound, gravity and hswl (Tait), or cs_iso (isothermal).  A zero gravity is allowed only
+ * with self-gravity; the Tait c0 then takes the surface gravity of a uniform sphere of diameter
+ * hswl, (2 pi / 3) G rho0 hswl, in place of |g|. */
+int tide_case_derive(struct ctx *x)
+{
+	tide_case *c = x->c;
+	double g = gravity_norm(c);
+	int gline = x->line[tide_case_find_key("physics.gravity")];
+	if (!(g > 0) && !c->self_gravity.on)
+		return tide_case_fail(x, gline, "key 'physics.gravity' is zero, so c0 = coefsound*sqrt(|g|*hswl) "
+		            "would be 0; allowed: a nonzero gravity vector (a zero one only with "
+		            "'physics.self_gravity').");
+	if (!(g > 0)) g = 2.0 * M_PI / 3.0 * c->self_gravity.G * c->rho0 * c->hswl;
+	c->c0 = c->eos == TIDE_EOS_ISOTHERMAL ? c->cs_iso : c->coefsound * sqrt(g * c->hswl);
+	if (!(c->c0 > 0) || !isfinite(c->c0))
+		return tide_case_fail(x, gline, "key 'physics.gravity' gives c0 = coefsound*sqrt(|g|*hswl) = %g m/s; "
+		            "allowed: a gravity, hswl and coefsound that give a finite c0 > 0.", c->c0);
+	return 0;
+}
+
+int tide_case_check_surge(struct ctx *x)
+{
+	if (x->c->surge_front && !(x->c->surge_a > 0))
+		return tide_case_fail(x, x->line[tide_case_find_key("gauges.surge_front")], "missing required key "
+		            "'gauges.surge_front.a' (the initial column width, > 0).");
+	return 0;
+}
+
+/* .h5 files need the HDF5 library, found (or not) when tide was built. */
+int tide_case_check_output(struct ctx *x)
+{
+#ifndef TIDE_HAVE_HDF5
+	if (x->c->output_format != TIDE_OUT_VTP)
+		return tide_case_fail(x, x->line[tide_case_find_key("output.format")], "key 'output.format' = '%s' needs "
+		            "HDF5, but this tide was built without it (install libhdf5-openmpi-dev and "
+		            "build again); allowed here: vtp.", tide_case_format_names[x->c->output_format]);
+#else
+	(void)x;
+#endif
+	return 0;
+}
+
+/* ---- derived values after --set -------------------------------------------------------------- */
+
+static int box_equal(const tide_box *a, const tide_box *b)
+{
+	return !memcmp(a->lo, b->lo, sizeof a->lo) && !memcmp(a->hi, b->hi, sizeof a->hi);
+}
+
+int tide_case_derived_domain(const tide_case *c)
+{
+	tide_box d = tide_case_default_domain(c);
+	return c->tank.present && box_equal(&d, &c->domain);
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Host blocks made from a case (src/host_blocks.h): the program builds the particles of a case
+// (src/case_build.c) into the block layout that the task graph registers (tasks/sph_setup.c).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tide/block_interface.h"
+#include "tide/codelets.h"    /* tide_sort_scratch_bytes */
+#include "tide/sph_sim.h"
+#include "case_load.h"
+#include "host_blocks.h"
+#include "log.h"
+
+/* The fields a particle set does not have, for particles 0..n-1 of a fresh block: the Verlet
+ * history equal to the present, no forces, no cell key. */
+static void start_history(tide_block_view *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		v->vx1[i] = v->vx[i];
+		v->vy1[i] = v->vy[i];
+		v->vz1[i] = v->vz[i];
+		v->rho1[i] = v->rho[i];
+		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
+		v->key[i] = 0;
+	}
+}
+
+int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v)
+{
+	uint32_t cap = (uint32_t)(s->n ? s->n : 1);
+	*mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	if (!*mem) {
+		fprintf(stderr, "tide: out of host memory for %zu particles%s.\n", s->n, TIDE_OOM_ADVICE);
+		return -1;
+	}
+	*v = tide_block_view_make(*mem, cap, (uint32_t)s->n);
+	for (size_t i = 0; i < s->n; i++) {
+		v->x[i] = s->x[i]; v->y[i] = s->y[i]; v->z[i] = s->z[i];
+		v->vx[i] = s->vx[i]; v->vy[i] = s->vy[i]; v->vz[i] = s->vz[i];
+		v->rho[i] = s->rho[i];
+		v->id[i] = s->id[i];
+		v->type[i] = s->type[i];
+	}
+	start_history(v, s->n);
+	return 0;
+}
+
+double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output)
+{
+	double bpp = TIDE_BLOCK_BPP;
+	if (nblocks < 1) nblocks = 1;
+	uint32_t cnt = (uint32_t)(n / nblocks);
+	double cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0)
+	                          : tide_sim_block_cap(cnt, nblocks, cnt, 0);
+	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
+	double setup = nblocks == 1 ? mine : n * bpp + mine;
+	double run = mine + (double)(workers > 0 ? workers : 0) * (double)tide_sort_scratch_bytes((size_t)cap) +
+	             (output && rank == 0 ? n * bpp : 0);
+	return setup > run ? setup : run;
+}
+
+int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
+                          size_t *n_fluid, size_t *n_bound)
+{
+	/* first pass: count; second: write the fields in place */
+	tide_particle_set s = {.mode = TIDE_PSET_COUNT};
+	double t0 = tide_wtime(), est = tide_case_particle_estimate(c);
+	/* counting and making 1e9 particles takes minutes: say so rather than stay silent */
+	if (est > 2e7) tide_info("building about %.3g particles (counted, then made)\n", est);
+	*mem = NULL;
+	int bad = tide_case_build(c, &s);
+	if (bad) return bad; /* -2: the input gives no fluid */
+	double t1 = tide_wtime();
+	size_t n = s.n;
+	uint32_t cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
+	*mem = tide_block_alloc_host_pin(cap, nblocks == 1); /* else a temporary */
+	if (!*mem) {
+		fprintf(stderr, "tide: out of host memory for %s of %zu particles (%.1f GiB)%s.\n",
+		        nblocks == 1 ? "a block" : "the set", n,
+		        (double)cap * TIDE_BLOCK_BPP / 1073741824.0, TIDE_OOM_ADVICE);
+		return -1;
+	}
+	*v = tide_block_view_make(*mem, cap, 0);
+	s = (tide_particle_set){.n = 0, .cap = n, .x = v->x, .y = v->y, .z = v->z, .vx = v->vx,
+	                        .vy = v->vy, .vz = v->vz, .rho = v->rho, .id = v->id,
+	                        .type = v->type, .mode = TIDE_PSET_FIXED};
+	if (tide_case_build(c, &s) || s.n != n) {
+		if (s.n != n)
+			fprintf(stderr, "tide: internal error: the case builder made %zu particles after "
+			        "counting %zu.\n", s.n, n);
+		tide_block_free_host(*mem, cap);
+		*mem = NULL;
+		return -1;
+	}
+	start_history(v, n);
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++) nf += v->type[i] == TIDE_FLUID;
+	v->count = (uint32_t)n;
+	tide_debug("built %zu particles into a host block of %u: counted in %.2f s, made in %.2f s\n",
+	           n, cap, t1 - t0, tide_wtime() - t1);
+	*n_fluid = nf;
+	*n_bound = n - nf;
+	return 0;
+}
+
+void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
+{
+	memset(s, 0, sizeof *s);
+	s->n = s->cap = v->count;
+	s->x = v->x; s->y = v->y; s->z = v->z;
+	s->vx = v->vx; s->vy = v->vy; s->vz = v->vz;
+	s->rho = v->rho; s->id = v->id; s->type = v->type;
+}
