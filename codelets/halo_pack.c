@@ -5,6 +5,9 @@
 // edge is one contiguous run of the sorted block; along the other axes it is a selection in
 // block order, so every halo stays sorted by cell key.  Only the fields in the halo's mask
 // (TIDE_HALO_FIELDS: what sph_forces reads) are written and travel.
+// Across a periodic face the halo holds the images of the edge (shifted by the period, keyed in
+// the ghost layer beyond the neighbour's face: sph_params.h), so sph_forces needs no periodic
+// case of its own.
 // Buffers: block, cell starts, scratch, then the faces that have neighbours (tide_face_slots).
 #include <string.h>
 #include <starpu.h>
@@ -63,6 +66,40 @@ static void copy_layer(const tide_grid *g, struct tide_block_iface *dst, const t
 	dst->count = n;
 }
 
+/* A halo across a periodic face f holds the images of the edge layer (sph_params.h): those of
+ * halo particles [from, from + n). */
+static void make_images(const tide_sph_params *P, int f, struct tide_block_iface *dst,
+                        uint32_t from, uint32_t n)
+{
+	tide_block_view h = tide_block_view_of(dst);
+	int d = P->grid.axis[f / 2];
+	double L = P->dom_hi[d] - P->dom_lo[d];
+	for (uint32_t i = from; i < from + n; i++)
+		tide_periodic_image(&P->grid, f, L, &h.x[i], &h.y[i], &h.z[i], &h.key[i]);
+}
+
+/* A face halo of key axis 0 when key axis 1 is periodic too (the blocks then span it): the
+ * layer's first and last rows along axis 1 come again as their images across axis 1's faces,
+ * the last row's (keyed in ghost row 0) before the layer and the first row's (ghost row n - 1)
+ * after it, so the halo stays sorted by key.  These are the corner images a neighbour across
+ * both periodic faces needs; the faces of axis 1 carry no images along axis 0, so no image
+ * comes twice (sph_params.h). */
+static void copy_layer_rows(const tide_sph_params *P, const tide_block_arg *A,
+                            const uint32_t *start, struct tide_block_iface *dst,
+                            const tide_block_view *v, int layer, uint32_t from, uint32_t n)
+{
+	uint32_t w2 = (uint32_t)(A->hi2 - A->lo2);
+	int first[3] = {layer, A->lo1, A->lo2}, last[3] = {layer, A->hi1 - 1, A->lo2};
+	uint32_t a = tide_box_index(A, first), b = tide_box_index(A, last);
+	uint32_t na = start[a + w2] - start[a], nb = start[b + w2] - start[b];
+	copy_span(dst, v, start[b], nb, 0);
+	copy_span(dst, v, from, n, nb);
+	copy_span(dst, v, start[a], na, nb + n);
+	dst->count = nb + n + na;
+	make_images(P, 3, dst, 0, nb);
+	make_images(P, 2, dst, nb + n, na);
+}
+
 static void halo_pack_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
@@ -82,11 +119,16 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 		dst->count = 0;
 		if (k == 0) {
 			uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0);
-			if (side == 0) copy_run(dst, &v, 0, start[layer]);
-			else copy_run(dst, &v, start[ncell - layer], v.count - start[ncell - layer]);
+			uint32_t from = side ? start[ncell - layer] : 0;
+			uint32_t n = side ? v.count - from : start[layer];
+			if (tide_ghost(g, g->axis[1]))
+				copy_layer_rows(&P, &A, start, dst, &v, side ? hi[0] - 1 : lo[0], from, n);
+			else
+				copy_run(dst, &v, from, n);
 		} else {
 			copy_layer(g, dst, &v, k, side ? hi[k] - 1 : lo[k]);
 		}
+		if (tide_face_periodic(g, &A, f)) make_images(&P, f, dst, 0, dst->count);
 	}
 }
 

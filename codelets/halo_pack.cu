@@ -64,6 +64,65 @@ static void copy_layer(const tide_grid &g, struct tide_block_iface *dst, const t
 	dst->count = n;
 }
 
+/* The images of a halo across a periodic face (sph_params.h), in place. */
+__global__ static void image_kernel(tide_grid g, int f, double L, tide_block_view h, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) tide_periodic_image(&g, f, L, &h.x[i], &h.y[i], &h.z[i], &h.key[i]);
+}
+
+/* Images of halo particles [from, from + n). */
+static void make_images(const tide_sph_params &P, int f, struct tide_block_iface *dst,
+                        uint32_t from, uint32_t n, cudaStream_t s)
+{
+	if (n == 0) return;
+	int d = P.grid.axis[f / 2];
+	tide_block_view h = tide_block_view_of(dst);
+	h.x += from; h.y += from; h.z += from; h.key += from;
+	image_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(P.grid, f, P.dom_hi[d] - P.dom_lo[d],
+	                                                       h, n);
+}
+
+/* The masked fields of block particles [from, from + n) into the halo from position at. */
+static void copy_span(struct tide_block_iface *dst, const tide_block_view &src, uint32_t from,
+                      uint32_t n, uint32_t at, cudaStream_t s)
+{
+	check_cap(at + n, dst->cap);
+	tide_block_view d = tide_block_view_of(dst);
+	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
+		if (!(dst->fields >> f & 1u)) continue;
+		size_t elem;
+		char *sp = tide_field_ptr(src, f, &elem);
+		char *dp = tide_field_ptr(d, f, &elem);
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(dp + elem * at, sp + elem * from, elem * n,
+		                                cudaMemcpyDeviceToDevice, s));
+	}
+}
+
+/* The CPU's copy_layer_rows (halo_pack.c): a face halo of key axis 0 when key axis 1 is
+ * periodic too, with the corner images of the layer's first and last rows. */
+static void copy_layer_rows(const tide_sph_params &P, const tide_block_arg &A,
+                            const uint32_t *start_d, struct tide_block_iface *dst,
+                            const tide_block_view &v, int layer, uint32_t from, uint32_t n,
+                            cudaStream_t s)
+{
+	uint32_t w2 = (uint32_t)(A.hi2 - A.lo2), r[4];
+	int first[3] = {layer, A.lo1, A.lo2}, last[3] = {layer, A.hi1 - 1, A.lo2};
+	uint32_t a = tide_box_index(&A, first), b = tide_box_index(&A, last);
+	uint32_t at[4] = {a, a + w2, b, b + w2};
+	for (int i = 0; i < 4; i++)
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&r[i], start_d + at[i], sizeof(uint32_t),
+		                                cudaMemcpyDeviceToHost, s));
+	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
+	uint32_t na = r[1] - r[0], nb = r[3] - r[2];
+	copy_span(dst, v, r[2], nb, 0, s);
+	copy_span(dst, v, from, n, nb, s);
+	copy_span(dst, v, r[0], na, nb + n, s);
+	dst->count = nb + n + na;
+	make_images(P, 3, dst, 0, nb, s);
+	make_images(P, 2, dst, nb + n, na, s);
+}
+
 extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
@@ -93,9 +152,13 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
 		int k = f / 2, side = f % 2;
 		dst->count = 0;
-		if (f == 0) copy_run(dst, v, 0, ends[0], s);
+		if (f < 2 && tide_ghost(&g, g.axis[1]))
+			copy_layer_rows(P, A, start, dst, v, side ? hi[0] - 1 : lo[0], f ? ends[1] : 0,
+			                f ? v.count - ends[1] : ends[0], s);
+		else if (f == 0) copy_run(dst, v, 0, ends[0], s);
 		else if (f == 1) copy_run(dst, v, ends[1], v.count - ends[1], s);
 		else copy_layer(g, dst, v, k, side ? hi[k] - 1 : lo[k], scr, scr_bytes, s);
+		if (tide_face_periodic(&g, &A, f)) make_images(P, f, dst, 0, dst->count, s);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

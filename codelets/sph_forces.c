@@ -107,7 +107,7 @@ typedef struct nbr {
 
 /* Constants of the pair loops. */
 typedef struct tide_kparams {
-	float h2x4, tiny, invh, af, h, eta2, hvisc;
+	float h2x4, tiny, invh, af, h, eta2, hvisc, lam;
 	float dhc0x2, rho0, rhoh_k, inv_gamma;
 	int kernel, diffusion;
 } tide_kparams;
@@ -323,7 +323,9 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	K.af = P.af;
 	K.h = P.h;
 	K.eta2 = P.eta2;
-	K.hvisc = -P.visco * 0.5f;
+	/* one viscosity at a time (sph_pair.h): the other's constant is 0 */
+	K.hvisc = P.viscosity == TIDE_VISC_ARTIFICIAL ? -P.visco * 0.5f : 0.f;
+	K.lam = P.viscosity == TIDE_VISC_ARTIFICIAL ? 0.f : 2.f * P.nu;
 	K.kernel = P.kernel;
 	K.diffusion = P.diffusion;
 	K.dhc0x2 = P.delta_hc0 * 2.f;

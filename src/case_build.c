@@ -128,8 +128,10 @@ static int build_tank(const tide_case *c, tide_particle_set *s)
 	const tide_tank *t = &c->tank;
 	axis ax[3] = {{0}};
 	int rc = -1;
-	if (wall_axis(&ax[0], t->box.lo[0], t->box.hi[0], c->dp, t->layers, 1, 1) ||
-	    (c->dim == 3 ? wall_axis(&ax[1], t->box.lo[1], t->box.hi[1], c->dp, t->layers, 1, 1)
+	/* no wall across a periodic axis: the tank is open there (the fluid flows on through) */
+	int wx = !(c->periodic & 1), wy = !(c->periodic & 2);
+	if (wall_axis(&ax[0], t->box.lo[0], t->box.hi[0], c->dp, t->layers, wx, wx) ||
+	    (c->dim == 3 ? wall_axis(&ax[1], t->box.lo[1], t->box.hi[1], c->dp, t->layers, wy, wy)
 	                 : flat_axis(&ax[1])) ||
 	    wall_axis(&ax[2], t->box.lo[2], t->box.hi[2], c->dp, t->layers, 1, !t->open_top)) {
 		fprintf(stderr, "tide: out of host memory while building the tank walls%s.\n", TIDE_OOM_ADVICE);
@@ -224,8 +226,9 @@ static int in_earlier_fluid(const tide_case *c, int b, const double *p)
 static int build_fluid(const tide_case *c, int b, tide_particle_set *s)
 {
 	const tide_box *f = &c->fluid[b];
-	double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
-	                c->gravity[2] * c->gravity[2]);
+	/* the weight of the water above: the downward (-z) part of gravity only, so a body force
+	 * along x (a channel driven along a periodic axis) starts at uniform density */
+	double g = fmax(0.0, -c->gravity[2]);
 	double top = f->hi[2];
 	long nx = cells(f->hi[0] - f->lo[0], c->dp), nz = cells(f->hi[2] - f->lo[2], c->dp);
 	long ny = c->dim == 3 ? cells(f->hi[1] - f->lo[1], c->dp) : 1;
@@ -327,7 +330,9 @@ static double estimate(const tide_case *c)
 		const tide_box *t = &c->tank.box;
 		double nx = floor((t->hi[0] - t->lo[0]) / c->dp) + 1, nz = floor((t->hi[2] - t->lo[2]) / c->dp) + 1;
 		double ny = y ? floor((t->hi[1] - t->lo[1]) / c->dp) + 1 : 1;
-		total += (nx + 2 * L) * (ny + (y ? 2 * L : 0)) * (nz + 2 * L) - nx * ny * nz;
+		/* no walls across a periodic axis (build_tank) */
+		double wx = c->periodic & 1 ? 0 : 2 * L, wy = y && !(c->periodic & 2) ? 2 * L : 0;
+		total += (nx + wx) * (ny + wy) * (nz + 2 * L) - nx * ny * nz;
 	}
 	double stl_fluid, stl_bound;
 	tide_geometry_estimate(c, &stl_fluid, &stl_bound);

@@ -55,12 +55,15 @@ static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path);
 
 static const char *const kernel_names[] = {"cubic", "wendland", NULL};
 static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
 static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 static const char *const eos_names[] = {"tait", "isothermal", NULL};
 static const char *const boundary_names[] = {"dbc", "mdbc", NULL};
+/* enum tide_viscosity; "laminar+sps" is refused in tide_case_check_physics (not implemented) */
+static const char *const viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 static const char *const precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
@@ -86,6 +89,7 @@ static const struct key keys[] = {
 	SECTION("domain"),
 	POINT("domain.lo", domain.lo, REQ_IN),
 	POINT("domain.hi", domain.hi, REQ_IN),
+	LIST("periodic", list_periodic, 0),
 	SECTION("tank"),
 	POINT("tank.lo", tank.box.lo, REQ_IN),
 	POINT("tank.hi", tank.box.hi, REQ_IN),
@@ -106,6 +110,8 @@ static const struct key keys[] = {
 	NUM("physics.coefsound", coefsound, R_GT, 0, 0),
 	NUM("physics.hswl", hswl, R_GT, 0, 0),
 	NUM("physics.visco", visco, R_GE | R_LE, 0, 1),
+	ENUM("physics.viscosity", viscosity, viscosity_names),
+	NUM("physics.nu", nu, R_GE | R_LE, 0, 1e3),
 	ENUM("physics.diffusion", diffusion, diffusion_names),
 	NUM("physics.delta", delta, R_GE | R_LE, 0, 1),
 	POINT("physics.gravity", gravity, 0),
@@ -535,6 +541,41 @@ static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path)
 }
 
 /* output.fields: a list of array names; position is required (it places the particles). */
+/* periodic: [x] / [x, y] / [] or {x: true, y: false}: the periodic axes. */
+static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	static const char *const want = "a list of axes or a mapping of booleans (allowed: [x], "
+	                                "[y], [x, y], [] or {x: true|false, y: true|false})";
+	x->c->periodic = 0;
+	if (v->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			const yaml_node_t *a = yaml_document_get_node(x->doc, *it);
+			int bit = a->type != YAML_SCALAR_NODE ? 0 : !strcmp(text(a), "x") ? 1 : !strcmp(text(a), "y") ? 2 : 0;
+			if (!bit) {
+				if (a->type != YAML_SCALAR_NODE) return type_error(x, a, path, want);
+				return tide_case_fail(x, line_of(a), "key '%s' names axis '%s'; allowed: x, y (z, the "
+				            "direction of gravity, cannot be periodic).", path, text(a));
+			}
+			x->c->periodic |= bit;
+		}
+		return 0;
+	}
+	if (v->type != YAML_MAPPING_NODE) return type_error(x, v, path, want);
+	if (check_mapping(x, v, path, "x, y")) return -1;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		const yaml_node_t *b = yaml_document_get_node(x->doc, p->value);
+		int bit = !strcmp(text(k), "x") ? 1 : !strcmp(text(k), "y") ? 2 : 0, on = 0;
+		char q[64];
+		if (!bit)
+			return tide_case_fail(x, line_of(k), "unknown key '%s.%s'; allowed: x, y.", path, text(k));
+		snprintf(q, sizeof q, "%s.%s", path, text(k));
+		if (get_bool(x, b, q, &on)) return -1;
+		if (on) x->c->periodic |= bit;
+	}
+	return 0;
+}
+
 static int list_output_fields(struct ctx *x, const yaml_node_t *seq, const char *path)
 {
 	char allowed[128] = "";
@@ -749,6 +790,8 @@ static void set_defaults(tide_case *c, const char *path)
 	c->gamma = 7;
 	c->coefsound = 20;
 	c->visco = 0.1;
+	c->viscosity = TIDE_VISC_ARTIFICIAL;
+	c->nu = 1e-6; /* water at 20 C */
 	c->diffusion = TIDE_DIFF_NONE;
 	c->delta = 0.1;
 	c->gravity[2] = -9.81;
@@ -1018,6 +1061,8 @@ static void put_physics(FILE *f, const tide_case *c)
 	else
 		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
 	fprintf(f, "  visco: %s\n", num(c->visco, b));
+	fprintf(f, "  viscosity: %s\n", viscosity_names[c->viscosity]);
+	fprintf(f, "  nu: %s\n", num(c->nu, b));
 	fprintf(f, "  diffusion: %s\n", diffusion_names[c->diffusion]);
 	fprintf(f, "  delta: %s\n", num(c->delta, b));
 	fputs("  gravity: ", f);
@@ -1049,6 +1094,8 @@ void tide_case_print(FILE *f, const tide_case *c)
 	fputs("\ndomain: ", f);
 	put_box(f, c, &c->domain);
 	fputc('\n', f);
+	fprintf(f, "periodic: [%s%s%s]\n", c->periodic & 1 ? "x" : "", c->periodic == 3 ? ", " : "",
+	        c->periodic & 2 ? "y" : "");
 	if (c->tank.present) {
 		fputs("tank: {lo: ", f);
 		put_coords(f, c->tank.box.lo, c->dim, axes_of(c->dim));

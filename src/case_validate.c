@@ -132,6 +132,7 @@ tide_box tide_case_default_domain(const tide_case *c)
 	double w = c->tank.layers * c->dp;
 	for (int j = 0; j < c->dim; j++) {
 		int a = axes_of(c->dim)[j];
+		if (c->periodic >> a & 1) continue; /* open there: the tank's extent is the period */
 		d.lo[a] -= w;
 		if (a != 2 || !c->tank.open_top) d.hi[a] += w;
 	}
@@ -165,10 +166,38 @@ static double gravity_norm(const tide_case *c)
 	            c->gravity[2] * c->gravity[2]);
 }
 
-/* Self-gravity and equation of state checks: they need the whole case. */
+/* Periodic axes: x, and y in 3-D, each at least two cells of side 2h long. */
+static int check_periodic(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	int line = x->line[tide_case_find_key("periodic")];
+	if (!c->periodic) return 0;
+	if (c->dim == 2 && (c->periodic & 2))
+		return tide_case_fail(x, line, "key 'periodic' names y in a 2-D case (the x-z plane); "
+		                      "allowed: x.");
+	if (c->self_gravity.on)
+		return tide_case_fail(x, line, "key 'periodic' with 'physics.self_gravity': the "
+		                      "Barnes-Hut field is not periodic; allowed: one of the two.");
+	for (int a = 0; a < 2; a++) {
+		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
+		if ((c->periodic >> a & 1) && !(len >= need))
+			return tide_case_fail(x, line, "key 'periodic': the domain is %g m long along %c, "
+			                      "less than the 4h = %g m (two cells of side 2h) a periodic "
+			                      "axis needs; allowed: a longer domain or a smaller dp.", len,
+			                      "xy"[a], need);
+	}
+	return 0;
+}
+
+/* Self-gravity, equation of state, viscosity and periodic checks: they need the whole case. */
 int tide_case_check_physics(struct ctx *x)
 {
 	const tide_case *c = x->c;
+	if (check_periodic(x)) return -1;
+	if (c->viscosity == 2)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.viscosity")], "key "
+		                      "'physics.viscosity' = 'laminar+sps': the SPS turbulence closure "
+		                      "is not implemented yet; allowed: artificial, laminar.");
 	if (c->self_gravity.on && c->dim != 3)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");

@@ -38,7 +38,9 @@ static double lattice(const tide_case *c, const double lo[3], const double hi[3]
 	for (int d = 0; d < 3; d++) {
 		if (c->dim == 2 && d == 1) continue;
 		double len = hi[d] - lo[d];
-		double k = floor(len / c->dp + 1e-6) + grow_lo + (d == 2 ? grow_hi_z : grow_lo);
+		/* no wall layers across a periodic axis (the tank is open there) */
+		double g = c->periodic >> d & 1 ? 0 : grow_lo;
+		double k = floor(len / c->dp + 1e-6) + g + (d == 2 ? grow_hi_z : g);
 		n *= k > 0 ? k : 0;
 	}
 	return n;

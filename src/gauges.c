@@ -153,6 +153,21 @@ static void grid_visit(const fluid_grid *g, const double r[3], double radius, vi
 			}
 }
 
+/* The same over the periodic images too (case key periodic): the point shifted by -L, 0, +L
+ * along each periodic axis, so the particles across a periodic face count at their minimum-image
+ * distance (the period is at least 4h, so no particle comes twice within 2h). */
+static void periodic_visit(const fluid_grid *g, const tide_case *c, const double r[3],
+                           double radius, visit_fn fn, void *ctx)
+{
+	double L[2] = {c->domain.hi[0] - c->domain.lo[0], c->domain.hi[1] - c->domain.lo[1]};
+	for (int sy = -1; sy <= 1; sy++)
+		for (int sx = -1; sx <= 1; sx++) {
+			if ((sx && !(c->periodic & 1)) || (sy && !(c->periodic & 2))) continue;
+			double q[3] = {r[0] + sx * L[0], r[1] + sy * L[1], r[2]};
+			grid_visit(g, q, radius, fn, ctx);
+		}
+}
+
 /* ---- kernel sums ---- */
 
 typedef struct kernel_sum {
@@ -183,7 +198,7 @@ static kernel_sum sum_at(const fluid_grid *g, const tide_case *c, const double p
 {
 	kernel_sum k = { g->s, &g->P, {0, 0, 0, {0, 0, 0}, 0}, 0 };
 	double r[3] = { p[0], c->dim == 3 ? p[1] : 0.0, p[2] };
-	grid_visit(g, r, 2.0 * (double)g->P.h, add_kernel, &k);
+	periodic_visit(g, c, r, 2.0 * (double)g->P.h, add_kernel, &k);
 	return k;
 }
 

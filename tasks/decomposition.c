@@ -14,6 +14,13 @@
 static const char *const allowed =
         "allowed: slabs, 2d, 3d, or blocks along x, y and z as NXxNYxNZ (e.g. 4x2x1)";
 
+/* Cells of key axis k that particles live in: all, less the two ghost layers of a periodic axis
+ * (sph_params.h), which no block's box includes. */
+static int real_n(const tide_grid *g, int k)
+{
+	return g->n[g->axis[k]] - 2 * tide_ghost(g, g->axis[k]);
+}
+
 /* "NXxNYxNZ" into xyz (each >= 1): 0, or -1 if it is not of that form.  The counts are only
  * read here (up to a billion); their limits are checked by the callers, which say which. */
 static int parse_xyz(const char *s, int xyz[3])
@@ -71,7 +78,7 @@ static void spread(const tide_grid *g, int nb, const int use[3], int p[3])
 		int best = -1;
 		double len = 0;
 		for (int k = 0; k < 3; k++) {
-			int n = g->n[g->axis[k]];
+			int n = real_n(g, k);
 			if (!use[k] || p[k] * primes[i] > n) continue;
 			double l = (double)n / p[k];
 			if (l > len) { len = l; best = k; }
@@ -85,16 +92,24 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 {
 	if (tide_decomp_check(spec, err, errlen)) return -1;
 	p[0] = p[1] = p[2] = 1;
-	int n0 = g->n[g->axis[0]];
+	int n0 = real_n(g, 0);
 	if (nblocks < 1) nblocks = 1;
 	int xyz[3];
 	if (!parse_xyz(spec, xyz)) {
 		for (int k = 0; k < 3; k++) {
 			int a = g->axis[k];
 			p[k] = xyz[a];
-			if (p[k] > g->n[a]) {
+			if (p[k] > real_n(g, k)) {
 				snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
-				         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], g->n[a]);
+				         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], real_n(g, k));
+				return -1;
+			}
+			/* the halos carry the periodic images a grid of blocks cut along the slab axis
+			 * alone needs (halo_pack.c) */
+			if (g->periodic && p[k] > 1 && k != 0) {
+				snprintf(err, errlen, "decomposition '%s' cuts %c; with periodic boundaries "
+				         "allowed: slabs, or blocks along %c only (the slab axis)", spec,
+				         "xyz"[a], "xyz"[g->axis[0]]);
 				return -1;
 			}
 		}
@@ -103,6 +118,12 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 	if (!spec[0] || !strcmp(spec, "slabs")) {
 		p[0] = nblocks < n0 ? nblocks : n0;
 		return 0;
+	}
+	if (g->periodic) {
+		snprintf(err, errlen, "decomposition '%s' cuts more than one axis; with periodic "
+		         "boundaries allowed: slabs (along %c), or blocks along %c only", spec,
+		         "xyz"[g->axis[0]], "xyz"[g->axis[0]]);
+		return -1;
 	}
 	/* the axes with most cells, as many as the spec says and that have more than one cell */
 	int want = !strcmp(spec, "3d") ? 3 : 2, use[3] = {0, 0, 0}, order[3] = {0, 1, 2};
@@ -191,10 +212,10 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const floa
                       const int p[3], int *cut[3])
 {
 	for (int k = 0; k < 3; k++) {
-		int n = g->n[g->axis[k]];
+		int n = g->n[g->axis[k]], gh = tide_ghost(g, g->axis[k]);
 		if (p[k] == 1) { /* one range: no need to weigh a billion particles */
-			cut[k][0] = 0;
-			cut[k][1] = n;
+			cut[k][0] = gh;
+			cut[k][1] = n - gh;
 			continue;
 		}
 		double *w = calloc((size_t)n, sizeof *w);
@@ -204,7 +225,9 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const floa
 			tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
 			w[c[k]] += wt ? wt[i] : tide_decomp_cost(all->type[i]);
 		}
-		cut_axis(w, n, p[k], cut[k]);
+		/* the cuts of the real cells: the ghost layers are no block's */
+		cut_axis(w + gh, n - 2 * gh, p[k], cut[k]);
+		for (int j = 0; j <= p[k]; j++) cut[k][j] += gh;
 		free(w);
 	}
 }
@@ -219,7 +242,10 @@ tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b)
 	A.hi1 = cut[1][i1 + 1];
 	A.lo2 = cut[2][i2];
 	A.hi2 = cut[2][i2 + 1];
-	A.split = (p[0] > 1) | (p[1] > 1) << 1 | (p[2] > 1) << 2;
+	/* a periodic axis (whose cuts start after its ghost layer) is split even in one block: the
+	 * block is its own neighbour across the periodic faces */
+	A.split = (p[0] > 1 || cut[0][0] > 0) | (p[1] > 1 || cut[1][0] > 0) << 1 |
+	          (p[2] > 1 || cut[2][0] > 0) << 2;
 	return A;
 }
 
@@ -267,8 +293,9 @@ int tide_decomp_from_boxes(const tide_grid *g, const tide_block_arg *box, int nb
                            int *cut[3])
 {
 	for (int k = 0; k < 3; k++) {
+		int gh = tide_ghost(g, g->axis[k]);
 		p[k] = axis_cuts(box, nb, k, cut[k]);
-		if (cut[k][0] != 0 || cut[k][p[k]] != g->n[g->axis[k]]) return -1;
+		if (cut[k][0] != gh || cut[k][p[k]] != g->n[g->axis[k]] - gh) return -1;
 	}
 	if (p[0] * p[1] * p[2] != nb) return -1;
 	for (int b = 0; b < nb; b++) {
@@ -300,6 +327,30 @@ int tide_decomp_neighbours(const tide_grid *g, const tide_block_arg *box, int nb
 		nbr[n] = o;
 		face[n] = f;
 		n++;
+	}
+	/* across a periodic face: the blocks at the other end of the axis (b itself when one block
+	 * spans it), whose face on that end faces b */
+	for (int k = 0; k < 3; k++) {
+		int nk = g->n[g->axis[k]];
+		if (!tide_ghost(g, g->axis[k])) continue;
+		for (int side = 0; side < 2; side++) {
+			if (side ? bhi[k] != nk - 1 : blo[k] != 1) continue;
+			for (int o = 0; o < nb; o++) {
+				int lo[3], hi[3], touch = 1;
+				tide_box_bounds(&box[o], lo, hi);
+				if (side ? lo[k] != 1 : hi[k] != nk - 1) continue;
+				/* o must not lie beside b along an earlier axis: that neighbour reads o's
+				 * face of that axis, whose halo carries the images along k already */
+				for (int j = 0; j < 3; j++)
+					if (j < k) touch &= lo[j] < bhi[j] && hi[j] > blo[j];
+					else if (j > k) touch &= lo[j] < ehi[j] && hi[j] > elo[j];
+				if (!touch) continue;
+				if (n == 26) abort();
+				nbr[n] = o;
+				face[n] = side ? 2 * k : 2 * k + 1;
+				n++;
+			}
+		}
 	}
 	return n;
 }

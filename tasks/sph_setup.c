@@ -51,6 +51,8 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->gamma = iso ? 1.f : (float)c->gamma;
 	P->c0 = (float)c->c0;
 	P->visco = (float)c->visco;
+	P->viscosity = c->viscosity;
+	P->nu = (float)c->nu;
 	P->eta2 = (float)(0.01 * h * h);
 	P->delta_hc0 = (float)(c->delta * h * c->c0);
 	double gmag = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
@@ -65,19 +67,26 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 
 	tide_grid *g = &P->grid;
 	double cell = 2.0 * h;
+	g->periodic = c->periodic;
 	g->cell = (float)cell;
 	g->inv_cell = 1.0 / cell;
 	for (int d = 0; d < 3; d++) {
-		g->origin[d] = c->domain.lo[d];
+		/* along a periodic axis: the whole cells in the period (>= 2, the case check), the last
+		 * one stretched to the face by the clamp of tide_cell_of (so it holds every particle
+		 * within 2h of the face), and a ghost layer beyond each face for the images */
+		int gh = tide_ghost(g, d);
+		g->origin[d] = c->domain.lo[d] - gh * cell;
 		double len = c->domain.hi[d] - c->domain.lo[d];
 		/* capped (a tiny dp in a large domain would overflow the int): such a grid is refused
 		 * by its cell count (tide_decomp_validate) */
-		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, ceil(len / cell)), 2e9);
+		g->n[d] = (c->dim == 2 && d == 1) ? 1 : (int)fmin(fmax(1.0, gh ? floor(len / cell)
+		                                                              : ceil(len / cell)), 2e9) + 2 * gh;
 	}
-	/* slab axis: the longest; the other two keep their order */
-	int a0 = 0;
-	for (int d = 1; d < 3; d++)
-		if (g->n[d] > g->n[a0]) a0 = d;
+	/* slab axis (the only one a periodic case's decompositions may cut): the longest, among the
+	 * periodic axes if there are any; the other two keep their order */
+	int a0 = -1;
+	for (int d = 0; d < 3; d++)
+		if ((!g->periodic || tide_ghost(g, d)) && (a0 < 0 || g->n[d] > g->n[a0])) a0 = d;
 	g->axis[0] = a0;
 	g->axis[1] = a0 == 0 ? 1 : 0;
 	g->axis[2] = a0 == 2 ? 1 : 2;
@@ -117,7 +126,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
 	if (one) {
-		/* one block: every particle is its, and it has no faces (no halos) */
+		/* one block: every particle is its, and it has no faces (no halos) but across a
+		 * periodic axis (its own neighbour there) */
 		cnt[0] = all->count;
 	} else if (counts) {
 		uint32_t i = 0;
@@ -145,13 +155,13 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 	}
 	/* particles on each face of each block: the halo capacity */
-	for (uint32_t i = 0; i < all->count && nb > 1; i++) {
-		int c[3], lo[3], hi[3];
+	for (uint32_t i = 0; i < all->count && (nb > 1 || g->periodic); i++) {
+		int c[3], lo[3], hi[3], b = one ? 0 : where[i];
 		tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
-		tide_box_bounds(&box[where[i]], lo, hi);
+		tide_box_bounds(&box[b], lo, hi);
 		for (int k = 0; k < 3; k++) {
-			if (c[k] == lo[k]) face[6 * where[i] + 2 * k]++;
-			if (c[k] == hi[k] - 1) face[6 * where[i] + 2 * k + 1]++;
+			if (c[k] == lo[k]) face[6 * b + 2 * k]++;
+			if (c[k] == hi[k] - 1) face[6 * b + 2 * k + 1]++;
 		}
 	}
 	uint32_t maxface = 0;
@@ -160,7 +170,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 
 	/* Room to grow: blocks gain particles as the flow moves; the run rebalances before a
 	 * block or a halo fills up (tide_sim_step checks). */
-	sim->halo_cap = halo_cap ? halo_cap : 2 * maxface + 256;
+	/* two periodic axes: a face halo also holds the images of two rows (halo_pack.c) */
+	sim->halo_cap = halo_cap ? halo_cap : (g->periodic == 3 ? 4 : 2) * maxface + 256;
 	uint32_t avg = (uint32_t)(all->count / (uint32_t)nb);
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {

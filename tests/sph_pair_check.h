@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test_sph_pair's check for one SIMD width, included once per width after tide/sph_pair.h (with
  * TIDE_CPU_VW and TIDE_CPU_SFX defined); defines check_SFX(). */
-static void TIDE_CPU_N(check)(int kernel, int diffusion, int npairs, errs *E)
+static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npairs, errs *E)
 {
-	tide_sph_params P = params(kernel, diffusion);
+	tide_sph_params P = params(kernel, diffusion, viscosity);
+	int art = viscosity == TIDE_VISC_ARTIFICIAL;
 	kconst K = {vsplat(P.h2x4), vsplat(1e-18f), vsplat(1.f / P.h), vsplat(P.af), vsplat(P.h),
-	            vsplat(P.eta2), vsplat(-P.visco * 0.5f), vsplat(1.f), vsplat(2.f),
-	            vsplat(P.delta_hc0 * 2.f), P.rho0, P.rhoh_k, 1.f / P.gamma};
+	            vsplat(P.eta2), vsplat(art ? -P.visco * 0.5f : 0.f), vsplat(1.f), vsplat(2.f),
+	            vsplat(P.delta_hc0 * 2.f), P.rho0, P.rhoh_k, 1.f / P.gamma,
+	            vsplat(art ? 0.f : 2.f * P.nu)};
 	for (int done = 0; done < npairs; done += VW) {
 		particle pi_ = random_particle(&P, urand() < 0.75 ? TIDE_FLUID : TIDE_BOUND, NULL);
 		int fluid_i = pi_.type == TIDE_FLUID;

@@ -319,6 +319,17 @@ static void test_bad_files(void)
 {
 	bad("unknown.yaml", OK2D "time: {end: 1}\ncolour: red\n", 7, "'colour'");
 	bad("unknown2.yaml", OK2D "time: {end: 1}\nphysics:\n  viscosity: 0.1\n", 8, "'physics.viscosity'");
+	/* issue 21: viscosity and periodic boundaries */
+	bad("visc.yaml", OK2D "time: {end: 1}\nphysics:\n  viscosity: turbulent\n", 8,
+	    "allowed: artificial, laminar");
+	bad("sps.yaml", OK2D "time: {end: 1}\nphysics:\n  viscosity: laminar+sps\n", 8,
+	    "SPS turbulence closure is not implemented yet");
+	bad("nu.yaml", OK2D "time: {end: 1}\nphysics:\n  nu: -1\n", 8, "0 <= nu <= 1000");
+	bad("per_z.yaml", OK2D "time: {end: 1}\nperiodic: [z]\n", 7, "allowed: x, y");
+	bad("per_y2d.yaml", OK2D "time: {end: 1}\nperiodic: [y]\n", 7, "names y in a 2-D case");
+	bad("per_bool.yaml", OK2D "time: {end: 1}\nperiodic: {x: maybe}\n", 7, "'periodic.x'");
+	bad("per_short.yaml", OK2D "coefh: 4\ntime: {end: 1}\nperiodic: [x]\n", 8,
+	    "less than the 4h = 1.6 m");
 	bad("type.yaml", "dim: 2\ndp: abc\n", 3, "'dp'");
 	bad("range.yaml", OK2D "time: {end: 1}\nphysics:\n  visco: -1\n", 8, "0 <= visco <= 1");
 	bad("range2.yaml", OK2D "time: {end: 1}\nphysics: {gamma: 11}\n", 7, "'physics.gamma'");

@@ -2,7 +2,10 @@
 // The two forms of the SPH pair interaction (sph_pair.h) against each other on random pairs:
 // the SIMD form vpair (the CPU codelet's, 4 and, where the CPU has AVX2, 8 floats wide) and the
 // scalar form tide_pair_k (the CUDA codelet's, here with the host's IEEE division), for both
-// kernels (cubic, Wendland) and no / Molteni / Fourtakas density diffusion.  vpair evaluates a
+// kernels (cubic, Wendland), no / Molteni / Fourtakas density diffusion and both viscosities
+// (Monaghan's artificial one; the laminar one of Lo & Shao with nu = 1e-3 m^2/s, about 1 % of
+// the pressure term, so a wrong factor or sign in it is far above the tolerance; the laminar
+// term is also checked against its formula, evaluated independently in double precision).  vpair evaluates a
 // pair once for both particles, so each pair is checked against tide_pair_k for i and, with the
 // roles exchanged, for j: accelerations (fluid particles), density rates and |mu|.  Pairs are
 // inside the support at random distances (some outside it, and i itself, which must give
@@ -33,7 +36,7 @@ static double urand(void)
 }
 
 /* A water-like case: dp 0.01 m, h = 1.3 dp, Tait (gamma 7, c0 30 m/s), alpha 0.1, delta 0.1. */
-static tide_sph_params params(int kernel, int diffusion)
+static tide_sph_params params(int kernel, int diffusion, int viscosity)
 {
 	tide_sph_params P;
 	memset(&P, 0, sizeof P);
@@ -53,6 +56,8 @@ static tide_sph_params params(int kernel, int diffusion)
 	P.gamma = 7.f;
 	P.c0 = (float)c0;
 	P.visco = 0.1f;
+	P.viscosity = viscosity;
+	P.nu = 1e-3f;
 	P.eta2 = (float)(0.01 * h * h);
 	P.delta_hc0 = (float)(0.1 * h * c0);
 	P.rhoh_k = (float)(rho0 * 9.81 / B);
@@ -193,20 +198,62 @@ static int judge(const char *what, int kernel, int diffusion)
 	return fails;
 }
 
-int main(void)
+/* The laminar term alone, independently: two fluid particles at equal density (so the pressure
+ * terms of tide_pair_k cancel between a run with nu and one without), against the formula in
+ * double precision, m_j 4 nu (r.grad W) / ((rho_i + rho_j)(r^2 + eta^2)) v_ij with grad W =
+ * F r (the kernel derivative written out here: cubic spline, q < 1 and 1 <= q < 2). */
+static int laminar_reference(void)
 {
 	int fails = 0;
+	for (int t = 0; t < 200; t++) {
+		tide_sph_params P = params(TIDE_KERNEL_CUBIC, 0, TIDE_VISC_LAMINAR), P0 = P;
+		P0.nu = 0.f;
+		double h = P.h, q = 0.05 + 1.9 * urand();
+		double ux = urand() - 0.5, uy = urand() - 0.5, uz = urand() - 0.5, un = sqrt(ux * ux + uy * uy + uz * uz);
+		float dx = (float)(q * h * ux / un), dy = (float)(q * h * uy / un), dz = (float)(q * h * uz / un);
+		float r2 = dx * dx + dy * dy + dz * dz;
+		float rho = 1000.f;
+		tide_pi pi = {0, 0, 0, (float)(urand() - 0.5), (float)(urand() - 0.5), (float)(urand() - 0.5), rho,
+		              tide_p_over_rho2(&P, rho), tide_sound(&P, rho), 1};
+		float vj[3] = {(float)(urand() - 0.5), (float)(urand() - 0.5), (float)(urand() - 0.5)};
+		tide_acc a = {0, 0, 0, 0, 0}, a0 = {0, 0, 0, 0, 0};
+		tide_pair_k(&P, 0, 0, &pi, dx, dy, dz, r2, vj[0], vj[1], vj[2], rho, TIDE_FLUID, pi.p_over_rho2, pi.c, &a);
+		tide_pair_k(&P0, 0, 0, &pi, dx, dy, dz, r2, vj[0], vj[1], vj[2], rho, TIDE_FLUID, pi.p_over_rho2, pi.c, &a0);
+		double r = sqrt((double)r2), qq = r / h;
+		double dwdq = qq < 1 ? -3.0 * qq + 2.25 * qq * qq : -0.75 * (2 - qq) * (2 - qq); /* /alpha */
+		double F = tide_kernel_alpha(0, 3, h) * dwdq / (h * r); /* (dW/dr) / r */
+		double m = P.mass[TIDE_FLUID];
+		double k = m * 4.0 * P.nu * F * r * r / ((2.0 * rho) * (r * r + P.eta2));
+		double ref[3] = {k * (pi.vx - vj[0]), k * (pi.vy - vj[1]), k * (pi.vz - vj[2])};
+		double got[3] = {a.ax - a0.ax, a.ay - a0.ay, a.az - a0.az};
+		double big = sqrt(ref[0] * ref[0] + ref[1] * ref[1] + ref[2] * ref[2]);
+		for (int d = 0; d < 3; d++)
+			if (!(fabs(got[d] - ref[d]) <= 1e-4 * big + 1e-9 * fabs(a0.ax))) {
+				if (fails++ < 5)
+					fprintf(stderr, "FAIL laminar term q = %.3f axis %d: tide_pair_k %.9g, "
+					        "formula %.9g\n", qq, d, got[d], ref[d]);
+			}
+	}
+	printf("laminar term vs its formula: %d failures in 200 pairs\n", fails);
+	return fails;
+}
+
+int main(void)
+{
+	int fails = laminar_reference();
+	for (int visc = 0; visc < 2; visc++)
 	for (int kernel = 0; kernel < 2; kernel++)
 		for (int diffusion = 0; diffusion < 3; diffusion++) {
+			const char *w4 = visc ? "v4 laminar" : "v4", *w8 = visc ? "v8 laminar" : "v8";
 			E.n = E.masked = 0;
-			check_v4(kernel, diffusion, 20000, &E);
-			fails += judge("v4", kernel, diffusion);
+			check_v4(kernel, diffusion, visc, 20000, &E);
+			fails += judge(w4, kernel, diffusion);
 #ifdef HAVE_V8
 			__builtin_cpu_init();
 			if (__builtin_cpu_supports("avx2")) {
 				E.n = E.masked = 0;
-				check_v8(kernel, diffusion, 20000, &E);
-				fails += judge("v8", kernel, diffusion);
+				check_v8(kernel, diffusion, visc, 20000, &E);
+				fails += judge(w8, kernel, diffusion);
 			}
 #endif
 		}

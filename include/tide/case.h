@@ -73,6 +73,8 @@ typedef struct tide_case {
 	double dp;                    /* particle spacing [m] */
 	double coefh;                 /* h = coefh * dp */
 	tide_box domain;              /* particles leaving it are removed (and counted) */
+	int periodic;                 /* bit 0: x, bit 1: y periodic (case key periodic): the domain's
+	                               * extent along it is the period, tank walls are left open */
 
 	tide_tank tank;
 	int nfluid;                   /* fluid boxes, filled on a lattice of spacing dp */
@@ -95,7 +97,9 @@ typedef struct tide_case {
 	double coefsound;             /* c0 = coefsound * sqrt(g * hswl) (Tait) */
 	double hswl;                  /* still water level used for c0 [m]: max fluid height by default */
 	double c0;                    /* derived (cs_iso for the isothermal equation of state) */
-	double visco;                 /* Monaghan alpha */
+	double visco;                 /* Monaghan alpha (physics.viscosity: artificial) */
+	int viscosity;                /* enum tide_viscosity (sph_params.h) */
+	double nu;                    /* kinematic viscosity [m^2/s] (physics.viscosity: laminar) */
 	int diffusion;                /* enum tide_diffusion */
 	double delta;                 /* density diffusion coefficient (0.1 typical) */
 	double gravity[3];

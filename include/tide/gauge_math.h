@@ -210,11 +210,10 @@ typedef struct tide_gauge_sums {
 	double vw_f, vw_b, pvw, vvw[3], n;
 } tide_gauge_sums;
 
-TIDE_HD void tide_gauge_point_sums(const tide_sph_params *P, const tide_block_view *v,
-                                   const uint32_t *cs, const tide_block_arg *A, const double r[3],
-                                   tide_gauge_sums *s)
+TIDE_HD void tide_gauge_point_sums_add(const tide_sph_params *P, const tide_block_view *v,
+                                       const uint32_t *cs, const tide_block_arg *A,
+                                       const double r[3], tide_gauge_sums *s)
 {
-	s->vw_f = s->vw_b = s->pvw = s->vvw[0] = s->vvw[1] = s->vvw[2] = s->n = 0.0;
 	const tide_grid *g = &P->grid;
 	int k[3], lo[3], hi[3], kk[3];
 	tide_gauge_cell_k(g, r, k);
@@ -240,6 +239,22 @@ TIDE_HD void tide_gauge_point_sums(const tide_sph_params *P, const tide_block_vi
 					s->n += 1.0;
 				}
 			}
+}
+
+/* The sums at r and, along a periodic axis (case key periodic), at its images r -+ L: the
+ * particles across a periodic face count at their minimum-image distance (L >= 4h: none twice). */
+TIDE_HD void tide_gauge_point_sums(const tide_sph_params *P, const tide_block_view *v,
+                                   const uint32_t *cs, const tide_block_arg *A, const double r[3],
+                                   tide_gauge_sums *s)
+{
+	s->vw_f = s->vw_b = s->pvw = s->vvw[0] = s->vvw[1] = s->vvw[2] = s->n = 0.0;
+	int px = tide_ghost(&P->grid, 0), py = tide_ghost(&P->grid, 1);
+	for (int sy = -py; sy <= py; sy++)
+		for (int sx = -px; sx <= px; sx++) {
+			double q[3] = {r[0] + sx * (P->dom_hi[0] - P->dom_lo[0]),
+			               r[1] + sy * (P->dom_hi[1] - P->dom_lo[1]), r[2]};
+			tide_gauge_point_sums_add(P, v, cs, A, q, s);
+		}
 }
 
 /* A point's sums into the result. */

@@ -61,7 +61,9 @@ TIDE_HD float tide_p_over_rho2(const tide_sph_params *P, float rho)
 }
 
 /* Time-step limits of one particle after its forces (CFL applied by the caller):
- * force term sqrt(h/|a|) for fluid, sound+viscous term h/(c_i + mu_max). */
+ * force term sqrt(h/|a|) for fluid, sound+viscous term h/(c_i + mu_max); with the laminar
+ * viscosity also the explicit diffusion limit 0.125 h^2 / nu of Morris et al. 1997 (not scaled
+ * by the CFL number: it is a stability bound of its own). */
 TIDE_HD float tide_particle_dt(const tide_sph_params *P, const tide_acc *acc, float rho, int fluid)
 {
 	float dt = P->h / (tide_sound(P, rho) + acc->mu_max);
@@ -72,7 +74,12 @@ TIDE_HD float tide_particle_dt(const tide_sph_params *P, const tide_acc *acc, fl
 			if (df < dt) dt = df;
 		}
 	}
-	return P->cfl * dt;
+	dt *= P->cfl;
+	if (P->viscosity != TIDE_VISC_ARTIFICIAL && P->nu > 0.f) {
+		float dv = 0.125f * P->h * P->h / P->nu;
+		if (dv < dt) dt = dv;
+	}
+	return dt;
 }
 
 /* Integration of particle i over dt (stage: enum tide_stage in codelets.h).

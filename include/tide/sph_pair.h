@@ -103,11 +103,21 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
 	if (amu > acc->mu_max) acc->mu_max = amu;
 	if (!pi->fluid) return; /* DBC: boundary particles only integrate continuity */
 	float visc = 0.f;
-	if (dvr < 0.f) visc = tide_fdiv(-P->visco * 0.5f * (pi->c + cj) * mu, 0.5f * (pi->rho + rhoj));
+	int artificial = P->viscosity == TIDE_VISC_ARTIFICIAL;
+	if (artificial && dvr < 0.f)
+		visc = tide_fdiv(-P->visco * 0.5f * (pi->c + cj) * mu, 0.5f * (pi->rho + rhoj));
 	float coef = -mj * (pi->p_over_rho2 + pj_over_rho2 + visc) * F;
 	acc->ax += coef * dx;
 	acc->ay += coef * dy;
 	acc->az += coef * dz;
+	if (!artificial) {
+		/* laminar (Lo & Shao 2002, Morris 1997): m_j 4 nu r_ij.grad W / ((rho_i + rho_j)
+		 * (r^2 + eta^2)) v_ij, r_ij.grad W = F r^2; walls (v = 0) give the no-slip drag */
+		float lam = tide_fdiv(4.f * P->nu * mj * F * r2, (pi->rho + rhoj) * (r2 + P->eta2));
+		acc->ax += lam * dvx;
+		acc->ay += lam * dvy;
+		acc->az += lam * dvz;
+	}
 	if (diffusion != 0 && tj == TIDE_FLUID) {
 		float drho = pi->rho - rhoj;
 		/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
@@ -221,10 +231,12 @@ typedef struct ivals {
 } ivals;
 
 /* Constants of the pair terms as vectors (from tide_sph_params: h2x4, a tiny r^2 under which a
- * pair is i itself, 1/h, af, h, eta^2, -visco/2, 1, 2, 2 delta h c0) and Fourtakas' scalars. */
+ * pair is i itself, 1/h, af, h, eta^2, -visco/2 (0 unless artificial), 1, 2, 2 delta h c0),
+ * Fourtakas' scalars and 2 nu (0 unless laminar). */
 typedef struct kconst {
 	vf h2x4, tiny, invh, af, h, eta2, hvisc, one, two, dhc0x2;
 	float rho0, rhoh_k, inv_gamma;
+	vf lam;
 } kconst;
 
 /* Fourtakas' hydrostatic density difference for dz = z_i - z_j, lane by lane (rare path). */
@@ -281,6 +293,14 @@ vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, v
 	o.tx = T * dx;
 	o.ty = T * dy;
 	o.tz = T * dz;
+	if (K->lam[0] != 0.f) { /* the same for every pair of a run: the artificial path pays nothing */
+		/* laminar: 4 nu F r^2 / ((rho_i + rho_j)(r^2 + eta^2)) = 2 nu F r^2 / (d1 d2) along
+		 * v_ij, to i with m_j and to j with -m_i (v_ji = -v_ij): folded into t, minus sign */
+		vf lam = vand(K->lam * F * r2 * inv, in);
+		o.tx -= lam * dvx;
+		o.ty -= lam * dvy;
+		o.tz -= lam * dvz;
+	}
 	o.drj = I->m * cont;
 	o.dri = mj * cont;
 	if (fluid_i && diffusion != 0) {

@@ -17,18 +17,29 @@ typedef struct tide_grid {
 	int n[3];        /* cells along x, y, z */
 	int axis[3];     /* axis[0] slowest in the key: the slab axis */
 	uint32_t plane;  /* cells per layer: n[axis[1]] * n[axis[2]] */
+	/* Bit d: axis d (x, y, z) is periodic.  The grid then has one ghost cell layer beyond each
+	 * face (cells 0 and n[d] - 1): particles live in cells 1 .. n[d] - 2 (the last of them
+	 * reaches to the face, which the clamp of tide_cell_of makes up to two cells wide), the
+	 * blocks' boxes leave the ghost layers out, and halos across a periodic face carry the
+	 * images of the particles on the other side (positions shifted by the period L) keyed in
+	 * the ghost layer. */
+	int periodic;
 } tide_grid;
+
+/* Ghost layers of axis d (1 when periodic, else 0). */
+TIDE_HD int tide_ghost(const tide_grid *g, int d) { return (g->periodic >> d) & 1; }
 
 TIDE_HD int tide_clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* Cell coordinates of a point (clamped into the grid). */
+/* Cell coordinates of a point (clamped into the grid; along a periodic axis into the real
+ * cells, so that no particle is ever in a ghost layer, not even one a rounding puts there). */
 TIDE_HD void tide_cell_of(const tide_grid *g, double x, double y, double z, int c[3])
 {
 	double p[3] = {x, y, z};
 	for (int a = 0; a < 3; a++) {
 		double f = (p[a] - g->origin[a]) * g->inv_cell;
-		int v = f < 0.0 ? -1 : (int)f;
-		c[a] = tide_clampi(v, 0, g->n[a] - 1);
+		int v = f < 0.0 ? -1 : (int)f, gh = tide_ghost(g, a);
+		c[a] = tide_clampi(v, gh, g->n[a] - 1 - gh);
 	}
 }
 
@@ -60,6 +71,10 @@ enum tide_eos { TIDE_EOS_TAIT = 0, TIDE_EOS_ISOTHERMAL = 1 };
 /* Boundary condition of the boundary particles (case key physics.boundary): DBC (their density
  * from the continuity equation) or mDBC (English et al. 2021: from their ghost node, mdbc.h). */
 enum tide_boundary { TIDE_BOUNDARY_DBC = 0, TIDE_BOUNDARY_MDBC = 1 };
+/* Viscosity of the momentum equation (case key physics.viscosity; sph_pair.h): Monaghan's
+ * artificial viscosity (alpha = physics.visco), or the laminar viscous term of Lo & Shao 2002
+ * (Morris 1997's form, DualSPHysics' ViscoLaminar) with the kinematic viscosity physics.nu. */
+enum tide_viscosity { TIDE_VISC_ARTIFICIAL = 0, TIDE_VISC_LAMINAR = 1 };
 
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
@@ -73,6 +88,8 @@ typedef struct tide_sph_params {
 	float mass[2];            /* per enum tide_ptype */
 	float rho0, inv_rho0, tait_b, gamma, c0;   /* isothermal: B = rho0 c0^2, gamma = 1 */
 	float visco, eta2;        /* Monaghan alpha; eta^2 = 0.01 h^2 */
+	int viscosity;            /* enum tide_viscosity */
+	float nu;                 /* kinematic viscosity [m^2/s] (laminar) */
 	float delta_hc0;          /* delta * h * c0 for density diffusion */
 	float rhoh_k;             /* Fourtakas: rho0 * |g| / B */
 	float g[3];
@@ -225,7 +242,8 @@ TIDE_HD int tide_split_axes(int split)
 }
 
 /* The faces of a block that have neighbours — face f = 2 k + side of key axis k, side 0 low and
- * 1 high — on a split axis and not on the grid's edge.  slot[f] numbers them 0, 1, ... in face
+ * 1 high — on a split axis and not on the grid's edge (a periodic axis is always split, and its
+ * blocks' boxes stop short of the ghost layers, so every face of it has a neighbour).  slot[f] numbers them 0, 1, ... in face
  * order (-1: no neighbour): a block's halo and migration buffers come in that order.  Returns
  * how many there are. */
 TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slot[6])
@@ -238,6 +256,32 @@ TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slo
 		slot[2 * k + 1] = cut && hi[k] < g->n[g->axis[k]] ? n++ : -1;
 	}
 	return n;
+}
+
+
+/* Is face f = 2 k + side of box A a periodic face (the box touches the ghost layer there)? */
+TIDE_HD int tide_face_periodic(const tide_grid *g, const tide_block_arg *A, int f)
+{
+	int k = f / 2, d = g->axis[k], lo[3], hi[3];
+	if (!tide_ghost(g, d)) return 0;
+	tide_box_bounds(A, lo, hi);
+	return f % 2 ? hi[k] == g->n[d] - 1 : lo[k] == 1;
+}
+
+/* The periodic image, for the halo of periodic face f, of a particle of the box's edge layer
+ * there: its position shifted by the period L along the face's axis (+L for the low face: the
+ * readers lie beyond the high face), its key moved into the ghost layer on the readers' side.
+ * The other key coordinates stay, so a halo sorted by key stays sorted. */
+TIDE_HD void tide_periodic_image(const tide_grid *g, int f, double L, double *x, double *y,
+                                 double *z, uint32_t *key)
+{
+	int k = f / 2, d = g->axis[k], kc[3], c[3];
+	double *p[3] = {x, y, z};
+	*p[d] += f % 2 ? -L : L;
+	tide_key_cell(g, *key, kc);
+	kc[k] = f % 2 ? 0 : g->n[d] - 1;
+	for (int j = 0; j < 3; j++) c[g->axis[j]] = kc[j];
+	*key = tide_cell_key(g, c);
 }
 
 #endif
