@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/device_boundaries.sh — the GPU side of issue 21 and the CUDA halves of the unit tests, in
+# one command on the GPU node (a tools/device_pack.sh package carried along; writes under $OUT):
+#  1. every *_cuda unit test (CUDA codelet = CPU codelet: cell_sort, sph_forces with periodic
+#     images, bh, gauge_tasks, mdbc) and the snapshot test on the GPU;
+#  2. mDBC's cost: SPHERIC 2 at dp 0.004 (12.9 M particles), DBC against mDBC, same steps
+#     (issue 21's goal: <= 15 %), with --profile's breakdown;
+#  3. the STL version of SPHERIC 2 at the same dp: particles built, time per step.
+set -uo pipefail
+. "$(dirname "$0")/device_env.sh"
+{
+step "CUDA halves of the unit tests"
+for x in cell_sort sph_forces bh gauge_tasks mdbc; do
+	./build/tests/test_$x . --cuda 2>&1 | tail -2
+	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
+done
+step "snapshots on the GPU"
+bash tests/test_snapshots.sh "$t" ./build/tests/compare_particles . 2>&1 | tail -6
+echo "test_snapshots exit code: ${PIPESTATUS[0]}"
+summary() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%s: %d particles, %d steps, later steps %.3f ms, device %.0f B/particle' % (sys.argv[2], d['n_fluid'] + d['n_bound'], d['steps'], 1e3 * d['later_step_s'], d['peak_device_bytes'] / (d['n_fluid'] + d['n_bound'])))" "$1/run_summary.json" "$2"; }
+for b in dbc mdbc; do
+	step "SPHERIC 2, dp 0.004, physics.boundary $b"
+	$t run cases/spheric2.yaml --dp 0.004 --max-steps 200 --no-output --profile --set physics.boundary=$b \
+		--overwrite --out "$out/sp_$b" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
+	summary "$out/sp_$b" "$b"
+done
+step "SPHERIC 2 from STL files, dp 0.004"
+$t run cases/spheric2_stl.yaml --dp 0.004 --max-steps 100 --no-output --overwrite --out "$out/sp_stl" --quiet
+summary "$out/sp_stl" "spheric2_stl"
+} 2>&1 | tee "$out/device_boundaries.log"
