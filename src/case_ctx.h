@@ -30,6 +30,15 @@ static inline const int *axes_of(int dim) { return dim == 2 ? axes2 : axes3; }
 
 /* The names of output.format, in enum order (NULL-terminated). */
 extern const char *const tide_case_format_names[];
+/* The names of the enum-valued keys, in enum order (NULL-terminated; case_load.c). */
+extern const char *const tide_case_kernel_names[];
+extern const char *const tide_case_integrator_names[];
+extern const char *const tide_case_diffusion_names[];
+extern const char *const tide_case_eos_names[];
+extern const char *const tide_case_boundary_names[];
+extern const char *const tide_case_viscosity_names[];
+extern const char *const tide_case_precision_names[];
+extern const char *const tide_case_gauge_mode_names[];
 
 /* One sentence on stderr: where (file:line, or the --set text), then the message.  Returns -1. */
 int tide_case_fail(const struct ctx *x, int line, const char *fmt, ...);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Case-file loader (YAML, libyaml document API), --set overrides and the used-parameters writer.
-// The whole-case checks and derived values (domain, hswl, c0) are in src/case_validate.c.
+// Case-file loader (YAML, libyaml document API) and --set overrides.
+// The whole-case checks and derived values (domain, hswl, c0) are in src/case_validate.c, the
+// used-parameters writer in src/case_print.c.
 // One table, keys[], lists every key with its type and allowed range; the file walker and
 // tide_case_set() both go through it, so a file and an override can never disagree on what is
 // valid.  Every error is one sentence: where (file:line, or the --set text), which key, what is
@@ -57,18 +58,18 @@ static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path);
 
-static const char *const kernel_names[] = {"cubic", "wendland", NULL};
-static const char *const integrator_names[] = {"verlet", "symplectic", NULL};
-static const char *const diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
-static const char *const eos_names[] = {"tait", "isothermal", NULL};
-static const char *const boundary_names[] = {"dbc", "mdbc", NULL};
+const char *const tide_case_kernel_names[] = {"cubic", "wendland", NULL};
+const char *const tide_case_integrator_names[] = {"verlet", "symplectic", NULL};
+const char *const tide_case_diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
+const char *const tide_case_eos_names[] = {"tait", "isothermal", NULL};
+const char *const tide_case_boundary_names[] = {"dbc", "mdbc", NULL};
 /* enum tide_viscosity; "laminar+sps" is refused in tide_case_check_physics (not implemented) */
-static const char *const viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
+const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
-static const char *const precision_names[] = {"double", "single", NULL};
+const char *const tide_case_precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", NULL};
-static const char *const gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
+const char *const tide_case_gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -101,22 +102,22 @@ static const struct key keys[] = {
 	LIST("solids", list_solids, 0),
 	LIST("fluid_volumes", list_volumes, 0),
 	SECTION("physics"),
-	ENUM("physics.kernel", kernel, kernel_names),
-	ENUM("physics.eos", eos, eos_names),
-	ENUM("physics.boundary", boundary, boundary_names),
+	ENUM("physics.kernel", kernel, tide_case_kernel_names),
+	ENUM("physics.eos", eos, tide_case_eos_names),
+	ENUM("physics.boundary", boundary, tide_case_boundary_names),
 	NUM("physics.cs_iso", cs_iso, R_GT, 0, 0),
 	NUM("physics.rho0", rho0, R_GT, 0, 0),
 	NUM("physics.gamma", gamma, R_GE | R_LE, 1, 10),
 	NUM("physics.coefsound", coefsound, R_GT, 0, 0),
 	NUM("physics.hswl", hswl, R_GT, 0, 0),
 	NUM("physics.visco", visco, R_GE | R_LE, 0, 1),
-	ENUM("physics.viscosity", viscosity, viscosity_names),
+	ENUM("physics.viscosity", viscosity, tide_case_viscosity_names),
 	NUM("physics.nu", nu, R_GE | R_LE, 0, 1e3),
-	ENUM("physics.diffusion", diffusion, diffusion_names),
+	ENUM("physics.diffusion", diffusion, tide_case_diffusion_names),
 	NUM("physics.delta", delta, R_GE | R_LE, 0, 1),
 	POINT("physics.gravity", gravity, 0),
 	NUM("physics.cfl", cfl, R_GT | R_LE, 0, 1),
-	ENUM("physics.integrator", integrator, integrator_names),
+	ENUM("physics.integrator", integrator, tide_case_integrator_names),
 	INT("physics.verlet_steps", verlet_steps, R_GE, 1, 0),
 	SECTION("physics.self_gravity"),
 	NUM("physics.self_gravity.G", self_gravity.G, R_GT, 0, 0),
@@ -130,10 +131,10 @@ static const struct key keys[] = {
 	SECTION("output"),
 	ENUM("output.format", output_format, tide_case_format_names),
 	LIST("output.fields", list_output_fields, 0),
-	ENUM("output.precision", output_single, precision_names),
+	ENUM("output.precision", output_single, tide_case_precision_names),
 	SECTION("gauges"),
 	NUM("gauges.every", gauge_every, R_GT, 0, 0),
-	ENUM("gauges.mode", gauge_mode, gauge_mode_names),
+	ENUM("gauges.mode", gauge_mode, tide_case_gauge_mode_names),
 	LIST("gauges.height", list_height, 0),
 	LIST("gauges.pressure", list_pressure, 0),
 	LIST("gauges.velocity", list_velocity, 0),
@@ -496,7 +497,7 @@ static int get_probes(struct ctx *x, const yaml_node_t *seq, const char *path, c
 {
 	static const char *const names_h[] = {"name", "at", "mode", NULL};
 	static const char *const names_p[] = {"name", "at", NULL};
-	static const struct key mode = ENUM("mode", gauge_mode, gauge_mode_names);
+	static const struct key mode = ENUM("mode", gauge_mode, tide_case_gauge_mode_names);
 	static const int axes_h3[] = {0, 1}, axes_h2[] = {0};
 	int height = letter == 'H';
 	int d = x->c->dim, m = height ? d - 1 : d;
@@ -975,194 +976,4 @@ int tide_case_set(tide_case *c, const char *assignment)
 	}
 	yaml_parser_delete(&p);
 	return rc;
-}
-
-/* ---- used_parameters.yaml ---------------------------------------------------------------- */
-
-/* Shortest decimal that reads back to the same double, so the file round-trips exactly. */
-static const char *num(double v, char *buf)
-{
-	for (int prec = 6; prec <= 17; prec++) {
-		snprintf(buf, 32, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v) break;
-	}
-	return buf;
-}
-
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
-		else fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-/* Writes the components of v given in a file of this dimension (count numbers along axes). */
-static void put_coords(FILE *f, const double *v, int count, const int *axes)
-{
-	char b[32];
-	fputc('[', f);
-	for (int j = 0; j < count; j++) fprintf(f, "%s%s", j ? ", " : "", num(v[axes[j]], b));
-	fputc(']', f);
-}
-
-static void put_box(FILE *f, const tide_case *c, const tide_box *b)
-{
-	fputs("{lo: ", f);
-	put_coords(f, b->lo, c->dim, axes_of(c->dim));
-	fputs(", hi: ", f);
-	put_coords(f, b->hi, c->dim, axes_of(c->dim));
-	fputc('}', f);
-}
-
-static void put_boxes(FILE *f, const tide_case *c, const char *key, const tide_box *b, int n)
-{
-	fprintf(f, "%s:%s\n", key, n ? "" : " []");
-	for (int i = 0; i < n; i++) {
-		fputs("  - ", f);
-		put_box(f, c, &b[i]);
-		fputc('\n', f);
-	}
-}
-
-static void put_probes(FILE *f, const tide_case *c, const char *key, const tide_probe *pr, int n,
-                       int height)
-{
-	static const int axes_h[] = {0, 1};
-	fprintf(f, "  %s:%s\n", key, n ? "" : " []");
-	for (int i = 0; i < n; i++) {
-		fputs("    - {name: ", f);
-		put_str(f, pr[i].name);
-		fputs(", at: ", f);
-		if (height) put_coords(f, pr[i].p, c->dim - 1, axes_h);
-		else put_coords(f, pr[i].p, c->dim, axes_of(c->dim));
-		if (height && pr[i].mode >= 0) fprintf(f, ", mode: %s", gauge_mode_names[pr[i].mode]);
-		fputs("}\n", f);
-	}
-}
-
-static void put_physics(FILE *f, const tide_case *c)
-{
-	char b[32];
-	fprintf(f, "physics:\n  kernel: %s\n", kernel_names[c->kernel]);
-	fprintf(f, "  eos: %s\n", eos_names[c->eos]);
-	fprintf(f, "  boundary: %s\n", boundary_names[c->boundary]);
-	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", num(c->cs_iso, b));
-	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
-	fprintf(f, "  gamma: %s\n", num(c->gamma, b));
-	fprintf(f, "  coefsound: %s\n", num(c->coefsound, b));
-	fprintf(f, "  hswl: %s\n", num(c->hswl, b));
-	if (c->eos == TIDE_EOS_ISOTHERMAL)
-		fprintf(f, "  # derived, not read: c0 = cs_iso = %s m/s\n", num(c->c0, b));
-	else
-		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
-	fprintf(f, "  visco: %s\n", num(c->visco, b));
-	fprintf(f, "  viscosity: %s\n", viscosity_names[c->viscosity]);
-	fprintf(f, "  nu: %s\n", num(c->nu, b));
-	fprintf(f, "  diffusion: %s\n", diffusion_names[c->diffusion]);
-	fprintf(f, "  delta: %s\n", num(c->delta, b));
-	fputs("  gravity: ", f);
-	put_coords(f, c->gravity, c->dim, axes_of(c->dim));
-	fprintf(f, "\n  cfl: %s\n", num(c->cfl, b));
-	fprintf(f, "  integrator: %s\n", integrator_names[c->integrator]);
-	fprintf(f, "  verlet_steps: %d\n", c->verlet_steps);
-	if (c->self_gravity.on) {
-		fprintf(f, "  self_gravity:\n    G: %s\n", num(c->self_gravity.G, b));
-		fprintf(f, "    theta: %s\n", num(c->self_gravity.theta, b));
-		fprintf(f, "    softening: %s\n", num(tide_case_softening(c), b));
-		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
-	}
-}
-
-void tide_case_print(FILE *f, const tide_case *c)
-{
-	char b[32];
-	fputs("# SPDX-License-Identifier: LGPL-2.1-or-later\n", f);
-	fputs("# Every parameter tide used for this run, defaults included (readable as a case file).\n", f);
-	fputs("name: ", f);
-	put_str(f, c->name);
-	fputs("\ndescription: ", f);
-	put_str(f, c->description);
-	fprintf(f, "\ndim: %d\ndp: %s\n", c->dim, num(c->dp, b));
-	fprintf(f, "coefh: %s\n", num(c->coefh, b));
-	fputs("decomposition: ", f);
-	put_str(f, c->decomp);
-	fputs("\ndomain: ", f);
-	put_box(f, c, &c->domain);
-	fputc('\n', f);
-	fprintf(f, "periodic: [%s%s%s]\n", c->periodic & 1 ? "x" : "", c->periodic == 3 ? ", " : "",
-	        c->periodic & 2 ? "y" : "");
-	if (c->tank.present) {
-		fputs("tank: {lo: ", f);
-		put_coords(f, c->tank.box.lo, c->dim, axes_of(c->dim));
-		fputs(", hi: ", f);
-		put_coords(f, c->tank.box.hi, c->dim, axes_of(c->dim));
-		fprintf(f, ", open_top: %s, layers: %d}\n", c->tank.open_top ? "true" : "false",
-		        c->tank.layers);
-	}
-	put_boxes(f, c, "fluid", c->fluid, c->nfluid);
-	put_boxes(f, c, "obstacles", c->obstacle, c->nobstacle);
-	if (c->nsphere) fputs("fluid_spheres:\n", f);
-	for (int i = 0; i < c->nsphere; i++) {
-		fputs("  - {centre: ", f);
-		put_coords(f, c->sphere[i].c, c->dim, axes_of(c->dim));
-		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
-		        c->sphere[i].hydrostatic ? "true" : "false");
-	}
-	for (int k = 0; k < 2; k++) {
-		int n = k ? c->nvolume : c->nsolid;
-		if (n) fprintf(f, "%s:\n", k ? "fluid_volumes" : "solids");
-		for (int i = 0; i < n; i++) {
-			const tide_stl_item *m = k ? &c->volume[i] : &c->solid[i];
-			fputs("  - {stl: ", f);
-			put_str(f, m->file);
-			fprintf(f, ", scale: %s, rotate: ", num(m->scale, b));
-			put_coords(f, m->rotate, 3, axes3);
-			fputs(", translate: ", f);
-			put_coords(f, m->translate, 3, axes3);
-			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
-			fputs("}\n", f);
-		}
-	}
-	put_physics(f, c);
-	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
-	fprintf(f, "output: %s}\n", num(c->t_out, b));
-	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],
-	        precision_names[c->output_single]);
-	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
-		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
-	fputs("]}\n", f);
-	fputs("gauges:\n", f);
-	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", num(c->gauge_every, b));
-	else fprintf(f, "  # every: not given, at every output (time.output)\n");
-	fprintf(f, "  mode: %s\n", gauge_mode_names[c->gauge_mode]);
-	put_probes(f, c, "height", c->height, c->nheight, 1);
-	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);
-	put_probes(f, c, "velocity", c->velocity, c->nvelocity, 0);
-	fprintf(f, "  forces: %s\n", c->gauge_forces ? "true" : "false");
-	if (c->surge_front) {
-		fprintf(f, "  surge_front: {a: %s, ", num(c->surge_a, b));
-		fprintf(f, "x0: %s}\n", num(c->surge_x0, b));
-	}
-}
-
-int tide_case_write_used(const tide_case *c, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(errno));
-		return -1;
-	}
-	errno = 0;
-	tide_case_print(f, c);
-	int bad = ferror(f), err = errno;
-	if (fclose(f) || bad) {
-		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(err ? err : errno));
-		return -1;
-	}
-	return 0;
 }

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// used_parameters.yaml: the case as it runs, every key with its value (defaults and derived
+// values included), written so that it loads back as the same case (tide_case_print,
+// tide_case_write_used).  Split from the reader (case_load.c), whose key table it mirrors.
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tide/case.h"
+#include "case_ctx.h"
+#include "case_load.h"
+#include "log.h"
+
+/* ---- used_parameters.yaml ---------------------------------------------------------------- */
+
+/* Shortest decimal that reads back to the same double, so the file round-trips exactly. */
+static const char *num(double v, char *buf)
+{
+	for (int prec = 6; prec <= 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v) break;
+	}
+	return buf;
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
+		else fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* Writes the components of v given in a file of this dimension (count numbers along axes). */
+static void put_coords(FILE *f, const double *v, int count, const int *axes)
+{
+	char b[32];
+	fputc('[', f);
+	for (int j = 0; j < count; j++) fprintf(f, "%s%s", j ? ", " : "", num(v[axes[j]], b));
+	fputc(']', f);
+}
+
+static void put_box(FILE *f, const tide_case *c, const tide_box *b)
+{
+	fputs("{lo: ", f);
+	put_coords(f, b->lo, c->dim, axes_of(c->dim));
+	fputs(", hi: ", f);
+	put_coords(f, b->hi, c->dim, axes_of(c->dim));
+	fputc('}', f);
+}
+
+static void put_boxes(FILE *f, const tide_case *c, const char *key, const tide_box *b, int n)
+{
+	fprintf(f, "%s:%s\n", key, n ? "" : " []");
+	for (int i = 0; i < n; i++) {
+		fputs("  - ", f);
+		put_box(f, c, &b[i]);
+		fputc('\n', f);
+	}
+}
+
+static void put_probes(FILE *f, const tide_case *c, const char *key, const tide_probe *pr, int n,
+                       int height)
+{
+	static const int axes_h[] = {0, 1};
+	fprintf(f, "  %s:%s\n", key, n ? "" : " []");
+	for (int i = 0; i < n; i++) {
+		fputs("    - {name: ", f);
+		put_str(f, pr[i].name);
+		fputs(", at: ", f);
+		if (height) put_coords(f, pr[i].p, c->dim - 1, axes_h);
+		else put_coords(f, pr[i].p, c->dim, axes_of(c->dim));
+		if (height && pr[i].mode >= 0) fprintf(f, ", mode: %s", tide_case_gauge_mode_names[pr[i].mode]);
+		fputs("}\n", f);
+	}
+}
+
+static void put_physics(FILE *f, const tide_case *c)
+{
+	char b[32];
+	fprintf(f, "physics:\n  kernel: %s\n", tide_case_kernel_names[c->kernel]);
+	fprintf(f, "  eos: %s\n", tide_case_eos_names[c->eos]);
+	fprintf(f, "  boundary: %s\n", tide_case_boundary_names[c->boundary]);
+	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", num(c->cs_iso, b));
+	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
+	fprintf(f, "  gamma: %s\n", num(c->gamma, b));
+	fprintf(f, "  coefsound: %s\n", num(c->coefsound, b));
+	fprintf(f, "  hswl: %s\n", num(c->hswl, b));
+	if (c->eos == TIDE_EOS_ISOTHERMAL)
+		fprintf(f, "  # derived, not read: c0 = cs_iso = %s m/s\n", num(c->c0, b));
+	else
+		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
+	fprintf(f, "  visco: %s\n", num(c->visco, b));
+	fprintf(f, "  viscosity: %s\n", tide_case_viscosity_names[c->viscosity]);
+	fprintf(f, "  nu: %s\n", num(c->nu, b));
+	fprintf(f, "  diffusion: %s\n", tide_case_diffusion_names[c->diffusion]);
+	fprintf(f, "  delta: %s\n", num(c->delta, b));
+	fputs("  gravity: ", f);
+	put_coords(f, c->gravity, c->dim, axes_of(c->dim));
+	fprintf(f, "\n  cfl: %s\n", num(c->cfl, b));
+	fprintf(f, "  integrator: %s\n", tide_case_integrator_names[c->integrator]);
+	fprintf(f, "  verlet_steps: %d\n", c->verlet_steps);
+	if (c->self_gravity.on) {
+		fprintf(f, "  self_gravity:\n    G: %s\n", num(c->self_gravity.G, b));
+		fprintf(f, "    theta: %s\n", num(c->self_gravity.theta, b));
+		fprintf(f, "    softening: %s\n", num(tide_case_softening(c), b));
+		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
+	}
+}
+
+void tide_case_print(FILE *f, const tide_case *c)
+{
+	char b[32];
+	fputs("# SPDX-License-Identifier: LGPL-2.1-or-later\n", f);
+	fputs("# Every parameter tide used for this run, defaults included (readable as a case file).\n", f);
+	fputs("name: ", f);
+	put_str(f, c->name);
+	fputs("\ndescription: ", f);
+	put_str(f, c->description);
+	fprintf(f, "\ndim: %d\ndp: %s\n", c->dim, num(c->dp, b));
+	fprintf(f, "coefh: %s\n", num(c->coefh, b));
+	fputs("decomposition: ", f);
+	put_str(f, c->decomp);
+	fputs("\ndomain: ", f);
+	put_box(f, c, &c->domain);
+	fputc('\n', f);
+	fprintf(f, "periodic: [%s%s%s]\n", c->periodic & 1 ? "x" : "", c->periodic == 3 ? ", " : "",
+	        c->periodic & 2 ? "y" : "");
+	if (c->tank.present) {
+		fputs("tank: {lo: ", f);
+		put_coords(f, c->tank.box.lo, c->dim, axes_of(c->dim));
+		fputs(", hi: ", f);
+		put_coords(f, c->tank.box.hi, c->dim, axes_of(c->dim));
+		fprintf(f, ", open_top: %s, layers: %d}\n", c->tank.open_top ? "true" : "false",
+		        c->tank.layers);
+	}
+	put_boxes(f, c, "fluid", c->fluid, c->nfluid);
+	put_boxes(f, c, "obstacles", c->obstacle, c->nobstacle);
+	if (c->nsphere) fputs("fluid_spheres:\n", f);
+	for (int i = 0; i < c->nsphere; i++) {
+		fputs("  - {centre: ", f);
+		put_coords(f, c->sphere[i].c, c->dim, axes_of(c->dim));
+		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
+		        c->sphere[i].hydrostatic ? "true" : "false");
+	}
+	for (int k = 0; k < 2; k++) {
+		int n = k ? c->nvolume : c->nsolid;
+		if (n) fprintf(f, "%s:\n", k ? "fluid_volumes" : "solids");
+		for (int i = 0; i < n; i++) {
+			const tide_stl_item *m = k ? &c->volume[i] : &c->solid[i];
+			fputs("  - {stl: ", f);
+			put_str(f, m->file);
+			fprintf(f, ", scale: %s, rotate: ", num(m->scale, b));
+			put_coords(f, m->rotate, 3, axes3);
+			fputs(", translate: ", f);
+			put_coords(f, m->translate, 3, axes3);
+			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
+			fputs("}\n", f);
+		}
+	}
+	put_physics(f, c);
+	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
+	fprintf(f, "output: %s}\n", num(c->t_out, b));
+	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],
+	        tide_case_precision_names[c->output_single]);
+	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
+		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
+	fputs("]}\n", f);
+	fputs("gauges:\n", f);
+	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", num(c->gauge_every, b));
+	else fprintf(f, "  # every: not given, at every output (time.output)\n");
+	fprintf(f, "  mode: %s\n", tide_case_gauge_mode_names[c->gauge_mode]);
+	put_probes(f, c, "height", c->height, c->nheight, 1);
+	put_probes(f, c, "pressure", c->pressure, c->npressure, 0);
+	put_probes(f, c, "velocity", c->velocity, c->nvelocity, 0);
+	fprintf(f, "  forces: %s\n", c->gauge_forces ? "true" : "false");
+	if (c->surge_front) {
+		fprintf(f, "  surge_front: {a: %s, ", num(c->surge_a, b));
+		fprintf(f, "x0: %s}\n", num(c->surge_x0, b));
+	}
+}
+
+int tide_case_write_used(const tide_case *c, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(errno));
+		return -1;
+	}
+	errno = 0;
+	tide_case_print(f, c);
+	int bad = ferror(f), err = errno;
+	if (fclose(f) || bad) {
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(err ? err : errno));
+		return -1;
+	}
+	return 0;
+}
