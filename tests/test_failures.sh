@@ -17,26 +17,7 @@ mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
      -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
 [ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
 dam=("$src/cases/dambreak2d.yaml" --dp 0.02 --quiet)
-nfail=0
-fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
-
-# expect NAME CODE TEXT CMD...: CMD exits with CODE and says TEXT (a fixed string) on stderr
-expect() {
-	local name=$1 want=$2 text=$3; shift 3
-	timeout -k 10 120 "$@" >"$work/$name.out" 2>"$work/$name.err"
-	local rc=$?
-	if [ $rc = 124 ] || [ $rc = 137 ]; then fail "$name: hung (killed after 120 s)"; return 1; fi
-	if [ $rc -ge 128 ]; then fail "$name: killed by signal $((rc - 128)) (exit code $rc)"; return 1; fi
-	if [ $rc != "$want" ]; then
-		fail "$name: exit code $rc, not $want: $(head -c 600 "$work/$name.err")"
-		return 1
-	fi
-	if ! grep -qF -- "$text" "$work/$name.err"; then
-		fail "$name: stderr does not say '$text': $(head -c 600 "$work/$name.err")"
-		return 1
-	fi
-	echo "ok: $name (exit $rc): $(grep -F -m1 -- "$text" "$work/$name.err" | head -c 300)"
-}
+. "$(dirname "$0")/expect.sh"
 
 # restartable NAME CKPT: tide run --restart accepts the checkpoint (read, verified, set up)
 restartable() {
