@@ -63,6 +63,7 @@ const char *const tide_case_integrator_names[] = {"verlet", "symplectic", NULL};
 const char *const tide_case_diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 const char *const tide_case_eos_names[] = {"tait", "isothermal", NULL};
 const char *const tide_case_boundary_names[] = {"dbc", "mdbc", NULL};
+const char *const tide_case_mdbc_slip_names[] = {"vel0", "noslip", "freeslip", NULL};
 /* enum tide_viscosity; "laminar+sps" is refused in tide_case_check_physics (not implemented) */
 const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
@@ -105,6 +106,7 @@ static const struct key keys[] = {
 	ENUM("physics.kernel", kernel, tide_case_kernel_names),
 	ENUM("physics.eos", eos, tide_case_eos_names),
 	ENUM("physics.boundary", boundary, tide_case_boundary_names),
+	ENUM("physics.mdbc_slip", mdbc_slip, tide_case_mdbc_slip_names),
 	NUM("physics.cs_iso", cs_iso, R_GT, 0, 0),
 	NUM("physics.rho0", rho0, R_GT, 0, 0),
 	NUM("physics.gamma", gamma, R_GE | R_LE, 1, 10),
@@ -801,6 +803,7 @@ static void set_defaults(tide_case *c, const char *path)
 	c->verlet_steps = 40;
 	c->eos = TIDE_EOS_TAIT;
 	c->boundary = TIDE_BOUNDARY_DBC;
+	c->mdbc_slip = TIDE_SLIP_VEL0; /* DualSPHysics' default SlipMode */
 	c->self_gravity.G = 6.674e-11;
 	c->self_gravity.theta = 0.5;
 	c->self_gravity.quadrupole = 1;

@@ -43,6 +43,7 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->inv_rho0 = (float)(1.0 / c->rho0);
 	P->eos = c->eos;
 	P->boundary = c->boundary;
+	P->mdbc_slip = c->mdbc_slip;
 	/* isothermal = Tait with gamma 1 and B = rho0 c0^2: Fourtakas' hydrostatic density term
 	 * (rhoh_k, 1/gamma) is then the isothermal one */
 	int iso = c->eos == TIDE_EOS_ISOTHERMAL;
