@@ -3,7 +3,7 @@
 # The STL cases run: spheric2_stl against spheric2 at their dp = 0.02 (the tank and the fluid are
 # the same particles, the obstacle the same count shifted < 1 mm, away from the water in the
 # first steps): the same particle counts, and gauges and energies that agree after 30 steps;
-# spheric2_stl and dam_beach on 1 and 2 MPI ranks (same blocks): identical particle files and
+# spheric2_stl and dam_beach (also with mdbc no-slip walls) on 1 and 2 MPI ranks (same blocks): identical particle files and
 # gauges (ids conserved); a bad STL file stops tide run with exit code 2 and one sentence.
 # usage: test_geometry_run.sh TIDE SRC_ROOT
 set -euo pipefail
@@ -50,8 +50,8 @@ PY
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
      -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
 [ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
-ranks() { # CASE STEPS OUTPUT DIR
-	local args=(run "$src/cases/$1.yaml" --max-steps "$2" --set time.output="$3" --quiet --blocks 4)
+ranks() { # CASE STEPS OUTPUT DIR [OPTION...]
+	local args=(run "$src/cases/$1.yaml" --max-steps "$2" --set time.output="$3" --quiet --blocks 4 "${@:5}")
 	STARPU_NCPU=1 "$tide" "${args[@]}" --out "$work/$4_1"
 	"${mpi[@]}" -np 2 "$tide" "${args[@]}" --out "$work/$4_2"
 	cmp "$work/$4_1/gauges.csv" "$work/$4_2/gauges.csv" || { echo "FAIL: $1 gauges of 2 ranks differ"; exit 1; }
@@ -65,6 +65,8 @@ ranks() { # CASE STEPS OUTPUT DIR
 }
 ranks spheric2_stl 10 0.001 s
 ranks dam_beach 40 0.004 b
+# mDBC with no-slip walls on the STL geometry (normals from the mesh, ghosts across block faces)
+ranks dam_beach 40 0.004 bm --set physics.boundary=mdbc --set physics.mdbc_slip=noslip
 "$py" - "$work/b_1" <<'PY'
 import csv, sys
 s = list(csv.DictReader(open(sys.argv[1] + "/statistics.csv")))
