@@ -96,7 +96,7 @@ typedef struct tide_sph_params {
 	int viscosity;            /* enum tide_viscosity */
 	float nu;                 /* kinematic viscosity [m^2/s] (laminar) */
 	float delta_hc0;          /* delta * h * c0 for density diffusion */
-	float rhoh_k;             /* Fourtakas: rho0 * |g| / B */
+	float rhoh_g[3];          /* Fourtakas: rho0 g / B (the gravity vector's) */
 	float g[3];
 	float cfl;
 } tide_sph_params;
