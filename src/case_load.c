@@ -711,6 +711,20 @@ int tide_case_check_meshes(struct ctx *x, int kinds)
 			if (tide_stl_item_check(kinds == 2 ? x->c : NULL, m, k || m->closed, why, sizeof why))
 				return tide_case_fail(x, (k ? x->volume_line : x->solid_line)[i], "key '%s[%d].stl': STL file "
 				            "'%s' %s.", k ? "fluid_volumes" : "solids", i, m->file, why);
+			/* a solid cut by a periodic face would get a wall on the cut and no image across it */
+			for (int a = 0; !k && kinds == 2 && a < 2; a++) {
+				const tide_case *c = x->c;
+				double tol = 1e-6 * (1 + fabs(c->domain.lo[a]) + fabs(c->domain.hi[a]));
+				int lo = m->lo[a] <= c->domain.lo[a] + tol, hi = m->hi[a] >= c->domain.hi[a] - tol;
+				if ((c->periodic >> a & 1) && (lo || hi))
+					return tide_case_fail(x, x->solid_line[i], "key 'solids[%d].stl': STL file '%s' "
+					            "reaches the periodic face %c = %g (its box spans %g..%g along %c): "
+					            "a solid cut by a periodic face is not supported (its particles would "
+					            "form a wall on the cut, and its other side has no image); allowed: "
+					            "solids clear of the periodic faces (walls along a periodic axis: "
+					            "the tank, built open along it).", i, m->file, "xy"[a],
+					            lo ? c->domain.lo[a] : c->domain.hi[a], m->lo[a], m->hi[a], "xy"[a]);
+			}
 		}
 	}
 	return 0;

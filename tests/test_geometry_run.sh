@@ -4,7 +4,8 @@
 # the same particles, the obstacle the same count shifted < 1 mm, away from the water in the
 # first steps): the same particle counts, and gauges and energies that agree after 30 steps;
 # spheric2_stl and dam_beach (also with mdbc no-slip walls) on 1 and 2 MPI ranks (same blocks): identical particle files and
-# gauges (ids conserved); a bad STL file stops tide run with exit code 2 and one sentence.
+# gauges (ids conserved); a bad STL file, or an STL solid reaching a periodic face, stops tide run
+# with exit code 2 and one sentence.
 # usage: test_geometry_run.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -90,3 +91,16 @@ set -e
 [ "$(wc -l < "$work/err.txt")" = 1 ] && grep -q "spheric2_stl.yaml:.*solids\[0\].stl.*spheric2_tank.stl' is truncated" "$work/err.txt" ||
 	{ echo "FAIL: message: $(cat "$work/err.txt")"; exit 1; }
 echo "ok: a truncated STL: exit 2, $(cat "$work/err.txt")"
+
+# ---- an STL solid reaching a periodic face: exit 2, one sentence naming the key and the face
+mkdir -p "$work/per"
+cp -r "$src/cases/geometry" "$work/per/"
+sed 's/^dim: 3/dim: 3\nperiodic: [y]/' "$src/cases/dam_beach.yaml" > "$work/per/dam_beach_py.yaml"
+set +e
+"$tide" run "$work/per/dam_beach_py.yaml" --max-steps 1 --quiet --out "$work/per/run" 2> "$work/err.txt"
+rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$(wc -l < "$work/err.txt")" = 1 ] &&
+	grep -q "dam_beach_py.yaml:.*key 'solids\[0\].stl'.*beach_tank.stl' reaches the periodic face y = " "$work/err.txt" ||
+	{ echo "FAIL: an STL solid across a periodic face: exit $rc, message: $(cat "$work/err.txt")"; exit 1; }
+echo "ok: an STL solid reaching a periodic face: exit 2, $(cat "$work/err.txt")"
