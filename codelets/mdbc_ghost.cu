@@ -62,6 +62,12 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 					for (uint32_t j = ja + lane; j < jb; j += 32u) tide_mdbc_add(&K, s, j, g, VEL, S);
 				}
 		}
+		/* a dry ghost (a wall above the water: most of a dam break's walls) skips the reduction:
+		 * no fluid, so the density stays and the velocity is the wall's (tide_mdbc_finish) */
+		if (!__any_sync(FULL_MASK, S[0] > 0.f)) {
+			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
+			continue;
+		}
 #pragma unroll
 		for (int q = 0; q < NS; q++)
 			for (int d = 16; d > 0; d >>= 1) S[q] += __shfl_xor_sync(FULL_MASK, S[q], d);

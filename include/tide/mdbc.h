@@ -117,16 +117,19 @@ TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint3
 	}
 	S[7] += fd[0] * d[0]; S[8] += fd[0] * d[1]; S[9] += fd[0] * d[2];
 	S[10] += fd[1] * d[1]; S[11] += fd[1] * d[2]; S[12] += fd[2] * d[2];
-	float phi[4] = {rj - K->rho0, 0.f, 0.f, 0.f};
-	int nq = 1;
+#define TIDE_MDBC_RHS(p, phi) \
+	do { \
+		float phi_ = (phi); \
+		S[13 + 4 * (p)] += w * phi_; \
+		for (int k = 0; k < 3; k++) S[14 + 4 * (p) + k] += fd[k] * phi_; \
+	} while (0)
+	TIDE_MDBC_RHS(0, rj - K->rho0);
 	if (vel) {
-		phi[1] = src->vx[j]; phi[2] = src->vy[j]; phi[3] = src->vz[j];
-		nq = 4;
+		TIDE_MDBC_RHS(1, src->vx[j]);
+		TIDE_MDBC_RHS(2, src->vy[j]);
+		TIDE_MDBC_RHS(3, src->vz[j]);
 	}
-	for (int p = 0; p < nq; p++) {
-		S[13 + 4 * p] += w * phi[p];
-		for (int k = 0; k < 3; k++) S[14 + 4 * p + k] += fd[k] * phi[p];
-	}
+#undef TIDE_MDBC_RHS
 }
 
 /* Solves the n x n system A u = b for nr right-hand sides b[.][r] (Gaussian elimination with
@@ -311,14 +314,16 @@ TIDE_HD void tide_mdbc_row(const tide_mdbc_cells *C, const tide_block_arg *A, co
 	*nkey = m;
 }
 
-/* Boundary particle i of the block of box A (cell-sorted `own`, cell starts `start`, nh halos):
- * its new density and, unless vel0, velocity, from its ghost node (serial: the CPU half). */
+/* Boundary particle i of block v (box A): its new density and, unless vel0, velocity, from its
+ * ghost node (serial: the CPU half), reading the candidates of `own` (the block's particles in
+ * cell order, or its fluid particles alone, with the cell starts `start` of that array) and of
+ * the nh halos (idem).  vel: P->mdbc_slip is not vel0 (a constant where this is inlined). */
 TIDE_HD void tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *A,
-                                tide_block_view *v, uint32_t i, const uint32_t *start,
-                                const tide_mdbc_src *halo, int nh)
+                                tide_block_view *v, uint32_t i, const tide_mdbc_src *own,
+                                const uint32_t *start, const tide_mdbc_src *halo, int nh, int vel)
 {
 	const float nb[3] = {v->TIDE_BN_X[i], v->TIDE_BN_Y[i], v->TIDE_BN_Z[i]};
-	int slip = P->mdbc_slip, vel = slip != TIDE_SLIP_VEL0;
+	int slip = P->mdbc_slip;
 	float vw[3], vb[3], rho;
 	tide_mdbc_wall_velocity(v, i, vw);
 	if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
@@ -331,14 +336,13 @@ TIDE_HD void tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *
 	tide_mdbc_cells C;
 	tide_mdbc_cells_of(P, A, g, &C);
 	tide_mdbc_k K = tide_mdbc_consts(P);
-	tide_mdbc_src own = tide_mdbc_src_of(v);
 	float S[TIDE_MDBC_NS];
 	for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
 	for (int row = 0; row < 9; row++) {
 		uint32_t o[2], key[2][2];
 		int nkey;
 		tide_mdbc_row(&C, A, start, row, o, key, &nkey);
-		for (uint32_t j = o[0]; j < o[1]; j++) tide_mdbc_add(&K, &own, j, g, vel, S);
+		for (uint32_t j = o[0]; j < o[1]; j++) tide_mdbc_add(&K, own, j, g, vel, S);
 		for (int m = 0; m < nkey; m++)
 			for (int h = 0; h < nh; h++) {
 				const tide_mdbc_src *s = &halo[h];
