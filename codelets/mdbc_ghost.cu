@@ -54,12 +54,25 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 			int nkey;
 			tide_mdbc_row(&C, &A, start, row, o, key, &nkey);
 			for (uint32_t j = o[0] + lane; j < o[1]; j += 32u) tide_mdbc_add(&K, &own, j, g, VEL, S);
+			/* the halo ranges: each lane binary-searches one end of one halo's range at
+			 * once (lane 2h + e: halo h, e = 0 the first key, 1 past the last), instead of
+			 * the whole warp searching them one after the other */
 			for (int m = 0; m < nkey; m++)
-				for (int h = 0; h < nh; h++) {
-					const tide_mdbc_src *s = &H.h[h];
-					uint32_t ja = tide_lower_bound(s->key, s->count, key[m][0]);
-					uint32_t jb = tide_lower_bound(s->key, s->count, key[m][1]);
-					for (uint32_t j = ja + lane; j < jb; j += 32u) tide_mdbc_add(&K, s, j, g, VEL, S);
+				for (int t0 = 0; t0 < 2 * nh; t0 += 32) {
+					int t = t0 + (int)lane;
+					uint32_t mine = 0;
+					if (t < 2 * nh) {
+						const tide_mdbc_src *s = &H.h[t >> 1];
+						mine = tide_lower_bound(s->key, s->count, key[m][t & 1]);
+					}
+					int nt = 2 * nh - t0 < 32 ? 2 * nh - t0 : 32;
+					for (int u = 0; u < nt; u += 2) {
+						uint32_t ja = __shfl_sync(FULL_MASK, mine, u);
+						uint32_t jb = __shfl_sync(FULL_MASK, mine, u + 1);
+						const tide_mdbc_src *s = &H.h[(t0 + u) >> 1];
+						for (uint32_t j = ja + lane; j < jb; j += 32u)
+							tide_mdbc_add(&K, s, j, g, VEL, S);
+					}
 				}
 		}
 		/* a dry ghost (a wall above the water: most of a dam break's walls) skips the reduction:
