@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// mdbc_ghost: under physics.boundary = mdbc, the density every boundary particle of a cell-sorted
-// block takes from its ghost node (include/tide/mdbc.h), from the fluid of the block and of the
-// halos sph_forces reads, written to the particle's rho (only fluid densities are read, so the
-// writes never meet the reads).  The halos are packed again afterwards (tasks/sph_step.c), so
-// sph_forces sees the new boundary densities in every block and halo alike.
+// mdbc_ghost: under physics.boundary = mdbc, the density (and with physics.mdbc_slip noslip or
+// freeslip the velocity) every boundary particle of a cell-sorted block takes from its ghost
+// node (include/tide/mdbc.h), from the fluid of the block and of the halos sph_forces reads,
+// written to the particle's rho (and vx, vy, vz).  Only fluid particles are read, so the writes
+// never meet the reads.  The halos are packed again afterwards (tasks/sph_step.c), so
+// sph_forces sees the new boundary values in every block and halo alike.
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -15,43 +16,33 @@
 _Static_assert(TIDE_MDBC_MAX_SRC == TIDE_MAX_NEIGHBOURS, "mdbc.h's halo count");
 
 /* The fluid particles of a cell-sorted block or halo, in the same order: a ghost's scan then
- * touches no boundary particle (the walls around a ghost hold about half of its candidates, far
- * more in small or wall-dominated cases).  Owned arrays freed by fluid_free; own-block cell
- * starts are renumbered into *fstart (ncell + 1) when start is given. */
-typedef struct fluid_copy {
-	double *x, *y, *z;
-	float *rho;
-	uint32_t *type, *key, *fstart;
-} fluid_copy;
-
-static void fluid_free(fluid_copy *f)
+ * touches no boundary particle (walls hold about half of a wet ghost's candidates and all of a
+ * dry one's: walls above the water, most of a dam break's; on the CPU those scans, with their
+ * unpredictable type tests, cost more than the interpolation).  One allocation, freed by the
+ * caller; own-block cell starts are renumbered into *fstart (ncell + 1) when start is given. */
+static void *fluid_only(const tide_block_view *v, const uint32_t *start, uint32_t ncell,
+                        tide_mdbc_src *out, uint32_t **fstart)
 {
-	free(f->x); free(f->y); free(f->z); free(f->rho); free(f->type); free(f->key); free(f->fstart);
-}
-
-static int fluid_only(const tide_block_view *v, const uint32_t *start, uint32_t ncell, fluid_copy *f,
-                      tide_mdbc_src *out)
-{
-	size_t n = v->count ? v->count : 1;
-	memset(f, 0, sizeof *f);
-	f->x = malloc(n * sizeof(double)); f->y = malloc(n * sizeof(double)); f->z = malloc(n * sizeof(double));
-	f->rho = malloc(n * sizeof(float)); f->type = calloc(n, sizeof(uint32_t)); f->key = malloc(n * sizeof(uint32_t));
-	if (start) f->fstart = malloc(((size_t)ncell + 1) * sizeof(uint32_t));
-	if (!f->x || !f->y || !f->z || !f->rho || !f->type || !f->key || (start && !f->fstart)) {
-		fluid_free(f);
-		return -1;
-	}
+	size_t n = v->count ? v->count : 1, nc = start ? (size_t)ncell + 1 : 0;
+	char *mem = malloc(n * (3 * sizeof(double) + 4 * sizeof(float) + 2 * sizeof(uint32_t)) +
+	                   nc * sizeof(uint32_t));
+	if (!mem) return NULL;
+	double *x = (double *)mem, *y = x + n, *z = y + n;
+	float *vx = (float *)(z + n), *vy = vx + n, *vz = vy + n, *rho = vz + n;
+	uint32_t *type = (uint32_t *)(rho + n), *key = type + n, *fs = key + n;
 	uint32_t m = 0, cell = 0;
 	for (uint32_t i = 0; i < v->count; i++) {
-		while (start && cell < ncell && start[cell] <= i) f->fstart[cell++] = m;
+		while (start && cell < ncell && start[cell] <= i) fs[cell++] = m;
 		if (v->type[i] != TIDE_FLUID) continue;
-		f->x[m] = v->x[i]; f->y[m] = v->y[i]; f->z[m] = v->z[i];
-		f->rho[m] = v->rho[i]; f->key[m] = v->key[i];
+		x[m] = v->x[i]; y[m] = v->y[i]; z[m] = v->z[i];
+		vx[m] = v->vx[i]; vy[m] = v->vy[i]; vz[m] = v->vz[i];
+		rho[m] = v->rho[i]; type[m] = TIDE_FLUID; key[m] = v->key[i];
 		m++;
 	}
-	while (start && cell <= ncell) f->fstart[cell++] = m;
-	*out = (tide_mdbc_src){f->x, f->y, f->z, f->rho, f->type, f->key, m};
-	return 0;
+	while (start && cell <= ncell) fs[cell++] = m;
+	*out = (tide_mdbc_src){x, y, z, vx, vy, vz, rho, type, key, m};
+	if (fstart) *fstart = start ? fs : NULL;
+	return mem;
 }
 
 static void mdbc_ghost_cpu(void *buffers[], void *cl_arg)
@@ -63,24 +54,24 @@ static void mdbc_ghost_cpu(void *buffers[], void *cl_arg)
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
+	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1, *fstart = NULL;
 	tide_mdbc_src own, halo[TIDE_MAX_NEIGHBOURS];
-	fluid_copy fo, fh[TIDE_MAX_NEIGHBOURS];
-	int nok = 0, ok = fluid_only(&v, start, ncell, &fo, &own) == 0;
-	for (; ok && nok < nh; nok++) {
-		tide_block_view hv = tide_block_view_of(buffers[2 + nok]);
-		ok = fluid_only(&hv, NULL, 0, &fh[nok], &halo[nok]) == 0;
-		if (!ok) break;
+	void *mem[1 + TIDE_MAX_NEIGHBOURS] = {NULL};
+	int ok = (mem[0] = fluid_only(&v, start, ncell, &own, &fstart)) != NULL;
+	for (int h = 0; ok && h < nh; h++) {
+		tide_block_view hv = tide_block_view_of(buffers[2 + h]);
+		ok = (mem[1 + h] = fluid_only(&hv, NULL, 0, &halo[h], NULL)) != NULL;
 	}
 	STARPU_ASSERT_MSG(ok, "mdbc_ghost: out of memory for the fluid copy of a block");
-	for (uint32_t i = 0; i < v.count; i++) {
-		if (v.type[i] == TIDE_FLUID) continue;
-		const float nb[3] = {v.TIDE_BN_X[i], v.TIDE_BN_Y[i], v.TIDE_BN_Z[i]};
-		double xb[3] = {v.x[i], v.y[i], v.z[i]};
-		v.rho[i] = tide_mdbc_particle(&P, &A, &own, fo.fstart, halo, nh, nb, xb, v.rho[i]);
+	/* the velocity sums or not, as a constant in each loop */
+	if (P.mdbc_slip == TIDE_SLIP_VEL0) {
+		for (uint32_t i = 0; i < v.count; i++)
+			if (v.type[i] != TIDE_FLUID) tide_mdbc_particle(&P, &A, &v, i, &own, fstart, halo, nh, 0);
+	} else {
+		for (uint32_t i = 0; i < v.count; i++)
+			if (v.type[i] != TIDE_FLUID) tide_mdbc_particle(&P, &A, &v, i, &own, fstart, halo, nh, 1);
 	}
-	fluid_free(&fo);
-	for (int h = 0; h < nok; h++) fluid_free(&fh[h]);
+	for (int h = 0; h <= nh; h++) free(mem[h]);
 }
 
 /* Buffers: block (RW), cell starts (R), then one halo (R) per neighbour, as sph_forces. */

@@ -108,7 +108,7 @@ typedef struct nbr {
 /* Constants of the pair loops. */
 typedef struct tide_kparams {
 	float h2x4, tiny, invh, af, h, eta2, hvisc, lam;
-	float dhc0x2, rho0, rhoh_k, inv_gamma;
+	float dhc0x2, rho0, rhoh_g[3], inv_gamma;
 	int kernel, diffusion;
 } tide_kparams;
 
@@ -330,7 +330,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	K.diffusion = P.diffusion;
 	K.dhc0x2 = P.delta_hc0 * 2.f;
 	K.rho0 = P.rho0;
-	K.rhoh_k = P.rhoh_k;
+	for (int d = 0; d < 3; d++) K.rhoh_g[d] = P.rhoh_g[d];
 	K.inv_gamma = 1.f / P.gamma;
 	block_pairs(&P, &K, W, &A, &E);
 

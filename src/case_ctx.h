@@ -36,6 +36,7 @@ extern const char *const tide_case_integrator_names[];
 extern const char *const tide_case_diffusion_names[];
 extern const char *const tide_case_eos_names[];
 extern const char *const tide_case_boundary_names[];
+extern const char *const tide_case_mdbc_slip_names[];
 extern const char *const tide_case_viscosity_names[];
 extern const char *const tide_case_precision_names[];
 extern const char *const tide_case_gauge_mode_names[];

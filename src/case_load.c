@@ -63,6 +63,7 @@ const char *const tide_case_integrator_names[] = {"verlet", "symplectic", NULL};
 const char *const tide_case_diffusion_names[] = {"none", "molteni", "fourtakas", NULL};
 const char *const tide_case_eos_names[] = {"tait", "isothermal", NULL};
 const char *const tide_case_boundary_names[] = {"dbc", "mdbc", NULL};
+const char *const tide_case_mdbc_slip_names[] = {"vel0", "noslip", "freeslip", NULL};
 /* enum tide_viscosity; "laminar+sps" is refused in tide_case_check_physics (not implemented) */
 const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
@@ -105,6 +106,7 @@ static const struct key keys[] = {
 	ENUM("physics.kernel", kernel, tide_case_kernel_names),
 	ENUM("physics.eos", eos, tide_case_eos_names),
 	ENUM("physics.boundary", boundary, tide_case_boundary_names),
+	ENUM("physics.mdbc_slip", mdbc_slip, tide_case_mdbc_slip_names),
 	NUM("physics.cs_iso", cs_iso, R_GT, 0, 0),
 	NUM("physics.rho0", rho0, R_GT, 0, 0),
 	NUM("physics.gamma", gamma, R_GE | R_LE, 1, 10),
@@ -709,6 +711,20 @@ int tide_case_check_meshes(struct ctx *x, int kinds)
 			if (tide_stl_item_check(kinds == 2 ? x->c : NULL, m, k || m->closed, why, sizeof why))
 				return tide_case_fail(x, (k ? x->volume_line : x->solid_line)[i], "key '%s[%d].stl': STL file "
 				            "'%s' %s.", k ? "fluid_volumes" : "solids", i, m->file, why);
+			/* a solid cut by a periodic face would get a wall on the cut and no image across it */
+			for (int a = 0; !k && kinds == 2 && a < 2; a++) {
+				const tide_case *c = x->c;
+				double tol = 1e-6 * (1 + fabs(c->domain.lo[a]) + fabs(c->domain.hi[a]));
+				int lo = m->lo[a] <= c->domain.lo[a] + tol, hi = m->hi[a] >= c->domain.hi[a] - tol;
+				if ((c->periodic >> a & 1) && (lo || hi))
+					return tide_case_fail(x, x->solid_line[i], "key 'solids[%d].stl': STL file '%s' "
+					            "reaches the periodic face %c = %g (its box spans %g..%g along %c): "
+					            "a solid cut by a periodic face is not supported (its particles would "
+					            "form a wall on the cut, and its other side has no image); allowed: "
+					            "solids clear of the periodic faces (walls along a periodic axis: "
+					            "the tank, built open along it).", i, m->file, "xy"[a],
+					            lo ? c->domain.lo[a] : c->domain.hi[a], m->lo[a], m->hi[a], "xy"[a]);
+			}
 		}
 	}
 	return 0;
@@ -801,6 +817,7 @@ static void set_defaults(tide_case *c, const char *path)
 	c->verlet_steps = 40;
 	c->eos = TIDE_EOS_TAIT;
 	c->boundary = TIDE_BOUNDARY_DBC;
+	c->mdbc_slip = TIDE_SLIP_VEL0; /* DualSPHysics' default SlipMode */
 	c->self_gravity.G = 6.674e-11;
 	c->self_gravity.theta = 0.5;
 	c->self_gravity.quadrupole = 1;

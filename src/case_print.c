@@ -86,6 +86,7 @@ static void put_physics(FILE *f, const tide_case *c)
 	fprintf(f, "physics:\n  kernel: %s\n", tide_case_kernel_names[c->kernel]);
 	fprintf(f, "  eos: %s\n", tide_case_eos_names[c->eos]);
 	fprintf(f, "  boundary: %s\n", tide_case_boundary_names[c->boundary]);
+	fprintf(f, "  mdbc_slip: %s\n", tide_case_mdbc_slip_names[c->mdbc_slip]);
 	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", num(c->cs_iso, b));
 	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
 	fprintf(f, "  gamma: %s\n", num(c->gamma, b));

@@ -33,6 +33,9 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 	s->rho_min = INFINITY;
 	s->rho_max = -INFINITY;
 	double v2max = 0;
+	/* the body force's potential along the non-periodic axes only (statistics.h) */
+	double gp[3];
+	for (int a = 0; a < 3; a++) gp[a] = (c->periodic >> a & 1) && a < 2 ? 0.0 : c->gravity[a];
 	/* one running sum over the views in order: the same sums as over their concatenation */
 	for (int k = 0; k < nv; k++) {
 		const tide_block_view *all = &v[k];
@@ -45,8 +48,7 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 			double vx = all->vx[i], vy = all->vy[i], vz = all->vz[i], rho = all->rho[i];
 			double v2 = vx * vx + vy * vy + vz * vz;
 			s->e_kin += 0.5 * m * v2;
-			s->e_pot -= m * (c->gravity[0] * all->x[i] + c->gravity[1] * all->y[i] +
-			                 c->gravity[2] * all->z[i]);
+			s->e_pot -= m * (gp[0] * all->x[i] + gp[1] * all->y[i] + gp[2] * all->z[i]);
 			s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
 			                                               : tait_energy(rho, c->rho0, B, c->gamma));
 			s->p[0] += m * vx;

@@ -5,7 +5,10 @@
  *   time[s], step[-], dt[s] (the last step's), n_fluid[-], n_bound[-],
  *   fluid_mass[kg]          sum m,                    m = rho0 dp^dim
  *   E_kin[J]                sum m |v|^2 / 2
- *   E_pot[J]                sum -m g.r                (m |g| z for gravity along -z)
+ *   E_pot[J]                sum -m g.r                (m |g| z for gravity along -z), the
+ *                           periodic axes left out: along them a particle's coordinate jumps by
+ *                           the period when it wraps, and a body force there (a channel's drive)
+ *                           has no potential, it does work without bound
  *                           + with self-gravity sum m phi / 2 (Barnes-Hut potential, softened)
  *   E_int[J]                sum m e(rho), the elastic energy of the equation of state,
  *                           e(rho) = int_rho0^rho p/r^2 dr; Tait p = B ((rho/rho0)^gamma - 1):

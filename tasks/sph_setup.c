@@ -43,8 +43,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->inv_rho0 = (float)(1.0 / c->rho0);
 	P->eos = c->eos;
 	P->boundary = c->boundary;
+	P->mdbc_slip = c->mdbc_slip;
 	/* isothermal = Tait with gamma 1 and B = rho0 c0^2: Fourtakas' hydrostatic density term
-	 * (rhoh_k, 1/gamma) is then the isothermal one */
+	 * (rhoh_g, 1/gamma) is then the isothermal one */
 	int iso = c->eos == TIDE_EOS_ISOTHERMAL;
 	double tait_b = iso ? c->rho0 * c->c0 * c->c0 : tide_case_tait_b(c);
 	P->tait_b = (float)tait_b;
@@ -55,9 +56,7 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->nu = (float)c->nu;
 	P->eta2 = (float)(0.01 * h * h);
 	P->delta_hc0 = (float)(c->delta * h * c->c0);
-	double gmag = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
-	                   c->gravity[2] * c->gravity[2]);
-	P->rhoh_k = (float)(c->rho0 * gmag / tait_b);
+	for (int d = 0; d < 3; d++) P->rhoh_g[d] = (float)(c->rho0 * c->gravity[d] / tait_b);
 	for (int d = 0; d < 3; d++) {
 		P->g[d] = (float)c->gravity[d];
 		P->dom_lo[d] = c->domain.lo[d];

@@ -7,7 +7,8 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 	int art = viscosity == TIDE_VISC_ARTIFICIAL;
 	kconst K = {vsplat(P.h2x4), vsplat(1e-18f), vsplat(1.f / P.h), vsplat(P.af), vsplat(P.h),
 	            vsplat(P.eta2), vsplat(art ? -P.visco * 0.5f : 0.f), vsplat(1.f), vsplat(2.f),
-	            vsplat(P.delta_hc0 * 2.f), P.rho0, P.rhoh_k, 1.f / P.gamma,
+	            vsplat(P.delta_hc0 * 2.f), P.rho0,
+	            {P.rhoh_g[0], P.rhoh_g[1], P.rhoh_g[2]}, 1.f / P.gamma,
 	            vsplat(art ? 0.f : 2.f * P.nu)};
 	for (int done = 0; done < npairs; done += VW) {
 		particle pi_ = random_particle(&P, urand() < 0.75 ? TIDE_FLUID : TIDE_BOUND, NULL);

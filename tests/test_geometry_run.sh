@@ -3,8 +3,9 @@
 # The STL cases run: spheric2_stl against spheric2 at their dp = 0.02 (the tank and the fluid are
 # the same particles, the obstacle the same count shifted < 1 mm, away from the water in the
 # first steps): the same particle counts, and gauges and energies that agree after 30 steps;
-# spheric2_stl and dam_beach on 1 and 2 MPI ranks (same blocks): identical particle files and
-# gauges (ids conserved); a bad STL file stops tide run with exit code 2 and one sentence.
+# spheric2_stl and dam_beach (also with mdbc no-slip walls) on 1 and 2 MPI ranks (same blocks): identical particle files and
+# gauges (ids conserved); a bad STL file, or an STL solid reaching a periodic face, stops tide run
+# with exit code 2 and one sentence.
 # usage: test_geometry_run.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -50,8 +51,8 @@ PY
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
      -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
 [ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
-ranks() { # CASE STEPS OUTPUT DIR
-	local args=(run "$src/cases/$1.yaml" --max-steps "$2" --set time.output="$3" --quiet --blocks 4)
+ranks() { # CASE STEPS OUTPUT DIR [OPTION...]
+	local args=(run "$src/cases/$1.yaml" --max-steps "$2" --set time.output="$3" --quiet --blocks 4 "${@:5}")
 	STARPU_NCPU=1 "$tide" "${args[@]}" --out "$work/$4_1"
 	"${mpi[@]}" -np 2 "$tide" "${args[@]}" --out "$work/$4_2"
 	cmp "$work/$4_1/gauges.csv" "$work/$4_2/gauges.csv" || { echo "FAIL: $1 gauges of 2 ranks differ"; exit 1; }
@@ -65,6 +66,8 @@ ranks() { # CASE STEPS OUTPUT DIR
 }
 ranks spheric2_stl 10 0.001 s
 ranks dam_beach 40 0.004 b
+# mDBC with no-slip walls on the STL geometry (normals from the mesh, ghosts across block faces)
+ranks dam_beach 40 0.004 bm --set physics.boundary=mdbc --set physics.mdbc_slip=noslip
 "$py" - "$work/b_1" <<'PY'
 import csv, sys
 s = list(csv.DictReader(open(sys.argv[1] + "/statistics.csv")))
@@ -88,3 +91,16 @@ set -e
 [ "$(wc -l < "$work/err.txt")" = 1 ] && grep -q "spheric2_stl.yaml:.*solids\[0\].stl.*spheric2_tank.stl' is truncated" "$work/err.txt" ||
 	{ echo "FAIL: message: $(cat "$work/err.txt")"; exit 1; }
 echo "ok: a truncated STL: exit 2, $(cat "$work/err.txt")"
+
+# ---- an STL solid reaching a periodic face: exit 2, one sentence naming the key and the face
+mkdir -p "$work/per"
+cp -r "$src/cases/geometry" "$work/per/"
+sed 's/^dim: 3/dim: 3\nperiodic: [y]/' "$src/cases/dam_beach.yaml" > "$work/per/dam_beach_py.yaml"
+set +e
+"$tide" run "$work/per/dam_beach_py.yaml" --max-steps 1 --quiet --out "$work/per/run" 2> "$work/err.txt"
+rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$(wc -l < "$work/err.txt")" = 1 ] &&
+	grep -q "dam_beach_py.yaml:.*key 'solids\[0\].stl'.*beach_tank.stl' reaches the periodic face y = " "$work/err.txt" ||
+	{ echo "FAIL: an STL solid across a periodic face: exit $rc, message: $(cat "$work/err.txt")"; exit 1; }
+echo "ok: an STL solid reaching a periodic face: exit 2, $(cat "$work/err.txt")"

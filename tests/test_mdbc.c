@@ -12,10 +12,13 @@
 //  - Shepard fallback: a ghost that sees three collinear fluid particles (singular moment matrix)
 //    gets sum V rho W / sum V W, the kernel written here from its formula;
 //  - a ghost without fluid, or a particle without a normal, keeps the particle's density;
+//  - physics.mdbc_slip: with a fluid velocity linear in space, noslip gives v_b = -v(x_g) and
+//    freeslip v_b = v_g - 2 (v_g . n^) n^ within 1e-5 m/s, vel0 leaves 0 (1 and 3 blocks), and
+//    sph_forces after it gives the same accelerations on 1 and 3 blocks (halos carry v_b);
 //  - a whole step (Verlet and symplectic): the boundary particles' density is then their ghost's,
 //    their normal (vx1..vz1) is unchanged, their position and velocity too.
 // With --cuda (the test mdbc_cuda) the CUDA codelet must give the CPU values within 1e-5
-// relative; without a CUDA worker that test exits 77 (SKIP).
+// relative (velocities within 1e-5 m/s); without a CUDA worker that test exits 77 (SKIP).
 // Also the normals of tank walls and box obstacles against the geometry (normals(), below).
 #include <math.h>
 #include <stdio.h>
@@ -114,6 +117,7 @@ typedef struct result {
 	float *rho, *n[3];          /* by id */
 	double *pos[3];
 	float *vel;                 /* |v| by id */
+	float *v[3];                /* velocity by id */
 	float *acc[3];              /* acceleration by id (the first part of a step: sph_forces') */
 	uint32_t n_all;
 } result;
@@ -122,6 +126,7 @@ static void result_alloc(result *r, uint32_t n)
 {
 	r->rho = calloc(n, sizeof(float)); r->vel = calloc(n, sizeof(float));
 	for (int d = 0; d < 3; d++) {
+		r->v[d] = calloc(n, sizeof(float));
 		r->n[d] = calloc(n, sizeof(float)); r->pos[d] = calloc(n, sizeof(double));
 		r->acc[d] = calloc(n, sizeof(float));
 	}
@@ -130,7 +135,7 @@ static void result_alloc(result *r, uint32_t n)
 static void result_free(result *r)
 {
 	free(r->rho); free(r->vel);
-	for (int d = 0; d < 3; d++) { free(r->n[d]); free(r->pos[d]); free(r->acc[d]); }
+	for (int d = 0; d < 3; d++) { free(r->n[d]); free(r->pos[d]); free(r->acc[d]); free(r->v[d]); }
 }
 
 /* The ghost pass alone (steps = 0: the first part of a step, tide_sim_submit_forces_with), or
@@ -163,6 +168,7 @@ static int run(const tide_case *c, const tide_block_view *all, int nblocks, int 
 		res->n[0][id] = g.vx1[i]; res->n[1][id] = g.vy1[i]; res->n[2][id] = g.vz1[i];
 		res->pos[0][id] = g.x[i]; res->pos[1][id] = g.y[i]; res->pos[2][id] = g.z[i];
 		res->acc[0][id] = g.ax[i]; res->acc[1][id] = g.ay[i]; res->acc[2][id] = g.az[i];
+		res->v[0][id] = g.vx[i]; res->v[1][id] = g.vy[i]; res->v[2][id] = g.vz[i];
 		res->vel[id] = sqrtf(g.vx[i] * g.vx[i] + g.vy[i] * g.vy[i] + g.vz[i] * g.vz[i]);
 	}
 	free(mem);
@@ -241,6 +247,95 @@ static void linear(int dim, int kernel, int have_cuda)
 	}
 	result_free(&r1);
 	result_free(&r3);
+	free(mem);
+}
+
+/* No-slip and free-slip velocities (physics.mdbc_slip): the fluid moves with a velocity linear in
+ * space, v(x) = V0 + Gv x (the lattice of make_linear); the corrected interpolation is exact for
+ * it, so a boundary particle must get, from v_g = v(x_g) at its ghost x_g = x_b + 2 n_b and the
+ * fixed wall's v_wall = 0: noslip v_b = -v_g; freeslip v_b = v_g - 2 (v_g . n^) n^.  Within 1e-5
+ * m/s (float sums of velocities ~0.5 m/s); vel0 leaves the velocity 0.  1 and 3 blocks; with
+ * --cuda the CUDA codelet against the CPU one within 1e-5 m/s. */
+static const double V0[3] = {0.3, 0.1, -0.2}, GV[3][3] = {{2, 0.5, 3}, {-1, 1, 0.5}, {0.5, -2, 1}};
+static void vlin(int dim, const double *p, double *u)
+{
+	for (int a = 0; a < 3; a++) {
+		u[a] = V0[a];
+		for (int b = 0; b < 3; b++) u[a] += GV[a][b] * p[b];
+	}
+	if (dim == 2) u[1] = 0;
+}
+
+static void slip(int dim, int kernel, int have_cuda)
+{
+	tide_case c;
+	make_case(&c, dim, kernel, 0);
+	uint32_t cap = 40000;
+	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	tide_block_view v = tide_block_view_make(mem, cap, 0);
+	make_linear(&c, &v);
+	for (uint32_t i = 0; i < v.count; i++) {
+		if (v.type[i] != TIDE_FLUID) continue;
+		double p[3] = {v.x[i], v.y[i], v.z[i]}, u[3];
+		vlin(dim, p, u);
+		v.vx[i] = (float)u[0]; v.vy[i] = (float)u[1]; v.vz[i] = (float)u[2];
+	}
+	const char *kn = kernel ? "wendland" : "cubic", *mode[] = {"vel0", "noslip", "freeslip"};
+	for (int m = 0; m < 3; m++) {
+		c.mdbc_slip = m;
+		result r[2];
+		double worst[2] = {0, 0};
+		for (int k = 0; k < 2; k++) {
+			result_alloc(&r[k], v.count);
+			int ok = run(&c, &v, k ? 3 : 1, 0, TIDE_WHERE_CPU, &r[k]) == 0;
+			EXPECT(ok, "slip %s %dD %s: running the codelets failed", mode[m], dim, kn);
+			for (uint32_t i = 0; ok && i < v.count; i++) {
+				if (v.type[i] != TIDE_BOUND) continue;
+				double nb[3] = {v.vx1[i], v.vy1[i], v.vz1[i]}, g[3], vg[3], e[3], want[3];
+				for (int a = 0; a < 3; a++) g[a] = (a == 1 ? v.y[i] : a ? v.z[i] : v.x[i]) + 2 * nb[a];
+				vlin(dim, g, vg);
+				double nn = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]), vn = 0;
+				for (int a = 0; a < 3; a++) { e[a] = nb[a] / nn; vn += vg[a] * e[a]; }
+				for (int a = 0; a < 3; a++)
+					want[a] = m == 0 ? 0 : m == 1 ? -vg[a] : vg[a] - 2 * vn * e[a];
+				for (int a = 0; a < 3; a++) worst[k] = fmax(worst[k], fabs(r[k].v[a][i] - want[a]));
+			}
+			EXPECT(worst[k] < 1e-5, "slip %s %dD %s %d block(s): boundary velocity off the "
+			       "mirrored linear field by %.3g m/s (limit 1e-5)", mode[m], dim, kn, k ? 3 : 1,
+			       worst[k]);
+		}
+		/* the forces after the ghost pass: 1 block = 3 blocks, so the halos, packed again,
+		 * carried the boundary particles' new velocities (the artificial viscosity and the
+		 * continuity equation read them) */
+		double amax = 0, da = 0;
+		for (uint32_t i = 0; i < v.count; i++)
+			for (int d = 0; d < 3; d++) {
+				amax = fmax(amax, fabs(r[0].acc[d][i]));
+				da = fmax(da, fabs(r[0].acc[d][i] - r[1].acc[d][i]));
+			}
+		EXPECT(da <= 1e-5 * amax, "slip %s %dD %s: accelerations of 1 and 3 blocks differ by %.3g "
+		       "of the largest (limit 1e-5): the halos lack the boundary velocities", mode[m], dim,
+		       kn, da / amax);
+		printf("slip %-8s %dD %-8s: |v_b - expected| <= %.2e m/s (1 block), %.2e (3 blocks); "
+		       "forces 1 vs 3 blocks %.1e\n", mode[m], dim, kn, worst[0], worst[1], da / amax);
+		if (have_cuda) {
+			result rg;
+			result_alloc(&rg, v.count);
+			for (int k = 0; k < 2; k++) {
+				int okg = run(&c, &v, k ? 3 : 1, 0, TIDE_WHERE_CUDA, &rg) == 0;
+				EXPECT(okg, "slip %s %dD %s: the CUDA run failed", mode[m], dim, kn);
+				double d = 0;
+				for (uint32_t i = 0; okg && i < v.count; i++)
+					for (int a = 0; a < 3; a++) d = fmax(d, fabs(rg.v[a][i] - r[k].v[a][i]));
+				EXPECT(d < 1e-5, "slip %s %dD %s: CUDA velocities differ from the CPU by %.3g "
+				       "m/s (limit 1e-5)", mode[m], dim, kn, d);
+				printf("    CUDA vs CPU, %d block(s): %.1e m/s\n", k ? 3 : 1, d);
+			}
+			result_free(&rg);
+		}
+		result_free(&r[0]);
+		result_free(&r[1]);
+	}
 	free(mem);
 }
 
@@ -477,6 +572,7 @@ int main(int argc, char **argv)
 	if (have_cuda && test_cuda_missing("mdbc_cuda")) { starpu_shutdown(); return TEST_SKIP; }
 	for (int dim = 2; dim <= 3; dim++)
 		for (int kernel = 0; kernel < 2; kernel++) linear(dim, kernel, have_cuda);
+	for (int dim = 2; dim <= 3; dim++) slip(dim, dim - 2, have_cuda);
 	for (int kernel = 0; kernel < 2 && !have_cuda; kernel++) fallbacks(kernel);
 	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
 		for (int open = 0; open < 2; open++) normals(dim, open);

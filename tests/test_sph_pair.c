@@ -60,7 +60,10 @@ static tide_sph_params params(int kernel, int diffusion, int viscosity)
 	P.nu = 1e-3f;
 	P.eta2 = (float)(0.01 * h * h);
 	P.delta_hc0 = (float)(0.1 * h * c0);
-	P.rhoh_k = (float)(rho0 * 9.81 / B);
+	/* tilted: the hydrostatic term's projection on every axis is compared */
+	P.rhoh_g[0] = (float)(rho0 * 2.0 / B);
+	P.rhoh_g[1] = (float)(rho0 * -1.0 / B);
+	P.rhoh_g[2] = (float)(rho0 * -9.81 / B);
 	return P;
 }
 

@@ -92,6 +92,7 @@ typedef struct tide_case {
 	int kernel;                   /* enum tide_kernel */
 	int eos;                      /* enum tide_eos (sph_params.h) */
 	int boundary;                 /* enum tide_boundary (sph_params.h): dbc or mdbc */
+	int mdbc_slip;                /* enum tide_mdbc_slip (sph_params.h): vel0, noslip, freeslip */
 	double rho0, gamma;           /* Tait equation of state */
 	double cs_iso;                /* isothermal sound speed [m/s] (eos: isothermal) */
 	double coefsound;             /* c0 = coefsound * sqrt(g * hswl) (Tait) */

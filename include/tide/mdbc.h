@@ -9,17 +9,37 @@
  * consistent SPH interpolation (Liu & Liu 2006): with V_j = m_j / rho_j, d_j = x_g - x_j,
  * W_j = W(|d_j|) and grad W_j = F(|d_j|) d_j (the gradient with respect to x_g),
  *
- *   [ sum V W        sum V d^T W      ] [ rho_g       ]   [ sum V rho_j W      ]
- *   [ sum V gradW    sum V gradW d^T  ] [ -grad rho_g ] = [ sum V rho_j gradW  ]
+ *   [ sum V W        sum V d^T W      ] [ phi_g       ]   [ sum V phi_j W      ]
+ *   [ sum V gradW    sum V gradW d^T  ] [ -grad phi_g ] = [ sum V phi_j gradW  ]
  *
- * (4x4 in 3-D, 3x3 in 2-D: exact for a density linear in space), and the boundary particle takes
- *   rho_b = rho_g + (x_b - x_g) . grad rho_g = u_0 + 2 sum_k u_k n_k,  u = (rho_g, -grad rho_g).
+ * (4x4 in 3-D, 3x3 in 2-D: exact for a field phi linear in space), and the boundary particle
+ * takes rho_b = rho_g + (x_b - x_g) . grad rho_g = u_0 + 2 sum_k u_k n_k, u = (rho_g, -grad rho_g).
  * As DualSPHysics: when |det| of the matrix is below TIDE_MDBC_DET_LIMIT (too few fluid
- * particles around the ghost, e.g. near a free surface) the Shepard value sum V rho W / sum V W
+ * particles around the ghost, e.g. near a free surface) the Shepard value sum V phi W / sum V W
  * is used instead; with no fluid particle in the ghost's support the particle keeps its
  * density.  The result is kept >= rho0, as for DBC boundary particles in tide (a wall never
- * pulls the fluid).  The velocity of fixed walls stays zero (DualSPHysics 5.0's mDBC for fixed
- * boundaries, SlipMode 1: "DBC vel=0"), so the viscous term sees a no-slip wall.
+ * pulls the fluid).
+ *
+ * Velocity (physics.mdbc_slip): with vel0 (DualSPHysics' default SlipMode 1, "DBC vel=0") the
+ * boundary particle keeps its own velocity (zero for fixed walls).  With noslip (SlipMode 2) the
+ * fluid velocity v_g at the ghost node, interpolated with the same corrected system (the
+ * Shepard value where the density falls back to it), is mirrored across the wall:
+ *   v_b = 2 v_wall - v_g,
+ * so that the velocity the viscous term sees varies linearly through the wall surface, where it
+ * is v_wall (no slip).  With freeslip (SlipMode 3) only its normal part is mirrored:
+ *   v_b = v_g + 2 ((v_wall - v_g) . n^) n^,   n^ = n_b / |n_b|
+ * (no penetration, no tangential drag).  v_b is written into the particle's vx, vy, vz: that is
+ * the velocity sph_forces and the gauges' forces read of a boundary particle, and the halos,
+ * packed again after mdbc_ghost, carry it; integrate never advances a boundary particle's
+ * velocity under mDBC.  v_wall is tide_mdbc_wall_velocity below: zero for the fixed walls tide
+ * has today.  A ghost without fluid gives v_b = v_wall.
+ *
+ * Precision: the sums are accumulated in float, in a well-conditioned form: offsets from the
+ * ghost node in units of h (d^ = d / h), kernel gradients times h^2, and densities as
+ * rho_j - rho0 (the system is linear and its first column is the interpolation of 1, so
+ * interpolating rho - rho0 and adding rho0 back gives the same rho_g without float's
+ * cancellation of ~1000 kg/m^3 values).  Scaling rows and columns by h leaves the determinant as
+ * DualSPHysics defines it (dimensionless).  The small system is solved in double.
  *
  * Which fluid particles are seen: those of the block and of its neighbours' halos, i.e. of the
  * block's box grown by one cell (2h).  The ghost's support is entirely inside that when the
@@ -39,55 +59,82 @@
 /* What mdbc_ghost reads of a block or halo (cell-sorted; key: global cell key). */
 typedef struct tide_mdbc_src {
 	const double *x, *y, *z;
-	const float *rho;
+	const float *vx, *vy, *vz, *rho;
 	const uint32_t *type, *key;
 	uint32_t count;
 } tide_mdbc_src;
 
 TIDE_HD tide_mdbc_src tide_mdbc_src_of(const tide_block_view *v)
 {
-	tide_mdbc_src s = {v->x, v->y, v->z, v->rho, v->type, v->key, v->count};
+	tide_mdbc_src s = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->type, v->key, v->count};
 	return s;
 }
 
-/* The moment matrix and right-hand side at one ghost node (rows/columns: 1, x, y, z). */
-typedef struct tide_mdbc_sums {
-	double a[4][4], b[4];
-} tide_mdbc_sums;
+/* The packed float sums at one ghost node (dimensionless, see the head of the file):
+ *   [0] sum w   [1..3] sum w d^_k   [4..6] sum f d^_k   [7..12] sum f d^_k d^_l (xx xy xz yy yz zz)
+ * then the right-hand sides of the fields phi = rho - rho0, vx, vy, vz, four each:
+ *   [13 + 4q] sum w phi_q   [14 + 4q + k] sum f d^_k phi_q
+ * with w = V W and f = V F h^2.  Only the first TIDE_MDBC_NS_RHO are summed under vel0. */
+#define TIDE_MDBC_NS_RHO 17
+#define TIDE_MDBC_NS 29
 
-/* Adds the fluid particles [ja, jb) of src to the sums of the ghost node g. */
-TIDE_HD void tide_mdbc_gather(const tide_sph_params *P, const tide_mdbc_src *src, uint32_t ja,
-                              uint32_t jb, const double g[3], tide_mdbc_sums *S)
+/* Per-run constants of the sums. */
+typedef struct tide_mdbc_k {
+	float inv_h, m, rho0, aw, afh2;
+	int kernel;
+} tide_mdbc_k;
+
+TIDE_HD tide_mdbc_k tide_mdbc_consts(const tide_sph_params *P)
 {
-	const float inv_h = 1.f / P->h, m = P->mass[TIDE_FLUID];
-	const double h2x4 = (double)P->h2x4;
-	/* local sums (kept in registers: S might alias the source arrays as far as the compiler
-	 * knows), added to S at the end */
-	double a[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, b[4] = {0, 0, 0, 0};
-	for (uint32_t j = ja; j < jb; j++) {
-		if (src->type[j] != TIDE_FLUID) continue; /* (the CPU passes fluid alone) */
-		double d[4] = {1.0, g[0] - src->x[j], g[1] - src->y[j], g[2] - src->z[j]};
-		double r2 = d[1] * d[1] + d[2] * d[2] + d[3] * d[3];
-		if (!(r2 < h2x4)) continue;
-		float q = (float)sqrt(r2) * inv_h, rj = src->rho[j];
-		double V = (double)(m / rj);
-		double w = (double)(P->aw * tide_kernel_w(P->kernel, q)) * V;
-		double f = (double)(P->af * tide_kernel_f(P->kernel, q)) * V;
-		double row[4] = {w, f * d[1], f * d[2], f * d[3]};
-		for (int r = 0; r < 4; r++) {
-			for (int c = 0; c < 4; c++) a[r][c] += row[r] * d[c];
-			b[r] += row[r] * (double)rj;
-		}
-	}
-	for (int r = 0; r < 4; r++) {
-		for (int c = 0; c < 4; c++) S->a[r][c] += a[r][c];
-		S->b[r] += b[r];
-	}
+	tide_mdbc_k K;
+	K.inv_h = 1.f / P->h;
+	K.m = P->mass[TIDE_FLUID];
+	K.rho0 = P->rho0;
+	K.aw = P->aw;
+	K.afh2 = P->af * P->h * P->h;
+	K.kernel = P->kernel;
+	return K;
 }
 
-/* Solves the n x n system A u = b (Gaussian elimination with partial pivoting, A and b
- * overwritten); returns the determinant (0 if singular, u then unset). */
-TIDE_HD double tide_mdbc_solve(int n, double A[4][4], double b[4], double u[4])
+/* Adds particle j of src (skipped unless fluid inside the support) to the sums S of the ghost
+ * node g; vel: also the velocity right-hand sides (a constant where this is inlined). */
+TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint32_t j,
+                           const double g[3], int vel, float S[TIDE_MDBC_NS])
+{
+	if (src->type[j] != TIDE_FLUID) return;
+	float d[3] = {(float)(g[0] - src->x[j]) * K->inv_h, (float)(g[1] - src->y[j]) * K->inv_h,
+	              (float)(g[2] - src->z[j]) * K->inv_h};
+	float q2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+	if (!(q2 < 4.f)) return;
+	float rj = src->rho[j], V = K->m / rj, q = sqrtf(q2);
+	float w = K->aw * tide_kernel_w(K->kernel, q) * V;
+	float f = K->afh2 * tide_kernel_f(K->kernel, q) * V;
+	float fd[3] = {f * d[0], f * d[1], f * d[2]};
+	S[0] += w;
+	for (int k = 0; k < 3; k++) {
+		S[1 + k] += w * d[k];
+		S[4 + k] += fd[k];
+	}
+	S[7] += fd[0] * d[0]; S[8] += fd[0] * d[1]; S[9] += fd[0] * d[2];
+	S[10] += fd[1] * d[1]; S[11] += fd[1] * d[2]; S[12] += fd[2] * d[2];
+#define TIDE_MDBC_RHS(p, phi) \
+	do { \
+		float phi_ = (phi); \
+		S[13 + 4 * (p)] += w * phi_; \
+		for (int k = 0; k < 3; k++) S[14 + 4 * (p) + k] += fd[k] * phi_; \
+	} while (0)
+	TIDE_MDBC_RHS(0, rj - K->rho0);
+	if (vel) {
+		TIDE_MDBC_RHS(1, src->vx[j]);
+		TIDE_MDBC_RHS(2, src->vy[j]);
+		TIDE_MDBC_RHS(3, src->vz[j]);
+	}
+#undef TIDE_MDBC_RHS
+}
+
+/* Solves the n x n system A u = b for nr right-hand sides b[.][r] (Gaussian elimination with
+ * partial pivoting, A and b overwritten); returns the determinant (0 if singular, u unset). */
+TIDE_HD double tide_mdbc_solve(int n, int nr, double A[4][4], double b[4][4], double u[4][4])
 {
 	double det = 1.0;
 	for (int k = 0; k < n; k++) {
@@ -97,105 +144,216 @@ TIDE_HD double tide_mdbc_solve(int n, double A[4][4], double b[4], double u[4])
 		if (A[p][k] == 0.0) return 0.0;
 		if (p != k) {
 			for (int c = 0; c < n; c++) { double t = A[k][c]; A[k][c] = A[p][c]; A[p][c] = t; }
-			double t = b[k]; b[k] = b[p]; b[p] = t;
+			for (int q = 0; q < nr; q++) { double t = b[k][q]; b[k][q] = b[p][q]; b[p][q] = t; }
 			det = -det;
 		}
 		det *= A[k][k];
 		for (int r = k + 1; r < n; r++) {
 			double f = A[r][k] / A[k][k];
 			for (int c = k; c < n; c++) A[r][c] -= f * A[k][c];
-			b[r] -= f * b[k];
+			for (int q = 0; q < nr; q++) b[r][q] -= f * b[k][q];
 		}
 	}
-	for (int k = n - 1; k >= 0; k--) {
-		double s = b[k];
-		for (int c = k + 1; c < n; c++) s -= A[k][c] * u[c];
-		u[k] = s / A[k][k];
-	}
+	for (int q = 0; q < nr; q++)
+		for (int k = n - 1; k >= 0; k--) {
+			double s = b[k][q];
+			for (int c = k + 1; c < n; c++) s -= A[k][c] * u[c][q];
+			u[k][q] = s / A[k][k];
+		}
 	return det;
 }
 
-/* The density of a boundary particle at xb with normal nb from the sums at its ghost node, or
- * `keep` when the ghost has no fluid.  2-D cases (x-z plane) use rows/columns 1, x, z. */
-TIDE_HD float tide_mdbc_density(const tide_sph_params *P, const tide_mdbc_sums *S, const float nb[3],
-                                float keep)
+/* The wall velocity v_wall of boundary particle i, the velocity at the wall surface that
+ * noslip and freeslip mirror the fluid's about.  Fixed walls: zero.  (Moving bodies, issue 22,
+ * give here their rigid velocity V + w x r at the particle: not the particle's vx, vy, vz, which
+ * under noslip/freeslip hold the mirrored v_b of the last step.) */
+TIDE_HD void tide_mdbc_wall_velocity(const tide_block_view *v, uint32_t i, float vw[3])
 {
-	int n = P->dim == 3 ? 4 : 3;
-	int ax[4] = {0, 1, P->dim == 3 ? 2 : 3, 3}; /* sums' row/column of the system's k */
-	if (!(S->a[0][0] > 0.0)) return keep;
-	double A[4][4], b[4], u[4] = {0, 0, 0, 0};
-	for (int r = 0; r < n; r++) {
-		for (int c = 0; c < n; c++) A[r][c] = S->a[ax[r]][ax[c]];
-		b[r] = S->b[ax[r]];
-	}
-	double rho, det = tide_mdbc_solve(n, A, b, u);
-	if (fabs(det) >= TIDE_MDBC_DET_LIMIT) {
-		/* rho_b = rho_g + (x_b - x_g) . grad rho_g, x_b - x_g = -2 n_b, u_k = -grad_k rho_g */
-		double nn[3] = {nb[0], nb[1], nb[2]};
-		rho = u[0];
-		for (int k = 1; k < n; k++) rho += 2.0 * u[k] * nn[ax[k] - 1];
-	} else {
-		rho = S->b[0] / S->a[0][0]; /* Shepard */
-	}
-	float r = (float)rho;
-	return r < P->rho0 ? P->rho0 : r;
+	(void)v; (void)i;
+	vw[0] = vw[1] = vw[2] = 0.f;
 }
 
-/* The density a boundary particle at xb with normal nb of the block of box A takes from its
- * ghost node, reading the fluid of the cell-sorted block `own` (cell starts `start`; it may hold
- * its fluid particles alone) and of its nh halos; `keep` for a particle without a normal or
- * whose ghost has no fluid. */
-TIDE_HD float tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *A,
-                                 const tide_mdbc_src *own, const uint32_t *start,
-                                 const tide_mdbc_src *halo, int nh, const float nb[3],
-                                 const double xb[3], float keep)
+/* The boundary velocity v_b of the slip mode (TIDE_SLIP_NOSLIP or _FREESLIP) from the wall
+ * velocity vw, the ghost's fluid velocity vg and the normal nb (see the head of the file). */
+TIDE_HD void tide_mdbc_slip_velocity(int slip, const float vw[3], const float vg[3],
+                                     const float nb[3], float vb[3])
 {
-	if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) return keep;
-	const tide_grid *gr = &P->grid;
-	double g[3] = {xb[0] + 2.0 * (double)nb[0], xb[1] + 2.0 * (double)nb[1],
-	               xb[2] + 2.0 * (double)nb[2]};
-	int k[3], nk[3] = {gr->n[gr->axis[0]], gr->n[gr->axis[1]], gr->n[gr->axis[2]]};
-	tide_cell_k(gr, g[0], g[1], g[2], k);
-	tide_block_arg E = tide_box_grow(gr, A);
-	tide_mdbc_sums S;
-	for (int r = 0; r < 4; r++) {
-		S.b[r] = 0.0;
-		for (int c = 0; c < 4; c++) S.a[r][c] = 0.0;
+	if (slip == TIDE_SLIP_NOSLIP) {
+		for (int k = 0; k < 3; k++) vb[k] = 2.f * vw[k] - vg[k];
+		return;
 	}
-	/* the ghost's offsets inside its cell along the key axes: a neighbour cell is read only if
-	 * it comes within the support 2h (= the cell side) of the ghost */
-	double off[3], cs = (double)gr->cell, r2max = (double)P->h2x4;
+	float nn = sqrtf(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
+	float e[3] = {nb[0] / nn, nb[1] / nn, nb[2] / nn};
+	float dn = (vw[0] - vg[0]) * e[0] + (vw[1] - vg[1]) * e[1] + (vw[2] - vg[2]) * e[2];
+	for (int k = 0; k < 3; k++) vb[k] = vg[k] + 2.f * dn * e[k];
+}
+
+/* From the sums S at the ghost node of a boundary particle with normal nb: its density (`keep`
+ * when the ghost has no fluid) and, unless slip is TIDE_SLIP_VEL0, its velocity vb from the wall
+ * velocity vw.  2-D cases (x-z plane) use rows/columns 1, x, z. */
+TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[TIDE_MDBC_NS],
+                              const float nb[3], const float vw[3], float keep, float *rho,
+                              float vb[3])
+{
+	int n = P->dim == 3 ? 4 : 3, nr = slip == TIDE_SLIP_VEL0 ? 1 : 4;
+	int ax[4] = {0, 1, P->dim == 3 ? 2 : 3, 3}; /* the (1, x, y, z) index of the system's k */
+	if (!(S[0] > 0.f)) {
+		*rho = keep;
+		for (int k = 0; k < 3 && nr > 1; k++) vb[k] = vw[k];
+		return;
+	}
+	double A[4][4], b[4][4], u[4][4];
+	for (int r = 0; r < n; r++) {
+		int ar = ax[r];
+		for (int c = 0; c < n; c++) {
+			int ac = ax[c];
+			/* [7..12] hold k <= l: xx xy xz yy yz zz */
+			int p = (ar < ac ? ar : ac) - 1, q = (ar < ac ? ac : ar) - 1;
+			int sym = 7 + 3 * p - p * (p - 1) / 2 + (q - p);
+			A[r][c] = (double)(ar == 0 ? S[ac] : ac == 0 ? S[3 + ar] : S[sym]);
+		}
+		for (int q = 0; q < nr; q++) b[r][q] = (double)S[13 + 4 * q + ar];
+	}
+	double sol[4], det = tide_mdbc_solve(n, nr, A, b, u);
+	double rhod;
+	if (fabs(det) >= TIDE_MDBC_DET_LIMIT) {
+		/* rho_b = rho_g + (x_b - x_g) . grad rho_g, x_b - x_g = -2 n_b, u_k = -h grad_k rho_g */
+		double inv_h = 1.0 / (double)P->h;
+		rhod = u[0][0];
+		for (int k = 1; k < n; k++) rhod += 2.0 * u[k][0] * (double)nb[ax[k] - 1] * inv_h;
+		for (int q = 1; q < nr; q++) sol[q] = u[0][q];
+	} else {
+		/* Shepard */
+		rhod = (double)S[13] / (double)S[0];
+		for (int q = 1; q < nr; q++) sol[q] = (double)S[13 + 4 * q] / (double)S[0];
+	}
+	float r = (float)((double)P->rho0 + rhod);
+	*rho = r < P->rho0 ? P->rho0 : r;
+	if (nr > 1) {
+		float vg[3] = {(float)sol[1], P->dim == 3 ? (float)sol[2] : 0.f, (float)sol[3]};
+		tide_mdbc_slip_velocity(slip, vw, vg, nb, vb);
+	}
+}
+
+/* The cells a ghost node at g reads, row by row: a row is a run of cells along the last key
+ * axis (consecutive in a cell-sorted block and in key order), and there are nine, (k0 + a,
+ * k1 + b) for a, b in -1..1.  A neighbour cell is read only if it comes within the support 2h
+ * (= the cell side) of the ghost, as cell by cell. */
+typedef struct tide_mdbc_cells {
+	int k[3], nk[3];
+	double off[3], cs, r2max;
+	tide_block_arg E;  /* the box grown by one cell: what the halos hold */
+} tide_mdbc_cells;
+
+TIDE_HD void tide_mdbc_cells_of(const tide_sph_params *P, const tide_block_arg *A, const double g[3],
+                                tide_mdbc_cells *C)
+{
+	const tide_grid *gr = &P->grid;
+	for (int j = 0; j < 3; j++) C->nk[j] = gr->n[gr->axis[j]];
+	tide_cell_k(gr, g[0], g[1], g[2], C->k);
+	C->E = tide_box_grow(gr, A);
+	C->cs = (double)gr->cell;
+	C->r2max = (double)P->h2x4;
 	for (int j = 0; j < 3; j++) {
 		int a = gr->axis[j];
-		off[j] = g[a] - (gr->origin[a] + (double)k[j] * cs);
+		C->off[j] = g[a] - (gr->origin[a] + (double)C->k[j] * C->cs);
 	}
-	for (int c0 = k[0] - 1; c0 <= k[0] + 1; c0++)
-		for (int c1 = k[1] - 1; c1 <= k[1] + 1; c1++)
-			for (int c2 = k[2] - 1; c2 <= k[2] + 1; c2++) {
-				int c[3] = {c0, c1, c2};
-				if (c0 < 0 || c1 < 0 || c2 < 0 || c0 >= nk[0] || c1 >= nk[1] || c2 >= nk[2])
-					continue;
-				double gap2 = 0;
-				for (int j = 0; j < 3; j++) {
-					double e = c[j] < k[j] ? off[j] : c[j] > k[j] ? cs - off[j] : 0.0;
-					if (e > 0) gap2 += e * e;
-				}
-				if (gap2 >= r2max) continue;
-				if (tide_box_contains(A, c)) {
-					uint32_t l = tide_box_index(A, c);
-					tide_mdbc_gather(P, own, start[l], start[l + 1], g, &S);
-				} else if (tide_box_contains(&E, c)) {
-					uint32_t key = ((uint32_t)c0 * (uint32_t)nk[1] + (uint32_t)c1) *
-					                       (uint32_t)nk[2] + (uint32_t)c2;
-					for (int h = 0; h < nh; h++) {
-						const tide_mdbc_src *s = &halo[h];
-						uint32_t ja = tide_lower_bound(s->key, s->count, key);
-						uint32_t jb = tide_lower_bound(s->key, s->count, key + 1);
-						tide_mdbc_gather(P, s, ja, jb, g, &S);
-					}
-				} /* else outside what the block reads (see the head of the file) */
+}
+
+/* Row `row` (0..8) of the ghost: the own block's particle range [own[0], own[1]) (empty if
+ * none) and up to two key ranges [key[m][0], key[m][1]) to look up in every halo (*nkey). */
+TIDE_HD void tide_mdbc_row(const tide_mdbc_cells *C, const tide_block_arg *A, const uint32_t *start,
+                           int row, uint32_t own[2], uint32_t key[2][2], int *nkey)
+{
+	int c0 = C->k[0] - 1 + row / 3, c1 = C->k[1] - 1 + row % 3;
+	own[0] = own[1] = 0;
+	*nkey = 0;
+	if (c0 < 0 || c1 < 0 || c0 >= C->nk[0] || c1 >= C->nk[1]) return;
+	double e0 = c0 < C->k[0] ? C->off[0] : c0 > C->k[0] ? C->cs - C->off[0] : 0.0;
+	double e1 = c1 < C->k[1] ? C->off[1] : c1 > C->k[1] ? C->cs - C->off[1] : 0.0;
+	double gap2 = e0 * e0 + e1 * e1, lo = C->off[2], hi = C->cs - C->off[2];
+	if (gap2 >= C->r2max) return;
+	int a = C->k[2] - (gap2 + lo * lo < C->r2max ? 1 : 0);
+	int b = C->k[2] + (gap2 + hi * hi < C->r2max ? 1 : 0);
+	if (a < 0) a = 0;
+	if (b > C->nk[2] - 1) b = C->nk[2] - 1;
+	if (a > b) return;
+	int in_a = c0 >= A->l0 && c0 < A->l1 && c1 >= A->lo1 && c1 < A->hi1;
+	int in_e = c0 >= C->E.l0 && c0 < C->E.l1 && c1 >= C->E.lo1 && c1 < C->E.hi1;
+	if (!in_e) return; /* outside what the block reads (see the head of the file) */
+	/* the halo part: the row's cells in E but not in A */
+	int ea = a < C->E.lo2 ? C->E.lo2 : a, eb = b > C->E.hi2 - 1 ? C->E.hi2 - 1 : b;
+	uint32_t base = ((uint32_t)c0 * (uint32_t)C->nk[1] + (uint32_t)c1) * (uint32_t)C->nk[2];
+	if (!in_a) {
+		if (ea <= eb) {
+			key[0][0] = base + (uint32_t)ea;
+			key[0][1] = base + (uint32_t)eb + 1u;
+			*nkey = 1;
+		}
+		return;
+	}
+	int oa = a < A->lo2 ? A->lo2 : a, ob = b > A->hi2 - 1 ? A->hi2 - 1 : b;
+	if (oa <= ob) {
+		int ka[3] = {c0, c1, oa}, kb[3] = {c0, c1, ob};
+		own[0] = start[tide_box_index(A, ka)];
+		own[1] = start[tide_box_index(A, kb) + 1];
+	}
+	int m = 0;
+	if (ea < A->lo2) { /* below the box along the row */
+		int t = eb < A->lo2 - 1 ? eb : A->lo2 - 1;
+		key[m][0] = base + (uint32_t)ea;
+		key[m][1] = base + (uint32_t)t + 1u;
+		m++;
+	}
+	if (eb >= A->hi2) { /* above it */
+		int t = ea > A->hi2 ? ea : A->hi2;
+		key[m][0] = base + (uint32_t)t;
+		key[m][1] = base + (uint32_t)eb + 1u;
+		m++;
+	}
+	*nkey = m;
+}
+
+/* Boundary particle i of block v (box A): its new density and, unless vel0, velocity, from its
+ * ghost node (serial: the CPU half), reading the candidates of `own` (the block's particles in
+ * cell order, or its fluid particles alone, with the cell starts `start` of that array) and of
+ * the nh halos (idem).  vel: P->mdbc_slip is not vel0 (a constant where this is inlined). */
+TIDE_HD void tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *A,
+                                tide_block_view *v, uint32_t i, const tide_mdbc_src *own,
+                                const uint32_t *start, const tide_mdbc_src *halo, int nh, int vel)
+{
+	const float nb[3] = {v->TIDE_BN_X[i], v->TIDE_BN_Y[i], v->TIDE_BN_Z[i]};
+	int slip = P->mdbc_slip;
+	float vw[3], vb[3], rho;
+	tide_mdbc_wall_velocity(v, i, vw);
+	if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
+		/* no normal: no ghost; the wall's own velocity */
+		if (vel) { v->vx[i] = vw[0]; v->vy[i] = vw[1]; v->vz[i] = vw[2]; }
+		return;
+	}
+	double g[3] = {v->x[i] + 2.0 * (double)nb[0], v->y[i] + 2.0 * (double)nb[1],
+	               v->z[i] + 2.0 * (double)nb[2]};
+	tide_mdbc_cells C;
+	tide_mdbc_cells_of(P, A, g, &C);
+	tide_mdbc_k K = tide_mdbc_consts(P);
+	float S[TIDE_MDBC_NS];
+	for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
+	for (int row = 0; row < 9; row++) {
+		uint32_t o[2], key[2][2];
+		int nkey;
+		tide_mdbc_row(&C, A, start, row, o, key, &nkey);
+		for (uint32_t j = o[0]; j < o[1]; j++) tide_mdbc_add(&K, own, j, g, vel, S);
+		for (int m = 0; m < nkey; m++)
+			for (int h = 0; h < nh; h++) {
+				const tide_mdbc_src *s = &halo[h];
+				uint32_t ja = tide_lower_bound(s->key, s->count, key[m][0]);
+				uint32_t jb = tide_lower_bound(s->key, s->count, key[m][1]);
+				for (uint32_t j = ja; j < jb; j++) tide_mdbc_add(&K, s, j, g, vel, S);
 			}
-	return tide_mdbc_density(P, &S, nb, keep);
+	}
+	tide_mdbc_finish(P, slip, S, nb, vw, v->rho[i], &rho, vb);
+	v->rho[i] = rho;
+	if (vel) { v->vx[i] = vb[0]; v->vy[i] = vb[1]; v->vz[i] = vb[2]; }
 }
 
 #endif

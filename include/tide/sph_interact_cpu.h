@@ -71,7 +71,8 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 {
 	kconst KC = {vsplat(P->h2x4), vsplat(P->tiny), vsplat(P->invh), vsplat(P->af), vsplat(P->h),
 	             vsplat(P->eta2), vsplat(P->hvisc), vsplat(1.f), vsplat(2.f),
-	             vsplat(P->dhc0x2), P->rho0, P->rhoh_k, P->inv_gamma, vsplat(P->lam)};
+	             vsplat(P->dhc0x2), P->rho0,
+	             {P->rhoh_g[0], P->rhoh_g[1], P->rhoh_g[2]}, P->inv_gamma, vsplat(P->lam)};
 	const kconst *K = &KC;
 	for (uint32_t i = cs; i < ce; i++) {
 		int fluid_i = i < cf;

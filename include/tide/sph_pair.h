@@ -62,11 +62,15 @@ TIDE_HD float tide_powf(float x, float y)
 #define TIDE_DIFFUSION_FORM(QUAL, T, S, DIV) TIDE_DIFFUSION_FORM_(QUAL, T, S, DIV)
 TIDE_DIFFUSION_FORM(TIDE_HD, float, f, tide_fdiv)
 
-/* Fourtakas' hydrostatic density difference rho0 ((1 + rhoh_k z_ji)^(1/gamma) - 1) for
- * dz = z_i - z_j (both forms: the SIMD form takes it lane by lane, on its rare path). */
-TIDE_HD float tide_rho_hydro(float rho0, float rhoh_k, float inv_gamma, float dz)
+/* Fourtakas' hydrostatic density difference rho0 ((1 + rho0 g . r_ij / B)^(1/gamma) - 1) for
+ * r_ij = r_i - r_j = (dx, dy, dz), kg = rho0 g / B: the gravity vector's component along the
+ * separation, so that a body force along any axis (a channel driven along x) has its
+ * hydrostatic part taken off (for g = -|g| z it is DualSPHysics' rho0 |g| z_ji / B).  Both
+ * forms: the SIMD form takes it lane by lane, on its rare path. */
+TIDE_HD float tide_rho_hydro(float rho0, const float kg[3], float inv_gamma, float dx, float dy,
+                             float dz)
 {
-	return rho0 * (tide_powf(1.f + rhoh_k * (-dz), inv_gamma) - 1.f);
+	return rho0 * (tide_powf(1.f + kg[0] * dx + kg[1] * dy + kg[2] * dz, inv_gamma) - 1.f);
 }
 
 /* The particle being updated. */
@@ -121,7 +125,8 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
 	if (diffusion != 0 && tj == TIDE_FLUID) {
 		float drho = pi->rho - rhoj;
 		/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
-		if (diffusion == 2) drho -= tide_rho_hydro(P->rho0, P->rhoh_k, 1.f / P->gamma, dz);
+		if (diffusion == 2)
+			drho -= tide_rho_hydro(P->rho0, P->rhoh_g, 1.f / P->gamma, dx, dy, dz);
 		acc->drho += tide_diffusion_f(P->delta_hc0 * 2.f, drho, r2 + P->eta2, r2, F,
 		                              tide_fdiv(mj, rhoj));
 	}
@@ -235,16 +240,16 @@ typedef struct ivals {
  * Fourtakas' scalars and 2 nu (0 unless laminar). */
 typedef struct kconst {
 	vf h2x4, tiny, invh, af, h, eta2, hvisc, one, two, dhc0x2;
-	float rho0, rhoh_k, inv_gamma;
+	float rho0, rhoh_g[3], inv_gamma;
 	vf lam;
 } kconst;
 
-/* Fourtakas' hydrostatic density difference for dz = z_i - z_j, lane by lane (rare path). */
-static inline vf rho_h(const kconst *K, vf dz, vi m)
+/* Fourtakas' hydrostatic density difference for r_ij = (dx, dy, dz), lane by lane (rare path). */
+static inline vf rho_h(const kconst *K, vf dx, vf dy, vf dz, vi m)
 {
 	vf r = vsplat(0.f);
 	for (int k = 0; k < VW; k++)
-		if (m[k]) r[k] = tide_rho_hydro(K->rho0, K->rhoh_k, K->inv_gamma, dz[k]);
+		if (m[k]) r[k] = tide_rho_hydro(K->rho0, K->rhoh_g, K->inv_gamma, dx[k], dy[k], dz[k]);
 	return r;
 }
 
@@ -308,8 +313,8 @@ vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, v
 		vi ff = in & (flj > vsplat(0.5f));
 		vf di = I->rho - rhoj, dj = rhoj - I->rho;
 		if (diffusion == 2) {
-			di -= rho_h(K, dz, ff);
-			dj -= rho_h(K, -dz, ff);
+			di -= rho_h(K, dx, dy, dz, ff);
+			dj -= rho_h(K, -dx, -dy, -dz, ff);
 		}
 		o.dri += vand(vdiffusion(K->dhc0x2, di, d1, r2, F, mj / rhoj), ff);
 		o.drj += vand(vdiffusion(K->dhc0x2, dj, d1, r2, F, I->mr), ff);

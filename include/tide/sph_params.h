@@ -71,6 +71,10 @@ enum tide_eos { TIDE_EOS_TAIT = 0, TIDE_EOS_ISOTHERMAL = 1 };
 /* Boundary condition of the boundary particles (case key physics.boundary): DBC (their density
  * from the continuity equation) or mDBC (English et al. 2021: from their ghost node, mdbc.h). */
 enum tide_boundary { TIDE_BOUNDARY_DBC = 0, TIDE_BOUNDARY_MDBC = 1 };
+/* The velocity mDBC gives boundary particles (case key physics.mdbc_slip; mdbc.h): their own
+ * (DualSPHysics' SlipMode 1, "DBC vel=0", its default), the no-slip mirror of the fluid's at the
+ * ghost node (SlipMode 2) or its free-slip mirror (SlipMode 3). */
+enum tide_mdbc_slip { TIDE_SLIP_VEL0 = 0, TIDE_SLIP_NOSLIP = 1, TIDE_SLIP_FREESLIP = 2 };
 /* Viscosity of the momentum equation (case key physics.viscosity; sph_pair.h): Monaghan's
  * artificial viscosity (alpha = physics.visco), or the laminar viscous term of Lo & Shao 2002
  * (Morris 1997's form, DualSPHysics' ViscoLaminar) with the kinematic viscosity physics.nu. */
@@ -83,6 +87,7 @@ typedef struct tide_sph_params {
 	int dim, kernel, diffusion;
 	int eos;                  /* enum tide_eos */
 	int boundary;             /* enum tide_boundary */
+	int mdbc_slip;            /* enum tide_mdbc_slip */
 	float h, h2x4;            /* h, (2h)^2 */
 	float aw, af;             /* kernel alpha and alpha/h^2 (see sph_kernel.h) */
 	float mass[2];            /* per enum tide_ptype */
@@ -91,7 +96,7 @@ typedef struct tide_sph_params {
 	int viscosity;            /* enum tide_viscosity */
 	float nu;                 /* kinematic viscosity [m^2/s] (laminar) */
 	float delta_hc0;          /* delta * h * c0 for density diffusion */
-	float rhoh_k;             /* Fourtakas: rho0 * |g| / B */
+	float rhoh_g[3];          /* Fourtakas: rho0 g / B (the gravity vector's) */
 	float g[3];
 	float cfl;
 } tide_sph_params;
