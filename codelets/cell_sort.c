@@ -51,7 +51,7 @@ static void build_starts(const uint32_t *key, uint32_t n, uint32_t *start, uint3
 
 static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
 {
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+	for (int f = 0; f < tide_block_nfields(); f++) {
 		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue; /* see cell_sort_cpu */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);

@@ -28,7 +28,7 @@ static void copy_span(struct tide_block_iface *dst, const tide_block_view *src, 
                       uint32_t n, uint32_t at)
 {
 	check_cap(at + n, dst->cap);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS; f++) {
 		if (!(dst->fields >> f & 1u)) continue; /* never read in a halo */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);

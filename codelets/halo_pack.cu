@@ -23,7 +23,7 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view &src, u
 {
 	check_cap(n, dst->cap);
 	tide_block_view d = tide_block_view_of(dst);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS && n; f++) {
 		if (!(dst->fields >> f & 1u)) continue; /* never read in a halo */
 		size_t elem;
 		char *sp = tide_field_ptr(src, f, &elem);
@@ -89,7 +89,7 @@ static void copy_span(struct tide_block_iface *dst, const tide_block_view &src, 
 {
 	check_cap(at + n, dst->cap);
 	tide_block_view d = tide_block_view_of(dst);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS && n; f++) {
 		if (!(dst->fields >> f & 1u)) continue;
 		size_t elem;
 		char *sp = tide_field_ptr(src, f, &elem);

@@ -16,7 +16,7 @@ static void append(struct tide_block_iface *dst, const struct tide_block_iface *
 	STARPU_ASSERT_MSG(dst->count + src->count <= dst->cap,
 	                  "block overflow: %u + %u particles for a capacity of %u", dst->count,
 	                  src->count, dst->cap);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS && src->count; f++) {
+	for (int f = 0; f < tide_block_nfields() && src->count; f++) {
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		memcpy((char *)dst->ptr + off * dst->cap + elem * dst->count,

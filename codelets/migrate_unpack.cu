@@ -18,7 +18,7 @@ static void append(struct tide_block_iface *dst, const struct tide_block_iface *
 	                  "block overflow: %u + %u particles for a capacity of %u", dst->count,
 	                  src->count, dst->cap);
 	tide_block_view d = tide_block_view_of(dst), sv = tide_block_view_of((void *)src);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS && src->count; f++) {
+	for (int f = 0; f < tide_block_nfields() && src->count; f++) {
 		size_t elem;
 		char *dp = tide_field_ptr(d, f, &elem);
 		char *sp = tide_field_ptr(sv, f, &elem);

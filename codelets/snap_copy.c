@@ -18,7 +18,7 @@ static void snap_copy_cpu(void *buffers[], void *cl_arg)
 	struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[1]);
 	STARPU_ASSERT_MSG(src.count <= dst->cap, "snapshot staging of %u particles for %u", dst->cap,
 	                  src.count);
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS; f++) {
 		if (!(dst->fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);

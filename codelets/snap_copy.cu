@@ -17,7 +17,7 @@ extern "C" void tide_snap_copy_cuda(void *buffers[], void *cl_arg)
 	STARPU_ASSERT_MSG(src.count <= dst->cap, "snapshot staging of %u particles for %u", dst->cap,
 	                  src.count);
 	cudaStream_t s = starpu_cuda_get_local_stream();
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS && src.count; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS && src.count; f++) {
 		if (!(dst->fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);

@@ -13,6 +13,9 @@
 // particle are evaluated the same way, what goes to the halo particle is dropped.  The inner
 // loop runs over a contiguous range of the neighbour cell four particles at a time (GCC vector
 // extensions).  The summation order depends only on the block and its halos.
+// With physics.viscosity = laminar+sps the pass also adds the SPS stress force (tau of the last
+// sps_tau, the block's and the halos') and writes every fluid particle's velocity gradient for
+// sps_tau (vsps of sph_pair.h; the fields are include/tide/sps.h's).
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
+#include "tide/sps.h"
 #include "tide/codelet_decl.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -38,6 +42,11 @@ typedef struct fws {
 	uint32_t *cstart;    /* [ncell + 1] first particle of every cell */
 	uint32_t *cfend;     /* [ncell] end of every cell's fluid particles */
 	uint32_t *cur_f, *cur_b;
+	/* laminar+sps (a third allocation, made only for it): tau / rho^2 and the velocity
+	 * gradient accumulators, sph_pair.h's component order */
+	size_t scap;
+	void *smem;
+	float *tau[6], *g[6], *mr;   /* mr: m / rho */
 } fws;
 
 #define FWS_PFIELDS 16   /* float arrays */
@@ -52,11 +61,12 @@ static void fws_free(void *p)
 	if (!w) return;
 	free(w->pmem);
 	free(w->cmem);
+	free(w->smem);
 	free(w);
 }
 static void fws_key_make(void) { pthread_key_create(&fws_key, fws_free); }
 
-static fws *fws_get(size_t np, size_t ncell)
+static fws *fws_get(size_t np, size_t ncell, int sps)
 {
 	pthread_once(&fws_once, fws_key_make);
 	fws *w = pthread_getspecific(fws_key);
@@ -93,6 +103,18 @@ static fws *fws_get(size_t np, size_t ncell)
 		w->cur_f = w->cfend + cap;
 		w->cur_b = w->cur_f + cap;
 	}
+	if (sps && w->scap < w->pcap) {
+		void *mem = calloc(w->pcap, 13 * sizeof(float));
+		if (!mem) return NULL;
+		free(w->smem);
+		w->smem = mem;
+		w->scap = w->pcap;
+		for (int k = 0; k < 6; k++) {
+			w->tau[k] = (float *)mem + (size_t)k * w->pcap;
+			w->g[k] = (float *)mem + (size_t)(6 + k) * w->pcap;
+		}
+		w->mr = (float *)mem + (size_t)12 * w->pcap;
+	}
 	return w;
 }
 
@@ -110,6 +132,7 @@ typedef struct tide_kparams {
 	float h2x4, tiny, invh, af, h, eta2, hvisc, lam;
 	float dhc0x2, rho0, rhoh_g[3], inv_gamma;
 	int kernel, diffusion;
+	int sps;   /* laminar+sps */
 } tide_kparams;
 
 /* Four floats per vector (SSE on x86-64) ... */
@@ -222,6 +245,14 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 			W->fl[u] = fluid ? 1.f : 0.f;
 			W->ax[u] = W->ay[u] = W->az[u] = W->dr[u] = W->mu[u] = 0.f;
 			W->src[u] = src[s].own ? i : UINT32_MAX;
+			if (P->viscosity == TIDE_VISC_LAMINAR_SPS) {
+				const float *tau[6] = TIDE_SPS_TAU_PTRS(*v);
+				for (int q = 0; q < 6; q++) {
+					W->tau[q][u] = fluid ? tau[q][i] : 0.f;
+					W->g[q][u] = 0.f;
+				}
+				W->mr[u] = W->m[u] / rho;
+			}
 		}
 	}
 	/* vector loads past the last particle read finite values */
@@ -230,6 +261,8 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 		W->vx[u] = W->vy[u] = W->vz[u] = 0.f;
 		W->rho[u] = W->pr[u] = W->cs[u] = W->m[u] = 1.f;
 		W->fl[u] = 0.f;
+		for (int q = 0; P->viscosity == TIDE_VISC_LAMINAR_SPS && q < 6; q++) W->tau[q][u] = 0.f;
+		if (P->viscosity == TIDE_VISC_LAMINAR_SPS) W->mr[u] = 1.f;
 	}
 }
 
@@ -311,7 +344,8 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 		float f = tide_fill_of(halo[h].count, halo[h].cap, 0, 0, 0, 0);
 		if (f > hfill) hfill = f;
 	}
-	fws *W = fws_get(np, ncell);
+	int sps = P.viscosity == TIDE_VISC_LAMINAR_SPS;
+	fws *W = fws_get(np, ncell, sps);
 	STARPU_ASSERT_MSG(W, "sph_forces: out of memory for the workspace");
 	fill_workspace(&P, W, src, nsrc, &E, ncell);
 
@@ -332,6 +366,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	K.rho0 = P.rho0;
 	for (int d = 0; d < 3; d++) K.rhoh_g[d] = P.rhoh_g[d];
 	K.inv_gamma = 1.f / P.gamma;
+	K.sps = sps;
 	block_pairs(&P, &K, W, &A, &E);
 
 	tide_step_reduce r;
@@ -351,6 +386,10 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 		v.ay[i] = a.ay;
 		v.az[i] = a.az;
 		v.drho[i] = a.drho;
+		if (sps) { /* the gradient for sps_tau (boundary particles: none) */
+			float *g[6] = TIDE_SPS_GRAD_PTRS(v);
+			for (int q = 0; q < 6; q++) g[q][i] = fluid ? W->g[q][u] : 0.f;
+		}
 		if (!isfinite(a.ax + a.ay + a.az + a.drho) || !isfinite(v.rho[i])) r.nbad++;
 		float dt = tide_particle_dt(&P, &a, v.rho[i], fluid);
 		if (dt < r.dt) r.dt = dt;

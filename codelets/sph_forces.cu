@@ -225,6 +225,41 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 	}
 }
 
+/* The step record of a CUDA thread block (CFL time step, health, speed and density range),
+ * gathered in shared memory and folded into the launch's record once per block: one home for
+ * both force kernels (forces_cell_kernel, forces_sps_kernel). */
+struct block_rec { float dt, vmax, rmin, rmax; unsigned bad; };
+__device__ __forceinline__ static void rec_init(block_rec &r)
+{
+	r.dt = 3.0e38f; r.vmax = 0.f; r.rmin = 3.0e38f; r.rmax = 0.f; r.bad = 0;
+}
+/* Particle i's accelerations and density rate: its time-step bound, or a bad count. */
+__device__ __forceinline__ static void rec_particle(block_rec &r, const tide_sph_params &P,
+                                                    const tide_acc &acc, float rho, int fluid,
+                                                    float vx, float vy, float vz)
+{
+	if (!isfinite(acc.ax + acc.ay + acc.az + acc.drho) || !isfinite(rho))
+		atomicAdd(&r.bad, 1u);
+	else
+		atomic_min_pos(&r.dt, tide_particle_dt(&P, &acc, rho, fluid));
+	if (fluid) {
+		float sp = sqrtf(vx * vx + vy * vy + vz * vz);
+		if (isfinite(sp)) atomic_max_pos(&r.vmax, sp);
+		if (isfinite(rho) && rho > 0.f) {
+			atomic_min_pos(&r.rmin, rho);
+			atomic_max_pos(&r.rmax, rho);
+		}
+	}
+}
+__device__ __forceinline__ static void rec_flush(const block_rec &r, tide_step_reduce *red)
+{
+	atomic_min_pos(&red->dt, r.dt);
+	atomic_max_pos(&red->vmax, r.vmax);
+	atomic_min_pos(&red->rho_min, r.rmin);
+	atomic_max_pos(&red->rho_max, r.rmax);
+	if (r.bad) atomicAdd(&red->nbad, r.bad);
+}
+
 template <int KERNEL, int DIFFUSION>
 __global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
@@ -232,16 +267,13 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 {
 	__shared__ tile T;
 	__shared__ wshare Ws[WARPS];
-	__shared__ float s_dt, s_vmax, s_rmin, s_rmax;
-	__shared__ unsigned s_bad;
+	__shared__ block_rec R;
 	wshare &W = Ws[threadIdx.x >> 5];
 	const int lane = threadIdx.x & 31;
 	uint32_t cell = blockIdx.x;
 	uint32_t ca = start[cell], cb = start[cell + 1];
 	if (ca == cb) return; /* the whole block leaves together */
-	if (threadIdx.x == 0) {
-		s_dt = 3.0e38f; s_vmax = 0.f; s_rmin = 3.0e38f; s_rmax = 0.f; s_bad = 0;
-	}
+	if (threadIdx.x == 0) rec_init(R);
 	const tide_grid &g = P.grid;
 	int n0 = g.n[g.axis[0]], n1 = g.n[g.axis[1]], n2 = g.n[g.axis[2]];
 	int k[3];
@@ -297,29 +329,12 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				acc.ax = acc.ay = acc.az = 0.f;
 			}
 			v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
-			if (!isfinite(acc.ax + acc.ay + acc.az + acc.drho) || !isfinite(rho))
-				atomicAdd(&s_bad, 1u);
-			else
-				atomic_min_pos(&s_dt, tide_particle_dt(&P, &acc, rho, fluid));
-			if (fluid) {
-				float4 vi = W.iv[lane];
-				float sp = sqrtf(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z);
-				if (isfinite(sp)) atomic_max_pos(&s_vmax, sp);
-				if (isfinite(rho) && rho > 0.f) {
-					atomic_min_pos(&s_rmin, rho);
-					atomic_max_pos(&s_rmax, rho);
-				}
-			}
+			float4 vi = W.iv[lane];
+			rec_particle(R, P, acc, rho, fluid, vi.x, vi.y, vi.z);
 		}
 	}
 	__syncthreads();
-	if (threadIdx.x == 0) {
-		atomic_min_pos(&red->dt, s_dt);
-		atomic_max_pos(&red->vmax, s_vmax);
-		atomic_min_pos(&red->rho_min, s_rmin);
-		atomic_max_pos(&red->rho_max, s_rmax);
-		if (s_bad) atomicAdd(&red->nbad, s_bad);
-	}
+	if (threadIdx.x == 0) rec_flush(R, red);
 }
 
 /* Count and fill of the block (the fill of its halos is known on the host). */
@@ -328,6 +343,8 @@ __global__ static void count_kernel(uint32_t count, float fill, tide_step_reduce
 	atomicAdd(&red->count, count);
 	atomic_max_pos(&red->fill, fill);
 }
+
+#include "sph_forces_sps.cuh" /* laminar+sps: its own kernel */
 
 /* Buffers: block, cell starts, step reduction, then the nh halos. */
 extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
@@ -354,6 +371,11 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
 	count_kernel<<<1, 1, 0, s>>>(v.count, fill, red);
+	if (P.viscosity == TIDE_VISC_LAMINAR_SPS) {
+		sph_forces_sps_launch(P, A, v, start, buffers, nh, red, s);
+		TIDE_CUDA_CHECK(cudaGetLastError());
+		return;
+	}
 	/* one kernel per smoothing kernel and density diffusion: their branches fold away */
 	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red); };
 	STARPU_ASSERT(P.diffusion >= 0 && P.diffusion <= 2);

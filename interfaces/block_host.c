@@ -10,7 +10,7 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 
-static size_t block_bytes(uint32_t cap) { return (size_t)cap * TIDE_BLOCK_BPP; }
+static size_t block_bytes(uint32_t cap) { return (size_t)cap * tide_block_bpp(); }
 
 /* Host blocks are pinned (page-locked) so that copies to and from a GPU run at full speed and
  * asynchronously.  A block larger than a quarter of the machine's memory (a billion particles:

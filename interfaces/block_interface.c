@@ -22,7 +22,7 @@ static void block_register_handle(starpu_data_handle_t handle, int home_node, vo
 	tide_iface_register_nodes(handle, home_node, data_interface, sizeof(struct tide_block_iface));
 }
 
-static size_t block_bytes(uint32_t cap) { return (size_t)cap * TIDE_BLOCK_BPP; }
+static size_t block_bytes(uint32_t cap) { return (size_t)cap * tide_block_bpp(); }
 
 /* When an allocation fails, StarPU frees cached copies and tries again later, for ever if no
  * memory is ever freed (a GPU taken by another process, a block too big for it): the run would
@@ -109,13 +109,13 @@ static void block_free(void *data_interface, unsigned node)
 	b->ptr = 0;
 }
 
-_Static_assert(TIDE_BLOCK_NFIELDS <= TIDE_IFACE_MAX_PARTS, "a part per field");
+_Static_assert(TIDE_BLOCK_MAX_FIELDS <= TIDE_IFACE_MAX_PARTS, "a part per field");
 
 /* The used part (count elements) of every field in the mask, in an allocation of cap. */
 static tide_iface_parts fields_parts(uint32_t fields, uint32_t cap, uint32_t count)
 {
 	tide_iface_parts p = {.n = 0};
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS; f++) {
 		if (!(fields >> f & 1u)) continue;
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "run_dir.h"
 #include "tide/sph_kernel.h"
+#include "tide/sph_sim.h"
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
 
@@ -64,7 +65,7 @@ const char *const tide_case_diffusion_names[] = {"none", "molteni", "fourtakas",
 const char *const tide_case_eos_names[] = {"tait", "isothermal", NULL};
 const char *const tide_case_boundary_names[] = {"dbc", "mdbc", NULL};
 const char *const tide_case_mdbc_slip_names[] = {"vel0", "noslip", "freeslip", NULL};
-/* enum tide_viscosity; "laminar+sps" is refused in tide_case_check_physics (not implemented) */
+/* enum tide_viscosity */
 const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
@@ -115,6 +116,8 @@ static const struct key keys[] = {
 	NUM("physics.visco", visco, R_GE | R_LE, 0, 1),
 	ENUM("physics.viscosity", viscosity, tide_case_viscosity_names),
 	NUM("physics.nu", nu, R_GE | R_LE, 0, 1e3),
+	NUM("physics.sps_cs", sps_cs, R_GE | R_LE, 0, 1),
+	NUM("physics.sps_ci", sps_ci, R_GE | R_LE, 0, 1),
 	ENUM("physics.diffusion", diffusion, tide_case_diffusion_names),
 	NUM("physics.delta", delta, R_GE | R_LE, 0, 1),
 	POINT("physics.gravity", gravity, 0),
@@ -809,6 +812,8 @@ static void set_defaults(tide_case *c, const char *path)
 	c->visco = 0.1;
 	c->viscosity = TIDE_VISC_ARTIFICIAL;
 	c->nu = 1e-6; /* water at 20 C */
+	c->sps_cs = 0.12;   /* DualSPHysics' SPS constants (Dalrymple & Rogers 2006) */
+	c->sps_ci = 0.0066;
 	c->diffusion = TIDE_DIFF_NONE;
 	c->delta = 0.1;
 	c->gravity[2] = -9.81;
@@ -923,6 +928,7 @@ int tide_case_load(const char *path, double dp_override, tide_case *c)
 	}
 	yaml_parser_delete(&p);
 	fclose(f);
+	if (!rc) tide_sim_set_aux(c); /* the blocks' aux fields follow the case's scheme (block.h) */
 	return rc;
 }
 

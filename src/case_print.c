@@ -99,6 +99,8 @@ static void put_physics(FILE *f, const tide_case *c)
 	fprintf(f, "  visco: %s\n", num(c->visco, b));
 	fprintf(f, "  viscosity: %s\n", tide_case_viscosity_names[c->viscosity]);
 	fprintf(f, "  nu: %s\n", num(c->nu, b));
+	fprintf(f, "  sps_cs: %s\n", num(c->sps_cs, b));
+	fprintf(f, "  sps_ci: %s\n", num(c->sps_ci, b));
 	fprintf(f, "  diffusion: %s\n", tide_case_diffusion_names[c->diffusion]);
 	fprintf(f, "  delta: %s\n", num(c->delta, b));
 	fputs("  gravity: ", f);

@@ -194,10 +194,6 @@ int tide_case_check_physics(struct ctx *x)
 {
 	const tide_case *c = x->c;
 	if (check_periodic(x)) return -1;
-	if (c->viscosity == 2)
-		return tide_case_fail(x, x->line[tide_case_find_key("physics.viscosity")], "key "
-		                      "'physics.viscosity' = 'laminar+sps': the SPS turbulence closure "
-		                      "is not implemented yet; allowed: artificial, laminar.");
 	if (c->self_gravity.on && c->dim != 3)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");

@@ -240,6 +240,10 @@ static int write_particles(const char *path, const tide_block_view *all, uint64_
 		ok = fwrite(all->name, sizeof(T), n, f) == n;                            \
 	}
 	TIDE_BLOCK_FIELDS(TIDE_X_WR)
+	unsigned k = 0; /* then the run's active aux fields, in order (block.h) */
+#define TIDE_X_WRA(name, T) if (k++ < all->naux) TIDE_X_WR(name, T)
+	TIDE_BLOCK_AUX_FIELDS(TIDE_X_WRA)
+#undef TIDE_X_WRA
 #undef TIDE_X_WR
 	int e = errno;
 	if (!ok || fflush(f) || fsync(fileno(f))) {
@@ -500,9 +504,9 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 		read_fail(p, strerror(errno ? errno : EIO));
 		goto out;
 	}
-	if (size != n * TIDE_BLOCK_BPP) {
+	if (size != n * tide_block_bpp()) {
 		snprintf(what, sizeof what, "%zu bytes where %zu particles take %zu (truncated?)", size, n,
-		         n * (size_t)TIDE_BLOCK_BPP);
+		         n * tide_block_bpp());
 		read_fail(p, what);
 		goto out;
 	}
@@ -510,7 +514,7 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 		read_fail(p, "its checksum does not match the one in header.bin (the file is damaged)");
 		goto out;
 	}
-	*mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
+	*mem = malloc((n ? n : 1) * tide_block_bpp());
 	if (!*mem) {
 		read_fail(p, "out of host memory");
 		goto out;
@@ -520,6 +524,10 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	int ok = f != NULL;
 #define TIDE_X_RD(name, T) if (ok) ok = fread(all->name, sizeof(T), n, f) == n;
 	TIDE_BLOCK_FIELDS(TIDE_X_RD)
+	unsigned k = 0;
+#define TIDE_X_RDA(name, T) if (k++ < all->naux) TIDE_X_RD(name, T)
+	TIDE_BLOCK_AUX_FIELDS(TIDE_X_RDA)
+#undef TIDE_X_RDA
 #undef TIDE_X_RD
 	if (f) fclose(f);
 	if (!ok) {

@@ -10,8 +10,10 @@
  *                            FNV-1a 64-bit checksums of particles.bin and used_parameters.yaml,
  *                            and a checksum of the header itself (last 8 bytes)
  *   DIR/particles.bin        every field of TIDE_BLOCK_FIELDS (block.h), one array after the
- *                            other in that order, each of n_total elements, particles in
- *                            gathered order (block by block, in-block order kept)
+ *                            other in that order, then the run's active aux fields (aux0 ..,
+ *                            none for WCSPH: the case's scheme says how many), each of n_total
+ *                            elements, particles in gathered order (block by block, in-block
+ *                            order kept)
  *   DIR/used_parameters.yaml the case as run (tide_case_write_used), loaded on restart
  *   DIR/checkpoint.txt       the header in words, for people (not read back)
  *

@@ -14,9 +14,16 @@
 
 /* The fields a particle set does not have, for particles 0..n-1 of a fresh block: the Verlet
  * history equal to the present (fluid; a boundary particle's vx1..vz1 hold its normal, block.h,
- * put there by the caller), no forces, no cell key. */
+ * put there by the caller), no forces, no cell key, the active aux fields zero (laminar+sps:
+ * no stress before the first force pass). */
 static void start_history(tide_block_view *v, size_t n)
 {
+	float *aux[TIDE_BLOCK_MAX_AUX] = {
+#define TIDE_X_AUXP(name, T) v->name,
+		TIDE_BLOCK_AUX_FIELDS(TIDE_X_AUXP)
+#undef TIDE_X_AUXP
+	};
+	for (unsigned k = 0; k < v->naux; k++) memset(aux[k], 0, n * sizeof(float));
 	for (size_t i = 0; i < n; i++) {
 		if (v->type[i] == TIDE_FLUID) {
 			v->vx1[i] = v->vx[i];
@@ -32,7 +39,7 @@ static void start_history(tide_block_view *v, size_t n)
 int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_view *v)
 {
 	uint32_t cap = (uint32_t)(s->n ? s->n : 1);
-	*mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	*mem = malloc((size_t)cap * tide_block_bpp());
 	if (!*mem) {
 		fprintf(stderr, "tide: out of host memory for %zu particles%s.\n", s->n, TIDE_OOM_ADVICE);
 		return -1;
@@ -55,7 +62,7 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
 
 double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output)
 {
-	double bpp = TIDE_BLOCK_BPP;
+	double bpp = tide_block_bpp();
 	if (nblocks < 1) nblocks = 1;
 	uint32_t cnt = (uint32_t)(n / nblocks);
 	double cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0)
@@ -85,7 +92,7 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 	if (!*mem) {
 		fprintf(stderr, "tide: out of host memory for %s of %zu particles (%.1f GiB)%s.\n",
 		        nblocks == 1 ? "a block" : "the set", n,
-		        (double)cap * TIDE_BLOCK_BPP / 1073741824.0, TIDE_OOM_ADVICE);
+		        (double)cap * tide_block_bpp() / 1073741824.0, TIDE_OOM_ADVICE);
 		return -1;
 	}
 	*v = tide_block_view_make(*mem, cap, 0);

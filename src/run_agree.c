@@ -47,6 +47,7 @@ int tide_run_load_input(const run_opts *o, tide_case *c, tide_ckpt_state *cs, vo
 	                     : tide_case_load(o->case_path, o->dp, c);
 	tide_case c0 = *c;
 	for (int i = 0; i < o->nsets && !bad; i++) bad = tide_case_set(c, o->sets[i]);
+	if (!bad && !o->restart) tide_sim_set_aux(c); /* --set may have chosen the scheme */
 	tide_gauge_arg G;
 	if (!bad && tide_gauge_arg_of_case(c, &G)) bad = 1;
 	if (!bad && o->restart &&

@@ -73,7 +73,7 @@ static int setup(tide_snap_stage *st, tide_sim *sim, uint32_t fields)
 		if (st->mpi) starpu_mpi_data_register(st->S[b], st->tag0 + b, st->owner[b]);
 	}
 	for (int b = 0; b < n; b++)
-		if (st->host[b]) st->bytes += (double)st->cap[b] * TIDE_BLOCK_BPP;
+		if (st->host[b]) st->bytes += (double)st->cap[b] * tide_block_bpp();
 	return 0;
 }
 

@@ -21,7 +21,7 @@ int tide_sim_check_memory(const tide_sim *sim)
 	uint32_t maxcap = 1;
 	for (int b = 0; b < sim->nblocks; b++)
 		if (sim->blk[b].cap > maxcap) maxcap = sim->blk[b].cap;
-	double halo = (double)sim->halo_cap * TIDE_BLOCK_BPP;
+	double halo = (double)sim->halo_cap * tide_block_bpp();
 	double scratch = (double)tide_sort_scratch_bytes(maxcap);
 	double task_max = 0, lazy_ram = 0;
 	int worst = -1, owned = 0;
@@ -33,7 +33,7 @@ int tide_sim_check_memory(const tide_sim *sim)
 		/* a task reads or writes at most the block, its cell table, the edge (halo) buffers of
 		 * its neighbours or its own migrant buffers, and the sort scratch */
 		int nbuf = k->nnb > k->nface ? k->nnb : k->nface;
-		double task = (double)k->cap * TIDE_BLOCK_BPP + cells + nbuf * halo + scratch;
+		double task = (double)k->cap * tide_block_bpp() + cells + nbuf * halo + scratch;
 		if (task > task_max) { task_max = task; worst = b; }
 		/* the block itself is in main memory already; its edge and migrant buffers are not,
 		 * nor those its neighbours on other ranks send it */

@@ -15,6 +15,7 @@
 #include "sph_gravity.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
+#include "tide/sps.h"
 
 void tide_sph_codelets_where(enum tide_where where)
 {
@@ -23,8 +24,17 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_integrate_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
-	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl};
+	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,
+	                                &tide_sps_tau_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
+}
+
+void tide_sim_set_aux(const tide_case *c)
+{
+	if (c->viscosity == TIDE_VISC_LAMINAR_SPS) /* tau and the gradient; halos carry tau (sps.h) */
+		tide_block_set_aux(TIDE_SPS_NAUX, TIDE_SPS_HALO_FIELDS);
+	else
+		tide_block_set_aux(0, 0); /* WCSPH: no aux fields, 84 bytes per particle */
 }
 
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
@@ -54,6 +64,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->visco = (float)c->visco;
 	P->viscosity = c->viscosity;
 	P->nu = (float)c->nu;
+	/* SPS (sph_pair.h): nu_t = (C_s dp)^2 |S|, isotropic part 2/3 C_I dp^2 |S|^2 */
+	P->sps_smag = (float)(c->sps_cs * c->dp * c->sps_cs * c->dp);
+	P->sps_blin = (float)(2.0 / 3.0 * c->sps_ci * c->dp * c->dp);
 	P->eta2 = (float)(0.01 * h * h);
 	P->delta_hc0 = (float)(c->delta * h * c->c0);
 	for (int d = 0; d < 3; d++) P->rhoh_g[d] = (float)(c->rho0 * c->gravity[d] / tait_b);
@@ -428,7 +441,7 @@ int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view 
 	int ret = 0;
 	if (!*mem || n > all->cap) {
 		free(*mem);
-		*mem = malloc((n ? n : 1) * TIDE_BLOCK_BPP);
+		*mem = malloc((n ? n : 1) * tide_block_bpp());
 		if (!*mem) {
 			fprintf(stderr, "tide: out of host memory gathering %zu particles%s.\n", n,
 			        TIDE_OOM_ADVICE);

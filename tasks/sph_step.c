@@ -12,6 +12,9 @@
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
 //                                         each neighbour the face that faces b; under MPI into
 //                                         part[owner of b]
+//   sps_tau(B[b])                         with physics.viscosity = laminar+sps: tau of every
+//                                         particle from the gradient sph_forces just wrote, for
+//                                         the next sph_forces (tau lags one force pass)
 //   with physics.self_gravity (tasks/sph_gravity.c):
 //     sgrav_gather(B[all]) -> bodies      every particle, its gather index kept for the way back
 //     bh_build, bh_moments, bh_walk       the Barnes-Hut tree and field (tasks/gravity.c)
@@ -138,6 +141,16 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
+}
+
+/* physics.viscosity = laminar+sps: every block's SPS stress from the velocity gradient of the
+ * force pass just submitted (include/tide/sps.h), read by the next pass and its halos. */
+static void submit_sps_tau(tide_sim *sim)
+{
+	if (sim->P.viscosity != TIDE_VISC_LAMINAR_SPS) return;
+	for (int b = 0; b < sim->nblocks; b++)
+		SUBMIT(sim, &tide_sps_tau_cl, STARPU_RW, sim->blk[b].B, STARPU_VALUE, &sim->P,
+		       sizeof sim->P, STARPU_NAME, "sps_tau", PROFILE_B(TIDE_K_SPS, b), 0);
 }
 
 /* After the last contribution to the first stage's reduction (sph_forces, sgrav_apply): under
@@ -275,6 +288,7 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
 	if (submit_mdbc(sim)) submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
 	submit_forces(sim, 0, forces ? forces : &tide_sph_forces_cl);
+	submit_sps_tau(sim);
 	submit_self_gravity(sim, 0);
 	finish_reduction(sim);
 }
@@ -329,6 +343,7 @@ int tide_sim_step(tide_sim *sim)
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
 		submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
 		submit_forces(sim, 1, &tide_sph_forces_cl);
+		submit_sps_tau(sim);
 		submit_self_gravity(sim, 1);
 		/* no dt_combine of red2: nothing reads it (the corrector steps by the predictor's
 		 * time step, and the host checks the first pass), so no rank waits for the others */

@@ -9,7 +9,7 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 	            vsplat(P.eta2), vsplat(art ? -P.visco * 0.5f : 0.f), vsplat(1.f), vsplat(2.f),
 	            vsplat(P.delta_hc0 * 2.f), P.rho0,
 	            {P.rhoh_g[0], P.rhoh_g[1], P.rhoh_g[2]}, 1.f / P.gamma,
-	            vsplat(art ? 0.f : 2.f * P.nu)};
+	            vsplat(art ? 0.f : 2.f * P.nu), viscosity == TIDE_VISC_LAMINAR_SPS};
 	for (int done = 0; done < npairs; done += VW) {
 		particle pi_ = random_particle(&P, urand() < 0.75 ? TIDE_FLUID : TIDE_BOUND, NULL);
 		int fluid_i = pi_.type == TIDE_FLUID;
@@ -18,6 +18,13 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 		I.vx = vsplat(pi_.vx); I.vy = vsplat(pi_.vy); I.vz = vsplat(pi_.vz);
 		I.rho = vsplat(pi_.rho); I.pr = vsplat(pi_.pr); I.cs = vsplat(pi_.cs);
 		I.m = vsplat(pi_.m); I.fl = vsplat(fluid_i ? 1.f : 0.f); I.mr = vsplat(pi_.m / pi_.rho);
+		/* laminar+sps: random tau / rho^2 of fluid particles (walls carry none) */
+		float taui[6], tauj[VW][6];
+		vf tjv[6];
+		for (int q = 0; q < 6; q++) {
+			taui[q] = K.sps && fluid_i ? (float)(1e-3 * (urand() - 0.5)) : 0.f;
+			I.tau[q] = vsplat(taui[q]);
+		}
 		particle pj[VW];
 		vf dx, dy, dz, r2, vxj, vyj, vzj, rhoj, mj, prj, csj, flj;
 		vi in;
@@ -31,9 +38,14 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 			vxj[k] = pj[k].vx; vyj[k] = pj[k].vy; vzj[k] = pj[k].vz; rhoj[k] = pj[k].rho;
 			mj[k] = pj[k].m; prj[k] = pj[k].pr; csj[k] = pj[k].cs;
 			flj[k] = tj == TIDE_FLUID ? 1.f : 0.f;
+			for (int q = 0; q < 6; q++) {
+				tauj[k][q] = K.sps && tj == TIDE_FLUID ? (float)(1e-3 * (urand() - 0.5)) : 0.f;
+				tjv[q][k] = tauj[k][q];
+			}
 		}
 		vpair_out o = vpair(&K, &I, fluid_i, kernel, fluid_i ? diffusion : 0, dx, dy, dz, r2, in,
 		                    vxj, vyj, vzj, rhoj, mj, prj, csj, flj);
+		vsps_out so = vsps(I.tau, tjv, o.F, dx, dy, dz, I.vx - vxj, I.vy - vyj, I.vz - vzj);
 		for (int k = 0; k < VW; k++) {
 			if (!in[k]) {
 				/* outside the support or i itself: nothing at all */
@@ -63,6 +75,31 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 			compare(E, still ? 3 : 1, aj.drho, o.drj[k]);
 			compare(E, 2, ai.mu_max, o.amu[k]);
 			compare(E, 2, aj.mu_max, o.amu[k]);
+			if (!K.sps) continue;
+			/* the SPS terms (kinds 4: stress force, 5: gradient): tide_pair_sps_k for i
+			 * and for j (roles exchanged: r_ji = -r_ij, v_ji = -v_ij) against vsps with
+			 * its documented shares: i +m_j t, j -m_i t; gradients -m/rho g */
+			float dvx = pi_.vx - pj[k].vx, dvy = pi_.vy - pj[k].vy, dvz = pi_.vz - pj[k].vz;
+			tide_acc si = {0.f, 0.f, 0.f, 0.f, 0.f}, sj = si;
+			float gi[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f}, gj[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+			tide_pair_sps_k(&P, kernel, taui, dx[k], dy[k], dz[k], r2[k], dvx, dvy, dvz,
+			                pj[k].rho, pj[k].type, tauj[k], &si, gi);
+			tide_pair_sps_k(&P, kernel, tauj[k], -dx[k], -dy[k], -dz[k], r2[k], -dvx, -dvy,
+			                -dvz, pi_.rho, pi_.type, taui, &sj, gj);
+			if (fluid_i) {
+				compare(E, 4, si.ax, pj[k].m * so.tx[k]);
+				compare(E, 4, si.ay, pj[k].m * so.ty[k]);
+				compare(E, 4, si.az, pj[k].m * so.tz[k]);
+				for (int q = 0; q < 6; q++)
+					compare(E, 5, gi[q], -pj[k].m / pj[k].rho * so.g[q][k]);
+			}
+			if (pj[k].type == TIDE_FLUID) {
+				compare(E, 4, sj.ax, -pi_.m * so.tx[k]);
+				compare(E, 4, sj.ay, -pi_.m * so.ty[k]);
+				compare(E, 4, sj.az, -pi_.m * so.tz[k]);
+				for (int q = 0; q < 6; q++)
+					compare(E, 5, gj[q], -pi_.m / pi_.rho * so.g[q][k]);
+			}
 		}
 	}
 }

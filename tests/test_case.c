@@ -322,8 +322,9 @@ static void test_bad_files(void)
 	/* issue 21: viscosity and periodic boundaries */
 	bad("visc.yaml", OK2D "time: {end: 1}\nphysics:\n  viscosity: turbulent\n", 8,
 	    "allowed: artificial, laminar");
-	bad("sps.yaml", OK2D "time: {end: 1}\nphysics:\n  viscosity: laminar+sps\n", 8,
-	    "SPS turbulence closure is not implemented yet");
+	bad("sps_cs.yaml", OK2D "time: {end: 1}\nphysics:\n  viscosity: laminar+sps\n  sps_cs: 2\n", 9,
+	    "0 <= sps_cs <= 1");
+	bad("sps_ci.yaml", OK2D "time: {end: 1}\nphysics:\n  sps_ci: -0.1\n", 8, "0 <= sps_ci <= 1");
 	bad("nu.yaml", OK2D "time: {end: 1}\nphysics:\n  nu: -1\n", 8, "0 <= nu <= 1000");
 	bad("per_z.yaml", OK2D "time: {end: 1}\nperiodic: [z]\n", 7, "allowed: x, y");
 	bad("per_y2d.yaml", OK2D "time: {end: 1}\nperiodic: [y]\n", 7, "names y in a 2-D case");

@@ -24,21 +24,6 @@
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
-static double urand(void) { return rand() / (RAND_MAX + 1.0); }
-
-/* A point inside block b's box (away from its faces by a tenth of a cell). */
-static void point_in(const tide_sim *sim, int b, double p[3])
-{
-	const tide_grid *g = &sim->P.grid;
-	int lo[3], hi[3];
-	tide_box_bounds(&sim->blk[b].range, lo, hi);
-	for (int k = 0; k < 3; k++) {
-		int a = g->axis[k];
-		double w = (hi[k] - lo[k]) * (double)g->cell;
-		p[a] = g->origin[a] + lo[k] * (double)g->cell + w * (0.1 + 0.8 * urand());
-	}
-}
-
 /* Gathers the blocks: every id once, and how many particles sit outside their block's box. */
 static int check(tide_sim *sim, uint32_t n0, const char *what, uint32_t *misplaced, uint32_t *counts)
 {
@@ -106,10 +91,10 @@ int main(void)
 		for (uint32_t i = 0; i < v.count; i++) {
 			double p[3];
 			if (b == centre) {
-				point_in(&sim, sim.blk[centre].nb[rand() % 26], p);
+				test_point_in_block(&sim, sim.blk[centre].nb[rand() % 26], p);
 				moved++;
 			} else if (i % 10 == 0) {
-				point_in(&sim, far, p);
+				test_point_in_block(&sim, far, p);
 				jumped++;
 			} else {
 				continue;

@@ -5,7 +5,9 @@
 // kernels (cubic, Wendland), no / Molteni / Fourtakas density diffusion and both viscosities
 // (Monaghan's artificial one; the laminar one of Lo & Shao with nu = 1e-3 m^2/s, about 1 % of
 // the pressure term, so a wrong factor or sign in it is far above the tolerance; the laminar
-// term is also checked against its formula, evaluated independently in double precision).  vpair evaluates a
+// term is also checked against its formula, evaluated independently in double precision; and
+// laminar+sps, whose SPS terms, vsps against tide_pair_sps_k with random tau / rho^2 of 1e-3,
+// are compared as two more kinds: the stress force and the velocity gradient).  vpair evaluates a
 // pair once for both particles, so each pair is checked against tide_pair_k for i and, with the
 // roles exchanged, for j: accelerations (fluid particles), density rates and |mu|.  Pairs are
 // inside the support at random distances (some outside it, and i itself, which must give
@@ -127,7 +129,7 @@ static tide_acc scalar(const tide_sph_params *P, int kernel, int diffusion, cons
 /* The pairs of one configuration: scalar and vector values of four kinds (0 acceleration,
  * 1 density rate, 2 |mu|, 3 density rate of a pair at equal velocities: the diffusion alone),
  * compared once the largest magnitudes are known. */
-#define MAXV 400000
+#define MAXV 1000000
 typedef struct errs {
 	int n, masked;
 	int kind[MAXV];
@@ -164,12 +166,13 @@ static void compare(errs *E, int kind, float s, float v)
 static errs E;
 
 /* Returns the failures of one configuration and width. */
-static int judge(const char *what, int kernel, int diffusion)
+static int judge(const char *what, int kernel, int diffusion, int sps)
 {
 	static const char *kn[] = {"cubic", "wendland"}, *dn[] = {"none", "molteni", "fourtakas"},
-	                  *qn[] = {"acceleration", "density rate", "|mu|", "diffusion"};
-	double big[4] = {0, 0, 0, 0}, worst[4] = {0, 0, 0, 0};
-	int fails = 0, count[4] = {0, 0, 0, 0};
+	                  *qn[] = {"acceleration", "density rate", "|mu|", "diffusion", "SPS force",
+	                           "SPS gradient"};
+	double big[6] = {0, 0, 0, 0, 0, 0}, worst[6] = {0, 0, 0, 0, 0, 0};
+	int fails = 0, count[6] = {0, 0, 0, 0, 0, 0};
 	for (int i = 0; i < E.n; i++)
 		if (fabs(E.s[i]) > big[E.kind[i]]) big[E.kind[i]] = fabs(E.s[i]);
 	for (int i = 0; i < E.n; i++) {
@@ -189,15 +192,17 @@ static int judge(const char *what, int kernel, int diffusion)
 		        dn[diffusion], E.masked);
 		fails++;
 	}
-	for (int k = 0; k < 4; k++)
-		if ((k < 3 || diffusion) && (count[k] == 0 || !(big[k] > 0))) {
+	for (int k = 0; k < 6; k++)
+		if ((k < 3 || (k == 3 && diffusion) || (k > 3 && sps)) && (count[k] == 0 || !(big[k] > 0))) {
 			fprintf(stderr, "FAIL %s %s %s: no %s compared\n", what, kn[kernel], dn[diffusion],
 			        qn[k]);
 			fails++;
 		}
 	printf("%s %-8s %-9s: %d values, worst difference of the largest: accel %.1e, drho %.1e, "
-	       "mu %.1e, diffusion alone %.1e\n", what, kn[kernel], dn[diffusion], E.n, worst[0],
+	       "mu %.1e, diffusion alone %.1e", what, kn[kernel], dn[diffusion], E.n, worst[0],
 	       worst[1], worst[2], worst[3]);
+	if (sps) printf(", SPS force %.1e, SPS gradient %.1e", worst[4], worst[5]);
+	printf("\n");
 	return fails;
 }
 
@@ -244,19 +249,22 @@ static int laminar_reference(void)
 int main(void)
 {
 	int fails = laminar_reference();
-	for (int visc = 0; visc < 2; visc++)
+	for (int visc = 0; visc < 3; visc++)
 	for (int kernel = 0; kernel < 2; kernel++)
 		for (int diffusion = 0; diffusion < 3; diffusion++) {
-			const char *w4 = visc ? "v4 laminar" : "v4", *w8 = visc ? "v8 laminar" : "v8";
+			static const char *n4[] = {"v4", "v4 laminar", "v4 laminar+sps"},
+			                  *n8[] = {"v8", "v8 laminar", "v8 laminar+sps"};
+			const char *w4 = n4[visc], *w8 = n8[visc];
+			int sps = visc == TIDE_VISC_LAMINAR_SPS;
 			E.n = E.masked = 0;
 			check_v4(kernel, diffusion, visc, 20000, &E);
-			fails += judge(w4, kernel, diffusion);
+			fails += judge(w4, kernel, diffusion, sps);
 #ifdef HAVE_V8
 			__builtin_cpu_init();
 			if (__builtin_cpu_supports("avx2")) {
 				E.n = E.masked = 0;
 				check_v8(kernel, diffusion, visc, 20000, &E);
-				fails += judge(w8, kernel, diffusion);
+				fails += judge(w8, kernel, diffusion, sps);
 			}
 #endif
 		}

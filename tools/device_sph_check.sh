@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tools/device_sph_check.sh — the SPH measurements on the GPU node, in one command (build/ and
 # .deps/lib carried along; writes under $OUT):
-#  1. the CUDA halves of the unit tests (meson's cell_sort_cuda, sph_forces_cuda, mdbc_cuda, bh_cuda,
+#  1. the CUDA halves of the unit tests (meson's cell_sort_cuda, sph_forces_cuda, mdbc_cuda, sps_cuda, bh_cuda,
 #     gauge_tasks_cuda: the executables with --cuda; exit code 77, no CUDA worker, counts as a
 #     failure here), cell_sort
 #     on 16 M particles, and sim with the CUDA worker;
@@ -30,6 +30,7 @@ cuda_test() { # NAME COMMAND...: the CUDA half of a unit test; 77 (skipped) is a
 TIDE_CELL_SORT_BIG=16000000 cuda_test cell_sort_cuda ./build/tests/test_cell_sort
 cuda_test sph_forces_cuda ./build/tests/test_sph_forces
 cuda_test mdbc_cuda ./build/tests/test_mdbc
+cuda_test sps_cuda ./build/tests/test_sps
 cuda_test bh_cuda ./build/tests/test_bh
 cuda_test gauge_tasks_cuda ./build/tests/test_gauge_tasks
 ./build/tests/test_sim . | tail -2

@@ -30,29 +30,66 @@ enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1 };
 	X(type, uint32_t)                                /* enum tide_ptype */         \
 	X(key, uint32_t)                                 /* cell key (cell_sort) */
 
+/* Optional per-particle fields, after the base fields: a run activates a prefix aux0 ..
+ * aux(naux-1) of them (naux 0..12, set once at setup from the case: tide_block_set_aux); plain
+ * WCSPH runs have naux = 0, so their 84 bytes per particle do not change.  Because they come
+ * last, the base fields' layout is the same whatever naux is: field f's array starts at
+ * offset_per_cap(f) * cap for every naux.  A scheme gives them meaning by aliases (TIDE_GAS_H,
+ * TIDE_SPS_TAU_XX, ...), as TIDE_BN_X below does for the Verlet fields.  Pointers to inactive
+ * aux fields (k >= naux) point past the allocation and are never dereferenced. */
+#define TIDE_BLOCK_AUX_FIELDS(X)                                                         \
+	X(aux0, float) X(aux1, float) X(aux2, float) X(aux3, float) X(aux4, float)       \
+	X(aux5, float) X(aux6, float) X(aux7, float) X(aux8, float) X(aux9, float)       \
+	X(aux10, float) X(aux11, float)
+#define TIDE_BLOCK_MAX_AUX 12
+
 #define TIDE_X_SIZE(name, T) + sizeof(T)
-/* Bytes per particle of a block. */
+/* Bytes per particle of the base fields (the whole block when naux = 0). */
 #define TIDE_BLOCK_BPP (0 TIDE_BLOCK_FIELDS(TIDE_X_SIZE))
+/* Base fields; with the aux fields, at most TIDE_BLOCK_MAX_FIELDS (field masks fit 32 bits). */
 #define TIDE_BLOCK_NFIELDS (0 TIDE_BLOCK_FIELDS(TIDE_X_ONE))
+#define TIDE_BLOCK_MAX_FIELDS (TIDE_BLOCK_NFIELDS + TIDE_BLOCK_MAX_AUX)
 #define TIDE_X_ONE(name, T) + 1
 
-/* Field numbers, in layout order: TIDE_F_x, TIDE_F_y, ... */
+/* Field numbers, in layout order: TIDE_F_x, TIDE_F_y, ..., TIDE_F_key, TIDE_F_aux0, ... */
 enum tide_block_field_number {
 #define TIDE_X_ENUM(name, T) TIDE_F_##name,
 	TIDE_BLOCK_FIELDS(TIDE_X_ENUM)
+	TIDE_BLOCK_AUX_FIELDS(TIDE_X_ENUM)
 #undef TIDE_X_ENUM
 };
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The run's aux fields (interfaces/block_aux.c), host only.  tide_block_set_aux: naux active
+ * aux fields, halo_aux the mask of those the scheme's neighbour pass reads in a halo (bits of
+ * TIDE_F_aux0 ..); called once, before any block is allocated or registered. */
+void tide_block_set_aux(unsigned naux, uint32_t halo_aux);
+unsigned tide_block_naux(void);
+/* Fields of a particle in this run (TIDE_BLOCK_NFIELDS + naux) and its bytes (84 + 4 naux). */
+int tide_block_nfields(void);
+size_t tide_block_bpp(void);
+uint32_t tide_block_all_fields(void);
+uint32_t tide_block_halo_fields(void);
+#ifdef __cplusplus
+}
+#endif
 
 /* Field masks (bit f: field number f).  A block's handle carries one: the fields whose values
  * its copies between memory nodes and its MPI messages move (block_interface.c). */
 #define TIDE_FIELD_BIT(name) (1u << TIDE_F_##name)
-#define TIDE_ALL_FIELDS ((1u << TIDE_BLOCK_NFIELDS) - 1u)
+#define TIDE_BASE_FIELDS ((1u << TIDE_BLOCK_NFIELDS) - 1u)
+/* Every field of the run: the base fields and the active aux fields (run-dependent). */
+#define TIDE_ALL_FIELDS tide_block_all_fields()
 /* What sph_forces reads of a neighbour's halo (CPU and CUDA): 48 of the 84 bytes per particle.
  * The Verlet fields, the work space and the id are never read there, so halos leave them out. */
-#define TIDE_HALO_FIELDS                                                                        \
+#define TIDE_HALO_BASE_FIELDS                                                                   \
 	(TIDE_FIELD_BIT(x) | TIDE_FIELD_BIT(y) | TIDE_FIELD_BIT(z) | TIDE_FIELD_BIT(vx) |       \
 	 TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) | TIDE_FIELD_BIT(type) | \
 	 TIDE_FIELD_BIT(key))
+/* A halo's mask in this run: the base halo fields and the aux fields the scheme reads there. */
+#define TIDE_HALO_FIELDS tide_block_halo_fields()
 
 /* Boundary normals.  A boundary particle never integrates its velocity, so its Verlet fields
  * vx1, vy1, vz1 hold its normal n_b instead (no extra bytes per particle): the vector from the
@@ -79,30 +116,37 @@ static inline int tide_block_field_is_work(int f)
 /* Pointers into one replica of a block. */
 typedef struct tide_block_view {
 	uint32_t count, cap;
+	uint32_t naux; /* active aux fields (the run's): what tide_copy_particle copies of them */
 #define TIDE_X_PTR(name, T) T *name;
 	TIDE_BLOCK_FIELDS(TIDE_X_PTR)
+	TIDE_BLOCK_AUX_FIELDS(TIDE_X_PTR)
 #undef TIDE_X_PTR
 } tide_block_view;
 
-TIDE_HD tide_block_view tide_block_view_make(void *base, uint32_t cap, uint32_t count)
+/* A view of a block of capacity cap at base.  Host only (kernels get views by value); the
+ * aux pointers are laid out whatever naux is, only the active ones are ever read. */
+static inline tide_block_view tide_block_view_make(void *base, uint32_t cap, uint32_t count)
 {
 	tide_block_view v;
-	char *p = (char *)base;
+	uintptr_t p = (uintptr_t)base;
 	v.count = count;
 	v.cap = cap;
+	v.naux = tide_block_naux();
 #define TIDE_X_SET(name, T) v.name = (T *)p; p += (size_t)cap * sizeof(T);
 	TIDE_BLOCK_FIELDS(TIDE_X_SET)
+	TIDE_BLOCK_AUX_FIELDS(TIDE_X_SET)
 #undef TIDE_X_SET
 	return v;
 }
 
-/* Element size and offset (per unit of capacity) of field number f, for per-field copies.
- * Host only. */
+/* Element size and offset (per unit of capacity) of field number f (base or aux), for
+ * per-field copies.  Host only. */
 static inline void tide_block_field(int f, size_t *elem, size_t *offset_per_cap)
 {
 	static const size_t sizes[] = {
 #define TIDE_X_SZ(name, T) sizeof(T),
 		TIDE_BLOCK_FIELDS(TIDE_X_SZ)
+		TIDE_BLOCK_AUX_FIELDS(TIDE_X_SZ)
 #undef TIDE_X_SZ
 	};
 	size_t off = 0;
@@ -115,7 +159,7 @@ static inline void tide_block_field(int f, size_t *elem, size_t *offset_per_cap)
 static inline size_t tide_fields_bpp(uint32_t mask)
 {
 	size_t bpp = 0, elem, off;
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS; f++) {
 		tide_block_field(f, &elem, &off);
 		if (mask >> f & 1u) bpp += elem;
 	}

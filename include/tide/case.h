@@ -101,6 +101,7 @@ typedef struct tide_case {
 	double visco;                 /* Monaghan alpha (physics.viscosity: artificial) */
 	int viscosity;                /* enum tide_viscosity (sph_params.h) */
 	double nu;                    /* kinematic viscosity [m^2/s] (physics.viscosity: laminar) */
+	double sps_cs, sps_ci;        /* SPS Smagorinsky and isotropic constants (laminar+sps) */
 	int diffusion;                /* enum tide_diffusion */
 	double delta;                 /* density diffusion coefficient (0.1 typical) */
 	double gravity[3];

@@ -26,6 +26,9 @@ extern struct starpu_codelet tide_sph_forces_cl;
  * Args: tide_sph_params, tide_block_arg, int (number of halos).  Under physics.boundary = mdbc:
  * the density of every boundary particle from its ghost node (mdbc.h). */
 extern struct starpu_codelet tide_mdbc_ghost_cl;
+/* Buffers: block (RW).  Args: tide_sph_params.  Under physics.viscosity = laminar+sps: tau of
+ * every particle from the velocity gradient of the last sph_forces (include/tide/sps.h). */
+extern struct starpu_codelet tide_sps_tau_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
@@ -109,6 +112,7 @@ void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
 void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
 void tide_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg);
+void tide_sps_tau_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 void tide_snap_copy_cuda(void *buffers[], void *cl_arg);

@@ -24,7 +24,7 @@ static inline void tide_copy_fields(tide_block_view &dst, const uint32_t *didx, 
                                     const uint32_t *n_dev, cudaStream_t s,
                                     uint32_t fields = TIDE_ALL_FIELDS)
 {
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS && n; f++) {
+	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS && n; f++) {
 		if (tide_block_field_is_work(f) || !(fields >> f & 1u)) continue;
 		size_t elem;
 		char *dp = tide_field_ptr(dst, f, &elem);

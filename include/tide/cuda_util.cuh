@@ -49,7 +49,7 @@ __global__ void tide_gather_kernel(T *dst, const T *src, const uint32_t *perm, u
 static inline void tide_gather_block(tide_block_view &v, const uint32_t *perm, void *tmp,
                                      uint32_t n, cudaStream_t s)
 {
-	for (int f = 0; f < TIDE_BLOCK_NFIELDS; f++) {
+	for (int f = 0; f < tide_block_nfields(); f++) {
 		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue;
 		size_t elem;
 		char *p = tide_field_ptr(v, f, &elem);

@@ -140,13 +140,17 @@ TIDE_HD void tide_integrate_particle(const tide_sph_params *P, int stage, float 
 	}
 }
 
-/* Copy particle i of src to slot j of dst (every field). */
+/* Copy particle i of src to slot j of dst (every field, the active aux fields included). */
 TIDE_HD void tide_copy_particle(tide_block_view *dst, uint32_t j, const tide_block_view *src,
                                 uint32_t i)
 {
 #define TIDE_X_CP(name, T) dst->name[j] = src->name[i];
 	TIDE_BLOCK_FIELDS(TIDE_X_CP)
 #undef TIDE_X_CP
+	uint32_t k = 0;
+#define TIDE_X_CPA(name, T) if (k++ < src->naux) dst->name[j] = src->name[i];
+	TIDE_BLOCK_AUX_FIELDS(TIDE_X_CPA)
+#undef TIDE_X_CPA
 }
 
 #endif

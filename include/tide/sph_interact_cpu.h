@@ -18,6 +18,7 @@
  * frame of their cell.  Every pair term goes to i's sums and to j's accumulators. */
 typedef struct isums {
 	vf ax, ay, az, dr, mu;
+	vf g[6];   /* laminar+sps: the velocity gradient */
 } isums;
 
 /* fluid_i: i is a fluid particle (full momentum); otherwise a boundary particle, whose
@@ -49,6 +50,21 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 		                    vload(W->rho + j), mj, vload(W->pr + j), vload(W->cs + j),
 		                    vload(W->fl + j));
 		vf tx = o.tx, ty = o.ty, tz = o.tz, amu = o.amu, drj = o.drj;
+		if (K->sps) { /* a constant where this is inlined (cell_pairs_k's sps) */
+			vf tj[6];
+			for (int k = 0; k < 6; k++) tj[k] = vload(W->tau[k] + j);
+			vsps_out q = vsps(I->tau, tj, o.F, dx, dy, dz, I->vx - vload(W->vx + j),
+			                  I->vy - vload(W->vy + j), I->vz - vload(W->vz + j));
+			/* i takes +m_j t, j -m_i t: folded into t with a minus sign, as the laminar term */
+			tx -= q.tx;
+			ty -= q.ty;
+			tz -= q.tz;
+			vf wi = -vload(W->mr + j), wj = -I->mr;   /* -m_j/rho_j, -m_i/rho_i */
+			for (int k = 0; k < 6; k++) {
+				if (fluid_i) S->g[k] += wi * q.g[k];
+				vstore(W->g[k] + j, vload(W->g[k] + j) + wj * q.g[k]);
+			}
+		}
 		if (fluid_i) {
 			S->ax -= mj * tx;
 			S->ay -= mj * ty;
@@ -67,12 +83,12 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 
 static inline __attribute__((always_inline)) void
 cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t ce, const nbr *nb,
-             int nn, int kernel, int diffusion)
+             int nn, int kernel, int diffusion, int sps)
 {
 	kconst KC = {vsplat(P->h2x4), vsplat(P->tiny), vsplat(P->invh), vsplat(P->af), vsplat(P->h),
 	             vsplat(P->eta2), vsplat(P->hvisc), vsplat(1.f), vsplat(2.f),
 	             vsplat(P->dhc0x2), P->rho0,
-	             {P->rhoh_g[0], P->rhoh_g[1], P->rhoh_g[2]}, P->inv_gamma, vsplat(P->lam)};
+	             {P->rhoh_g[0], P->rhoh_g[1], P->rhoh_g[2]}, P->inv_gamma, vsplat(P->lam), sps};
 	const kconst *K = &KC;
 	for (uint32_t i = cs; i < ce; i++) {
 		int fluid_i = i < cf;
@@ -81,7 +97,12 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 		I.rho = vsplat(W->rho[i]); I.pr = vsplat(W->pr[i]); I.cs = vsplat(W->cs[i]);
 		I.m = vsplat(W->m[i]); I.fl = vsplat(W->fl[i]);
 		I.mr = vsplat(W->m[i] / W->rho[i]);   /* m_i / rho_i of j's diffusion */
-		isums S = {vsplat(0.f), vsplat(0.f), vsplat(0.f), vsplat(0.f), vsplat(0.f)};
+		isums S;
+		S.ax = S.ay = S.az = S.dr = S.mu = vsplat(0.f);
+		for (int k = 0; k < 6; k++) {
+			I.tau[k] = vsplat(sps ? W->tau[k][i] : 0.f);
+			S.g[k] = vsplat(0.f);
+		}
 		for (int k = 0; k < nn; k++) {
 			const nbr *d = &nb[k];
 			uint32_t a, b;
@@ -106,17 +127,22 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 		W->dr[i] += vsum(S.dr);
 		float mu = vhmax(S.mu);
 		if (mu > W->mu[i]) W->mu[i] = mu;
+		for (int k = 0; sps && k < 6; k++) W->g[k][i] += vsum(S.g[k]);
 	}
 }
 
-#define TIDE_CPU_ONE(k, d)                                                                      \
-	static void TIDE_CPU_N(cell_pairs_##k##_##d)(const tide_kparams *P, fws *W, uint32_t cs,   \
-	                                             uint32_t cf, uint32_t ce, const nbr *nb, int nn) \
+#define TIDE_CPU_ONE(k, d, q)                                                                   \
+	static void TIDE_CPU_N(cell_pairs_##k##_##d##_##q)(const tide_kparams *P, fws *W,         \
+	                                                   uint32_t cs, uint32_t cf, uint32_t ce,  \
+	                                                   const nbr *nb, int nn)                  \
 	{                                                                                           \
-		cell_pairs_k(P, W, cs, cf, ce, nb, nn, k, d);                                       \
+		cell_pairs_k(P, W, cs, cf, ce, nb, nn, k, d, q);                                    \
 	}
-TIDE_CPU_ONE(0, 0) TIDE_CPU_ONE(0, 1) TIDE_CPU_ONE(0, 2)
-TIDE_CPU_ONE(1, 0) TIDE_CPU_ONE(1, 1) TIDE_CPU_ONE(1, 2)
+/* q: laminar+sps (a constant: the other viscosities' loops stay as they were) */
+TIDE_CPU_ONE(0, 0, 0) TIDE_CPU_ONE(0, 1, 0) TIDE_CPU_ONE(0, 2, 0)
+TIDE_CPU_ONE(1, 0, 0) TIDE_CPU_ONE(1, 1, 0) TIDE_CPU_ONE(1, 2, 0)
+TIDE_CPU_ONE(0, 0, 1) TIDE_CPU_ONE(0, 1, 1) TIDE_CPU_ONE(0, 2, 1)
+TIDE_CPU_ONE(1, 0, 1) TIDE_CPU_ONE(1, 1, 1) TIDE_CPU_ONE(1, 2, 1)
 #undef TIDE_CPU_ONE
 
 /* All pairs of one cell with the neighbour cells nb (itself among them unless it is a halo
@@ -124,12 +150,14 @@ TIDE_CPU_ONE(1, 0) TIDE_CPU_ONE(1, 1) TIDE_CPU_ONE(1, 2)
 static void TIDE_CPU_N(cell_pairs)(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf,
                                    uint32_t ce, const nbr *nb, int nn)
 {
-	static void (*const fn[2][3])(const tide_kparams *, fws *, uint32_t, uint32_t, uint32_t,
-	                              const nbr *, int) = {
-		{TIDE_CPU_N(cell_pairs_0_0), TIDE_CPU_N(cell_pairs_0_1), TIDE_CPU_N(cell_pairs_0_2)},
-		{TIDE_CPU_N(cell_pairs_1_0), TIDE_CPU_N(cell_pairs_1_1), TIDE_CPU_N(cell_pairs_1_2)},
+	static void (*const fn[2][2][3])(const tide_kparams *, fws *, uint32_t, uint32_t, uint32_t,
+	                                 const nbr *, int) = {
+		{{TIDE_CPU_N(cell_pairs_0_0_0), TIDE_CPU_N(cell_pairs_0_1_0), TIDE_CPU_N(cell_pairs_0_2_0)},
+		 {TIDE_CPU_N(cell_pairs_1_0_0), TIDE_CPU_N(cell_pairs_1_1_0), TIDE_CPU_N(cell_pairs_1_2_0)}},
+		{{TIDE_CPU_N(cell_pairs_0_0_1), TIDE_CPU_N(cell_pairs_0_1_1), TIDE_CPU_N(cell_pairs_0_2_1)},
+		 {TIDE_CPU_N(cell_pairs_1_0_1), TIDE_CPU_N(cell_pairs_1_1_1), TIDE_CPU_N(cell_pairs_1_2_1)}},
 	};
-	fn[P->kernel != 0][P->diffusion < 0 ? 0 : (P->diffusion > 2 ? 2 : P->diffusion)](
+	fn[P->sps != 0][P->kernel != 0][P->diffusion < 0 ? 0 : (P->diffusion > 2 ? 2 : P->diffusion)](
 	        P, W, cs, cf, ce, nb, nn);
 }
 

@@ -85,6 +85,96 @@ typedef struct tide_acc {
 	float mu_max;   /* max_j |h v_ij.r_ij / (r_ij^2 + eta^2)| for the viscous time step */
 } tide_acc;
 
+/* The kernel derivative of a pair as grad_i W = F r_ij (F < 0 inside the support). */
+TIDE_HD float tide_pair_F(const tide_sph_params *P, int kernel, float r2)
+{
+	float r = r2 > 0.f ? tide_sqrt_pos(r2) : 0.f;
+	return P->af * tide_kernel_f(kernel, tide_fdiv(r, P->h));
+}
+
+/* ---- the SPS turbulence closure (physics.viscosity: laminar+sps) ----
+ * Sub-Particle-Scale stress of Gotoh et al. 2001 / Dalrymple & Rogers 2006, as DualSPHysics 5
+ * (ViscoLaminarSPS).  Per particle, 6 components in the order xx, xy, xz, yy, yz, zz
+ * (TIDE_SPS_XX ...; the block fields are include/tide/sps.h's):
+ *  - the velocity gradient g, accumulated in the force pass from every neighbour j (fluid or
+ *    boundary) of a fluid particle i as  g += -(m_j/rho_j) sym(v_ij (x) grad_i W), packed as
+ *    DualSPHysics does: g_xx = du/dx, g_yy, g_zz the diagonal, g_xy = du/dy + dv/dx = 2 S_xy
+ *    and so on (the off-diagonal components are twice the strain rate's);
+ *  - tau, made of g after the pass (tide_sps_tau), stored as tau_ij / rho^2 with
+ *      tau_ij / rho = 2 nu_t S_ij - 2/3 k delta_ij - 2/3 C_I dp^2 |S|^2 delta_ij,
+ *      nu_t = (C_s dp)^2 |S|, |S| = sqrt(2 S_ij S_ij), k = nu_t S_kk
+ *    (k makes the first two terms the deviatoric strain, as DualSPHysics' sps_k);
+ *  - the pair term of the momentum equation of fluid i, added to the laminar one:
+ *      a_i += m_j (tau_i/rho_i^2 + tau_j/rho_j^2) . grad_i W   (tau_j of fluid j only).
+ * The force pass reads the tau made after the previous pass: tau lags one force evaluation,
+ * as in DualSPHysics. */
+enum { TIDE_SPS_XX, TIDE_SPS_XY, TIDE_SPS_XZ, TIDE_SPS_YY, TIDE_SPS_YZ, TIDE_SPS_ZZ };
+
+/* One pair's share of the gradient before its weight: g = sym(dv (x) f), f = grad_i W, packed
+ * as above (i's gradient takes it times -m_j/rho_j, j's times -m_i/rho_i: v_ji (x) grad_j W is
+ * the same product).  And the SPS force direction t = ts . f for the summed stress ts. */
+#define TIDE_SPS_FORMS_(QUAL, T, S)                                                             \
+	QUAL void tide_sps_dvf_##S(T dvx, T dvy, T dvz, T fx, T fy, T fz, T g[6])               \
+	{                                                                                       \
+		g[TIDE_SPS_XX] = dvx * fx;                                                      \
+		g[TIDE_SPS_XY] = dvx * fy + dvy * fx;                                           \
+		g[TIDE_SPS_XZ] = dvx * fz + dvz * fx;                                           \
+		g[TIDE_SPS_YY] = dvy * fy;                                                      \
+		g[TIDE_SPS_YZ] = dvy * fz + dvz * fy;                                           \
+		g[TIDE_SPS_ZZ] = dvz * fz;                                                      \
+	}                                                                                       \
+	QUAL void tide_sps_dot_##S(const T ts[6], T fx, T fy, T fz, T *tx, T *ty, T *tz)        \
+	{                                                                                       \
+		*tx = ts[TIDE_SPS_XX] * fx + ts[TIDE_SPS_XY] * fy + ts[TIDE_SPS_XZ] * fz;       \
+		*ty = ts[TIDE_SPS_XY] * fx + ts[TIDE_SPS_YY] * fy + ts[TIDE_SPS_YZ] * fz;       \
+		*tz = ts[TIDE_SPS_XZ] * fx + ts[TIDE_SPS_YZ] * fy + ts[TIDE_SPS_ZZ] * fz;       \
+	}
+#define TIDE_SPS_FORMS(QUAL, T, S) TIDE_SPS_FORMS_(QUAL, T, S)
+TIDE_SPS_FORMS(TIDE_HD, float, f)
+
+/* tau / rho^2 of a fluid particle of density rho from its gradient g (smag = (C_s dp)^2,
+ * blin = 2/3 C_I dp^2: tide_sph_params' sps_smag, sps_blin).  Returns nu_t. */
+TIDE_HD float tide_sps_tau(float smag, float blin, float rho, const float g[6], float tau[6])
+{
+	float xx = g[TIDE_SPS_XX], yy = g[TIDE_SPS_YY], zz = g[TIDE_SPS_ZZ];
+	float d2 = xx * xx + yy * yy + zz * zz;
+	/* |S|^2 = 2 S_ij S_ij = 2 (diagonal^2) + (off-diagonal g)^2, g_ab = 2 S_ab */
+	float s2 = d2 + d2 + g[TIDE_SPS_XY] * g[TIDE_SPS_XY] + g[TIDE_SPS_XZ] * g[TIDE_SPS_XZ] +
+	           g[TIDE_SPS_YZ] * g[TIDE_SPS_YZ];
+	float nut = smag * sqrtf(s2);
+	float iso = -(2.f / 3.f * nut * (xx + yy + zz) + blin * s2);
+	float r = 1.f / rho;
+	tau[TIDE_SPS_XX] = r * (2.f * nut * xx + iso);
+	tau[TIDE_SPS_YY] = r * (2.f * nut * yy + iso);
+	tau[TIDE_SPS_ZZ] = r * (2.f * nut * zz + iso);
+	tau[TIDE_SPS_XY] = r * nut * g[TIDE_SPS_XY];
+	tau[TIDE_SPS_XZ] = r * nut * g[TIDE_SPS_XZ];
+	tau[TIDE_SPS_YZ] = r * nut * g[TIDE_SPS_YZ];
+	return nut;
+}
+
+/* The SPS pair term of fluid particle i from neighbour j (scalar form; the caller calls it for
+ * fluid i only, beside tide_pair_k): the stress force into acc, the gradient into grad.  dv =
+ * v_i - v_j, taui and tauj the particles' tau / rho^2 (tauj counts for fluid j only). */
+TIDE_HD void tide_pair_sps_k(const tide_sph_params *P, int kernel, const float taui[6], float dx,
+                             float dy, float dz, float r2, float dvx, float dvy, float dvz,
+                             float rhoj, uint32_t tj, const float tauj[6], tide_acc *acc,
+                             float grad[6])
+{
+	float F = tide_pair_F(P, kernel, r2);
+	float fx = F * dx, fy = F * dy, fz = F * dz;
+	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID];
+	float ts[6], g[6], tx, ty, tz;
+	for (int k = 0; k < 6; k++) ts[k] = taui[k] + (tj == TIDE_FLUID ? tauj[k] : 0.f);
+	tide_sps_dot_f(ts, fx, fy, fz, &tx, &ty, &tz);
+	acc->ax += mj * tx;
+	acc->ay += mj * ty;
+	acc->az += mj * tz;
+	tide_sps_dvf_f(dvx, dvy, dvz, fx, fy, fz, g);
+	float w = -tide_fdiv(mj, rhoj);
+	for (int k = 0; k < 6; k++) grad[k] += w * g[k];
+}
+
 /* The scalar form.  Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j
  * (inside the support; r_ij = 0, i itself or a particle on top of it, contributes nothing),
  * velocity, density, type, and its pressure term p_j/rho_j^2 and sound speed
@@ -96,8 +186,7 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
                          float dx, float dy, float dz, float r2, float vxj, float vyj, float vzj,
                          float rhoj, uint32_t tj, float pj_over_rho2, float cj, tide_acc *acc)
 {
-	float r = r2 > 0.f ? tide_sqrt_pos(r2) : 0.f;
-	float F = P->af * tide_kernel_f(kernel, tide_fdiv(r, P->h)); /* grad_i W = F r_ij, F < 0 */
+	float F = tide_pair_F(P, kernel, r2); /* grad_i W = F r_ij, F < 0 */
 	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
 	float dvr = dvx * dx + dvy * dy + dvz * dz;
 	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
@@ -165,6 +254,8 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
 #define vpair_out TIDE_CPU_N(vpair_out)
 #define rho_h TIDE_CPU_N(rho_h)
 #define vpair TIDE_CPU_N(vpair)
+#define vsps_out TIDE_CPU_N(vsps_out)
+#define vsps TIDE_CPU_N(vsps)
 #define vkf_cubic_in TIDE_CPU_N(tide_kf_cubic_in)
 #define vkf_cubic_out_q TIDE_CPU_N(tide_kf_cubic_out_q)
 #define vkf_wendland TIDE_CPU_N(tide_kf_wendland)
@@ -228,11 +319,13 @@ static inline float vhmax(vf a)
 /* The shared maths on vectors: the same source as the scalar form's. */
 TIDE_KERNEL_F_FORMS(static inline, vf, TIDE_CPU_SFX)
 TIDE_DIFFUSION_FORM(static inline, vf, TIDE_CPU_SFX, vdiv)
+TIDE_SPS_FORMS(static inline, vf, TIDE_CPU_SFX)
 
 /* Particle i, splat: position in the frame of the neighbour cell, velocity, density, p/rho^2,
  * sound speed, mass, fluid flag (1/0) and m/rho. */
 typedef struct ivals {
 	vf x, y, z, vx, vy, vz, rho, pr, cs, m, fl, mr;
+	vf tau[6];   /* laminar+sps: tau / rho^2 (0 for a boundary particle) */
 } ivals;
 
 /* Constants of the pair terms as vectors (from tide_sph_params: h2x4, a tiny r^2 under which a
@@ -242,6 +335,7 @@ typedef struct kconst {
 	vf h2x4, tiny, invh, af, h, eta2, hvisc, one, two, dhc0x2;
 	float rho0, rhoh_g[3], inv_gamma;
 	vf lam;
+	int sps;   /* laminar+sps: the SPS terms (vsps) too */
 } kconst;
 
 /* Fourtakas' hydrostatic density difference for r_ij = (dx, dy, dz), lane by lane (rare path). */
@@ -257,6 +351,7 @@ static inline vf rho_h(const kconst *K, vf dx, vf dy, vf dz, vi m)
  * rates dri and drj, and |mu_ij| (lanes outside `in` are 0). */
 typedef struct vpair_out {
 	vf tx, ty, tz, dri, drj, amu;
+	vf F;   /* grad_i W = F r_ij (0 outside `in`), for the SPS terms (vsps) */
 } vpair_out;
 
 /* The SIMD form: particle i against VW neighbours j (position differences dx = x_i - x_j..,
@@ -306,6 +401,7 @@ vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, v
 		o.ty -= lam * dvy;
 		o.tz -= lam * dvz;
 	}
+	o.F = vand(F, in);
 	o.drj = I->m * cont;
 	o.dri = mj * cont;
 	if (fluid_i && diffusion != 0) {
@@ -319,6 +415,25 @@ vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, v
 		o.dri += vand(vdiffusion(K->dhc0x2, di, d1, r2, F, mj / rhoj), ff);
 		o.drj += vand(vdiffusion(K->dhc0x2, dj, d1, r2, F, I->mr), ff);
 	}
+	return o;
+}
+
+/* The SPS pair terms on vectors (the scalar form's tide_pair_sps_k, for both particles): with
+ * F from vpair (0 outside the support), taui i's tau/rho^2 splat and tauj j's (0 for boundary
+ * j), the force direction t = (tau_i + tau_j) . grad_i W, which i takes times +m_j and j times
+ * -m_i, and the gradient product g, which i takes times -m_j/rho_j and j times -m_i/rho_i. */
+typedef struct vsps_out {
+	vf tx, ty, tz, g[6];
+} vsps_out;
+
+static inline __attribute__((always_inline)) vsps_out
+vsps(const vf taui[6], const vf tauj[6], vf F, vf dx, vf dy, vf dz, vf dvx, vf dvy, vf dvz)
+{
+	vsps_out o;
+	vf fx = F * dx, fy = F * dy, fz = F * dz, ts[6];
+	for (int k = 0; k < 6; k++) ts[k] = taui[k] + tauj[k];
+	TIDE_CPU_N(tide_sps_dot)(ts, fx, fy, fz, &o.tx, &o.ty, &o.tz);
+	TIDE_CPU_N(tide_sps_dvf)(dvx, dvy, dvz, fx, fy, fz, o.g);
 	return o;
 }
 #endif /* the SIMD form */

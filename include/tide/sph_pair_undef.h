@@ -18,6 +18,8 @@
 #undef vdiv
 #undef vpair_out
 #undef vpair
+#undef vsps_out
+#undef vsps
 #undef vkf_cubic_in
 #undef vkf_cubic_out_q
 #undef vkf_wendland

@@ -77,8 +77,9 @@ enum tide_boundary { TIDE_BOUNDARY_DBC = 0, TIDE_BOUNDARY_MDBC = 1 };
 enum tide_mdbc_slip { TIDE_SLIP_VEL0 = 0, TIDE_SLIP_NOSLIP = 1, TIDE_SLIP_FREESLIP = 2 };
 /* Viscosity of the momentum equation (case key physics.viscosity; sph_pair.h): Monaghan's
  * artificial viscosity (alpha = physics.visco), or the laminar viscous term of Lo & Shao 2002
- * (Morris 1997's form, DualSPHysics' ViscoLaminar) with the kinematic viscosity physics.nu. */
-enum tide_viscosity { TIDE_VISC_ARTIFICIAL = 0, TIDE_VISC_LAMINAR = 1 };
+ * (Morris 1997's form, DualSPHysics' ViscoLaminar) with the kinematic viscosity physics.nu,
+ * alone or with the SPS turbulence closure added (DualSPHysics' ViscoLaminarSPS; include/tide/sps.h). */
+enum tide_viscosity { TIDE_VISC_ARTIFICIAL = 0, TIDE_VISC_LAMINAR = 1, TIDE_VISC_LAMINAR_SPS = 2 };
 
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
@@ -95,6 +96,7 @@ typedef struct tide_sph_params {
 	float visco, eta2;        /* Monaghan alpha; eta^2 = 0.01 h^2 */
 	int viscosity;            /* enum tide_viscosity */
 	float nu;                 /* kinematic viscosity [m^2/s] (laminar) */
+	float sps_smag, sps_blin; /* laminar+sps: (C_s dp)^2 and 2/3 C_I dp^2 (sph_pair.h) */
 	float delta_hc0;          /* delta * h * c0 for density diffusion */
 	float rhoh_g[3];          /* Fourtakas: rho0 g / B (the gravity vector's) */
 	float g[3];

@@ -61,6 +61,9 @@ void tide_sph_codelets_where(enum tide_where where);
 
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);
+/* Activates the blocks' aux fields the case's scheme needs (block.h: tide_block_set_aux):
+ * none for WCSPH.  tide_case_load calls it; so must anything that changes the scheme after. */
+void tide_sim_set_aux(const tide_case *c);
 
 /* Capacity of a block that starts with cnt particles (nb blocks, avg particles per block).
  * A run rebalances when a block or halo is 80 % full, so every block of several starts well

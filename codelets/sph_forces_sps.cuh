@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// sph_forces on the GPU for physics.viscosity = laminar+sps (included by sph_forces.cu only).
+// The SPS closure reads every neighbour's tau and accumulates a 6-component velocity gradient
+// per particle (sph_pair.h); rather than widen the tiles and the split-run sums of the
+// cell-tiled kernel, a laminar+sps run takes this plain kernel: one thread per particle, its 27
+// neighbour cells straight from the block (cell starts) and from the halos (binary search by
+// key), the pair terms of tide_pair_k plus tide_pair_sps_k, then the same step reduction.  The
+// same physics as the CPU codelet; slower than the tiled kernel (no shared-memory tiles).
+#include "tide/sps.h"
+
+/* What the kernel reads of a block or a halo: sph_forces' fields and tau. */
+struct sps_view {
+	const double *x, *y, *z;
+	const float *vx, *vy, *vz, *rho;
+	const float *tau[6];
+	const uint32_t *type, *key;
+	uint32_t count;
+};
+struct sps_halos {
+	sps_view h[TIDE_MAX_NEIGHBOURS];
+	int n;
+};
+__host__ __device__ static sps_view sps_view_of(const tide_block_view &v)
+{
+	sps_view s = {v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, TIDE_SPS_TAU_PTRS(v), v.type, v.key,
+	              v.count};
+	return s;
+}
+
+/* Pairs of fluid or boundary particle i with src[ja, jb) (a boundary particle meets fluid only). */
+template <int KERNEL, int DIFFUSION>
+__device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, double xi, double yi,
+                                 double zi, const float taui[6], const sps_view &src, uint32_t ja,
+                                 uint32_t jb, tide_acc &acc, float grad[6])
+{
+	for (uint32_t j = ja; j < jb; j++) {
+		uint32_t tj = src.type[j];
+		if (!pi.fluid && tj != TIDE_FLUID) continue;
+		float dx = (float)(xi - src.x[j]), dy = (float)(yi - src.y[j]), dz = (float)(zi - src.z[j]);
+		float r2 = dx * dx + dy * dy + dz * dz;
+		if (r2 >= P.h2x4) continue;
+		float rj = src.rho[j], vxj = src.vx[j], vyj = src.vy[j], vzj = src.vz[j];
+		tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, vxj, vyj, vzj, rj, tj,
+		            tide_p_over_rho2(&P, rj), tide_sound(&P, rj), &acc);
+		if (!pi.fluid) continue;
+		float tauj[6];
+		for (int k = 0; k < 6; k++) tauj[k] = src.tau[k][j];
+		tide_pair_sps_k(&P, KERNEL, taui, dx, dy, dz, r2, pi.vx - vxj, pi.vy - vyj, pi.vz - vzj,
+		                rj, tj, tauj, &acc, grad);
+	}
+}
+
+template <int KERNEL, int DIFFUSION>
+__global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
+                                         const uint32_t *start, sps_halos H, tide_step_reduce *red)
+{
+	__shared__ block_rec R;
+	if (threadIdx.x == 0) rec_init(R);
+	__syncthreads();
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < v.count) {
+		const tide_grid &g = P.grid;
+		int n[3] = {g.n[g.axis[0]], g.n[g.axis[1]], g.n[g.axis[2]]};
+		int k[3];
+		tide_key_cell(&g, v.key[i], k);
+		float rho = v.rho[i];
+		int fluid = v.type[i] == TIDE_FLUID;
+		tide_pi pi;
+		pi.vx = v.vx[i]; pi.vy = v.vy[i]; pi.vz = v.vz[i]; pi.rho = rho;
+		pi.p_over_rho2 = tide_p_over_rho2(&P, rho);
+		pi.c = tide_sound(&P, rho);
+		pi.fluid = fluid;
+		double xi = v.x[i], yi = v.y[i], zi = v.z[i];
+		sps_view own = sps_view_of(v);
+		float taui[6], grad[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+		for (int q = 0; q < 6; q++) taui[q] = fluid ? own.tau[q][i] : 0.f;
+		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
+		int c[3];
+		for (c[0] = k[0] - 1; c[0] <= k[0] + 1; c[0]++)
+			for (c[1] = k[1] - 1; c[1] <= k[1] + 1; c[1]++)
+				for (c[2] = k[2] - 1; c[2] <= k[2] + 1; c[2]++) {
+					if (c[0] < 0 || c[0] >= n[0] || c[1] < 0 || c[1] >= n[1] || c[2] < 0 ||
+					    c[2] >= n[2])
+						continue;
+					if (tide_box_contains(&A, c)) {
+						uint32_t b = tide_box_index(&A, c);
+						sps_range<KERNEL, DIFFUSION>(P, pi, xi, yi, zi, taui, own, start[b],
+						                             start[b + 1], acc, grad);
+						continue;
+					}
+					uint32_t key = ((uint32_t)c[0] * (uint32_t)n[1] + (uint32_t)c[1]) *
+					                       (uint32_t)n[2] + (uint32_t)c[2];
+					for (int h = 0; h < H.n; h++) {
+						const sps_view &src = H.h[h];
+						uint32_t ja = tide_lower_bound(src.key, src.count, key);
+						uint32_t jb = tide_lower_bound(src.key, src.count, key + 1);
+						sps_range<KERNEL, DIFFUSION>(P, pi, xi, yi, zi, taui, src, ja, jb,
+						                             acc, grad);
+					}
+				}
+		if (fluid) {
+			acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
+		} else {
+			acc.ax = acc.ay = acc.az = 0.f;
+		}
+		v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
+		float *gout[6] = TIDE_SPS_GRAD_PTRS(v);
+		for (int q = 0; q < 6; q++) gout[q][i] = fluid ? grad[q] : 0.f;
+		rec_particle(R, P, acc, rho, fluid, pi.vx, pi.vy, pi.vz);
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) rec_flush(R, red);
+}
+
+/* The laminar+sps launch of tide_sph_forces_cuda (buffers: block, cell starts, reduction, halos). */
+static void sph_forces_sps_launch(const tide_sph_params &P, const tide_block_arg &A,
+                                  const tide_block_view &v, const uint32_t *start,
+                                  void *buffers[], int nh, tide_step_reduce *red, cudaStream_t s)
+{
+	sps_halos H;
+	H.n = nh;
+	for (int h = 0; h < nh; h++) H.h[h] = sps_view_of(tide_block_view_of(buffers[3 + h]));
+	const unsigned T = 128;
+	auto launch = [&](auto kern) {
+		kern<<<tide_blocks_for(v.count, T), T, 0, s>>>(P, A, v, start, H, red);
+	};
+	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
+	switch (kd) {
+	case 0: launch(forces_sps_kernel<TIDE_KERNEL_CUBIC, 0>); break;
+	case 1: launch(forces_sps_kernel<TIDE_KERNEL_CUBIC, 1>); break;
+	case 2: launch(forces_sps_kernel<TIDE_KERNEL_CUBIC, 2>); break;
+	case 3: launch(forces_sps_kernel<TIDE_KERNEL_WENDLAND, 0>); break;
+	case 4: launch(forces_sps_kernel<TIDE_KERNEL_WENDLAND, 1>); break;
+	default: launch(forces_sps_kernel<TIDE_KERNEL_WENDLAND, 2>); break;
+	}
+}
