@@ -2,10 +2,12 @@
 // mdbc_ghost on the GPU (the same interpolation as the CPU, include/tide/mdbc.h), a warp per
 // ghost node: each warp takes a window of 32 particles of the cell-sorted block, finds its
 // boundary particles with one ballot (a window of fluid alone leaves at once), and for each of
-// them in turn its 32 lanes stride through the candidate rows together — coalesced loads, and
+// them in turn its 32 lanes stride through the candidates together — coalesced loads, and
 // every lane busy, where one thread per boundary particle kept most lanes of a mixed window
-// idle while their neighbours each walked ~1700 candidates alone.  Float sums, combined by a
-// butterfly of shuffles; lane 0 solves the small system and writes.
+// idle while their neighbours each walked ~1700 candidates alone.  The GPU block is not split
+// into fluid and walls as the CPU's copy is: a byte per cell says which cells hold fluid, and
+// rows without any are skipped (a dry ghost then costs its row set-up alone).  Float sums,
+// combined by a butterfly of shuffles; lane 0 solves the small system and writes.
 #include "tide/cuda_util.cuh"
 
 extern "C" {
@@ -20,9 +22,36 @@ struct mdbc_halos {
 
 #define FULL_MASK 0xffffffffu
 
+/* flags[c] = 1 for every local cell c of the block that holds a fluid particle (plain byte
+ * stores: the threads of one cell all write the same value). */
+__global__ static void fluid_cells_kernel(tide_grid g, tide_block_arg A, const uint32_t *type,
+                                          const uint32_t *key, uint32_t n, uint8_t *flags)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n || type[i] != TIDE_FLUID) return;
+	int k[3];
+	tide_key_cell(&g, key[i], k);
+	flags[tide_box_index(&A, k)] = 1;
+}
+
+/* Whether any cell of the own block's particle range [a, b) (consecutive cells of one row, the
+ * block being cell-sorted) holds fluid. */
+__device__ static bool range_wet(const tide_grid &g, const tide_block_arg &A, const uint32_t *key,
+                                 const uint8_t *flags, uint32_t a, uint32_t b)
+{
+	int ka[3], kb[3];
+	tide_key_cell(&g, key[a], ka);
+	tide_key_cell(&g, key[b - 1], kb);
+	uint32_t ca = tide_box_index(&A, ka), cb = tide_box_index(&A, kb);
+	bool wet = false;
+	for (uint32_t c = ca; c <= cb; c++) wet |= flags[c] != 0;
+	return wet;
+}
+
 template <int VEL>
 __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
-                                         const uint32_t *start, mdbc_halos H, int nh)
+                                         const uint32_t *start, const uint8_t *flags,
+                                         mdbc_halos H, int nh)
 {
 	constexpr int NS = VEL ? TIDE_MDBC_NS : TIDE_MDBC_NS_RHO;
 	const uint32_t lane = threadIdx.x & 31u;
@@ -49,21 +78,55 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 		float S[TIDE_MDBC_NS];
 #pragma unroll
 		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
-		for (int row = 0; row < 9; row++) {
-			uint32_t o[2], key[2][2];
-			int nkey;
-			tide_mdbc_row(&C, &A, start, row, o, key, &nkey);
-			for (uint32_t j = o[0] + lane; j < o[1]; j += 32u) tide_mdbc_add(&K, &own, j, g, VEL, S);
-			/* the halo ranges: each lane binary-searches one end of one halo's range at
-			 * once (lane 2h + e: halo h, e = 0 the first key, 1 past the last), instead of
-			 * the whole warp searching them one after the other */
-			for (int m = 0; m < nkey; m++)
+		/* lanes 0..8 set up the 9 rows at once (their cell-start loads overlap instead of
+		 * following each other); a row of the own block whose cells hold no fluid is dropped
+		 * (a dry ghost's rows, the wall side of a wet one's) */
+		uint32_t oa = 0, ob = 0, key[2][2];
+		int nkey = 0;
+		if (lane < 9) {
+			uint32_t o[2];
+			tide_mdbc_row(&C, &A, start, (int)lane, o, key, &nkey);
+			oa = o[0]; ob = o[1];
+			if (flags && ob > oa && !range_wet(P.grid, A, v.key, flags, oa, ob)) ob = oa;
+		}
+		/* the own rows' candidates as one list, which the 32 lanes stride through together:
+		 * an inclusive prefix of the rows' lengths, then each candidate's row by compares */
+		uint32_t pre = ob - oa;
+#pragma unroll
+		for (int d = 1; d < 16; d <<= 1) {
+			uint32_t t = __shfl_up_sync(FULL_MASK, pre, d);
+			if (lane >= (uint32_t)d) pre += t;
+		}
+		uint32_t end9[9], shift9[9]; /* row r: list positions below end9[r], j = t + shift9[r] */
+#pragma unroll
+		for (int r = 0; r < 9; r++) {
+			end9[r] = __shfl_sync(FULL_MASK, pre, r);
+			shift9[r] = __shfl_sync(FULL_MASK, oa - (pre - (ob - oa)), r);
+		}
+		for (uint32_t t = lane; t < end9[8]; t += 32u) {
+			uint32_t sh = shift9[0];
+#pragma unroll
+			for (int r = 1; r < 9; r++)
+				if (t >= end9[r - 1]) sh = shift9[r];
+			tide_mdbc_add(&K, &own, t + sh, g, VEL, S);
+		}
+		/* the rows that reach into halos: row by row, as before (rare: block faces) */
+		unsigned hrows = __ballot_sync(FULL_MASK, lane < 9 && nkey > 0);
+		while (hrows) {
+			const int row = __ffs(hrows) - 1;
+			hrows &= hrows - 1u;
+			uint32_t o[2], hk[2][2];
+			int nk;
+			tide_mdbc_row(&C, &A, start, row, o, hk, &nk);
+			/* each lane binary-searches one end of one halo's range at once (lane 2h + e:
+			 * halo h, e = 0 the first key, 1 past the last) */
+			for (int m = 0; m < nk; m++)
 				for (int t0 = 0; t0 < 2 * nh; t0 += 32) {
 					int t = t0 + (int)lane;
 					uint32_t mine = 0;
 					if (t < 2 * nh) {
 						const tide_mdbc_src *s = &H.h[t >> 1];
-						mine = tide_lower_bound(s->key, s->count, key[m][t & 1]);
+						mine = tide_lower_bound(s->key, s->count, hk[m][t & 1]);
 					}
 					int nt = 2 * nh - t0 < 32 ? 2 * nh - t0 : 32;
 					for (int u = 0; u < nt; u += 2) {
@@ -108,10 +171,21 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 		H.h[h] = tide_mdbc_src_of(&hv);
 	}
 	cudaStream_t st = starpu_cuda_get_local_stream();
+	/* which of the block's cells hold fluid, a byte each, in the block's work space (free from
+	 * integrate to sph_forces, block.h; mdbc_ghost runs in that interval with the block RW);
+	 * a block with more cells than that space holds bytes goes without (every row scanned) */
+	uint32_t ncell = tide_box_ncell(&A);
+	uint8_t *flags = NULL;
+	if ((size_t)ncell <= (size_t)TIDE_BLOCK_WORK_WORDS * 4u * v.cap) {
+		flags = (uint8_t *)v.ax;
+		TIDE_CUDA_CHECK(cudaMemsetAsync(flags, 0, ncell, st));
+		fluid_cells_kernel<<<tide_blocks_for(v.count, 256), 256, 0, st>>>(P.grid, A, v.type,
+		                                                                  v.key, v.count, flags);
+	}
 	unsigned nblk = tide_blocks_for(v.count, 128);
 	if (P.mdbc_slip == TIDE_SLIP_VEL0)
-		mdbc_ghost_kernel<0><<<nblk, 128, 0, st>>>(P, A, v, start, H, nh);
+		mdbc_ghost_kernel<0><<<nblk, 128, 0, st>>>(P, A, v, start, flags, H, nh);
 	else
-		mdbc_ghost_kernel<1><<<nblk, 128, 0, st>>>(P, A, v, start, H, nh);
+		mdbc_ghost_kernel<1><<<nblk, 128, 0, st>>>(P, A, v, start, flags, H, nh);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }
