@@ -21,6 +21,11 @@ struct mdbc_halos {
 };
 
 #define FULL_MASK 0xffffffffu
+#define MDBC_THREADS 128
+/* Blocks per SM the register budget must allow (occupancy is what limits this kernel: its
+ * warps wait on loads): 8 (64 registers, 32 bytes spilled) for the density alone, 5 with the
+ * velocity sums, whose 29 accumulators spill heavily below ~100 registers. */
+#define MDBC_MIN_BLOCKS(VEL) ((VEL) ? 5 : 8)
 
 /* flags[c] = 1 for every local cell c of the block that holds a fluid particle (plain byte
  * stores: the threads of one cell all write the same value). */
@@ -49,11 +54,12 @@ __device__ static bool range_wet(const tide_grid &g, const tide_block_arg &A, co
 }
 
 template <int VEL>
-__global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
+__global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
                                          const uint32_t *start, const uint8_t *flags,
                                          mdbc_halos H, int nh)
 {
 	constexpr int NS = VEL ? TIDE_MDBC_NS : TIDE_MDBC_NS_RHO;
+	__shared__ uint32_t rows_s[MDBC_THREADS / 32][2][9];
 	const uint32_t lane = threadIdx.x & 31u;
 	const uint32_t i0 = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u;
 	if (i0 >= v.count) return; /* the whole warp: i0 is the warp's */
@@ -97,19 +103,21 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 			uint32_t t = __shfl_up_sync(FULL_MASK, pre, d);
 			if (lane >= (uint32_t)d) pre += t;
 		}
-		uint32_t end9[9], shift9[9]; /* row r: list positions below end9[r], j = t + shift9[r] */
-#pragma unroll
-		for (int r = 0; r < 9; r++) {
-			end9[r] = __shfl_sync(FULL_MASK, pre, r);
-			shift9[r] = __shfl_sync(FULL_MASK, oa - (pre - (ob - oa)), r);
+		/* row r: list positions below E[r], candidate j = t + J[r] (per warp, in shared
+		 * memory: 18 registers fewer, occupancy being register-bound) */
+		uint32_t *E = rows_s[threadIdx.x >> 5][0], *J = rows_s[threadIdx.x >> 5][1];
+		if (lane < 9) {
+			E[lane] = pre;
+			J[lane] = oa - (pre - (ob - oa));
 		}
-		for (uint32_t t = lane; t < end9[8]; t += 32u) {
-			uint32_t sh = shift9[0];
-#pragma unroll
-			for (int r = 1; r < 9; r++)
-				if (t >= end9[r - 1]) sh = shift9[r];
-			tide_mdbc_add(&K, &own, t + sh, g, VEL, S);
+		__syncwarp();
+		const uint32_t total = E[8];
+		int r = 0;
+		for (uint32_t t = lane; t < total; t += 32u) {
+			while (t >= E[r]) r++;
+			tide_mdbc_add(&K, &own, t + J[r], g, VEL, S);
 		}
+		__syncwarp(); /* E, J are the next ghost's */
 		/* the rows that reach into halos: row by row, as before (rare: block faces) */
 		unsigned hrows = __ballot_sync(FULL_MASK, lane < 9 && nkey > 0);
 		while (hrows) {
@@ -182,10 +190,10 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 		fluid_cells_kernel<<<tide_blocks_for(v.count, 256), 256, 0, st>>>(P.grid, A, v.type,
 		                                                                  v.key, v.count, flags);
 	}
-	unsigned nblk = tide_blocks_for(v.count, 128);
+	unsigned nblk = tide_blocks_for(v.count, MDBC_THREADS);
 	if (P.mdbc_slip == TIDE_SLIP_VEL0)
-		mdbc_ghost_kernel<0><<<nblk, 128, 0, st>>>(P, A, v, start, flags, H, nh);
+		mdbc_ghost_kernel<0><<<nblk, MDBC_THREADS, 0, st>>>(P, A, v, start, flags, H, nh);
 	else
-		mdbc_ghost_kernel<1><<<nblk, 128, 0, st>>>(P, A, v, start, flags, H, nh);
+		mdbc_ghost_kernel<1><<<nblk, MDBC_THREADS, 0, st>>>(P, A, v, start, flags, H, nh);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }
