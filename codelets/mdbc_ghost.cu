@@ -81,6 +81,23 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		                     v.z[b] + 2.0 * (double)nb[2]};
 		tide_mdbc_cells C;
 		tide_mdbc_cells_of(&P, &A, g, &C);
+		/* a dry ghost leaves after one look at its 27 cells' fluid bytes (lane c: cell c),
+		 * before any row is set up: most of a tank's walls are dry */
+		if (flags) {
+			bool wet = false, far = false;
+			if (lane < 27) {
+				int kk[3] = {C.k[0] - 1 + (int)lane / 9, C.k[1] - 1 + (int)lane / 3 % 3,
+				             C.k[2] - 1 + (int)lane % 3};
+				bool in_grid = kk[0] >= 0 && kk[1] >= 0 && kk[2] >= 0 && kk[0] < C.nk[0] &&
+				               kk[1] < C.nk[1] && kk[2] < C.nk[2];
+				if (in_grid && tide_box_contains(&A, kk)) wet = flags[tide_box_index(&A, kk)] != 0;
+				else far = in_grid; /* a halo's cell: no byte for it, take the rows' way */
+			}
+			if (!__any_sync(FULL_MASK, wet || far)) {
+				if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
+				continue;
+			}
+		}
 		float S[TIDE_MDBC_NS];
 #pragma unroll
 		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
@@ -156,7 +173,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		for (int q = 0; q < NS; q++)
 			for (int d = 16; d > 0; d >>= 1) S[q] += __shfl_xor_sync(FULL_MASK, S[q], d);
 		if (lane == 0) {
-			tide_mdbc_finish(&P, P.mdbc_slip, S, nb, vw, v.rho[b], &rho, vb);
+			tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, nb, vw, v.rho[b], &rho, vb);
 			v.rho[b] = rho;
 			if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
 		}
