@@ -128,14 +128,8 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 			J[lane] = oa - (pre - (ob - oa));
 		}
 		__syncwarp();
-		const uint32_t total = E[8];
-		int r = 0;
-		for (uint32_t t = lane; t < total; t += 32u) {
-			while (t >= E[r]) r++;
-			tide_mdbc_add(&K, &own, t + J[r], g, VEL, S);
-		}
-		__syncwarp(); /* E, J are the next ghost's */
-		/* the rows that reach into halos: row by row, as before (rare: block faces) */
+		/* the rows that reach into halos: row by row (rare: block faces), before the own rows
+		 * so that the cell set-up C is dead during their scan (registers bound the occupancy) */
 		unsigned hrows = __ballot_sync(FULL_MASK, lane < 9 && nkey > 0);
 		while (hrows) {
 			const int row = __ffs(hrows) - 1;
@@ -163,17 +157,32 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 					}
 				}
 		}
+		const uint32_t total = E[8];
+		int r = 0;
+		for (uint32_t t = lane; t < total; t += 32u) {
+			while (t >= E[r]) r++;
+			tide_mdbc_add(&K, &own, t + J[r], g, VEL, S);
+		}
+		__syncwarp(); /* E, J are the next ghost's */
 		/* a dry ghost (a wall above the water: most of a dam break's walls) skips the reduction:
 		 * no fluid, so the density stays and the velocity is the wall's (tide_mdbc_finish) */
 		if (!__any_sync(FULL_MASK, S[0] > 0.f)) {
-			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
+			if (VEL && lane == 0) {
+				float w2[3];
+				tide_mdbc_wall_velocity(&v, b, w2);
+				v.vx[b] = w2[0]; v.vy[b] = w2[1]; v.vz[b] = w2[2];
+			}
 			continue;
 		}
 #pragma unroll
 		for (int q = 0; q < NS; q++)
 			for (int d = 16; d > 0; d >>= 1) S[q] += __shfl_xor_sync(FULL_MASK, S[q], d);
 		if (lane == 0) {
-			tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, nb, vw, v.rho[b], &rho, vb);
+			/* the normal and wall velocity read again, not kept through the scan */
+			const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
+			float vw2[3];
+			tide_mdbc_wall_velocity(&v, b, vw2);
+			tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
 			v.rho[b] = rho;
 			if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
 		}
