@@ -39,20 +39,6 @@ __global__ static void fluid_cells_kernel(tide_grid g, tide_block_arg A, const u
 	flags[tide_box_index(&A, k)] = 1;
 }
 
-/* Whether any cell of the own block's particle range [a, b) (consecutive cells of one row, the
- * block being cell-sorted) holds fluid. */
-__device__ static bool range_wet(const tide_grid &g, const tide_block_arg &A, const uint32_t *key,
-                                 const uint8_t *flags, uint32_t a, uint32_t b)
-{
-	int ka[3], kb[3];
-	tide_key_cell(&g, key[a], ka);
-	tide_key_cell(&g, key[b - 1], kb);
-	uint32_t ca = tide_box_index(&A, ka), cb = tide_box_index(&A, kb);
-	bool wet = false;
-	for (uint32_t c = ca; c <= cb; c++) wet |= flags[c] != 0;
-	return wet;
-}
-
 template <int VEL>
 __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
                                          const uint32_t *start, const uint8_t *flags,
@@ -81,8 +67,10 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		                     v.z[b] + 2.0 * (double)nb[2]};
 		tide_mdbc_cells C;
 		tide_mdbc_cells_of(&P, &A, g, &C);
-		/* a dry ghost leaves after one look at its 27 cells' fluid bytes (lane c: cell c),
-		 * before any row is set up: most of a tank's walls are dry */
+		/* one look at the ghost's 27 cells' fluid bytes (lane c: cell c = row c / 3): a dry
+		 * ghost leaves before any row is set up (most of a tank's walls are dry), and a wet one
+		 * sets up only the rows with a wet cell or a halo's cell */
+		unsigned wetm = 0x7ffffffu, farm = 0u;
 		if (flags) {
 			bool wet = false, far = false;
 			if (lane < 27) {
@@ -91,9 +79,11 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 				bool in_grid = kk[0] >= 0 && kk[1] >= 0 && kk[2] >= 0 && kk[0] < C.nk[0] &&
 				               kk[1] < C.nk[1] && kk[2] < C.nk[2];
 				if (in_grid && tide_box_contains(&A, kk)) wet = flags[tide_box_index(&A, kk)] != 0;
-				else far = in_grid; /* a halo's cell: no byte for it, take the rows' way */
+				else far = in_grid; /* a halo's cell: no byte for it, the row's halo part */
 			}
-			if (!__any_sync(FULL_MASK, wet || far)) {
+			wetm = __ballot_sync(FULL_MASK, wet);
+			farm = __ballot_sync(FULL_MASK, far);
+			if (!(wetm | farm)) {
 				if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
 				continue;
 			}
@@ -102,15 +92,15 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 #pragma unroll
 		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
 		/* lanes 0..8 set up the 9 rows at once (their cell-start loads overlap instead of
-		 * following each other); a row of the own block whose cells hold no fluid is dropped
-		 * (a dry ghost's rows, the wall side of a wet one's) */
+		 * following each other); the own part of a row without a wet cell is dropped (the wall
+		 * side of a wet ghost) */
 		uint32_t oa = 0, ob = 0, key[2][2];
 		int nkey = 0;
-		if (lane < 9) {
+		if (lane < 9 && ((wetm | farm) >> (3 * lane) & 7u)) {
 			uint32_t o[2];
 			tide_mdbc_row(&C, &A, start, (int)lane, o, key, &nkey);
-			oa = o[0]; ob = o[1];
-			if (flags && ob > oa && !range_wet(P.grid, A, v.key, flags, oa, ob)) ob = oa;
+			oa = o[0];
+			ob = (wetm >> (3 * lane) & 7u) ? o[1] : o[0];
 		}
 		/* the own rows' candidates as one list, which the 32 lanes stride through together:
 		 * an inclusive prefix of the rows' lengths, then each candidate's row by compares */
