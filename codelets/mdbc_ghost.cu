@@ -147,11 +147,37 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 					}
 				}
 		}
+		/* two candidates per lane and pass, every load issued before any is used (the type
+		 * no longer gates the position loads): the scan is bound by load latency */
 		const uint32_t total = E[8];
 		int r = 0;
-		for (uint32_t t = lane; t < total; t += 32u) {
+		for (uint32_t t = lane; t < total; t += 64u) {
 			while (t >= E[r]) r++;
-			tide_mdbc_add(&K, &own, t + J[r], g, VEL, S);
+			const uint32_t j1 = t + J[r], t2 = t + 32u;
+			int r2 = r;
+			if (t2 < total)
+				while (t2 >= E[r2]) r2++;
+			const uint32_t j2 = t2 < total ? t2 + J[r2] : j1;
+			const uint32_t ty1 = own.type[j1], ty2 = own.type[j2];
+			const double x1 = own.x[j1], y1 = own.y[j1], z1 = own.z[j1];
+			const double x2 = own.x[j2], y2 = own.y[j2], z2 = own.z[j2];
+			const float rho1 = own.rho[j1], rho2 = own.rho[j2];
+			float u1[3] = {0.f, 0.f, 0.f}, u2[3] = {0.f, 0.f, 0.f};
+			if (VEL) {
+				u1[0] = own.vx[j1]; u1[1] = own.vy[j1]; u1[2] = own.vz[j1];
+				u2[0] = own.vx[j2]; u2[1] = own.vy[j2]; u2[2] = own.vz[j2];
+			}
+			if (ty1 == TIDE_FLUID) {
+				const float d[3] = {(float)(g[0] - x1) * K.inv_h, (float)(g[1] - y1) * K.inv_h,
+				                    (float)(g[2] - z1) * K.inv_h};
+				tide_mdbc_add_d(&K, d, rho1, u1[0], u1[1], u1[2], VEL, S);
+			}
+			if (t2 < total && ty2 == TIDE_FLUID) {
+				const float d[3] = {(float)(g[0] - x2) * K.inv_h, (float)(g[1] - y2) * K.inv_h,
+				                    (float)(g[2] - z2) * K.inv_h};
+				tide_mdbc_add_d(&K, d, rho2, u2[0], u2[1], u2[2], VEL, S);
+			}
+			r = r2;
 		}
 		__syncwarp(); /* E, J are the next ghost's */
 		/* a dry ghost (a wall above the water: most of a dam break's walls) skips the reduction:

@@ -106,17 +106,15 @@ TIDE_HD tide_mdbc_k tide_mdbc_consts(const tide_sph_params *P)
 	return K;
 }
 
-/* Adds particle j of src (skipped unless fluid inside the support) to the sums S of the ghost
- * node g; vel: also the velocity right-hand sides (a constant where this is inlined). */
-TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint32_t j,
-                           const double g[3], int vel, float S[TIDE_MDBC_NS])
+/* Adds a fluid particle at d = (x_g - x_j) / h, of density rj (and velocity, with vel: the
+ * velocity right-hand sides, a constant where this is inlined) to the sums S of the ghost
+ * node, if it lies within the support. */
+TIDE_HD void tide_mdbc_add_d(const tide_mdbc_k *K, const float d[3], float rj, float vx, float vy,
+                             float vz, int vel, float S[TIDE_MDBC_NS])
 {
-	if (src->type[j] != TIDE_FLUID) return;
-	float d[3] = {(float)(g[0] - src->x[j]) * K->inv_h, (float)(g[1] - src->y[j]) * K->inv_h,
-	              (float)(g[2] - src->z[j]) * K->inv_h};
 	float q2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 	if (!(q2 < 4.f)) return;
-	float rj = src->rho[j], V = K->m / rj, q = sqrtf(q2);
+	float V = K->m / rj, q = sqrtf(q2);
 	float w = K->aw * tide_kernel_w(K->kernel, q) * V;
 	float f = K->afh2 * tide_kernel_f(K->kernel, q) * V;
 	float fd[3] = {f * d[0], f * d[1], f * d[2]};
@@ -135,11 +133,22 @@ TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint3
 	} while (0)
 	TIDE_MDBC_RHS(0, rj - K->rho0);
 	if (vel) {
-		TIDE_MDBC_RHS(1, src->vx[j]);
-		TIDE_MDBC_RHS(2, src->vy[j]);
-		TIDE_MDBC_RHS(3, src->vz[j]);
+		TIDE_MDBC_RHS(1, vx);
+		TIDE_MDBC_RHS(2, vy);
+		TIDE_MDBC_RHS(3, vz);
 	}
 #undef TIDE_MDBC_RHS
+}
+
+/* The same for particle j of src (skipped unless fluid). */
+TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint32_t j,
+                           const double g[3], int vel, float S[TIDE_MDBC_NS])
+{
+	if (src->type[j] != TIDE_FLUID) return;
+	float d[3] = {(float)(g[0] - src->x[j]) * K->inv_h, (float)(g[1] - src->y[j]) * K->inv_h,
+	              (float)(g[2] - src->z[j]) * K->inv_h};
+	tide_mdbc_add_d(K, d, src->rho[j], vel ? src->vx[j] : 0.f, vel ? src->vy[j] : 0.f,
+	                vel ? src->vz[j] : 0.f, vel, S);
 }
 
 /* Solves the n x n system A u = b for nr right-hand sides b[.][r] (Gaussian elimination with
