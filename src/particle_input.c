@@ -12,6 +12,7 @@
 #include "tide/bh_gravity.h"
 #include "bh_ic.h"
 #include "checkpoint.h"
+#include "host_memory.h"
 #include "log.h"
 #include "particle_input.h"
 #include "rank_agree.h"
@@ -295,4 +296,16 @@ int tide_bodies_write(const char *path, const tide_bodies *b, const bh_body *bod
 	if (!rc) rc = tide_swift_write(path, &h, types);
 	free(pos); free(v); free(mass); free(pot); free(a); free(id);
 	return rc;
+}
+
+int tide_bodies_memory_agree(const char *prefix, double bytes, const char *what, const char *advice)
+{
+	int saved = tide_quiet_stderr(tide_log_rank != 0);
+	tide_rank_view me = {.status = tide_host_memory_check(prefix, bytes, what, advice) ? 1 : 0};
+	tide_restore_stderr(saved);
+	tide_rank_verdict v;
+	tide_ranks_agree(&me, &v);
+	if (!v.rank0.status && v.first_bad == tide_log_rank) /* rank 0 had room: this rank says it */
+		tide_host_memory_check(prefix, bytes, what, advice);
+	return v.rank0.status || v.first_bad >= 0;
 }

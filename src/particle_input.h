@@ -44,6 +44,11 @@ void tide_bodies_free(tide_bodies *b);
  * returns after one sentence. */
 int tide_bodies_load(const char *path, tide_bodies *b);
 
+/* Collective tide_host_memory_check (host_memory.h) for a command whose particle count is known
+ * only once the file is read: 0 when every rank's node has room; else 1 on every rank, after
+ * the sentence of rank 0, or of the first rank short of memory. */
+int tide_bodies_memory_agree(const char *prefix, double bytes, const char *what, const char *advice);
+
 /* Fingerprint of the bodies (positions, masses, velocities, ids, types). */
 uint64_t tide_bodies_fingerprint(const tide_bodies *b);
 
