@@ -375,7 +375,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		free(ref);
 		if (pos != all) free(pos);
 	}
-	if (output && rt.rank == 0 && tide_bodies_write(output, &in, gbody, gvel, gacc, in.time))
+	if (output && rt.rank == 0 && tide_bodies_write(output, &in, gbody, gvel, gacc, in.time, NULL))
 		ret = 1;
 	if (csv && rt.rank == 0) {
 		FILE *f = fopen(csv, "r");

@@ -57,11 +57,11 @@ static void out_of_memory(uint32_t n)
 
 /* A snapshot of n particles in any order (ids in vel): 0, or -1 after the writer's sentence. */
 static int snapshot(const char *dir, int index, const tide_bodies *b, const bh_body *body,
-                    const float *vel, const bh_acc *acc, double t)
+                    const float *vel, const bh_acc *acc, double t, const double *state)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/snapshot_%04d.hdf5", dir, index);
-	return tide_bodies_write(path, b, body, vel, acc, t) ? -1 : 0;
+	return tide_bodies_write(path, b, body, vel, acc, t, state) ? -1 : 0;
 }
 
 /* What one output writes: the diagnostics row (d != NULL) and the snapshot (snap_dir != NULL). */
@@ -70,6 +70,7 @@ typedef struct nbody_out {
 	const char *snap_dir;
 	int snap_index;
 	const tide_bodies *b;
+	const double *state;     /* the trees' shared root and the force parameters (swift_io.h) */
 	int snap_failed;         /* a snapshot could not be written: no more are tried */
 } nbody_out;
 
@@ -78,7 +79,7 @@ static void write_output(nbody_out *o, const bh_body *b, const float *v, const b
 {
 	if (o->d) diagnose(b, v, a, n, t, o->d);
 	if (o->snap_dir && !o->snap_failed &&
-	    snapshot(o->snap_dir, o->snap_index, o->b, b, v, a, t))
+	    snapshot(o->snap_dir, o->snap_index, o->b, b, v, a, t, o->state))
 		o->snap_failed = 1;
 }
 
@@ -140,13 +141,21 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 	 * ranks) */
 	for (uint32_t i = 0; i < n; i++) bh_set_id(&vel[4 * i], i);
 	counts[0] = n;
-	/* the ranks' trees share a root cell of twice the initial box: room to move */
+	/* the ranks' trees share a root cell of twice the initial box: room to move (a run
+	 * continued from its snapshot takes the root it had, so it builds the same trees) */
 	float box[6];
 	bh_bounding_box(body, n, box);
 	for (int k = 0; k < 3; k++) {
 		float c = 0.5f * (box[k] + box[3 + k]), h = box[3 + k] - box[k];
 		box[k] = c - h; box[3 + k] = c + h;
 	}
+	const double *st = o->in && o->in->have_state ? o->in->state : NULL;
+	for (int k = 0; st && k < 6; k++) box[k] = (float)st[k];
+	double state[TIDE_NBODY_STATE] = {box[0], box[1], box[2], box[3], box[4], box[5],
+	                                  o->P.theta, o->P.eps, o->P.quadrupole};
+	/* the accelerations of the snapshot are those of the step's last kick on every rank count:
+	 * used when this run computes forces the same way, they make the continuation that run */
+	int reuse = st && o->in->acc && st[6] == state[6] && st[7] == state[7] && st[8] == state[8];
 	if (size > 1) {
 		bh_body *all = body;
 		float *all_vel = vel;
@@ -194,10 +203,12 @@ int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndia
 	}
 	tide_bodies gen;
 	tide_bodies_generated(&gen, n);
-	nbody_out out = {.snap_dir = o->snap_dir, .b = o->in ? o->in : &gen};
+	nbody_out out = {.snap_dir = o->snap_dir, .b = o->in ? o->in : &gen, .state = state};
+	for (uint32_t i = 0; reuse && i < counts[size > 1 ? rank : 0]; i++)
+		acc[i] = o->in->acc[bh_get_id(&vel[4 * i])];
 	tide_gravity g;
 	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, o->P, 0, o->where, mpi);
-	tide_gravity_submit_forces(&g);
+	if (!reuse) tide_gravity_submit_forces(&g);
 	long steps = (long)ceil((o->t_end - t0) / o->dt - 1e-9);
 	if (steps < 0) steps = 0;
 	int nd = 0;

@@ -24,7 +24,7 @@ static tide_swift_units default_units(void) { return tide_swift_units_g1(1, 1); 
 
 void tide_bodies_free(tide_bodies *b)
 {
-	free(b->body); free(b->vel); free(b->id); free(b->type);
+	free(b->body); free(b->vel); free(b->id); free(b->type); free(b->acc);
 	memset(b, 0, sizeof *b);
 }
 
@@ -146,7 +146,7 @@ static int read_text(const char *path, FILE *f, tide_bodies *b)
 static int read_hdf5(const char *path, tide_bodies *b)
 {
 	tide_swift_set s;
-	int rc = tide_swift_read(path, (1u << TIDE_SWIFT_NTYPES) - 1, 0, &s);
+	int rc = tide_swift_read(path, (1u << TIDE_SWIFT_NTYPES) - 1, TIDE_SWIFT_FORCES, &s);
 	if (rc) return rc;
 	if (s.n > BH_MAX_N)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s holds %llu particles, more than the %.0f tide "
@@ -180,6 +180,14 @@ static int read_hdf5(const char *path, tide_bodies *b)
 	if (!rc) {
 		b->units = u;
 		b->time = s.have_time ? s.time : 0;
+		b->have_state = s.have_state;
+		memcpy(b->state, s.state, sizeof b->state);
+		/* forces in single precision, of files that hold them for every particle; those of
+		 * another time unit are not converted (only tide nbody's own are used, state says) */
+		b->acc = s.acc && vf == 1 ? malloc(sizeof(bh_acc) * (s.n ? s.n : 1)) : NULL;
+		for (uint64_t i = 0; b->acc && i < s.n; i++)
+			b->acc[i] = (bh_acc){(float)s.acc[3 * i], (float)s.acc[3 * i + 1],
+			                     (float)s.acc[3 * i + 2], (float)s.pot[i]};
 	}
 	tide_swift_set_free(&s);
 	return rc;
@@ -211,6 +219,9 @@ uint64_t tide_bodies_fingerprint(const tide_bodies *b)
 	h = tide_fnv1a(h, b->vel, 16 * (size_t)b->n);
 	if (b->id) h = tide_fnv1a(h, b->id, sizeof(uint64_t) * b->n);
 	if (b->type) h = tide_fnv1a(h, b->type, b->n);
+	if (b->acc) h = tide_fnv1a(h, b->acc, sizeof(bh_acc) * b->n);
+	h = tide_fnv1a(h, &b->have_state, sizeof b->have_state);
+	h = tide_fnv1a(h, b->state, sizeof b->state);
 	return tide_fnv1a(h, &b->units, sizeof b->units);
 }
 
@@ -241,7 +252,7 @@ int tide_bodies_load(const char *path, tide_bodies *b)
 /* ---- writing ---- */
 
 int tide_bodies_write(const char *path, const tide_bodies *b, const bh_body *body,
-                      const float *vel, const bh_acc *acc, double t)
+                      const float *vel, const bh_acc *acc, double t, const double *state)
 {
 	size_t n = b->n, m = n ? n : 1;
 	double *pos = malloc(sizeof(double) * 3 * m);
@@ -267,7 +278,8 @@ int tide_bodies_write(const char *path, const tide_bodies *b, const bh_body *bod
 	/* the bodies are in file order, so each type is one contiguous range */
 	tide_swift_out types[TIDE_SWIFT_NTYPES];
 	memset(types, 0, sizeof types);
-	tide_swift_header h = {.time = t, .units = b->units};
+	tide_swift_header h = {.time = t, .units = b->units, .have_state = state != NULL};
+	if (state) memcpy(h.state, state, sizeof h.state);
 	for (size_t i = 0; !rc && i < n;) {
 		int k = b->type ? b->type[i] : 1;
 		size_t e = i;

@@ -28,6 +28,9 @@ typedef struct tide_bodies {
 	uint8_t *type;          /* n: PartType (text: 1); NULL: all 1 */
 	double time;            /* the file's Header Time; 0 for text or without one */
 	tide_swift_units units; /* the run's G = 1 units */
+	bh_acc *acc;            /* n: Accelerations and Potentials of the file, NULL without */
+	int have_state;         /* a tide nbody snapshot's state (swift_io.h) */
+	double state[TIDE_NBODY_STATE];
 } tide_bodies;
 
 /* Reads path into b (HDF5 when the file has its signature or a .hdf5/.h5 name, else text).
@@ -58,9 +61,10 @@ void tide_bodies_generated(tide_bodies *b, uint32_t n);
 
 /* Writes n particles held in any order (body[i], vel[4 i] with bh_get_id giving the index in
  * b's order, acc[i] or NULL) to path in the SWIFT/GADGET layout, in b's order: each type in its
- * group with b's ids, and the potentials and accelerations when acc is given.  t: Header Time.
+ * group with b's ids, and the potentials and accelerations when acc is given.  t: Header Time;
+ * state: tide nbody's state (NULL: none).
  * Returns 0, or 1 after one sentence. */
 int tide_bodies_write(const char *path, const tide_bodies *b, const bh_body *body,
-                      const float *vel, const bh_acc *acc, double t);
+                      const float *vel, const bh_acc *acc, double t, const double *state);
 
 #endif

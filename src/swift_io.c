@@ -43,7 +43,7 @@ int tide_swift_is_hdf5(const char *path)
 void tide_swift_set_free(tide_swift_set *s)
 {
 	free(s->pos); free(s->vel); free(s->mass); free(s->id); free(s->type);
-	free(s->u); free(s->h); free(s->rho);
+	free(s->u); free(s->h); free(s->rho); free(s->acc); free(s->pot);
 	memset(s, 0, sizeof *s);
 }
 
@@ -246,6 +246,13 @@ static int fill_units(hid_t g, const void *arg)
 	return bad;
 }
 
+#define NBODY_STATE "tide nbody state"
+
+static int fill_parameters(hid_t g, const void *arg)
+{
+	return attr(g, NBODY_STATE, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, TIDE_NBODY_STATE, arg);
+}
+
 static int fill_runtime(hid_t g, const void *arg)
 {
 	return attr_i(g, "PeriodicBoundariesOn", *(const int *)arg);
@@ -285,6 +292,7 @@ int tide_swift_write(const char *path, const tide_swift_header *h,
 	bad |= write_group_attrs(f, "RuntimePars", fill_runtime, &h->periodic);
 	bad |= write_group_attrs(f, "Cosmology", fill_cosmology, NULL);
 	bad |= write_group_attrs(f, "Code", fill_code, NULL);
+	if (h->have_state) bad |= write_group_attrs(f, "Parameters", fill_parameters, h->state);
 	for (int k = 0; k < TIDE_SWIFT_NTYPES; k++)
 		if (types[k].n > 0) bad |= write_type(f, k, &types[k], &h->units);
 	errno = 0;
@@ -491,8 +499,8 @@ static int read_type(const char *path, hid_t f, int k, const header_info *hi, un
 		rc = BAD("%s: %s has no Masses dataset and the Header's MassTable gives no mass for type "
 		         "%d", path, group, k);
 	for (int i = 0; i < NFIELD && !rc; i++) {
-		int gas = i == F_U || i == F_H || i == F_RHO;
-		if (d[i] < 0 || i == F_POT || i == F_ACC || (gas && !(k == 0 && (flags & TIDE_SWIFT_GAS))))
+		int gas = i == F_U || i == F_H || i == F_RHO, force = i == F_POT || i == F_ACC;
+		if (d[i] < 0 || (force && !s->acc) || (gas && !(k == 0 && (flags & TIDE_SWIFT_GAS))))
 			continue;
 		if ((rc = dataset_rows(path, group, d[i], &fields[i], &rows))) break;
 		if (rows != n)
@@ -514,6 +522,16 @@ static int read_type(const char *path, hid_t f, int k, const header_info *hi, un
 	else if (!rc)
 		for (uint64_t i = 0; i < n; i++) s->id[first + i] = first + i + 1;
 	for (uint64_t i = 0; !rc && i < n; i++) s->type[first + i] = (uint8_t)k;
+	if (!rc && s->acc && (d[F_ACC] < 0 || d[F_POT] < 0)) { /* forces of some types only: none */
+		free(s->acc); free(s->pot);
+		s->acc = s->pot = NULL;
+	}
+	if (!rc && s->acc) {
+		rc = read_doubles(path, group, d[F_ACC], &fields[F_ACC], s->acc + 3 * first);
+		if (!rc) rc = check_values(path, group, &fields[F_ACC], s->acc + 3 * first, 3 * n, -INFINITY, 0);
+		if (!rc) rc = read_doubles(path, group, d[F_POT], &fields[F_POT], s->pot + first);
+		if (!rc) rc = check_values(path, group, &fields[F_POT], s->pot + first, n, -INFINITY, 0);
+	}
 	if (!rc && k == 0 && (flags & TIDE_SWIFT_GAS)) {
 		double **dst[3] = {&s->u, &s->h, &s->rho};
 		const double lo[3] = {0, 0, 0};
@@ -577,6 +595,15 @@ int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, tide_
 	header_info hi;
 	int rc = read_header(path, f, &hi, s);
 	if (!rc) rc = read_units(path, f, s);
+	if (!rc && H5Lexists(f, "Parameters", H5P_DEFAULT) > 0) {
+		hid_t g = H5Gopen2(f, "Parameters", H5P_DEFAULT);
+		if (g >= 0 && read_attr_d(g, NBODY_STATE, s->state, TIDE_NBODY_STATE) > 0) {
+			s->have_state = 1;
+			for (int k = 0; k < TIDE_NBODY_STATE; k++) s->have_state &= isfinite(s->state[k]) != 0;
+		}
+		if (g >= 0) H5Gclose(g);
+	}
+	H5Eclear2(H5E_DEFAULT);
 	for (int k = TIDE_SWIFT_NTYPES; k < 16 && !rc; k++) {
 		char group[16];
 		snprintf(group, sizeof group, "PartType%d", k);
@@ -601,7 +628,13 @@ int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, tide_
 		s->mass = malloc(sizeof(double) * m);
 		s->id = malloc(sizeof(uint64_t) * m);
 		s->type = malloc(m);
-		if (!s->pos || !s->vel || !s->mass || !s->id || !s->type) rc = tide_read_nomem(path);
+		if (flags & TIDE_SWIFT_FORCES) {
+			s->acc = malloc(sizeof(double) * 3 * m);
+			s->pot = malloc(sizeof(double) * m);
+		}
+		if (!s->pos || !s->vel || !s->mass || !s->id || !s->type ||
+		    ((flags & TIDE_SWIFT_FORCES) && (!s->acc || !s->pot)))
+			rc = tide_read_nomem(path);
 	}
 	uint64_t first = 0;
 	for (int k = 0; k < TIDE_SWIFT_NTYPES && !rc; k++) {

@@ -24,6 +24,9 @@
 /* Newton's constant in cgs (CODATA 2018), the one home of G for converting to G = 1 units. */
 #define TIDE_G_CGS 6.67430e-8
 
+/* Numbers in tide nbody's state (tide_swift_header). */
+#define TIDE_NBODY_STATE 9
+
 /* The base units of a file: cgs value of one unit of length, mass, time, current, temperature. */
 typedef struct tide_swift_units {
 	double length, mass, time, current, temperature;
@@ -55,6 +58,12 @@ typedef struct tide_swift_header {
 	double box[3];          /* BoxSize; for a run without a periodic box, the particles' extent */
 	int periodic;           /* RuntimePars/PeriodicBoundariesOn */
 	tide_swift_units units;
+	/* tide nbody's state beyond the particles, kept so that a run continued from the file is
+	 * the run that wrote it (Parameters, "tide nbody state"): the shared root of the ranks'
+	 * trees (lo x, y, z, hi x, y, z) and the force parameters theta, eps, quadrupole (0/1) of
+	 * the Accelerations written */
+	int have_state;
+	double state[TIDE_NBODY_STATE];
 } tide_swift_header;
 
 /* Writes one file: types[k] for k = 0..5 (types with n = 0 have no group).  The file appears
@@ -74,14 +83,18 @@ typedef struct tide_swift_set {
 	uint64_t *id;               /* ParticleIDs; 1, 2, ... in file order where a type has none */
 	uint8_t *type;
 	double *u, *h, *rho;        /* count[0] entries each, with TIDE_SWIFT_GAS, NULL when absent */
+	double *acc, *pot;          /* 3 n and n, with TIDE_SWIFT_FORCES when every type has both */
 	double time;
 	int have_time;
 	tide_swift_units units;
 	int have_units;             /* 0: the file has no Units group (units holds 1s) */
+	int have_state;             /* the file has tide nbody's state (tide_swift_header) */
+	double state[TIDE_NBODY_STATE];
 } tide_swift_set;
 
 /* flags of tide_swift_read */
 #define TIDE_SWIFT_GAS 1u       /* also read PartType0's InternalEnergy, SmoothingLength, Density */
+#define TIDE_SWIFT_FORCES 2u    /* also read Accelerations and Potentials (finite) */
 
 /* Reads the groups PartTypeK for the bits k of types_mask.  Every dataset is checked: shape (N x
  * 3 or N, the same N in all datasets of a type and the Header's NumPart_ThisFile), numbers,
