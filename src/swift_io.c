@@ -461,13 +461,12 @@ static int check_values(const char *path, const char *group, const swift_field *
 	for (uint64_t i = 0; i < count; i++) {
 		int ok = isfinite(v[i]) && (lo_open ? v[i] > lo : v[i] >= lo);
 		if (ok) continue;
-		uint64_t row = i / (uint64_t)f->ncomp;
+		unsigned long long row = i / (uint64_t)f->ncomp;
 		if (!isfinite(v[i]))
-			return BAD("%s: %s/%s of particle %llu (row %llu) is %g, not a finite number", path,
-			           group, f->name, (unsigned long long)row, (unsigned long long)row, v[i]);
-		return BAD("%s: %s/%s of particle %llu (row %llu) is %g; it must be %s %g", path, group,
-		           f->name, (unsigned long long)row, (unsigned long long)row, v[i],
-		           lo_open ? ">" : ">=", lo);
+			return BAD("%s: %s/%s row %llu holds %g, not a finite number", path, group, f->name,
+			           row, v[i]);
+		return BAD("%s: %s/%s row %llu holds %g; it must be %s %g", path, group, f->name, row,
+		           v[i], lo_open ? ">" : ">=", lo);
 	}
 	return 0;
 }
