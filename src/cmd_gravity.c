@@ -206,6 +206,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		all_vel = in.vel;
 		in.body = NULL; /* owned here now */
 		in.vel = NULL;
+		free(in.acc);   /* a snapshot's forces: computed again here */
+		in.acc = NULL;
 	} else {
 		tide_bodies_generated(&in, (uint32_t)N);
 	}

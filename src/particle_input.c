@@ -179,7 +179,7 @@ static int read_hdf5(const char *path, tide_bodies *b)
 	}
 	if (!rc) {
 		b->units = u;
-		b->time = s.have_time ? s.time : 0;
+		b->time = s.have_time ? s.time / vf : 0; /* in the G = 1 time unit too */
 		b->have_state = s.have_state;
 		memcpy(b->state, s.state, sizeof b->state);
 		/* forces in single precision, of files that hold them for every particle; those of
