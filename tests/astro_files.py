@@ -12,6 +12,7 @@ usage: astro_files.py layout FILE N          the layout of a tide gravity --outp
        astro_files.py bad GEN DIR            damaged files, one per case (names listed on stdout)
        astro_files.py same A B FIELD...      the fields of all types are identical bit for bit
        astro_files.py close A B TOL          accelerations agree per particle to TOL (99th pct.)
+       astro_files.py units SRC SNAP         SNAP holds SRC's velocities converted to G = 1
        astro_files.py times DIR T...         DIR's snapshots have Header Times T...
 """
 import os
@@ -21,6 +22,9 @@ import h5py
 import numpy as np
 
 G_CGS = 6.67430e-8
+UNITS = {"Unit length in cgs (U_L)": 3.0857e18, "Unit mass in cgs (U_M)": 1.989e33,
+         "Unit time in cgs (U_t)": 3.15576e13, "Unit current in cgs (U_I)": 1.0,
+         "Unit temperature in cgs (U_T)": 1.0}
 
 
 def fail(msg):
@@ -165,6 +169,9 @@ def variants(gen, out):
                       "SmoothingLength": np.full(a, 0.1, np.float32),
                       "Density": np.ones(a, np.float32)})
     write_h5(os.path.join(out, "gas_dm_sinks.hdf5"), groups)
+    # physical units (pc, solar mass, Myr): the velocities are converted to G = 1
+    write_h5(os.path.join(out, "units.hdf5"), {1: {"Coordinates": x, "Velocities": v, "Masses": m}},
+             units=UNITS)
     # 7 columns: velocities too
     with open(os.path.join(out, "particles7.txt"), "w") as t:
         for i in range(n):
@@ -235,6 +242,26 @@ def close(a, b, tol):
         fail("99th percentile above %g" % tol)
 
 
+def units(src, snap):
+    """snap (tide's snapshot of src at t = 0) holds src's velocities in the G = 1 time unit of
+    src's length and mass units, and says so in its Units group."""
+    L, M, t = (UNITS["Unit %s in cgs (U_%s)" % k] for k in (("length", "L"), ("mass", "M"), ("time", "t")))
+    tg = np.sqrt(L * L * L / (G_CGS * M))
+    with h5py.File(src, "r") as f, h5py.File(snap, "r") as g:
+        v = f["PartType1/Velocities"][()].astype(np.float64)
+        want = (v * (tg / t)).astype(np.float32)
+        got = g["PartType1/Velocities"][()]
+        u = g["Units"].attrs
+        if not np.array_equal(got, want):
+            fail("velocities not converted to G = 1: largest difference %g" % np.abs(got - want).max())
+        if float(u["Unit length in cgs (U_L)"][0]) != L or float(u["Unit mass in cgs (U_M)"][0]) != M \
+                or abs(float(u["Unit time in cgs (U_t)"][0]) / tg - 1) > 1e-15:
+            fail("Units of %s are not pc, Msun and the G = 1 time unit" % snap)
+        if not np.array_equal(f["PartType1/Coordinates"][()], g["PartType1/Coordinates"][()]):
+            fail("coordinates changed")
+    print("units: velocities x %.6g (U_t %g s -> %g s), exact" % (tg / t, t, tg))
+
+
 def times(d, want):
     got = []
     for i in range(len(want)):
@@ -257,6 +284,8 @@ if __name__ == "__main__":
         same(args[0], args[1], args[2:])
     elif cmd == "close":
         close(args[0], args[1], float(args[2]))
+    elif cmd == "units":
+        units(args[0], args[1])
     elif cmd == "times":
         times(args[0], [float(t) for t in args[1:]])
     else:

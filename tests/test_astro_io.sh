@@ -13,6 +13,7 @@
 #     trees differ), the check against the direct sum within 1e-3.
 #  4. tide nbody with snapshots every 0.5 to t = 1, and continued from its t = 0.5 snapshot: the
 #     t = 1 snapshots and the diagnostics from t = 0.5 on are identical, on 1 and on 2 ranks.
+#     A file with a Units group (pc, Msun, Myr) has its velocities converted to G = 1.
 #  5. Bad files: exit code 2, one sentence naming the file and the problem, nothing written
 #     (also on 2 ranks: one sentence for both).
 # Skipped (exit 77) when /usr/bin/python3 has no h5py (Debian: python3-h5py).
@@ -88,6 +89,11 @@ continued 1rank env
 "$tide" nbody --input var/particles7.txt --dt 0.025 --t-end 0.05 --csv t7.csv \
 	--snapshots T7 >/dev/null || fail "nbody --input text"
 "${files[@]}" same gen.hdf5 T7/snapshot_0000.hdf5 Coordinates Velocities Masses || fail "text with velocities"
+
+# a file in pc, Msun and Myr: its velocities converted to the G = 1 time unit, its units kept
+"$tide" nbody --input var/units.hdf5 --dt 0.025 --t-end 0 --csv u.csv --snapshots U >/dev/null ||
+	fail "nbody --input with Units"
+"${files[@]}" units var/units.hdf5 U/snapshot_0000.hdf5 || fail "units"
 
 # 5. bad files
 mkdir bad
