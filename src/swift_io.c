@@ -133,8 +133,9 @@ static double cgs_factor(const tide_swift_units *u, const float dim[5])
 	return f;
 }
 
-/* The unit attributes of one dataset, as SWIFT writes them (tide runs are not cosmological:
- * the a- and h-exponents are 0 and the values physical). */
+/* The unit attributes of one dataset, as SWIFT writes them.  tide runs are not cosmological:
+ * the scale factor is 1, so a value is physical and comoving alike (a- and h-exponents 0, the
+ * conversion to comoving allowed: it changes nothing). */
 static int field_attrs(hid_t d, const swift_field *f, const tide_swift_units *u)
 {
 	static const char *exps[5] = {"U_M exponent", "U_L exponent", "U_t exponent", "U_I exponent",
@@ -148,7 +149,7 @@ static int field_attrs(hid_t d, const swift_field *f, const tide_swift_units *u)
 	bad |= attr_d(d, "Conversion factor to CGS (not including cosmological corrections)", c);
 	bad |= attr_d(d, "Conversion factor to physical CGS (including cosmological corrections)", c);
 	bad |= attr_i(d, "Value stored as physical", 1);
-	bad |= attr_i(d, "Property can be converted to comoving", 0);
+	bad |= attr_i(d, "Property can be converted to comoving", 1);
 	bad |= attr_s(d, "Description", f->description);
 	return bad;
 }
