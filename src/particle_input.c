@@ -146,7 +146,9 @@ static int read_text(const char *path, FILE *f, tide_bodies *b)
 static int read_hdf5(const char *path, tide_bodies *b)
 {
 	tide_swift_set s;
-	int rc = tide_swift_read(path, (1u << TIDE_SWIFT_NTYPES) - 1, TIDE_SWIFT_FORCES, &s);
+	/* beside the set: the bodies, their velocities, ids, types and forces */
+	double extra = sizeof(bh_body) + 16 + sizeof(uint64_t) + 1 + sizeof(bh_acc);
+	int rc = tide_swift_read(path, (1u << TIDE_SWIFT_NTYPES) - 1, TIDE_SWIFT_FORCES, extra, &s);
 	if (rc) return rc;
 	if (s.n > BH_MAX_N)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s holds %llu particles, more than the %.0f tide "

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "host_memory.h"
 #include "log.h"
 #include "snapshot_read.h"
 #include "swift_io.h"
@@ -580,7 +581,8 @@ static int type_count(const char *path, hid_t f, int k, const header_info *hi, u
 	return rc;
 }
 
-int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, tide_swift_set *s)
+int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, double extra_bytes,
+                    tide_swift_set *s)
 {
 	memset(s, 0, sizeof *s);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* our one sentence instead of HDF5's stack */
@@ -621,6 +623,15 @@ int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, tide_
 		         types_mask == (1u << TIDE_SWIFT_NTYPES) - 1 ? "" : " of the types read");
 	if (!rc && s->n > (uint64_t)1 << 40)
 		rc = BAD("%s holds %llu particles, more than tide can hold", path, (unsigned long long)s->n);
+	/* positions, velocities, masses (double), ids, types; forces; gas fields */
+	double per = 7 * sizeof(double) + sizeof(uint64_t) + 1 + extra_bytes +
+	             ((flags & TIDE_SWIFT_FORCES) ? 4 * sizeof(double) : 0) +
+	             ((flags & TIDE_SWIFT_GAS) ? 3 * sizeof(double) : 0);
+	char what[4200];
+	snprintf(what, sizeof what, "tide: reading %s (%llu particles)", path, (unsigned long long)s->n);
+	if (!rc && tide_host_memory_check(what, per * (double)s->n, "the particles as read and as "
+	                                  "held", "use a machine with more memory"))
+		rc = TIDE_READ_IO;
 	if (!rc) {
 		size_t m = (size_t)s->n;
 		s->pos = malloc(sizeof(double) * 3 * m);
@@ -658,9 +669,10 @@ int tide_swift_write(const char *path, const tide_swift_header *h,
 	return 1;
 }
 
-int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, tide_swift_set *s)
+int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, double extra_bytes,
+                    tide_swift_set *s)
 {
-	(void)types_mask, (void)flags;
+	(void)types_mask, (void)flags, (void)extra_bytes;
 	memset(s, 0, sizeof *s);
 	return tide_read_fail(TIDE_READ_BAD, "cannot read %s: this tide was built without HDF5 "
 	                      "(install libhdf5-openmpi-dev and build again)", path);

@@ -96,13 +96,16 @@ typedef struct tide_swift_set {
 #define TIDE_SWIFT_GAS 1u       /* also read PartType0's InternalEnergy, SmoothingLength, Density */
 #define TIDE_SWIFT_FORCES 2u    /* also read Accelerations and Potentials (finite) */
 
-/* Reads the groups PartTypeK for the bits k of types_mask.  Every dataset is checked: shape (N x
+/* Reads the groups PartTypeK for the bits k of types_mask.  Before anything is allocated, the
+ * set's arrays plus extra_bytes per particle (what the caller will allocate beside them) are
+ * checked against the available memory (host_memory.h): more is refused with exit code 1.  Every dataset is checked: shape (N x
  * 3 or N, the same N in all datasets of a type and the Header's NumPart_ThisFile), numbers,
  * finite values, masses > 0, ids >= 0, gas fields finite with h > 0, u >= 0, rho >= 0; a file
  * with no particles, one of a multi-file snapshot, or with Dimension other than 3 is refused.
  * Returns 0; 2 after one sentence "tide: PATH ..." naming the file, the dataset and the problem;
  * 1 after one sentence when memory runs out.  On failure nothing is left allocated. */
-int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, tide_swift_set *s);
+int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, double extra_bytes,
+                    tide_swift_set *s);
 void tide_swift_set_free(tide_swift_set *s);
 
 /* 1 when the file at path starts with the HDF5 signature (0 when it does not or cannot be read). */

@@ -10,6 +10,7 @@ usage: astro_files.py layout FILE N          the layout of a tide gravity --outp
                                              a direct sum
        astro_files.py variants GEN DIR       input files holding GEN's particles
        astro_files.py bad GEN DIR            damaged files, one per case (names listed on stdout)
+       astro_files.py huge FILE              a Header of 1.4e9 particles (50 rows)
        astro_files.py same A B FIELD...      the fields of all types are identical bit for bit
        astro_files.py close A B TOL          accelerations agree per particle to TOL (99th pct.)
        astro_files.py units SRC SNAP         SNAP holds SRC's velocities converted to G = 1
@@ -223,6 +224,16 @@ def bad(gen, out):
     print("\n".join(cases))
 
 
+def huge(path):
+    """A Header announcing 1.4e9 particles (for 50 rows): refused for memory before any read."""
+    with h5py.File(path, "w") as f:
+        g = f.create_group("PartType1")
+        for name, shape in (("Coordinates", (50, 3)), ("Velocities", (50, 3)), ("Masses", (50,))):
+            g.create_dataset(name, data=np.ones(shape))
+        f.create_group("Header").attrs["NumPart_ThisFile"] = np.array([0, 1400000000, 0, 0, 0, 0],
+                                                                      np.uint32)
+
+
 def same(a, b, fields):
     for k in fields:
         p, q = concat(a, k), concat(b, k)
@@ -284,6 +295,8 @@ if __name__ == "__main__":
         same(args[0], args[1], args[2:])
     elif cmd == "close":
         close(args[0], args[1], float(args[2]))
+    elif cmd == "huge":
+        huge(args[0])
     elif cmd == "units":
         units(args[0], args[1])
     elif cmd == "times":

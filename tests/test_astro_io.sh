@@ -126,6 +126,10 @@ for f in $(cat bad/list); do
 		[ ! -e "$w" ] || fail "$f: $w written for a bad file"
 	done
 done
+"${files[@]}" huge bad/huge.hdf5 || fail "writing bad/huge.hdf5"
+expect huge 1 "tide: reading bad/huge.hdf5 (1400000000 particles) needs at least" \
+	"$tide" "${g[@]}" --input bad/huge.hdf5 --output bad/huge.out.hdf5
+[ ! -e bad/huge.out.hdf5 ] || fail "huge: output written"
 expect missing 2 "cannot read bad/missing.hdf5" "$tide" "${g[@]}" --input bad/missing.hdf5
 expect input_and_n 2 "--input gen.hdf5 gives the particles; leave out --n" "$tide" "${g[@]}" --input gen.hdf5 --n 10
 expect input_and_seed 2 "leave out --seed" "$tide" nbody --input gen.hdf5 --seed 3

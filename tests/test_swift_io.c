@@ -57,7 +57,7 @@ int main(void)
 	const char *path = tmp_path("gas.hdf5");
 	CHECK(write_file(path, h) == 0, "writing %s", path);
 	tide_swift_set s;
-	CHECK(tide_swift_read(path, 0x3f, TIDE_SWIFT_GAS, &s) == 0, "reading %s back", path);
+	CHECK(tide_swift_read(path, 0x3f, TIDE_SWIFT_GAS, 0, &s) == 0, "reading %s back", path);
 	CHECK(s.n == NG + ND && s.count[0] == NG && s.count[1] == ND, "counts %llu %llu %llu",
 	      (unsigned long long)s.n, (unsigned long long)s.count[0], (unsigned long long)s.count[1]);
 	int bad = 0;
@@ -79,7 +79,7 @@ int main(void)
 	CHECK(s.have_state && s.state[0] == -1 && s.state[5] == 3 && s.state[8] == 1, "nbody state");
 	tide_swift_set_free(&s);
 	/* the dark matter alone, no gas fields asked */
-	CHECK(tide_swift_read(path, 1u << 1, 0, &s) == 0 && s.n == ND && s.pos[0] == pos[3 * NG] &&
+	CHECK(tide_swift_read(path, 1u << 1, 0, 0, &s) == 0 && s.n == ND && s.pos[0] == pos[3 * NG] &&
 	      s.id[ND - 1] == id[NG + ND - 1] && !s.u, "PartType1 alone");
 	tide_swift_set_free(&s);
 	/* unphysical gas fields are refused (and nothing is left allocated: valgrind-clean) */
@@ -88,18 +88,18 @@ int main(void)
 	hz[4] = 0;
 	const char *p2 = tmp_path("h0.hdf5");
 	CHECK(write_file(p2, hz) == 0, "writing %s", p2);
-	CHECK(tide_swift_read(p2, 0x3f, TIDE_SWIFT_GAS, &s) == 2 && s.n == 0 && !s.pos,
+	CHECK(tide_swift_read(p2, 0x3f, TIDE_SWIFT_GAS, 0, &s) == 2 && s.n == 0 && !s.pos,
 	      "h = 0 not refused");
-	CHECK(tide_swift_read(p2, 0x3f, 0, &s) == 0, "h = 0 refused without TIDE_SWIFT_GAS");
+	CHECK(tide_swift_read(p2, 0x3f, 0, 0, &s) == 0, "h = 0 refused without TIDE_SWIFT_GAS");
 	tide_swift_set_free(&s);
 	memcpy(un, u, sizeof un);
 	un[2] = -1;
 	memcpy(u, un, sizeof un);
 	const char *p3 = tmp_path("u.hdf5");
-	CHECK(write_file(p3, h) == 0 && tide_swift_read(p3, 0x3f, TIDE_SWIFT_GAS, &s) == 2,
+	CHECK(write_file(p3, h) == 0 && tide_swift_read(p3, 0x3f, TIDE_SWIFT_GAS, 0, &s) == 2,
 	      "u < 0 not refused");
 	u[2] = NAN;
-	CHECK(write_file(p3, h) == 0 && tide_swift_read(p3, 0x3f, TIDE_SWIFT_GAS, &s) == 2,
+	CHECK(write_file(p3, h) == 0 && tide_swift_read(p3, 0x3f, TIDE_SWIFT_GAS, 0, &s) == 2,
 	      "u = NaN not refused");
 	/* an unwritable path: 1 and no file */
 	CHECK(write_file(tmp_path("no/such/dir/x.hdf5"), h) == 1, "unwritable path not reported");
