@@ -155,53 +155,101 @@ static int field_attrs(hid_t d, const swift_field *f, const tide_swift_units *u)
 	return bad;
 }
 
-static int write_field(hid_t g, int field, hid_t ft, hid_t mt, uint64_t n, const void *v,
-                       const tide_swift_units *u)
+/* The ranks writing one file (one rank: comm MPI_COMM_NULL). */
+typedef struct writer {
+	MPI_Comm comm;
+	int rank;
+	hid_t dxpl;
+	int failed;              /* this rank failed: err_no says why */
+	int err_no;
+} writer;
+
+/* Every rank must take the same path through the collective calls: a failure anywhere stops all. */
+static int all_ok(writer *w, int ok)
 {
-	const swift_field *f = &fields[field];
-	hsize_t dims[2] = {n, (hsize_t)f->ncomp};
-	hid_t sp = H5Screate_simple(f->ncomp > 1 ? 2 : 1, dims, NULL);
-	hid_t d = sp >= 0 ? H5Dcreate2(g, f->name, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-	int bad = d < 0 || (n > 0 && H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) ||
-	          field_attrs(d, f, u);
-	if (d >= 0) H5Dclose(d);
-	if (sp >= 0) H5Sclose(sp);
-	return bad ? -1 : 0;
+	if (!ok && !w->failed) { /* the system's reason where HDF5 left it */
+		w->failed = 1;
+		w->err_no = errno ? errno : EIO;
+	}
+	int all = ok;
+	if (w->comm != MPI_COMM_NULL) MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
+	return all;
 }
 
-static int write_type(hid_t file, int k, const tide_swift_out *t, const tide_swift_units *u)
+/* Dataset field of rows [off, off + n) of n_all (the other rows are the other ranks'). */
+static int write_field(writer *w, hid_t g, int field, hid_t ft, hid_t mt, uint64_t n_all,
+                       uint64_t off, uint64_t n, const void *v, const tide_swift_units *u)
+{
+	const swift_field *f = &fields[field];
+	int nd = f->ncomp > 1 ? 2 : 1;
+	hsize_t dims[2] = {n_all, (hsize_t)f->ncomp};
+	hid_t sp = H5Screate_simple(nd, dims, NULL);
+	hid_t d = sp >= 0 ? H5Dcreate2(g, f->name, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	int ok = all_ok(w, d >= 0);
+	if (ok && n_all > 0) {
+		hsize_t start[2] = {off, 0}, count[2] = {n, (hsize_t)f->ncomp};
+		hsize_t mdims[2] = {n ? n : 1, (hsize_t)f->ncomp};
+		hid_t mem = H5Screate_simple(nd, mdims, NULL);
+		herr_t e = n ? H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, count, NULL)
+		             : H5Sselect_none(sp);
+		if (!n && e >= 0) e = H5Sselect_none(mem);
+		if (e >= 0) e = H5Dwrite(d, mt, mem, sp, w->dxpl, v);
+		H5Sclose(mem);
+		ok = all_ok(w, e >= 0);
+	}
+	if (ok) ok = all_ok(w, field_attrs(d, f, u) == 0);
+	if (d >= 0) H5Dclose(d);
+	if (sp >= 0) H5Sclose(sp);
+	return ok;
+}
+
+/* What the ranks hold of one type: the total, this rank's first row, and the fields given. */
+typedef struct type_plan {
+	uint64_t n_all, off;
+	unsigned fields;         /* bits F_POT, F_ACC, F_U, F_H, F_RHO */
+} type_plan;
+
+static unsigned optional_fields(int k, const tide_swift_out *t)
+{
+	if (t->n == 0) return 0;
+	return (t->pot ? 1u << F_POT : 0) | (t->acc ? 1u << F_ACC : 0) |
+	       (k == 0 && t->u ? 1u << F_U : 0) | (k == 0 && t->h ? 1u << F_H : 0) |
+	       (k == 0 && t->rho ? 1u << F_RHO : 0);
+}
+
+static int write_type(writer *w, hid_t file, int k, const tide_swift_out *t, const type_plan *p,
+                      const tide_swift_units *u)
 {
 	char name[16];
 	snprintf(name, sizeof name, "PartType%d", k);
 	hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0) return -1;
+	if (!all_ok(w, g >= 0)) return 0;
 	const hid_t F = H5T_IEEE_F32LE, MF = H5T_NATIVE_FLOAT;
-	int bad = write_field(g, F_POS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, t->n, t->pos, u);
-	bad |= write_field(g, F_VEL, F, MF, t->n, t->vel, u);
-	bad |= write_field(g, F_MASS, F, MF, t->n, t->mass, u);
-	bad |= write_field(g, F_ID, H5T_STD_U64LE, H5T_NATIVE_UINT64, t->n, t->id, u);
-	if (t->pot) bad |= write_field(g, F_POT, F, MF, t->n, t->pot, u);
-	if (t->acc) bad |= write_field(g, F_ACC, F, MF, t->n, t->acc, u);
-	if (k == 0 && t->u) bad |= write_field(g, F_U, F, MF, t->n, t->u, u);
-	if (k == 0 && t->h) bad |= write_field(g, F_H, F, MF, t->n, t->h, u);
-	if (k == 0 && t->rho) bad |= write_field(g, F_RHO, F, MF, t->n, t->rho, u);
+	uint64_t N = p->n_all, o = p->off, n = t->n;
+	int ok = write_field(w, g, F_POS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, N, o, n, t->pos, u) &&
+	         write_field(w, g, F_VEL, F, MF, N, o, n, t->vel, u) &&
+	         write_field(w, g, F_MASS, F, MF, N, o, n, t->mass, u) &&
+	         write_field(w, g, F_ID, H5T_STD_U64LE, H5T_NATIVE_UINT64, N, o, n, t->id, u);
+	const float *opt[NFIELD] = {[F_POT] = t->pot, [F_ACC] = t->acc, [F_U] = t->u, [F_H] = t->h,
+	                            [F_RHO] = t->rho};
+	for (int i = F_POT; i < NFIELD && ok; i++)
+		if (p->fields & (1u << i)) ok = write_field(w, g, i, F, MF, N, o, n, opt[i], u);
 	H5Gclose(g);
-	return bad;
+	return ok;
 }
 
 /* Header: GADGET-2's attributes (the six-entry arrays), SWIFT's additions (Dimension, a 3-vector
  * BoxSize, Scale-factor), and the cosmology a non-cosmological GADGET run writes (yt reads
  * Omega0, OmegaLambda, HubbleParam). */
-static int write_header(hid_t file, const tide_swift_header *h,
-                        const tide_swift_out types[TIDE_SWIFT_NTYPES])
+static int write_header(hid_t file, const tide_swift_header *h, const uint64_t n[TIDE_SWIFT_NTYPES])
 {
 	hid_t g = H5Gcreate2(file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (g < 0) return -1;
 	uint32_t lo[TIDE_SWIFT_NTYPES], hi[TIDE_SWIFT_NTYPES], zero[TIDE_SWIFT_NTYPES] = {0};
 	double mass_table[TIDE_SWIFT_NTYPES] = {0}; /* 0: every type has its Masses dataset */
 	for (int k = 0; k < TIDE_SWIFT_NTYPES; k++) {
-		lo[k] = (uint32_t)types[k].n;
-		hi[k] = (uint32_t)(types[k].n >> 32);
+		lo[k] = (uint32_t)n[k];
+		hi[k] = (uint32_t)(n[k] >> 32);
 	}
 	const hsize_t nt = TIDE_SWIFT_NTYPES;
 	int bad = attr(g, "BoxSize", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, h->box);
@@ -272,42 +320,111 @@ static int fill_code(hid_t g, const void *arg)
 	return attr_s(g, "Code", "tide") | attr_s(g, "Code Version", TIDE_VERSION);
 }
 
-int tide_swift_write(const char *path, const tide_swift_header *h,
-                     const tide_swift_out types[TIDE_SWIFT_NTYPES])
+/* The file of one rank or of the ranks of w->comm: header, groups, then every type, written at
+ * tmp and renamed to path by rank 0 once whole.  0, or 1 on every rank (one rank said why). */
+static int write_file(writer *w, const char *path, const tide_swift_header *h,
+                      const tide_swift_out types[TIDE_SWIFT_NTYPES])
 {
 	char tmp[4200];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-		fprintf(stderr, "tide: cannot write %s: the path is too long.\n", path);
+		if (w->rank == 0) fprintf(stderr, "tide: cannot write %s: the path is too long.\n", path);
 		return 1;
+	}
+	/* the types' totals, this rank's first rows and the optional fields given */
+	type_plan p[TIDE_SWIFT_NTYPES];
+	uint64_t n[TIDE_SWIFT_NTYPES], off[TIDE_SWIFT_NTYPES] = {0}, all[TIDE_SWIFT_NTYPES];
+	unsigned mine[TIDE_SWIFT_NTYPES], any[TIDE_SWIFT_NTYPES], every[TIDE_SWIFT_NTYPES];
+	for (int k = 0; k < TIDE_SWIFT_NTYPES; k++) {
+		n[k] = types[k].n;
+		mine[k] = optional_fields(k, &types[k]);
+		/* a rank without particles of the type has no say in its fields */
+		every[k] = types[k].n ? mine[k] : ~0u;
+	}
+	memcpy(all, n, sizeof all);
+	memcpy(any, mine, sizeof any);
+	if (w->comm != MPI_COMM_NULL) {
+		MPI_Exscan(n, off, TIDE_SWIFT_NTYPES, MPI_UINT64_T, MPI_SUM, w->comm);
+		if (w->rank == 0) memset(off, 0, sizeof off); /* MPI leaves rank 0's result undefined */
+		MPI_Allreduce(n, all, TIDE_SWIFT_NTYPES, MPI_UINT64_T, MPI_SUM, w->comm);
+		MPI_Allreduce(mine, any, TIDE_SWIFT_NTYPES, MPI_UNSIGNED, MPI_BOR, w->comm);
+		MPI_Allreduce(MPI_IN_PLACE, every, TIDE_SWIFT_NTYPES, MPI_UNSIGNED, MPI_BAND, w->comm);
+	}
+	for (int k = 0; k < TIDE_SWIFT_NTYPES; k++) {
+		p[k] = (type_plan){all[k], off[k], any[k]};
+		if (any[k] != (every[k] & any[k])) {
+			if (w->rank == 0)
+				fprintf(stderr, "tide: cannot write %s: the ranks give other fields of type %d "
+				        "(a program error).\n", path, k);
+			return 1;
+		}
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	errno = 0;
-	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (f < 0) {
-		int e = errno;
-		H5Eclear2(H5E_DEFAULT);
-		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(e ? e : EIO));
-		return 1;
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	w->dxpl = H5Pcreate(H5P_DATASET_XFER);
+#ifdef H5_HAVE_PARALLEL
+	if (w->comm != MPI_COMM_NULL) {
+		H5Pset_fapl_mpio(fapl, w->comm, MPI_INFO_NULL);
+		H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE);
 	}
-	int bad = write_header(f, h, types);
-	bad |= write_group_attrs(f, "Units", fill_units, &h->units);
-	bad |= write_group_attrs(f, "RuntimePars", fill_runtime, &h->periodic);
-	bad |= write_group_attrs(f, "Cosmology", fill_cosmology, NULL);
-	bad |= write_group_attrs(f, "Code", fill_code, NULL);
-	if (h->have_state) bad |= write_group_attrs(f, "Parameters", fill_parameters, h->state);
-	for (int k = 0; k < TIDE_SWIFT_NTYPES; k++)
-		if (types[k].n > 0) bad |= write_type(f, k, &types[k], &h->units);
+#endif
 	errno = 0;
-	if (H5Fclose(f) < 0) bad = 1;
-	int e = errno;
+	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	int ok = all_ok(w, f >= 0);   /* before anything else can change errno */
+	H5Pclose(fapl);
+	/* the attributes: every rank writes the same values (collective metadata) */
+	if (ok) ok = all_ok(w, write_header(f, h, all) == 0 &&
+	                       write_group_attrs(f, "Units", fill_units, &h->units) == 0 &&
+	                       write_group_attrs(f, "RuntimePars", fill_runtime, &h->periodic) == 0 &&
+	                       write_group_attrs(f, "Cosmology", fill_cosmology, NULL) == 0 &&
+	                       write_group_attrs(f, "Code", fill_code, NULL) == 0 &&
+	                       (!h->have_state ||
+	                        write_group_attrs(f, "Parameters", fill_parameters, h->state) == 0));
+	for (int k = 0; k < TIDE_SWIFT_NTYPES && ok; k++)
+		if (all[k] > 0) ok = write_type(w, f, k, &types[k], &p[k], &h->units);
+	if (f >= 0 && H5Fclose(f) < 0) ok = 0;
+	H5Pclose(w->dxpl);
+	ok = all_ok(w, ok);
+	if (ok && w->rank == 0 && rename(tmp, path)) ok = all_ok(w, 0);
+	else ok = all_ok(w, ok);
 	H5Eclear2(H5E_DEFAULT);
-	if (!bad && rename(tmp, path)) { bad = 1; e = errno; }
-	if (bad) {
-		remove(tmp);
-		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(e ? e : EIO));
-		return 1;
+	if (ok) return 0;
+	if (w->rank == 0) remove(tmp);
+	/* the lowest rank that failed says why */
+	int size = 1, me = w->failed ? w->rank : 1 << 30, first = me;
+	if (w->comm != MPI_COMM_NULL) {
+		MPI_Comm_size(w->comm, &size);
+		MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, w->comm);
 	}
-	return 0;
+	if (first == w->rank)
+		fprintf(stderr, "tide: cannot write %s: %s.\n", path, tide_io_reason(w->err_no));
+	return 1;
+}
+
+int tide_swift_write(const char *path, const tide_swift_header *h,
+                     const tide_swift_out types[TIDE_SWIFT_NTYPES])
+{
+	writer w = {.comm = MPI_COMM_NULL};
+	return write_file(&w, path, h, types);
+}
+
+int tide_swift_write_ranks(const char *path, const tide_swift_header *h,
+                           const tide_swift_out types[TIDE_SWIFT_NTYPES], MPI_Comm comm)
+{
+	int size = 1, rank = 0;
+	if (comm != MPI_COMM_NULL) {
+		MPI_Comm_size(comm, &size);
+		MPI_Comm_rank(comm, &rank);
+	}
+	if (size == 1) return tide_swift_write(path, h, types);
+#ifndef H5_HAVE_PARALLEL
+	if (rank == 0)
+		fprintf(stderr, "tide: cannot write %s from %d ranks: this HDF5 has no parallel (MPI-IO) "
+		        "support; install libhdf5-openmpi-dev and build again.\n", path, size);
+	return 1;
+#else
+	writer w = {.comm = comm, .rank = rank};
+	return write_file(&w, path, h, types);
+#endif
 }
 
 /* ---- reading ---- */
@@ -659,6 +776,13 @@ int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, doubl
 }
 
 #else /* no HDF5 */
+
+int tide_swift_write_ranks(const char *path, const tide_swift_header *h,
+                           const tide_swift_out types[TIDE_SWIFT_NTYPES], MPI_Comm comm)
+{
+	(void)comm;
+	return tide_swift_write(path, h, types);
+}
 
 int tide_swift_write(const char *path, const tide_swift_header *h,
                      const tide_swift_out types[TIDE_SWIFT_NTYPES])

@@ -17,6 +17,7 @@
 #ifndef TIDE_SWIFT_IO_H
 #define TIDE_SWIFT_IO_H
 #include <stdint.h>
+#include <mpi.h>
 
 /* Particle types 0..5 (GADGET's six; the Header's per-type arrays have six entries). */
 #define TIDE_SWIFT_NTYPES 6
@@ -71,6 +72,14 @@ typedef struct tide_swift_header {
  * "tide: cannot write PATH: ..." (an I/O failure, or a build without HDF5). */
 int tide_swift_write(const char *path, const tide_swift_header *h,
                      const tide_swift_out types[TIDE_SWIFT_NTYPES]);
+/* The same file written by the ranks of comm together (parallel HDF5, collective MPI-IO): each
+ * gives its own particles of every type, which go after those of the lower ranks; h must be the
+ * same on every rank, and a field given by one rank with particles of a type must be given by
+ * all of them.  Collective (MPI calls: with StarPU-MPI running, only at MPI_THREAD_MULTIPLE).
+ * Every rank returns 0, or 1 when the file could not be written (rank 0 says why).  Without
+ * parallel HDF5 and with several ranks: 1 after a sentence saying so. */
+int tide_swift_write_ranks(const char *path, const tide_swift_header *h,
+                           const tide_swift_out types[TIDE_SWIFT_NTYPES], MPI_Comm comm);
 
 /* ---- reading ---- */
 
