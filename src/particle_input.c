@@ -242,11 +242,16 @@ int tide_bodies_load(const char *path, tide_bodies *b)
 	}
 	if (v.first_bad >= 0) {
 		if (tide_log_rank == 0)
-			fprintf(stderr, "tide: MPI rank %d read %s %s than rank 0; every rank must read the "
-			        "same file (a copy on each node must be identical).\n", v.first_bad, path,
-			        v.bad.status ? "with an error (see its message), not the same way" : "otherwise");
+			fprintf(stderr, "tide: MPI rank %d %s %s%s; every rank must read the same file (a "
+			        "copy on each node must be identical).\n", v.first_bad,
+			        v.bad.status ? "could not read" : "read other particles from", path,
+			        v.bad.status ? ", which rank 0 read" : " than rank 0");
 		tide_bodies_free(b);
-		return 2;
+		if (v.first_bad == tide_log_rank && rc) { /* that rank says why (it was quiet) */
+			tide_bodies_read(path, b);
+			tide_bodies_free(b);
+		}
+		return v.bad.status ? v.bad.status : 2;
 	}
 	return 0;
 }

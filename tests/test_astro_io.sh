@@ -140,6 +140,17 @@ if [ ${#mpi[@]} -gt 0 ]; then
 		"${mpi[@]}" -np 2 "$tide" "${g[@]}" --input bad/nan.hdf5 --output bad/m.hdf5
 	[ "$(grep -c 'row 7 holds nan' "$work/mpi_bad.err")" = 1 ] || fail "2 ranks: not one sentence for a bad file"
 	[ ! -e bad/m.hdf5 ] || fail "2 ranks: output written for a bad file"
+	# rank 1 finds a damaged copy of the file (another node's disk): both stop, each says its part
+	mkdir -p node1 && cp bad/nan.hdf5 node1/ic.hdf5 && cp gen.hdf5 ic.hdf5
+	cat >node.sh <<EOF
+#!/bin/bash
+[ "\$OMPI_COMM_WORLD_RANK" = 1 ] && cd node1
+exec "$tide" ${g[*]} --input ic.hdf5 --output out.hdf5
+EOF
+	chmod +x node.sh
+	expect mpi_copies 2 "MPI rank 1 could not read ic.hdf5, which rank 0 read" "${mpi[@]}" -np 2 ./node.sh
+	grep -qF "ic.hdf5: PartType1/Coordinates row 7 holds nan" mpi_copies.err || fail "rank 1 does not say why"
+	[ ! -e out.hdf5 ] && [ ! -e node1/out.hdf5 ] || fail "2 ranks, other copies: output written"
 fi
 
 [ "$nfail" = 0 ] || { echo "astro_io: $nfail failure(s)"; exit 1; }
