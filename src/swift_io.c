@@ -686,13 +686,20 @@ static int type_count(const char *path, hid_t f, int k, const header_info *hi, u
 			           path, (unsigned long long)*n, k, group);
 		return 0;
 	}
-	if (hi->have_numpart) return 0;
+	/* a type with rows is read and checked row by row; a group the Header counts as empty
+	 * must be empty (its particles would be left out) */
+	if (hi->have_numpart && *n > 0) return 0;
 	hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
 	hid_t d = g >= 0 ? open_field(g, F_POS) : -1;
 	int rc = 0;
+	uint64_t rows = 0;
 	if (g < 0) rc = BAD("%s: its %s is not a group", path, group);
-	else if (d < 0) rc = BAD("%s: %s has no Coordinates dataset", path, group);
-	else rc = dataset_rows(path, group, d, &fields[F_POS], n);
+	else if (d < 0 && !hi->have_numpart) rc = BAD("%s: %s has no Coordinates dataset", path, group);
+	else if (d >= 0) rc = dataset_rows(path, group, d, &fields[F_POS], &rows);
+	if (!rc && hi->have_numpart && rows > 0)
+		rc = BAD("%s: %s/Coordinates has %llu rows, but the Header's NumPart_ThisFile says 0 "
+		         "particles of type %d", path, group, (unsigned long long)rows, k);
+	if (!rc && !hi->have_numpart) *n = rows;
 	if (d >= 0) H5Dclose(d);
 	if (g >= 0) H5Gclose(g);
 	return rc;

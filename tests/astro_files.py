@@ -200,6 +200,12 @@ def bad(gen, out):
     f = base(); f["Velocities"][3, 0] = np.inf; h5("inf.hdf5", f)
     f = base(); f["Masses"][5] = 0; h5("zero_mass.hdf5", f)
     f = base(); f["Masses"][9] = -1; h5("negative_mass.hdf5", f)
+    # a gas group the Header does not count: its particles would be left out
+    write_h5(os.path.join(out, "uncounted.hdf5"), {1: base()})
+    with h5py.File(os.path.join(out, "uncounted.hdf5"), "a") as e:
+        g = e.create_group("PartType0")
+        g.create_dataset("Coordinates", data=x[:10])
+    cases.append("uncounted.hdf5")
     with h5py.File(os.path.join(out, "empty.hdf5"), "w") as e:
         e.create_group("Header")
     cases.append("empty.hdf5")

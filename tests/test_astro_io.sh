@@ -108,6 +108,7 @@ declare -A says=(
 	[inf.hdf5]="bad/inf.hdf5: PartType1/Velocities row 3 holds inf"
 	[zero_mass.hdf5]="bad/zero_mass.hdf5: PartType1/Masses row 5 holds 0; it must be > 0"
 	[negative_mass.hdf5]="bad/negative_mass.hdf5: PartType1/Masses row 9 holds -1; it must be > 0"
+	[uncounted.hdf5]="bad/uncounted.hdf5: PartType0/Coordinates has 10 rows, but the Header's NumPart_ThisFile says 0 particles of type 0"
 	[empty.hdf5]="bad/empty.hdf5 holds no particles"
 	[count.hdf5]="bad/count.hdf5: its Header says 5 particles of type 4, but it has no PartType4"
 	[not_hdf5.hdf5]="bad/not_hdf5.hdf5 is not an HDF5 file"
