@@ -46,6 +46,10 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 {
 	constexpr int NS = VEL ? TIDE_MDBC_NS : TIDE_MDBC_NS_RHO;
 	__shared__ uint32_t rows_s[MDBC_THREADS / 32][2][9];
+	/* per warp, the sums of its window's wet ghosts, lane = the particle's place in the window */
+	__shared__ float S_s[MDBC_THREADS / 32][NS][32];
+	const uint32_t w = threadIdx.x >> 5;
+	unsigned pending = 0u;
 	const uint32_t lane = threadIdx.x & 31u;
 	const uint32_t i0 = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u;
 	if (i0 >= v.count) return; /* the whole warp: i0 is the warp's */
@@ -57,7 +61,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		const uint32_t b = i0 + (uint32_t)(__ffs(todo) - 1);
 		todo &= todo - 1u;
 		const float nb[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
-		float vw[3], vb[3], rho;
+		float vw[3];
 		tide_mdbc_wall_velocity(&v, b, vw);
 		if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
 			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
@@ -193,15 +197,27 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 #pragma unroll
 		for (int q = 0; q < NS; q++)
 			for (int d = 16; d > 0; d >>= 1) S[q] += __shfl_xor_sync(FULL_MASK, S[q], d);
-		if (lane == 0) {
-			/* the normal and wall velocity read again, not kept through the scan */
-			const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
-			float vw2[3];
-			tide_mdbc_wall_velocity(&v, b, vw2);
-			tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
-			v.rho[b] = rho;
-			if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
-		}
+		/* the solve is deferred: the lane of the ghost's particle keeps its sums, and after
+		 * the window the lanes solve their ghosts' systems side by side (one after another on
+		 * lane 0, they took a large part of the pass) */
+		const uint32_t p = b - i0;
+		if (lane == p)
+#pragma unroll
+			for (int q = 0; q < NS; q++) S_s[w][q][lane] = S[q];
+		pending |= 1u << p;
+	}
+	__syncwarp();
+	if (pending >> lane & 1u) {
+		const uint32_t b = i0 + lane;
+		float S[TIDE_MDBC_NS], rho, vb[3];
+#pragma unroll
+		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = q < NS ? S_s[w][q][lane] : 0.f;
+		const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
+		float vw2[3];
+		tide_mdbc_wall_velocity(&v, b, vw2);
+		tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
+		v.rho[b] = rho;
+		if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
 	}
 }
 
