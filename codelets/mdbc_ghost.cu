@@ -44,15 +44,15 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 		}
 		const double g[3] = {v.x[b] + 2.0 * (double)nb[0], v.y[b] + 2.0 * (double)nb[1],
 		                     v.z[b] + 2.0 * (double)nb[2]};
-		tide_mdbc_cells C;
-		tide_mdbc_cells_of(&P, &A, g, &C);
+		tide_cell_rows C;
+		tide_cell_rows_of(&P, &A, g, &C);
 		float S[TIDE_MDBC_NS];
 #pragma unroll
 		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
 		for (int row = 0; row < 9; row++) {
 			uint32_t o[2], key[2][2];
 			int nkey;
-			tide_mdbc_row(&C, &A, start, row, o, key, &nkey);
+			tide_cell_row(&C, &A, start, row, o, key, &nkey);
 			for (uint32_t j = o[0] + lane; j < o[1]; j += 32u) tide_mdbc_add(&K, &own, j, g, VEL, S);
 			/* the halo ranges: each lane binary-searches one end of one halo's range at
 			 * once (lane 2h + e: halo h, e = 0 the first key, 1 past the last), instead of

@@ -200,6 +200,9 @@ int tide_case_check_physics(struct ctx *x)
 	if (c->eos == TIDE_EOS_ISOTHERMAL && !(c->cs_iso > 0))
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.eos")], "missing required key 'physics.cs_iso' "
 		            "(the isothermal sound speed in m/s, > 0) for 'physics.eos' = isothermal.");
+	/* the units decide G unless the case gives it */
+	if (!x->seen[tide_case_find_key("physics.self_gravity.G")] && c->units != TIDE_UNITS_SI)
+		x->c->self_gravity.G = c->units == TIDE_UNITS_CGS ? 6.674e-8 : 1.0;
 	return 0;
 }
 

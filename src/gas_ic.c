@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Initial conditions of the gas scheme (gas_ic.h).
+#include <math.h>
+#include <stdlib.h>
+#include "gas_ic.h"
+#include "tide/block_interface.h"
+#include "tide/gas_math.h"
+
+void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
+                      double u, double h)
+{
+	uint32_t i = v->count++;
+	v->x[i] = p[0];
+	v->y[i] = p[1];
+	v->z[i] = p[2];
+	float *vv[3] = {v->vx, v->vy, v->vz}, *vh[3] = {v->vx1, v->vy1, v->vz1};
+	for (int k = 0; k < 3; k++) vv[k][i] = vh[k][i] = (float)vel[k]; /* the half-step velocity */
+	v->rho[i] = (float)rho;
+	v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
+	v->id[i] = i;
+	v->type[i] = TIDE_FLUID;
+	v->key[i] = 0;
+	v->TIDE_GAS_H[i] = (float)h;
+	v->TIDE_GAS_U[i] = v->TIDE_GAS_UHALF[i] = (float)u;
+	v->TIDE_GAS_FGRAD[i] = 1.f;
+	v->TIDE_GAS_BALSARA[i] = 1.f;
+	v->TIDE_GAS_DTK[i] = 0.f; /* no kick to close before the first step */
+}
+
+/* Cells of the lattice of spacing a across [lo, hi) along each axis (at least one). */
+static void lattice_counts(const double lo[3], const double hi[3], double a, int n[3])
+{
+	for (int k = 0; k < 3; k++) {
+		n[k] = (int)lround((hi[k] - lo[k]) / a);
+		if (n[k] < 1) n[k] = 1;
+	}
+}
+
+int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, tide_block_view *v)
+{
+	double box[2][2][3];
+	int n[2][3];
+	size_t total = 0;
+	for (int s = 0; s < 2; s++) {
+		for (int k = 0; k < 3; k++) {
+			box[s][0][k] = t->lo[k];
+			box[s][1][k] = t->hi[k];
+		}
+		box[s][s ? 0 : 1][t->axis] = t->x0;
+		lattice_counts(box[s][0], box[s][1], cbrt(t->m / t->rho[s]), n[s]);
+		total += (size_t)n[s][0] * n[s][1] * n[s][2];
+	}
+	uint32_t cap = (uint32_t)total + extra;
+	*mem = tide_block_alloc_host(cap);
+	if (!*mem) return -1;
+	*v = tide_block_view_make(*mem, cap, 0);
+	for (int s = 0; s < 2; s++) {
+		double a[3], vol = 1;
+		for (int k = 0; k < 3; k++) {
+			a[k] = (box[s][1][k] - box[s][0][k]) / n[s][k];
+			vol *= a[k];
+		}
+		double rho = t->m / vol, u = t->p[s] / ((t->gamma - 1.0) * t->rho[s]);
+		double h = t->eta * cbrt(vol), vel[3] = {0, 0, 0};
+		vel[t->axis] = t->vel[s];
+		for (int i = 0; i < n[s][0]; i++)
+			for (int j = 0; j < n[s][1]; j++)
+				for (int k = 0; k < n[s][2]; k++) {
+					int c[3] = {i, j, k};
+					double p[3];
+					for (int d = 0; d < 3; d++) p[d] = box[s][0][d] + (c[d] + 0.5) * a[d];
+					tide_gas_ic_push(v, p, vel, rho, u, h);
+				}
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Initial conditions of the gas scheme (physics.scheme: gas): particles of equal mass on
+ * lattices whose spacing follows the density, with the gas fields (include/tide/gas_math.h)
+ * set so that the first step starts the leapfrog.  The block's aux fields must be those of the
+ * gas scheme (tide_sim_set_aux) before anything is allocated. */
+#ifndef TIDE_GAS_IC_H
+#define TIDE_GAS_IC_H
+#include <stdint.h>
+#include "tide/block.h"
+
+/* Appends one gas particle to v (room assumed): position p, velocity vel, density rho (the
+ * first h guess eta (m/rho)^(1/3) comes from it), specific internal energy u. */
+void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
+                      double u, double h);
+
+/* A shock tube along axis `axis` of box [lo, hi): the left state (index 0) below x0, the right
+ * one (1) above, each a cubic lattice of particles of mass m at the spacing (m / rho)^(1/3),
+ * snapped to a whole number of cells across every axis of its part of the box (choose the box
+ * a multiple of both spacings across the tube to keep the densities exact).  Velocities along
+ * the tube; u = p / ((gamma - 1) rho).  A new host block of the particles (ids 0..n-1): *mem
+ * (tide_block_alloc_host, capacity count + extra), *v.  0, or -1 (out of memory). */
+typedef struct tide_gas_tube {
+	int axis;
+	double lo[3], hi[3], x0;
+	double rho[2], p[2], vel[2];
+	double m, gamma, eta;
+} tide_gas_tube;
+int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, tide_block_view *v);
+
+#endif
