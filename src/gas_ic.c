@@ -74,3 +74,27 @@ int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, t
 	}
 	return 0;
 }
+
+int tide_gas_ic_sedov(double half, double m, double rho, double u_bg, double E, double r_inj,
+                      double eta, void **mem, tide_block_view *v)
+{
+	int n = (int)lround(half / cbrt(m / rho));
+	if (n < 1) n = 1;
+	double a = half / n, vel[3] = {0, 0, 0}, h = eta * cbrt(m / rho);
+	double rin = fmax(r_inj, sqrt(3.0) * 0.5 * a * 1.0001);
+	uint32_t cap = (uint32_t)(8 * (size_t)n * n * n);
+	*mem = tide_block_alloc_host(cap);
+	if (!*mem) return -1;
+	*v = tide_block_view_make(*mem, cap, 0);
+	int ninj = 0;
+	for (int pass = 0; pass < 2; pass++) /* count the hot particles, then place them all */
+		for (int i = -n; i < n; i++)
+			for (int j = -n; j < n; j++)
+				for (int k = -n; k < n; k++) {
+					double p[3] = {(i + 0.5) * a, (j + 0.5) * a, (k + 0.5) * a};
+					int hot = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < rin * rin;
+					if (pass == 0) { ninj += hot; continue; }
+					tide_gas_ic_push(v, p, vel, rho, hot ? u_bg + E / (m * ninj) : u_bg, h);
+				}
+	return ninj;
+}

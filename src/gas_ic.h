@@ -27,4 +27,13 @@ typedef struct tide_gas_tube {
 } tide_gas_tube;
 int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, tide_block_view *v);
 
+/* A Sedov-Taylor blast: a cubic lattice of spacing (m / rho)^(1/3) filling the cube of half side
+ * `half` about the origin (a whole number of cells: the origin at a cell corner, so that the
+ * 8 particles nearest to it are at rest at equal distances), gas of density rho at rest with
+ * specific energy u_bg, and the energy E shared equally by the particles within r_inj of the
+ * origin (at least the central 8).  A new host block (ids 0..n-1): *mem, *v.  Returns the
+ * number of particles that took E, or -1 (out of memory). */
+int tide_gas_ic_sedov(double half, double m, double rho, double u_bg, double E, double r_inj,
+                      double eta, void **mem, tide_block_view *v);
+
 #endif
