@@ -98,3 +98,32 @@ int tide_gas_ic_sedov(double half, double m, double rho, double u_bg, double E, 
 				}
 	return ninj;
 }
+
+int tide_gas_ic_evrard(int n, double R, double M, double u, double eta, void **mem,
+                       tide_block_view *v, uint32_t *np)
+{
+	double b = 2.0 * R / n, vel[3] = {0, 0, 0};
+	uint32_t cnt = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		double m = cnt ? M / cnt : 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				for (int k = 0; k < n; k++) {
+					double p[3] = {-R + (i + 0.5) * b, -R + (j + 0.5) * b, -R + (k + 0.5) * b};
+					double r = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+					if (r >= R) continue;
+					if (pass == 0) { cnt++; continue; }
+					double s = sqrt(r / R); /* r' / r = (r / R)^(1/2) */
+					for (int d = 0; d < 3; d++) p[d] *= s;
+					double rho = M / (2 * 3.14159265358979323846 * R * R * r * s);
+					tide_gas_ic_push(v, p, vel, rho, u, eta * cbrt(m / rho));
+				}
+		if (pass == 0) {
+			*mem = tide_block_alloc_host(cnt);
+			if (!*mem) return -1;
+			*v = tide_block_view_make(*mem, cnt, 0);
+		}
+	}
+	*np = cnt;
+	return 0;
+}

@@ -36,4 +36,12 @@ int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, t
 int tide_gas_ic_sedov(double half, double m, double rho, double u_bg, double E, double r_inj,
                       double eta, void **mem, tide_block_view *v);
 
+/* Evrard's sphere (Evrard 1988): mass M, radius R, density M / (2 pi R^2 r), at rest with
+ * specific energy u: the cubic lattice of n points across the diameter (cell centres of the
+ * cube [-R, R]^3) inside the sphere, every radius stretched r -> R (r / R)^(3/2) (the lattice's
+ * uniform mass profile M (r/R)^3 becomes M (r/R)^2).  Particles of mass M / N, their own N
+ * returned in *np.  A new host block: *mem, *v.  0, or -1 (out of memory). */
+int tide_gas_ic_evrard(int n, double R, double M, double u, double eta, void **mem,
+                       tide_block_view *v, uint32_t *np);
+
 #endif
