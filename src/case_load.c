@@ -148,6 +148,7 @@ static const struct key keys[] = {
 	NUM("gas.beta_visc", gas.beta_visc, R_GE | R_LE, 0, 10),
 	NUM("gas.alpha_cond", gas.alpha_cond, R_GE | R_LE, 0, 5),
 	NUM("gas.u_min", gas.u_min, R_GE, 0, 0),
+	NUM("gas.u", gas.u, R_GE, 0, 0),
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
@@ -867,6 +868,7 @@ void tide_case_gas_defaults(tide_case *c)
 	c->gas.beta_visc = 2.0;
 	c->gas.alpha_cond = 1.0;   /* Price 2008 */
 	c->gas.u_min = 0;
+	c->gas.u = 1.0;
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */

@@ -146,6 +146,7 @@ static void put_gas(FILE *f, const tide_case *c)
 	fprintf(f, "  beta_visc: %s\n", num(g->beta_visc, b));
 	fprintf(f, "  alpha_cond: %s\n", num(g->alpha_cond, b));
 	fprintf(f, "  u_min: %s\n", num(g->u_min, b));
+	fprintf(f, "  u: %s\n", num(g->u, b));
 }
 
 void tide_case_print(FILE *f, const tide_case *c)

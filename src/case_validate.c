@@ -215,6 +215,13 @@ int tide_case_derive(struct ctx *x)
 	tide_case *c = x->c;
 	double g = gravity_norm(c);
 	int gline = x->line[tide_case_find_key("physics.gravity")];
+	if (c->scheme == TIDE_SCHEME_GAS) {
+		/* the gas has its own equation of state (gas.*): c0 is its initial sound speed (what
+		 * the water scheme's c0 stands for in messages and summaries), any gravity is fine */
+		c->c0 = c->gas.eos == TIDE_GAS_IDEAL ? sqrt(c->gas.gamma * (c->gas.gamma - 1) * c->gas.u)
+		                                     : c->gas.cs;
+		return 0;
+	}
 	if (!(g > 0) && !c->self_gravity.on)
 		return tide_case_fail(x, gline, "key 'physics.gravity' is zero, so c0 = coefsound*sqrt(|g|*hswl) "
 		            "would be 0; allowed: a nonzero gravity vector (a zero one only with "

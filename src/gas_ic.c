@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "gas_ic.h"
 #include "tide/block_interface.h"
+#include "tide/case.h"
 #include "tide/gas_math.h"
 
 void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
@@ -33,6 +34,21 @@ static void lattice_counts(const double lo[3], const double hi[3], double a, int
 	for (int k = 0; k < 3; k++) {
 		n[k] = (int)lround((hi[k] - lo[k]) / a);
 		if (n[k] < 1) n[k] = 1;
+	}
+}
+
+void tide_gas_ic_start(const tide_case *c, tide_block_view *v, size_t n)
+{
+	double m = tide_case_mass(c);
+	for (size_t i = 0; i < n; i++) {
+		double vel[3] = {v->vx[i], v->vy[i], v->vz[i]}, p[3] = {v->x[i], v->y[i], v->z[i]};
+		double rho = v->rho[i] > 0 ? v->rho[i] : c->rho0;
+		uint32_t id = v->id[i], type = v->type[i], k = v->count;
+		v->count = (uint32_t)i;   /* tide_gas_ic_push writes slot count */
+		tide_gas_ic_push(v, p, vel, rho, c->gas.u, c->gas.eta * pow(m / rho, 1.0 / c->dim));
+		v->id[i] = id;
+		v->type[i] = type;
+		v->count = k;
 	}
 }
 

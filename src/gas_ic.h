@@ -13,6 +13,12 @@
 void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
                       double u, double h);
 
+/* The gas fields of particles 0..n-1 of a block built from a case's geometry (fluid boxes,
+ * balls, volumes: tide_host_block_build): h = eta (m / rho)^(1/dim) with the case's mass,
+ * u = gas.u, the leapfrog's half-step values equal to the present. */
+struct tide_case;
+void tide_gas_ic_start(const struct tide_case *c, tide_block_view *v, size_t n);
+
 /* A shock tube along axis `axis` of box [lo, hi): the left state (index 0) below x0, the right
  * one (1) above, each a cubic lattice of particles of mass m at the spacing (m / rho)^(1/3),
  * snapped to a whole number of cells across every axis of its part of the box (choose the box

@@ -62,6 +62,7 @@ typedef struct tide_gas_case {
 	double h_min;            /* smallest h (0: none) */
 	double alpha_visc, beta_visc, alpha_cond;
 	double u_min;            /* floor of the specific internal energy */
+	double u;                /* initial specific internal energy of the fluid (ideal gas) */
 } tide_gas_case;
 
 /* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
