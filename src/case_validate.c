@@ -179,12 +179,13 @@ static int check_periodic(struct ctx *x)
 		return tide_case_fail(x, line, "key 'periodic' with 'physics.self_gravity': the "
 		                      "Barnes-Hut field is not periodic; allowed: one of the two.");
 	for (int a = 0; a < 2; a++) {
-		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
+		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_cell_h(c);
 		if ((c->periodic >> a & 1) && !(len >= need))
 			return tide_case_fail(x, line, "key 'periodic': the domain is %g m long along %c, "
-			                      "less than the 4h = %g m (two cells of side 2h) a periodic "
-			                      "axis needs; allowed: a longer domain or a smaller dp.", len,
-			                      "xy"[a], need);
+			                      "less than the 4h = %g m (two cells of side 2h%s) a periodic "
+			                      "axis needs; allowed: a longer domain or a smaller %s.", len,
+			                      "xy"[a], need, c->scheme == TIDE_SCHEME_GAS ? ", h = gas.h_max" : "",
+			                      c->scheme == TIDE_SCHEME_GAS ? "gas.h_max" : "dp");
 	}
 	return 0;
 }

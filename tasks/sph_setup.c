@@ -67,7 +67,7 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	/* the gas scheme's cells have side 2 h_max: every neighbour within the support of the
 	 * larger h of a pair is in the 27 cells around a particle (gas_math.h) */
 	int gas = c->scheme == TIDE_SCHEME_GAS;
-	double h = gas ? tide_case_gas_h_max(c) : tide_case_h(c);
+	double h = tide_case_cell_h(c);
 	P->dim = c->dim;
 	P->kernel = c->kernel;
 	P->diffusion = c->diffusion;

@@ -191,6 +191,12 @@ static inline double tide_case_gas_h_max(const tide_case *c)
 	return c->gas.h_max > 0 ? c->gas.h_max : 4.0 * c->gas.eta * c->dp;
 }
 
+/* Half the side of the neighbour cells: the support of the largest h, h (WCSPH) or h_max (gas). */
+static inline double tide_case_cell_h(const tide_case *c)
+{
+	return c->scheme == TIDE_SCHEME_GAS ? tide_case_gas_h_max(c) : tide_case_h(c);
+}
+
 /* Softening length of the self-gravity: the given one, else dp. */
 static inline double tide_case_softening(const tide_case *c)
 {
