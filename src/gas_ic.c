@@ -70,6 +70,7 @@ int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, t
 	*mem = tide_block_alloc_host(cap);
 	if (!*mem) return -1;
 	*v = tide_block_view_make(*mem, cap, 0);
+	double shift = 0; /* half the left state's spacing across the tube (below) */
 	for (int s = 0; s < 2; s++) {
 		double a[3], vol = 1;
 		for (int k = 0; k < 3; k++) {
@@ -77,6 +78,7 @@ int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, t
 			vol *= a[k];
 		}
 		double rho = t->m / vol, u = t->p[s] / ((t->gamma - 1.0) * t->rho[s]);
+		if (s == 1) shift = 0.5 * cbrt(t->m / t->rho[0]);
 		double h = t->eta * cbrt(vol), vel[3] = {0, 0, 0};
 		vel[t->axis] = t->vel[s];
 		for (int i = 0; i < n[s][0]; i++)
@@ -84,7 +86,12 @@ int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, t
 				for (int k = 0; k < n[s][2]; k++) {
 					int c[3] = {i, j, k};
 					double p[3];
-					for (int d = 0; d < 3; d++) p[d] = box[s][0][d] + (c[d] + 0.5) * a[d];
+					for (int d = 0; d < 3; d++) {
+						p[d] = box[s][0][d] + (c[d] + 0.5) * a[d];
+						if (d == t->axis || !shift) continue;
+						p[d] += shift; /* wrapped: the tube is periodic across */
+						if (p[d] >= box[s][1][d]) p[d] -= box[s][1][d] - box[s][0][d];
+					}
 					tide_gas_ic_push(v, p, vel, rho, u, h);
 				}
 	}

@@ -23,7 +23,11 @@ void tide_gas_ic_start(const struct tide_case *c, tide_block_view *v, size_t n);
  * one (1) above, each a cubic lattice of particles of mass m at the spacing (m / rho)^(1/3),
  * snapped to a whole number of cells across every axis of its part of the box (choose the box
  * a multiple of both spacings across the tube to keep the densities exact).  Velocities along
- * the tube; u = p / ((gamma - 1) rho).  A new host block of the particles (ids 0..n-1): *mem
+ * the tube; u = p / ((gamma - 1) rho).  The right lattice is moved across the tube by half
+ * the left one's spacing (wrapped: the tube is periodic across), so that its columns continue
+ * some of the left one's: with the columns of a lattice of spacing 2a between those of one of
+ * spacing a, the contact layer interpenetrates and the left star state of Sod's problem stays
+ * 15 % too dense (tests/test_gas_sod.c).  A new host block of the particles (ids 0..n-1): *mem
  * (tide_block_alloc_host, capacity count + extra), *v.  0, or -1 (out of memory). */
 typedef struct tide_gas_tube {
 	int axis;
