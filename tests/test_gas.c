@@ -30,6 +30,7 @@
 #include "case_load.h"
 #include "gas_ic.h"
 #include "runtime.h"
+#include "test_gas_case.h"
 #include "test_cuda_mode.h"
 
 static int failures;
@@ -49,28 +50,12 @@ static const double DP = 0.1;
 
 static void make_case(tide_case *c)
 {
-	memset(c, 0, sizeof *c);
-	tide_case_gas_defaults(c);
-	snprintf(c->name, sizeof c->name, "gas");
-	snprintf(c->path, sizeof c->path, "(test)");
-	c->dim = 3;
-	c->dp = DP;
-	c->rho0 = 1;
-	c->coefh = 1.2;
-	c->scheme = TIDE_SCHEME_GAS;
-	c->units = TIDE_UNITS_CODE;
+	test_gas_case(c, "gas", DP, 2.0 * DP, 1);
 	c->gas.gamma = 5.0 / 3.0;
-	c->gas.h_max = 2.0 * DP;
-	c->cfl = 0.3;
-	c->gamma = 7;
-	c->c0 = 1;
-	c->verlet_steps = 40;
-	strcpy(c->decomp, "slabs");
 	for (int d = 0; d < 3; d++) c->domain.lo[d] = -DP;
 	c->domain.hi[0] = (NX + 1) * DP; /* elongated along x: slabs along x */
 	c->domain.hi[1] = (NY + 1) * DP;
 	c->domain.hi[2] = (NZ + 1) * DP;
-	c->t_end = c->t_out = 1;
 }
 
 /* The lattice (perturbed: positions moved by up to 0.2 dp, velocities and u varying). */

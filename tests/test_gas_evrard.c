@@ -31,6 +31,7 @@
 #include "case_load.h"
 #include "gas_ic.h"
 #include "runtime.h"
+#include "test_gas_case.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -40,34 +41,14 @@ static int failures;
 
 static void make_case(tide_case *c, double m)
 {
-	memset(c, 0, sizeof *c);
-	tide_case_gas_defaults(c);
-	snprintf(c->name, sizeof c->name, "evrard");
-	snprintf(c->path, sizeof c->path, "(test)");
-	c->dim = 3;
-	c->dp = cbrt(m);
-	c->rho0 = 1.0;                 /* particle mass rho0 dp^3 = M / N */
-	c->coefh = 1.2;
-	c->kernel = TIDE_KERNEL_CUBIC;
-	c->scheme = TIDE_SCHEME_GAS;
-	c->units = TIDE_UNITS_CODE;
+	test_gas_case(c, "evrard", cbrt(m), 0.4, 4); /* mass dp^3 = M / N; the edge starts at h = 0.2 */
 	c->gas.gamma = 5.0 / 3.0;
-	c->gas.h_max = 0.4;            /* the sphere's edge starts at h = 0.2 */
 	c->cfl = 0.25;
-	c->gamma = 7;
-	c->c0 = 1;
-	c->verlet_steps = 40;
 	c->self_gravity.on = 1;
 	c->self_gravity.G = 1.0;
 	c->self_gravity.theta = 0.5;
 	c->self_gravity.softening = 0.03;
 	c->self_gravity.quadrupole = 1;
-	strcpy(c->decomp, "slabs");
-	for (int d = 0; d < 3; d++) {
-		c->domain.lo[d] = -4;
-		c->domain.hi[d] = 4;
-	}
-	c->domain.hi[0] = 4.01; /* slabs along x */
 	c->t_end = c->t_out = T_END;
 }
 

@@ -17,6 +17,7 @@
 #include "case_load.h"
 #include "gas_ic.h"
 #include "runtime.h"
+#include "test_gas_case.h"
 
 int main(int argc, char **argv)
 {
@@ -26,28 +27,7 @@ int main(int argc, char **argv)
 	const int nhalf = 8;
 	double half = 0.5, a = half / nhalf, m = a * a * a;
 	tide_case c;
-	memset(&c, 0, sizeof c);
-	tide_case_gas_defaults(&c);
-	snprintf(c.name, sizeof c.name, "gas_ranks");
-	snprintf(c.path, sizeof c.path, "(test)");
-	c.dim = 3;
-	c.dp = a;
-	c.rho0 = 1;
-	c.coefh = 1.2;
-	c.scheme = TIDE_SCHEME_GAS;
-	c.units = TIDE_UNITS_CODE;
-	c.gas.h_max = 1.6 * 1.2 * a;
-	c.cfl = 0.3;
-	c.gamma = 7;
-	c.c0 = 1;
-	c.verlet_steps = 40;
-	strcpy(c.decomp, "slabs");
-	for (int d = 0; d < 3; d++) {
-		c.domain.lo[d] = -half - 0.2;
-		c.domain.hi[d] = half + 0.2;
-	}
-	c.domain.hi[0] += 0.01;
-	c.t_end = c.t_out = 1;
+	test_gas_case(&c, "gas_ranks", a, 1.6 * 1.2 * a, half + 0.2);
 	tide_sim_set_aux(&c);
 	void *mem = NULL;
 	tide_block_view all;

@@ -25,6 +25,7 @@
 #include "case_load.h"
 #include "gas_ic.h"
 #include "runtime.h"
+#include "test_gas_case.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -37,29 +38,8 @@ static int failures;
 
 static void make_case(tide_case *c, double a)
 {
-	memset(c, 0, sizeof *c);
-	tide_case_gas_defaults(c);
-	snprintf(c->name, sizeof c->name, "sedov");
-	snprintf(c->path, sizeof c->path, "(test)");
-	c->dim = 3;
-	c->dp = a;
-	c->rho0 = 1.0;
-	c->coefh = 1.2;
-	c->kernel = TIDE_KERNEL_CUBIC;
-	c->scheme = TIDE_SCHEME_GAS;
-	c->units = TIDE_UNITS_CODE;
+	test_gas_case(c, "sedov", a, 1.6 * 1.2 * a, HALF + 0.2); /* the hot bubble is held at h_max */
 	c->gas.gamma = GAMMA;
-	c->gas.h_max = 1.6 * 1.2 * a; /* the hot bubble's particles are held there */
-	c->cfl = 0.3;
-	c->gamma = 7;
-	c->c0 = 1;
-	c->verlet_steps = 40;
-	strcpy(c->decomp, "slabs");
-	for (int d = 0; d < 3; d++) {
-		c->domain.lo[d] = -HALF - 0.2;
-		c->domain.hi[d] = HALF + 0.2;
-	}
-	c->domain.hi[0] += 0.01; /* slabs along x */
 	c->t_end = c->t_out = 0.05;
 }
 

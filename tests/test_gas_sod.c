@@ -43,6 +43,7 @@
 #include "case_load.h"
 #include "gas_ic.h"
 #include "runtime.h"
+#include "test_gas_case.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -117,33 +118,13 @@ static double A_SP = 1.0 / 80;   /* left-state spacing */
 
 static void make_case(tide_case *c)
 {
-	memset(c, 0, sizeof *c);
-	tide_case_gas_defaults(c);
-	snprintf(c->name, sizeof c->name, "sod");
-	snprintf(c->path, sizeof c->path, "(test)");
-	c->dim = 3;
-	c->dp = A_SP;
-	c->rho0 = 1.0;               /* mass rho0 dp^3: the left state's lattice */
-	c->coefh = 1.2;
-	c->kernel = TIDE_KERNEL_CUBIC;
-	c->scheme = TIDE_SCHEME_GAS;
-	c->units = TIDE_UNITS_CODE;
+	test_gas_case(c, "sod", A_SP, 2.5 * A_SP, 0.6); /* the right state's h is 2.4 a */
 	c->gas.eos = TIDE_GAS_IDEAL;
 	c->gas.gamma = GAMMA;
-	c->gas.eta = 1.2;
-	c->gas.h_max = 2.5 * A_SP;  /* the right state's h is 2.4 a */
-	c->cfl = 0.3;
-	c->gamma = 7;
-	c->c0 = 1;
-	c->verlet_steps = 40;
 	c->periodic = 3;            /* x and y: the tube's cross-section */
-	strcpy(c->decomp, "slabs");
 	c->domain.lo[0] = c->domain.lo[1] = 0;
 	c->domain.hi[0] = c->domain.hi[1] = NT * A_SP;
-	c->domain.lo[2] = -0.6;
-	c->domain.hi[2] = 0.6;
-	c->t_end = T_END;
-	c->t_out = T_END;
+	c->t_end = c->t_out = T_END;
 }
 
 int main(int argc, char **argv)
