@@ -201,6 +201,17 @@ int tide_case_check_physics(struct ctx *x)
 	if (c->eos == TIDE_EOS_ISOTHERMAL && !(c->cs_iso > 0))
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.eos")], "missing required key 'physics.cs_iso' "
 		            "(the isothermal sound speed in m/s, > 0) for 'physics.eos' = isothermal.");
+	/* the gas scheme has its own viscosity and no wall model: the water scheme's options would
+	 * be silently ignored */
+	if (c->scheme == TIDE_SCHEME_GAS && c->viscosity != TIDE_VISC_ARTIFICIAL)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.viscosity")], "key "
+		            "'physics.viscosity' = %s with 'physics.scheme' = gas (the gas has its own "
+		            "artificial viscosity, gas.alpha_visc); allowed: artificial.",
+		            tide_case_viscosity_names[c->viscosity]);
+	if (c->scheme == TIDE_SCHEME_GAS && c->boundary != TIDE_BOUNDARY_DBC)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.boundary")], "key "
+		            "'physics.boundary' = %s with 'physics.scheme' = gas (boundary particles are "
+		            "fixed gas particles there); allowed: dbc.", tide_case_boundary_names[c->boundary]);
 	/* the units decide G unless the case gives it */
 	if (!x->seen[tide_case_find_key("physics.self_gravity.G")] && c->units != TIDE_UNITS_SI)
 		x->c->self_gravity.G = c->units == TIDE_UNITS_CGS ? 6.674e-8 : 1.0;
