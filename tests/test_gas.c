@@ -2,6 +2,8 @@
 // The gas scheme's passes (physics.scheme: gas; include/tide/gas_math.h): gas_density and
 // gas_forces over blocks made by tide_sim_setup (cell_sort and the two halo packings around
 // them: the first part of a gas step, tide_sim_submit_forces_with).
+//  - the equations of state: c^2 = dp/drho (ideal along an adiabat, isothermal, barotropic on
+//    both sides of rho_crit), the barotropic pressure continuous at rho_crit;
 //  - lattice: a cubic lattice of spacing dp at rest with u = 1 (ideal gas): every particle
 //    farther than 2 h_max from the lattice's faces has rho within 0.5 % of rho0, rho h^3 =
 //    m eta^3 within 3 h_tolerance (the iteration converged), 1/Omega within 5 % of 1, and no
@@ -172,6 +174,40 @@ static void uniform(const tide_case *c)
 	tide_block_free_host(mem, v.cap);
 }
 
+/* The equations of state (gas_math.h): c^2 = dp/drho (numerically, at constant entropy for
+ * the ideal gas: p ~ rho^gamma), the barotropic one continuous at rho_crit and isothermal below. */
+static void eos(void)
+{
+	tide_gas_params G;
+	memset(&G, 0, sizeof G);
+	G.gamma = 5.f / 3.f;
+	G.cs2 = 4.f;
+	G.rho_crit = 10.f;
+	double worst = 0;
+	for (int e = TIDE_GAS_IDEAL; e <= TIDE_GAS_BAROTROPIC; e++) {
+		G.eos = e;
+		const double rhos[4] = {0.5, 3, 9, 40};
+		for (int k = 0; k < 4; k++) {
+			double rho = rhos[k], d = 1e-2 * rho, u = 2.0;
+			/* along an adiabat u ~ rho^(gamma - 1) (ideal), any u for the others */
+			double um = e ? u : u * pow((rho - d) / rho, G.gamma - 1);
+			double up = e ? u : u * pow((rho + d) / rho, G.gamma - 1);
+			double dpdrho = (tide_gas_pressure(&G, (float)(rho + d), (float)up) -
+			                 tide_gas_pressure(&G, (float)(rho - d), (float)um)) / (2 * d);
+			double c = tide_gas_sound(&G, (float)rho, (float)u);
+			worst = fmax(worst, fabs(c * c / dpdrho - 1));
+		}
+	}
+	G.eos = TIDE_GAS_BAROTROPIC;
+	double below = tide_gas_pressure(&G, G.rho_crit * (1 - 1e-6f), 0), above = tide_gas_pressure(&G, G.rho_crit * (1 + 1e-6f), 0);
+	double iso = tide_gas_pressure(&G, 2.f, 0);
+	printf("eos: |c^2 / (dp/drho) - 1| <= %.2e; barotropic p at rho_crit %.6g | %.6g, p(2) %.6g (cs^2 rho = 8)\n",
+	       worst, below, above, iso);
+	EXPECT(worst < 1e-3, "c^2 differs from dp/drho by %g", worst);
+	EXPECT(fabs(above / below - 1) < 1e-4, "barotropic p jumps at rho_crit: %g | %g", below, above);
+	EXPECT(fabs(iso - 8) < 1e-5, "barotropic p below rho_crit %g, expected 8", iso);
+}
+
 static void conservation(const tide_block_view *v, const result *r)
 {
 	double m = DP * DP * DP, P[3] = {0, 0, 0}, Pabs = 0, E = 0, Eabs = 0;
@@ -201,7 +237,10 @@ int main(int argc, char **argv)
 	tide_case c;
 	make_case(&c);
 	tide_sim_set_aux(&c); /* the gas fields, before any block exists */
-	if (!cuda) uniform(&c);
+	if (!cuda) {
+		eos();
+		uniform(&c);
+	}
 	void *mem;
 	tide_block_view v = lattice(1, &mem);
 	result one, three;
