@@ -17,8 +17,8 @@
 //    rate sum m (v . a + du/dt) within 1e-4 of sum m |du/dt| (the du/dt terms are the work of
 //    the forces).
 // With --cuda (the test gas_cuda) the CUDA gas_density and gas_forces must give the CPU values
-// within 1e-3 of the largest magnitude on the perturbed configuration (1 and 3 blocks); without a CUDA worker it exits
-// 77 (SKIP).
+// within 1e-3 of the largest magnitude on the perturbed configuration (1 and 3 blocks); without
+// a CUDA worker it exits 77 (SKIP).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
