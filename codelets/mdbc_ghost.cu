@@ -69,8 +69,8 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		}
 		const double g[3] = {v.x[b] + 2.0 * (double)nb[0], v.y[b] + 2.0 * (double)nb[1],
 		                     v.z[b] + 2.0 * (double)nb[2]};
-		tide_mdbc_cells C;
-		tide_mdbc_cells_of(&P, &A, g, &C);
+		tide_cell_rows C;
+		tide_cell_rows_of(&P, &A, g, &C);
 		/* one look at the ghost's 27 cells' fluid bytes (lane c: cell c = row c / 3): a dry
 		 * ghost leaves before any row is set up (most of a tank's walls are dry), and a wet one
 		 * sets up only the rows with a wet cell or a halo's cell */
@@ -102,7 +102,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		int nkey = 0;
 		if (lane < 9 && ((wetm | farm) >> (3 * lane) & 7u)) {
 			uint32_t o[2];
-			tide_mdbc_row(&C, &A, start, (int)lane, o, key, &nkey);
+			tide_cell_row(&C, &A, start, (int)lane, o, key, &nkey);
 			oa = o[0];
 			ob = (wetm >> (3 * lane) & 7u) ? o[1] : o[0];
 		}
@@ -130,7 +130,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 			hrows &= hrows - 1u;
 			uint32_t o[2], hk[2][2];
 			int nk;
-			tide_mdbc_row(&C, &A, start, row, o, hk, &nk);
+			tide_cell_row(&C, &A, start, row, o, hk, &nk);
 			/* each lane binary-searches one end of one halo's range at once (lane 2h + e:
 			 * halo h, e = 0 the first key, 1 past the last) */
 			for (int m = 0; m < nk; m++)
