@@ -22,7 +22,8 @@ struct mdbc_halos {
 
 template <int VEL>
 __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
-                                         const uint32_t *start, mdbc_halos H, int nh)
+                                         const uint32_t *start, mdbc_halos H, int nh,
+                                         tide_motion_ids M)
 {
 	constexpr int NS = VEL ? TIDE_MDBC_NS : TIDE_MDBC_NS_RHO;
 	const uint32_t lane = threadIdx.x & 31u;
@@ -37,7 +38,7 @@ __global__ static void mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, ti
 		todo &= todo - 1u;
 		const float nb[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
 		float vw[3], vb[3], rho;
-		tide_mdbc_wall_velocity(&v, b, vw);
+		tide_mdbc_wall_velocity(&v, b, &M, vw);
 		if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
 			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
 			continue;
@@ -97,7 +98,8 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	int nh;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh);
+	tide_motion_ids M;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
@@ -110,8 +112,8 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 	cudaStream_t st = starpu_cuda_get_local_stream();
 	unsigned nblk = tide_blocks_for(v.count, 128);
 	if (P.mdbc_slip == TIDE_SLIP_VEL0)
-		mdbc_ghost_kernel<0><<<nblk, 128, 0, st>>>(P, A, v, start, H, nh);
+		mdbc_ghost_kernel<0><<<nblk, 128, 0, st>>>(P, A, v, start, H, nh, M);
 	else
-		mdbc_ghost_kernel<1><<<nblk, 128, 0, st>>>(P, A, v, start, H, nh);
+		mdbc_ghost_kernel<1><<<nblk, 128, 0, st>>>(P, A, v, start, H, nh, M);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Linear wave-maker theory: dispersion relation and Biesel transfer functions (wavemaker.h).
+#include <math.h>
+#include "wavemaker.h"
+
+double tide_wave_number(double T, double d, double g)
+{
+	double w = 2.0 * M_PI / T, y = w * w * d / g; /* y = kd tanh kd */
+	/* start from the deep- or shallow-water limit, whichever is closer; Newton converges
+	 * monotonically from above for this convex function */
+	double x = y > 1.0 ? y : sqrt(y);
+	if (x < y) x = y;           /* x tanh x = y has x >= y: start above the root */
+	for (int it = 0; it < 100; it++) {
+		double th = tanh(x), f = x * th - y, df = th + x * (1.0 - th * th);
+		double dx = f / df;
+		x -= dx;
+		if (fabs(dx) <= 1e-15 * x) break;
+	}
+	return x / d;
+}
+
+double tide_piston_transfer(double kd)
+{
+	return 2.0 * (cosh(2.0 * kd) - 1.0) / (sinh(2.0 * kd) + 2.0 * kd);
+}
+
+double tide_flap_transfer(double kd, double l_over_d)
+{
+	/* k int_{s0}^{d} (s - l)/(d - l) cosh(k s) ds, s the height above the bottom, s0 = max(l, 0) */
+	double kl = kd * l_over_d, kdl = kd - kl, ks0 = kl > 0.0 ? kl : 0.0;
+	double I = (kdl * sinh(kd) - (ks0 - kl) * sinh(ks0) - (cosh(kd) - cosh(ks0))) / kdl;
+	return 4.0 * sinh(kd) * I / (sinh(2.0 * kd) + 2.0 * kd);
+}

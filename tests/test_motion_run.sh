@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Prescribed motion of solids (issue 22, include/tide/motion.h): a box moving at constant velocity
+# through still water (DBC, Verlet) and a piston that pushes water, stops and rocks about its
+# foot (a sequence of segments; mDBC no-slip walls, symplectic) run on 1 and 2 MPI ranks
+# (4 blocks): identical particle files; the bodies' particles where an independent evaluation of
+# the motion puts them (tests/motion_check.py), no fluid inside them; a run stopped at a
+# checkpoint and restarted (the motion continues from the restored time) equals the
+# uninterrupted run; bad motion definitions stop tide run with exit code 2 and one sentence.
+# usage: test_motion_run.sh TIDE SRC_ROOT
+set -euo pipefail
+tide=$1; src=$2
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+export PYTHONPATH="$src/tests${PYTHONPATH:+:$PYTHONPATH}"
+mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
+     -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
+[ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
+export STARPU_NCPU=1
+
+same_files() { # DIR1 DIR2 WHAT
+	local n=0
+	for f in "$1"/particles_*.vtp; do
+		cmp "$f" "$2/$(basename "$f")" || { echo "FAIL: $3: $(basename "$f") differs"; exit 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ] || { echo "FAIL: $3: $n particle files"; exit 1; }
+	echo "ok: $3: $n particle files identical"
+}
+
+box=(run "$src/tests/data/motion_box.yaml" --quiet --blocks 4)
+"$tide" "${box[@]}" --out "$work/box1"
+"${mpi[@]}" -np 2 "$tide" "${box[@]}" --out "$work/box2"
+same_files "$work/box1" "$work/box2" "moving box on 1 and 2 ranks"
+"$py" "$src/tests/motion_check.py" "$work/box1" "[0.3, 0.1]" "[0.36, 0.25]" \
+	"[('linear', 0, 1e9, [0.2, 0])]" 0.01
+
+piston=(run "$src/tests/data/motion_piston.yaml" --quiet --blocks 4)
+"$tide" "${piston[@]}" --out "$work/pis1"
+"${mpi[@]}" -np 2 "$tide" "${piston[@]}" --out "$work/pis2"
+same_files "$work/pis1" "$work/pis2" "piston (mDBC no-slip) on 1 and 2 ranks"
+segs="[('linear', 0, 0.1, [0.2, 0]), ('rotation_sine', 0.12, 1e9, [0.08, 0.01], 3, 0.4, -90)]"
+"$py" "$src/tests/motion_check.py" "$work/pis1" "[0.02, 0.01]" "[0.08, 0.45]" "$segs" 0.01
+
+# restart in the middle of the rocking: the motion goes on from the restored time
+rs=(run "$src/tests/data/motion_piston.yaml" --quiet --blocks 4 --set time.output=0.01)
+"$tide" "${rs[@]}" --max-steps 1600 --checkpoint-every 800steps --out "$work/full"
+"$tide" "${rs[@]}" --max-steps 800 --checkpoint-every 800steps --out "$work/half"
+"$tide" run --restart "$work/half/checkpoint" --max-steps 1600 --checkpoint-every 800steps --quiet
+cmp "$work/full/checkpoint/particles.bin" "$work/half/checkpoint/particles.bin" ||
+	{ echo "FAIL: the restarted piston run differs from the uninterrupted one"; exit 1; }
+same_files "$work/full" "$work/half" "piston restarted at step 800 = uninterrupted"
+
+# bad motion definitions: exit code 2, one sentence naming the key and the value
+set +e
+source "$src/tests/expect.sh"
+bad() { # NAME TEXT MOTION [DIM]
+	local dim=${4:-2} c="$work/$1.yaml"
+	if [ "$dim" = 2 ]; then
+		printf 'dim: 2\ndp: 0.02\ntank: {lo: [0, 0], hi: [1, 0.5]}\nfluid: [{lo: [0.2, 0], hi: [1, 0.3]}]\nobstacles:\n  - {lo: [0.02, 0.02], hi: [0.1, 0.4], motion: %s}\ntime: {end: 0.01}\n' "$3" >"$c"
+	else
+		printf 'dp: 0.05\ntank: {lo: [0, 0, 0], hi: [1, 0.5, 0.5]}\nfluid: [{lo: [0.2, 0, 0], hi: [1, 0.5, 0.3]}]\nobstacles:\n  - {lo: [0.02, 0.1, 0.02], hi: [0.1, 0.3, 0.4], motion: %s}\ntime: {end: 0.01}\n' "$3" >"$c"
+	fi
+	expect "$1" 2 "$2" "$tide" run "$c" --out "$work/$1_run" --quiet
+}
+bad type "key 'obstacles[0].motion.type' = 'spin' is not allowed; allowed: linear, sine, rotation" \
+	"{type: spin, velocity: [1, 0]}"
+bad period "key 'obstacles[0].motion.period' = -1 is out of range; allowed: period > 0" \
+	"{type: sine, amplitude: [0.1, 0], period: -1}"
+bad overlap "key 'obstacles[0].motion[1].start' = 0.5 lies before the end of the previous segment (1 s)" \
+	"[{type: linear, velocity: [0.1, 0], end: 1}, {type: linear, velocity: [-0.1, 0], start: 0.5}]"
+bad axis "key 'obstacles[0].motion.axis' has zero length; allowed: a nonzero vector" \
+	"{type: rotation, centre: [0.05, 0.2, 0.2], axis: [0, 0, 0], angular_velocity: 10}" 3
+bad key "key 'obstacles[0].motion.period' is not a key of motion type 'linear'" \
+	"{type: linear, velocity: [0.1, 0], period: 1}"
+bad missing "missing required key 'obstacles[0].motion.velocity' (motion type 'linear')" \
+	"{type: linear}"
+bad end "key 'obstacles[0].motion.end' = 1 is not after start = 2; allowed: end > start" \
+	"{type: linear, velocity: [0.1, 0], start: 2, end: 1}"
+bad hinge "key 'obstacles[0].motion.hinge_height' = 0.4 is not below the still water level" \
+	"{type: flap, height: 0.05, period: 1, depth: 0.3, centre: [0.06, 0], hinge_height: 0.4}"
+[ "$nfail" = 0 ] || exit 1
