@@ -9,12 +9,21 @@
 //    table point (d/L0 = 0.1 -> d/L = 0.1410, Dean & Dalrymple's Appendix / the SPM table), and
 //    the Biesel transfer functions against their limits (piston: H/S -> 2 deep, -> kd shallow;
 //    flap hinged at the bottom: -> 2 deep, -> kd/2 shallow; a hinge far below the bottom ->
-//    piston) and hand-evaluated values at kd = 1.
+//    piston) and hand-evaluated values at kd = 1;
+//  - the codelet body_motion on a block of fluid, fixed and moving boundary particles (two
+//    bodies), one symplectic step in two stages with the time step read from the reduction: the
+//    same particles as the host maths (CPU); with --cuda (test motion_cuda, SKIP without a CUDA
+//    worker) the CUDA half against the CPU half.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <starpu.h>
+#include "tide/block_interface.h"
+#include "tide/codelet_decl.h"
+#include "tide/codelets.h"
 #include "tide/motion.h"
 #include "wavemaker.h"
+#include "test_cuda_mode.h"
 #include "test_util.h"
 
 /* x = P X */
@@ -178,12 +187,105 @@ static void test_waves(void)
 	CHECK(tide_flap_transfer(1.0, 0.5) < f1, "flap hinged at d/2");
 }
 
-int main(void)
+/* n particles: fluid, fixed boundary, and two bodies' (ids 100..199 and 300..349). */
+static void fill_block(tide_block_view *v, uint32_t n)
 {
-	test_stages();
-	test_velocity();
-	test_2d();
-	test_waves();
+	srand(11);
+	for (uint32_t i = 0; i < n; i++) {
+		v->x[i] = (double)rand() / RAND_MAX;
+		v->y[i] = (double)rand() / RAND_MAX;
+		v->z[i] = (double)rand() / RAND_MAX;
+		v->id[i] = (i * 7u) % n; /* shuffled, as after sorting */
+		v->type[i] = v->id[i] < 80 ? TIDE_FLUID : TIDE_BOUND;
+		v->vx[i] = v->vy[i] = v->vz[i] = 0.25f;
+		v->TIDE_BN_X[i] = 0.003f; v->TIDE_BN_Y[i] = -0.002f; v->TIDE_BN_Z[i] = 0.004f;
+		v->rho[i] = 1000.f;
+	}
+	v->count = n;
+}
+
+/* One symplectic step (predictor t -> t + dt/2, corrector -> t + dt) of body_motion on where. */
+static int run_codelet(const tide_motion_table *T, enum tide_where where, void *mem, uint32_t cap)
+{
+	starpu_data_handle_t B, R;
+	tide_step_reduce red;
+	tide_step_reduce_init(&red);
+	red.dt = 3e-3f;
+	tide_block_register(&B, STARPU_MAIN_RAM, mem, cap, cap);
+	starpu_variable_data_register(&R, STARPU_MAIN_RAM, (uintptr_t)&red, sizeof red);
+	tide_codelet_restrict(&tide_body_motion_cl, where);
+	tide_sph_params P;
+	memset(&P, 0, sizeof P);
+	P.dim = 3;
+	int rc = 0;
+	for (int s = 0; s < 2 && !rc; s++) {
+		tide_body_motion_arg M = {.T = *T, .t = 0.25, .f_old = 0.5 * s, .f_new = 0.5 + 0.5 * s, .set_vel = 1};
+		rc = starpu_task_insert(&tide_body_motion_cl, STARPU_RW, B, STARPU_R, R, STARPU_VALUE, &P,
+		                        sizeof P, STARPU_VALUE, &M, sizeof M, 0);
+	}
+	starpu_task_wait_for_all();
+	starpu_data_unregister(B);
+	starpu_data_unregister(R);
+	tide_codelet_restrict(&tide_body_motion_cl, TIDE_WHERE_ANY);
+	return rc;
+}
+
+static void test_codelet(int cuda)
+{
+	const uint32_t n = 400;
+	tide_motion_table T;
+	make_table(&T);
+	T.nbody = 2;
+	T.body[0] = (tide_motion_body){100, 200, 0, 3};
+	T.body[1] = (tide_motion_body){300, 350, 2, 1};
+	void *a = tide_block_alloc_host(n), *b = tide_block_alloc_host(n);
+	tide_block_view va = tide_block_view_make(a, n, n), vb = tide_block_view_make(b, n, n);
+	fill_block(&va, n);
+	fill_block(&vb, n);
+	CHECK(run_codelet(&T, TIDE_WHERE_CPU, a, n) == 0, "CPU task");
+	if (cuda) {
+		CHECK(run_codelet(&T, TIDE_WHERE_CUDA, b, n) == 0, "CUDA task");
+	} else {
+		/* the host maths, stage by stage */
+		double t = 0.25, dt = (double)3e-3f;
+		for (int s = 0; s < 2; s++) {
+			tide_motion_step S[2];
+			for (int k = 0; k < 2; k++) tide_motion_step_of(&T, k, t + 0.5 * s * dt, t + (0.5 + 0.5 * s) * dt, &S[k]);
+			for (uint32_t i = 0; i < n; i++) tide_motion_particle(&T, S, 3, 1, &vb, i);
+		}
+	}
+	double dx = 0, dn = 0, dv = 0;
+	int moved = 0, still = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		dx = fmax(dx, fmax(fabs(va.x[i] - vb.x[i]), fmax(fabs(va.y[i] - vb.y[i]), fabs(va.z[i] - vb.z[i]))));
+		dn = fmax(dn, fabs(va.TIDE_BN_X[i] - vb.TIDE_BN_X[i]) + fabs(va.TIDE_BN_Z[i] - vb.TIDE_BN_Z[i]));
+		dv = fmax(dv, fabs(va.vx[i] - vb.vx[i]) + fabs(va.vy[i] - vb.vy[i]) + fabs(va.vz[i] - vb.vz[i]));
+		int body = tide_motion_body_of(&T, va.id[i]) >= 0 && va.type[i] != TIDE_FLUID;
+		moved += body && va.vx[i] != 0.25f;
+		still += !body && va.vx[i] == 0.25f && va.TIDE_BN_X[i] == 0.003f;
+	}
+	printf("codelet body_motion (%s): positions %.2g m, normals %.2g, velocities %.2g m/s apart; %d "
+	       "moved, %d left alone\n", cuda ? "CUDA vs CPU" : "CPU vs host maths", dx, dn, dv, moved, still);
+	CHECK(dx < 1e-13, "positions differ by %g m", dx);
+	CHECK(dn < 1e-8 && dv < 1e-5, "normals %g, velocities %g apart", dn, dv);
+	CHECK(moved == 150 && still == 250, "%d moved (150), %d left alone (250)", moved, still);
+	tide_block_free_host(a, n);
+	tide_block_free_host(b, n);
+}
+
+int main(int argc, char **argv)
+{
+	int cuda = test_cuda_requested(argc, argv);
+	if (starpu_init(NULL) != 0) { fprintf(stderr, "StarPU init failed\n"); return 77; }
+	if (cuda && test_cuda_missing("motion_cuda")) { starpu_shutdown(); return TEST_SKIP; }
+	if (!cuda) {
+		test_stages();
+		test_velocity();
+		test_2d();
+		test_waves();
+	}
+	test_codelet(cuda);
+	starpu_shutdown();
 	if (failures) {
 		printf("test_motion: %d check(s) FAILED\n", failures);
 		return 1;
