@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Prescribed motion of solids (issue 22, include/tide/motion.h): a box moving at constant velocity
-# through still water (DBC, Verlet) and a piston that pushes water, stops and rocks about its
-# foot (a sequence of segments; mDBC no-slip walls, symplectic) run on 1 and 2 MPI ranks
+# through still water (DBC, Verlet), a piston that pushes water, stops and rocks about its foot
+# (a sequence of segments; mDBC no-slip walls, symplectic) and an STL solid turning, then
+# sliding (3-D) run on 1 and 2 MPI ranks
 # (4 blocks): identical particle files; the bodies' particles where an independent evaluation of
 # the motion puts them (tests/motion_check.py), no fluid inside them; a run stopped at a
 # checkpoint and restarted (the motion continues from the restored time) equals the
@@ -39,8 +40,16 @@ piston=(run "$src/tests/data/motion_piston.yaml" --quiet --blocks 4)
 "$tide" "${piston[@]}" --out "$work/pis1"
 "${mpi[@]}" -np 2 "$tide" "${piston[@]}" --out "$work/pis2"
 same_files "$work/pis1" "$work/pis2" "piston (mDBC no-slip) on 1 and 2 ranks"
-segs="[('linear', 0, 0.1, [0.2, 0]), ('rotation_sine', 0.12, 1e9, [0.08, 0.01], 3, 0.4, -90)]"
+segs="[('linear', 0, 0.1, [0.2, 0]), ('rotation_sine', 0.12, 1e9, [0.08, 0.01], None, 3, 0.4, -90)]"
 "$py" "$src/tests/motion_check.py" "$work/pis1" "[0.02, 0.01]" "[0.08, 0.45]" "$segs" 0.01
+
+# an STL solid (3-D): turning about a vertical axis, then sliding
+stl=(run "$src/tests/data/motion_stl.yaml" --quiet --blocks 4)
+"$tide" "${stl[@]}" --out "$work/stl1"
+"${mpi[@]}" -np 2 "$tide" "${stl[@]}" --out "$work/stl2"
+same_files "$work/stl1" "$work/stl2" "STL solid (3-D) on 1 and 2 ranks"
+"$py" "$src/tests/motion_check.py" "$work/stl1" "[0.6, 0.25, 0.001]" "[0.9, 0.75, 0.3]" \
+	"[('rotation', 0, 0.05, [0.745, 0.4965, 0], [0, 0, 1], 90), ('linear', 0.05, 1e9, [1.0, 0, 0])]" 0.04
 
 # restart in the middle of the rocking: the motion goes on from the restored time
 rs=(run "$src/tests/data/motion_piston.yaml" --quiet --blocks 4 --set time.output=0.01)
