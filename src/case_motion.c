@@ -237,7 +237,11 @@ int tide_case_derive_motion(struct ctx *x)
 					            tide_motion_type_names[m->type]);
 				derive_segment(c, m, g, &T->seg[T->nseg + s]);
 			}
-			T->body[T->nbody] = (tide_motion_body){first[kind][i], end[kind][i], T->nseg, sl[1]};
+			tide_motion_body *B = &T->body[T->nbody];
+			*B = (tide_motion_body){first[kind][i], end[kind][i], T->nseg, sl[1], {0, 0, 0}};
+			const double *lo = kind ? c->solid[i].lo : c->obstacle[i].lo;
+			const double *hi = kind ? c->solid[i].hi : c->obstacle[i].hi;
+			for (int a = 0; a < 3; a++) B->ref[a] = c->dim == 2 && a == 1 ? 0.0 : 0.5 * (lo[a] + hi[a]);
 			T->nseg += sl[1];
 			T->nbody++;
 		}

@@ -29,19 +29,47 @@ same_files() { # DIR1 DIR2 WHAT
 	echo "ok: $3: $n particle files identical"
 }
 
-box=(run "$src/tests/data/motion_box.yaml" --quiet --blocks 4)
+box=(run "$src/tests/data/motion_box.yaml" --quiet --blocks 4 --set gauges.forces=true --set gauges.every=0.005)
 "$tide" "${box[@]}" --out "$work/box1"
 "${mpi[@]}" -np 2 "$tide" "${box[@]}" --out "$work/box2"
 same_files "$work/box1" "$work/box2" "moving box on 1 and 2 ranks"
+cmp "$work/box1/gauges.csv" "$work/box2/gauges.csv" || { echo "FAIL: the moving box's force differs on 2 ranks"; exit 1; }
+# the fluid's force on the moving box (its particles found by their ids, not its first box):
+# the vertical part is the buoyancy of the submerged box, rho g V = 1000 * 9.81 * 0.06 * 0.15
+"$py" - "$work/box1/gauges.csv" <<'PY'
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if float(x["time[s]"]) >= 0.02]
+fz = sum(float(x["F1z[N/m]"]) for x in r) / len(r)
+want = 1000 * 9.81 * 0.06 * 0.15
+print("moving box: mean vertical force %.1f N/m against its buoyancy %.1f N/m" % (fz, want))
+if abs(fz / want - 1) > 0.15:
+    sys.exit("FAIL: the force on the moving box is not its buoyancy")
+PY
 "$py" "$src/tests/motion_check.py" "$work/box1" "[0.3, 0.1]" "[0.36, 0.25]" \
 	"[('linear', 0, 1e9, [0.2, 0])]" 0.01
 
-piston=(run "$src/tests/data/motion_piston.yaml" --quiet --blocks 4)
+piston=(run "$src/tests/data/motion_piston.yaml" --quiet --blocks 4 --set gauges.every=0.02)
 "$tide" "${piston[@]}" --out "$work/pis1"
 "${mpi[@]}" -np 2 "$tide" "${piston[@]}" --out "$work/pis2"
 same_files "$work/pis1" "$work/pis2" "piston (mDBC no-slip) on 1 and 2 ranks"
 segs="[('linear', 0, 0.1, [0.2, 0]), ('rotation_sine', 0.12, 1e9, [0.08, 0.01], None, 3, 0.4, -90)]"
 "$py" "$src/tests/motion_check.py" "$work/pis1" "[0.02, 0.01]" "[0.08, 0.45]" "$segs" 0.01
+# the body's columns of gauges.csv: its centre (0.05, 0.23) at t = 0, 2 cm along x by t = 0.1,
+# then the rocking angle 3 (1 - cos(2 pi (t - 0.12) / 0.4)) degrees about y through (0.08, 0.01)
+"$py" - "$work/pis1/gauges.csv" <<'PY'
+import csv, math, sys
+worst = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    t = float(r["time[s]"])
+    th = math.radians(3 * (1 - math.cos(2 * math.pi * (t - 0.12) / 0.4))) if t > 0.12 else 0.0
+    x, z = 0.05 + 0.2 * min(t, 0.1) - 0.08, 0.23 - 0.01
+    ex, ez = 0.08 + math.cos(th) * x + math.sin(th) * z, 0.01 - math.sin(th) * x + math.cos(th) * z
+    worst = max(worst, abs(float(r["B1x[m]"]) - ex), abs(float(r["B1z[m]"]) - ez),
+                abs(math.radians(float(r["B1roty[deg]"])) - th))
+print("piston's gauges.csv columns: position and angle off the motion by %.2g" % worst)
+if worst > 1e-7:
+    sys.exit("FAIL: the body's columns of gauges.csv are off its motion")
+PY
 
 # an STL solid (3-D): turning about a vertical axis, then sliding
 stl=(run "$src/tests/data/motion_stl.yaml" --quiet --blocks 4)

@@ -57,6 +57,7 @@ typedef struct tide_motion_seg {
 typedef struct tide_motion_body {
 	uint32_t id0, id1;   /* its particles' ids: [id0, id1) */
 	int seg0, nseg;      /* its segments: seg[seg0 .. seg0 + nseg - 1], in time order */
+	double ref[3];       /* its reference point at t = 0 (box or mesh centre), for the output */
 } tide_motion_body;
 
 typedef struct tide_motion_table {
@@ -268,6 +269,27 @@ TIDE_HD void tide_motion_move(const tide_motion_step *S, int dim, int set_vel, d
 	v[0] = (float)(S->u0[0] + S->w[1] * r[2] - S->w[2] * r[1]);
 	v[1] = dim == 2 ? 0.f : (float)(S->u0[1] + S->w[2] * r[0] - S->w[0] * r[2]);
 	v[2] = (float)(S->u0[2] + S->w[0] * r[1] - S->w[1] * r[0]);
+}
+
+/* Body k's state at time t, for the output: its reference point's position x and velocity v,
+ * and its rotation vector r (unit axis times angle [rad]) from the orientation at t = 0. */
+TIDE_HD void tide_motion_state(const tide_motion_table *T, int k, double t, double x[3],
+                               double v[3], double r[3])
+{
+	tide_pose P;
+	double u0[3], w[3], c[3];
+	tide_motion_pose(T, k, t, &P);
+	tide_motion_velocity_field(T, k, t, u0, w, c);
+	const double *X = T->body[k].ref, *R = P.R;
+	for (int i = 0; i < 3; i++) x[i] = R[3 * i] * X[0] + R[3 * i + 1] * X[1] + R[3 * i + 2] * X[2] + P.b[i];
+	double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+	v[0] = u0[0] + w[1] * d[2] - w[2] * d[1];
+	v[1] = u0[1] + w[2] * d[0] - w[0] * d[2];
+	v[2] = u0[2] + w[0] * d[1] - w[1] * d[0];
+	/* the axis from the antisymmetric part, the angle from it and the trace (any angle in [0, pi]) */
+	double a[3] = {R[7] - R[5], R[2] - R[6], R[3] - R[1]}, s = 0.5 * sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	double th = atan2(s, 0.5 * (R[0] + R[4] + R[8] - 1.0));
+	for (int i = 0; i < 3; i++) r[i] = s > 0.0 ? a[i] / (2.0 * s) * th : 0.0;
 }
 
 /* Particle i of block v, moved by its body's step of S[] (indexed as T's bodies) if it belongs
