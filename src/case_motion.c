@@ -70,11 +70,9 @@ static int get_segment(struct ctx *x, const yaml_node_t *item, const char *p, ti
 	if (tide_case_get_fields(x, item, p, names, v)) return -1;
 	*m = (tide_motion_input){.end = INFINITY, .vec = {1, 0, 0}, .axis = {0, 1, 0}, .ramp = 2};
 	snprintf(q, sizeof q, "%s.type", p);
-	if (!v[F_TYPE]) {
-		allowed_text(TIDE_MOT_LINEAR, al, sizeof al);
+	if (!v[F_TYPE])
 		return tide_case_fail(x, line, "missing required key '%s'; allowed: linear, sine, rotation, "
 		            "rotation_sine, piston, flap.", q);
-	}
 	if (tide_case_get_name(x, v[F_TYPE], q, tide_motion_type_names, &m->type)) return -1;
 	int t = m->type, d3 = x->c->dim == 3;
 	allowed_text(t, al, sizeof al);
@@ -120,7 +118,6 @@ static int get_segment(struct ctx *x, const yaml_node_t *item, const char *p, ti
 		            "still water level; allowed: hinge_height < depth = %g.", Q(F_HINGE),
 		            m->hinge_height, m->depth);
 #undef Q
-	/* a piston moves along its direction in the x-z plane: y of a 2-D direction stays 0 */
 	return 0;
 }
 

@@ -14,9 +14,7 @@ tide=$1; src=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 export PYTHONPATH="$src/tests${PYTHONPATH:+:$PYTHONPATH}"
-mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
-     -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1)
-[ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
+source "$src/tests/mpirun_cpu.sh"
 export STARPU_NCPU=1
 
 same_files() { # DIR1 DIR2 WHAT
