@@ -8,7 +8,9 @@
 #  2. mDBC's cost: SPHERIC 2 at dp 0.004 (12.9 M particles), DBC against mDBC (and mDBC with
 #     no-slip walls, whose ghost pass also interpolates the velocity), same steps (issue 21's
 #     goal: <= 15 %), with --profile's breakdown;
-#  3. the STL version of SPHERIC 2 at the same dp: particles built, time per step.
+#  3. the STL version of SPHERIC 2 at the same dp: particles built, time per step;
+#  4. the viscous terms' cost at the same dp: laminar, and laminar+sps (its own force kernel and
+#     the sps_tau pass), beside the DBC run of 2.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 {
@@ -27,6 +29,12 @@ for b in dbc mdbc mdbc_noslip; do
 	$t run cases/spheric2.yaml --dp 0.004 --max-steps 200 --no-output --profile --set physics.boundary=${b%_noslip} \
 		--set physics.mdbc_slip=$slip --overwrite --out "$out/sp_$b" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
 	summary "$out/sp_$b" "$b"
+done
+for v in laminar laminar+sps; do
+	step "SPHERIC 2, dp 0.004, physics.viscosity $v"
+	$t run cases/spheric2.yaml --dp 0.004 --max-steps 200 --no-output --profile --set physics.viscosity=$v \
+		--overwrite --out "$out/sp_${v/+/_}" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
+	summary "$out/sp_${v/+/_}" "$v"
 done
 step "SPHERIC 2 from STL files, dp 0.004"
 $t run cases/spheric2_stl.yaml --dp 0.004 --max-steps 100 --no-output --overwrite --out "$out/sp_stl" --quiet

@@ -54,6 +54,16 @@
 #include "tide/sph_interact.h"   /* kernels, tide_lower_bound */
 #include "tide/motion.h"         /* the moving bodies' wall velocity */
 
+/* Loops over the small system with fixed bounds, unrolled on the GPU so that every array index
+ * is a constant: an array indexed by a variable goes to local memory, and the sums S with it
+ * (they are passed to tide_mdbc_finish), which cost the ghost pass more than the sums
+ * themselves. */
+#ifdef __CUDA_ARCH__
+#define TIDE_MDBC_UNROLL _Pragma("unroll")
+#else
+#define TIDE_MDBC_UNROLL
+#endif
+
 #define TIDE_MDBC_DET_LIMIT 1e-3   /* DualSPHysics' DetermLimit; the determinant is dimensionless */
 #define TIDE_MDBC_MAX_SRC 26       /* = TIDE_MAX_NEIGHBOURS (codelets.h) */
 
@@ -137,30 +147,52 @@ TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint3
  * partial pivoting, A and b overwritten); returns the determinant (0 if singular, u unset). */
 TIDE_HD double tide_mdbc_solve(int n, int nr, double A[4][4], double b[4][4], double u[4][4])
 {
+	/* every loop to the fixed bound 4, n and nr as guards, rows swapped by visiting each
+	 * candidate row: constant indices once unrolled (TIDE_MDBC_UNROLL) */
 	double det = 1.0;
-	for (int k = 0; k < n; k++) {
+TIDE_MDBC_UNROLL
+	for (int k = 0; k < 4; k++) {
+		if (k >= n) break;
 		int p = k;
-		for (int r = k + 1; r < n; r++)
-			if (fabs(A[r][k]) > fabs(A[p][k])) p = r;
-		if (A[p][k] == 0.0) return 0.0;
-		if (p != k) {
-			for (int c = 0; c < n; c++) { double t = A[k][c]; A[k][c] = A[p][c]; A[p][c] = t; }
-			for (int q = 0; q < nr; q++) { double t = b[k][q]; b[k][q] = b[p][q]; b[p][q] = t; }
+		double best = fabs(A[k][k]);
+TIDE_MDBC_UNROLL
+		for (int r = k + 1; r < 4; r++)
+			if (r < n && fabs(A[r][k]) > best) { p = r; best = fabs(A[r][k]); }
+		if (best == 0.0) return 0.0;
+TIDE_MDBC_UNROLL
+		for (int r = k + 1; r < 4; r++) {
+			if (r != p) continue;
+TIDE_MDBC_UNROLL
+			for (int c = 0; c < 4; c++) { double t = A[k][c]; A[k][c] = A[r][c]; A[r][c] = t; }
+TIDE_MDBC_UNROLL
+			for (int q = 0; q < 4; q++) { double t = b[k][q]; b[k][q] = b[r][q]; b[r][q] = t; }
 			det = -det;
 		}
 		det *= A[k][k];
-		for (int r = k + 1; r < n; r++) {
+TIDE_MDBC_UNROLL
+		for (int r = k + 1; r < 4; r++) {
+			if (r >= n) break;
 			double f = A[r][k] / A[k][k];
-			for (int c = k; c < n; c++) A[r][c] -= f * A[k][c];
-			for (int q = 0; q < nr; q++) b[r][q] -= f * b[k][q];
+TIDE_MDBC_UNROLL
+			for (int c = k; c < 4; c++) A[r][c] -= f * A[k][c];
+TIDE_MDBC_UNROLL
+			for (int q = 0; q < 4; q++)
+				if (q < nr) b[r][q] -= f * b[k][q];
 		}
 	}
-	for (int q = 0; q < nr; q++)
-		for (int k = n - 1; k >= 0; k--) {
+TIDE_MDBC_UNROLL
+	for (int q = 0; q < 4; q++) {
+		if (q >= nr) break;
+TIDE_MDBC_UNROLL
+		for (int k = 3; k >= 0; k--) {
+			if (k >= n) continue;
 			double s = b[k][q];
-			for (int c = k + 1; c < n; c++) s -= A[k][c] * u[c][q];
+TIDE_MDBC_UNROLL
+			for (int c = k + 1; c < 4; c++)
+				if (c < n) s -= A[k][c] * u[c][q];
 			u[k][q] = s / A[k][k];
 		}
+	}
 	return det;
 }
 
@@ -194,44 +226,55 @@ TIDE_HD void tide_mdbc_slip_velocity(int slip, const float vw[3], const float vg
 	for (int k = 0; k < 3; k++) vb[k] = vg[k] + 2.f * dn * e[k];
 }
 
-/* From the sums S at the ghost node of a boundary particle with normal nb: its density (`keep`
- * when the ghost has no fluid) and, unless slip is TIDE_SLIP_VEL0, its velocity vb from the wall
- * velocity vw.  2-D cases (x-z plane) use rows/columns 1, x, z. */
-TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[TIDE_MDBC_NS],
-                              const float nb[3], const float vw[3], float keep, float *rho,
-                              float vb[3])
+/* tide_mdbc_finish for a system of n rows whose k-th unknown is the (1, x, y, z) index ax_k
+ * (ax_0 = 0): called with constants, so that every index below is one on the GPU. */
+TIDE_HD void tide_mdbc_finish_n(const tide_sph_params *P, int slip, const float S[TIDE_MDBC_NS],
+                                const float nb[3], const float vw[3], float keep, float *rho,
+                                float vb[3], int n, int ax1, int ax2, int ax3)
 {
-	int n = P->dim == 3 ? 4 : 3, nr = slip == TIDE_SLIP_VEL0 ? 1 : 4;
-	int ax[4] = {0, 1, P->dim == 3 ? 2 : 3, 3}; /* the (1, x, y, z) index of the system's k */
+	const int nr = slip == TIDE_SLIP_VEL0 ? 1 : 4;
+	const int ax[4] = {0, ax1, ax2, ax3};
 	if (!(S[0] > 0.f)) {
 		*rho = keep;
 		for (int k = 0; k < 3 && nr > 1; k++) vb[k] = vw[k];
 		return;
 	}
 	double A[4][4], b[4][4], u[4][4];
-	for (int r = 0; r < n; r++) {
-		int ar = ax[r];
-		for (int c = 0; c < n; c++) {
-			int ac = ax[c];
+	TIDE_MDBC_UNROLL
+	for (int r = 0; r < 4; r++) {
+		if (r >= n) break;
+		const int ar = ax[r];
+		TIDE_MDBC_UNROLL
+		for (int c = 0; c < 4; c++) {
+			if (c >= n) break;
+			const int ac = ax[c];
 			/* [7..12] hold k <= l: xx xy xz yy yz zz */
-			int p = (ar < ac ? ar : ac) - 1, q = (ar < ac ? ac : ar) - 1;
-			int sym = 7 + 3 * p - p * (p - 1) / 2 + (q - p);
+			const int p = (ar < ac ? ar : ac) - 1, q = (ar < ac ? ac : ar) - 1;
+			const int sym = 7 + 3 * p - p * (p - 1) / 2 + (q - p);
 			A[r][c] = (double)(ar == 0 ? S[ac] : ac == 0 ? S[3 + ar] : S[sym]);
 		}
-		for (int q = 0; q < nr; q++) b[r][q] = (double)S[13 + 4 * q + ar];
+		TIDE_MDBC_UNROLL
+		for (int q = 0; q < 4; q++)
+			if (q < nr) b[r][q] = (double)S[13 + 4 * q + ar];
 	}
-	double sol[4], det = tide_mdbc_solve(n, nr, A, b, u);
+	double sol[4] = {0.0, 0.0, 0.0, 0.0}, det = tide_mdbc_solve(n, nr, A, b, u);
 	double rhod;
 	if (fabs(det) >= TIDE_MDBC_DET_LIMIT) {
 		/* rho_b = rho_g + (x_b - x_g) . grad rho_g, x_b - x_g = -2 n_b, u_k = -h grad_k rho_g */
 		double inv_h = 1.0 / (double)P->h;
 		rhod = u[0][0];
-		for (int k = 1; k < n; k++) rhod += 2.0 * u[k][0] * (double)nb[ax[k] - 1] * inv_h;
-		for (int q = 1; q < nr; q++) sol[q] = u[0][q];
+		TIDE_MDBC_UNROLL
+		for (int k = 1; k < 4; k++)
+			if (k < n) rhod += 2.0 * u[k][0] * (double)nb[ax[k] - 1] * inv_h;
+		TIDE_MDBC_UNROLL
+		for (int q = 1; q < 4; q++)
+			if (q < nr) sol[q] = u[0][q];
 	} else {
 		/* Shepard */
 		rhod = (double)S[13] / (double)S[0];
-		for (int q = 1; q < nr; q++) sol[q] = (double)S[13 + 4 * q] / (double)S[0];
+		TIDE_MDBC_UNROLL
+		for (int q = 1; q < 4; q++)
+			if (q < nr) sol[q] = (double)S[13 + 4 * q] / (double)S[0];
 	}
 	float r = (float)((double)P->rho0 + rhod);
 	*rho = r < P->rho0 ? P->rho0 : r;
@@ -239,6 +282,17 @@ TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[
 		float vg[3] = {(float)sol[1], P->dim == 3 ? (float)sol[2] : 0.f, (float)sol[3]};
 		tide_mdbc_slip_velocity(slip, vw, vg, nb, vb);
 	}
+}
+
+/* From the sums S at the ghost node of a boundary particle with normal nb: its density (`keep`
+ * when the ghost has no fluid) and, unless slip is TIDE_SLIP_VEL0, its velocity vb from the wall
+ * velocity vw.  2-D cases (x-z plane) use rows/columns 1, x, z. */
+TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[TIDE_MDBC_NS],
+                              const float nb[3], const float vw[3], float keep, float *rho,
+                              float vb[3])
+{
+	if (P->dim == 3) tide_mdbc_finish_n(P, slip, S, nb, vw, keep, rho, vb, 4, 1, 2, 3);
+	else tide_mdbc_finish_n(P, slip, S, nb, vw, keep, rho, vb, 3, 1, 3, 3);
 }
 
 /* The cells a ghost node at g reads, row by row: a row is a run of cells along the last key
