@@ -14,14 +14,15 @@
 #include "wavemaker.h"
 
 const char *const tide_motion_type_names[] = {"linear", "sine", "rotation", "rotation_sine",
-                                              "piston", "flap", NULL};
+                                              "piston", "flap", "piston_jonswap", NULL};
 
 /* The keys of a segment, and which each type allows (bit j: name j) and requires. */
 enum { F_TYPE, F_START, F_END, F_VELOCITY, F_AMPLITUDE, F_PERIOD, F_PHASE, F_CENTRE, F_AXIS,
-       F_RATE, F_HEIGHT, F_DEPTH, F_DIRECTION, F_RAMP, F_HINGE, F_N };
+       F_RATE, F_HEIGHT, F_DEPTH, F_DIRECTION, F_RAMP, F_HINGE, F_GAMMA, F_SEED, F_COMP, F_N };
 static const char *const names[] = {"type", "start", "end", "velocity", "amplitude", "period",
                                     "phase", "centre", "axis", "angular_velocity", "height",
-                                    "depth", "direction", "ramp", "hinge_height", NULL};
+                                    "depth", "direction", "ramp", "hinge_height", "gamma", "seed",
+                                    "components", NULL};
 #define B(f) (1u << (f))
 #define COMMON (B(F_TYPE) | B(F_START) | B(F_END))
 static const unsigned allowed[] = {
@@ -32,6 +33,8 @@ static const unsigned allowed[] = {
 	[TIDE_MOT_PISTON] = COMMON | B(F_HEIGHT) | B(F_PERIOD) | B(F_DEPTH) | B(F_DIRECTION) | B(F_RAMP) | B(F_PHASE),
 	[TIDE_MOT_FLAP] = COMMON | B(F_HEIGHT) | B(F_PERIOD) | B(F_DEPTH) | B(F_CENTRE) | B(F_AXIS) |
 	                  B(F_RAMP) | B(F_PHASE) | B(F_HINGE),
+	[TIDE_MOT_PISTON_JONSWAP] = COMMON | B(F_HEIGHT) | B(F_PERIOD) | B(F_DEPTH) | B(F_DIRECTION) |
+	                            B(F_RAMP) | B(F_GAMMA) | B(F_SEED) | B(F_COMP),
 };
 /* required (the axis in 3-D only: 2-D rotations are about y) */
 static const unsigned required[] = {
@@ -41,6 +44,7 @@ static const unsigned required[] = {
 	[TIDE_MOT_ROTATION_SINE] = B(F_CENTRE) | B(F_AXIS) | B(F_AMPLITUDE) | B(F_PERIOD),
 	[TIDE_MOT_PISTON] = B(F_HEIGHT) | B(F_PERIOD) | B(F_DEPTH),
 	[TIDE_MOT_FLAP] = B(F_HEIGHT) | B(F_PERIOD) | B(F_DEPTH) | B(F_CENTRE),
+	[TIDE_MOT_PISTON_JONSWAP] = B(F_HEIGHT) | B(F_PERIOD) | B(F_DEPTH),
 };
 
 static void allowed_text(int type, char *buf, size_t n)
@@ -68,11 +72,12 @@ static int get_segment(struct ctx *x, const yaml_node_t *item, const char *p, ti
 	char q[320], al[200];
 	int line = tide_case_line_of(item);
 	if (tide_case_get_fields(x, item, p, names, v)) return -1;
-	*m = (tide_motion_input){.end = INFINITY, .vec = {1, 0, 0}, .axis = {0, 1, 0}, .ramp = 2};
+	*m = (tide_motion_input){.end = INFINITY, .vec = {1, 0, 0}, .axis = {0, 1, 0}, .ramp = 2,
+	                         .gamma = 3.3, .seed = 1, .components = 32};
 	snprintf(q, sizeof q, "%s.type", p);
 	if (!v[F_TYPE])
 		return tide_case_fail(x, line, "missing required key '%s'; allowed: linear, sine, rotation, "
-		            "rotation_sine, piston, flap.", q);
+		            "rotation_sine, piston, flap, piston_jonswap.", q);
 	if (tide_case_get_name(x, v[F_TYPE], q, tide_motion_type_names, &m->type)) return -1;
 	int t = m->type, d3 = x->c->dim == 3;
 	allowed_text(t, al, sizeof al);
@@ -113,6 +118,14 @@ static int get_segment(struct ctx *x, const yaml_node_t *item, const char *p, ti
 	if (v[F_DIRECTION] && get_unit(x, v[F_DIRECTION], Q(F_DIRECTION), m->vec)) return -1;
 	if (v[F_RAMP] && tide_case_get_num(x, v[F_RAMP], Q(F_RAMP), R_GE | R_LE, 0, 1000, &m->ramp)) return -1;
 	if (v[F_HINGE] && tide_case_get_num(x, v[F_HINGE], Q(F_HINGE), 0, 0, 0, &m->hinge_height)) return -1;
+	if (v[F_GAMMA] && tide_case_get_num(x, v[F_GAMMA], Q(F_GAMMA), R_GE | R_LE, 1, 20, &m->gamma)) return -1;
+	if (v[F_SEED] && tide_case_get_num(x, v[F_SEED], Q(F_SEED), R_GE | R_LE, 0, 4294967295.0, &m->seed)) return -1;
+	if (v[F_COMP] && tide_case_get_num(x, v[F_COMP], Q(F_COMP), R_GE | R_LE, 1, TIDE_MOTION_MAX_COMP,
+	                                   &m->components)) return -1;
+	for (int j = F_SEED; j <= F_COMP; j++)
+		if (v[j] && (j == F_SEED ? m->seed : m->components) != floor(j == F_SEED ? m->seed : m->components))
+			return tide_case_fail(x, tide_case_line_of(v[j]), "key '%s' = %g is not a whole number; "
+			            "allowed: an integer.", Q(j), j == F_SEED ? m->seed : m->components);
 	if (t == TIDE_MOT_FLAP && !(m->hinge_height < m->depth))
 		return tide_case_fail(x, tide_case_line_of(v[F_HINGE]), "key '%s' = %g is not below the "
 		            "still water level; allowed: hinge_height < depth = %g.", Q(F_HINGE),
@@ -165,7 +178,7 @@ int tide_case_get_motion(struct ctx *x, const yaml_node_t *v, const char *path, 
 
 /* The codelet's form of segment m (g: gravity's magnitude, for wave makers). */
 static void derive_segment(const tide_case *c, const tide_motion_input *m, double g,
-                           tide_motion_seg *s)
+                           tide_motion_table *T, tide_motion_seg *s)
 {
 	const double deg = M_PI / 180.0;
 	*s = (tide_motion_seg){.t0 = m->start, .t1 = m->end, .e = {0, 1, 0}};
@@ -192,6 +205,24 @@ static void derive_segment(const tide_case *c, const tide_motion_input *m, doubl
 		s->profile = TIDE_PROFILE_SINE;
 		s->amp = m->amplitude * deg;
 		break;
+	case TIDE_MOT_PISTON_JONSWAP: { /* each component's stroke from its own transfer function */
+		int n = (int)m->components;
+		double a[TIDE_MOTION_MAX_COMP], f[TIDE_MOTION_MAX_COMP], phi[TIDE_MOTION_MAX_COMP];
+		tide_jonswap(m->height, m->period, m->gamma, n, (unsigned long long)m->seed, a, f, phi);
+		s->profile = TIDE_PROFILE_RAMPED_SUM;
+		s->ramp = m->ramp * m->period;
+		s->comp0 = T->ncomp;
+		s->ncomp = n;
+		memcpy(s->a, m->vec, sizeof s->a);
+		for (int i = 0; i < n; i++) {
+			double kd = tide_wave_number(1.0 / f[i], m->depth, g) * m->depth;
+			double *q = T->comp[T->ncomp++];
+			q[0] = a[i] / tide_piston_transfer(kd); /* H/S = a/X: X, the displacement amplitude */
+			q[1] = 2.0 * M_PI * f[i];
+			q[2] = phi[i];
+		}
+		break;
+	}
 	default: { /* wave makers: the stroke S that makes the target height H */
 		double kd = tide_wave_number(m->period, m->depth, g) * m->depth;
 		int flap = m->type == TIDE_MOT_FLAP;
@@ -226,13 +257,19 @@ int tide_case_derive_motion(struct ctx *x)
 			if (!sl[1]) continue;
 			for (int s = 0; s < sl[1]; s++) {
 				const tide_motion_input *m = &c->motion_in[sl[0] + s];
-				if ((m->type == TIDE_MOT_PISTON || m->type == TIDE_MOT_FLAP) && !(g > 0))
+				int wm = m->type == TIDE_MOT_PISTON || m->type == TIDE_MOT_FLAP ||
+				         m->type == TIDE_MOT_PISTON_JONSWAP;
+				if (m->type == TIDE_MOT_PISTON_JONSWAP && T->ncomp + (int)m->components > TIDE_MOTION_MAX_COMP)
+					return tide_case_fail(x, 0, "%s[%d] brings the irregular wave makers' components "
+					            "to %d; allowed: at most %d in all.", kind ? "solids" : "obstacles", i,
+					            T->ncomp + (int)m->components, TIDE_MOTION_MAX_COMP);
+				if (wm && !(g > 0))
 					return tide_case_fail(x, x->line[tide_case_find_key("physics.gravity")],
 					            "key 'physics.gravity' is zero, but %s[%d] is a %s wave maker (its "
 					            "stroke comes from the dispersion relation); allowed: a nonzero "
 					            "gravity.", kind ? "solids" : "obstacles", i,
 					            tide_motion_type_names[m->type]);
-				derive_segment(c, m, g, &T->seg[T->nseg + s]);
+				derive_segment(c, m, g, T, &T->seg[T->nseg + s]);
 			}
 			tide_motion_body *B = &T->body[T->nbody];
 			*B = (tide_motion_body){first[kind][i], end[kind][i], T->nseg, sl[1], {0, 0, 0}};
@@ -279,6 +316,9 @@ void tide_case_put_motion(FILE *f, const tide_case *c, int first, int n)
 		if (a & B(F_DEPTH)) fprintf(f, ", depth: %s", tide_case_num(m->depth, b));
 		if (a & B(F_RAMP)) fprintf(f, ", ramp: %s", tide_case_num(m->ramp, b));
 		if (a & B(F_HINGE)) fprintf(f, ", hinge_height: %s", tide_case_num(m->hinge_height, b));
+		if (a & B(F_GAMMA))
+			fprintf(f, ", gamma: %s, seed: %.0f, components: %.0f", tide_case_num(m->gamma, b),
+			        m->seed, m->components);
 		fputc('}', f);
 	}
 	fputc(']', f);

@@ -19,4 +19,14 @@ double tide_piston_transfer(double kd);
  * (sinh 2kd + 2kd). */
 double tide_flap_transfer(double kd, double l_over_d);
 
+/* n components of an irregular sea of JONSWAP spectrum, significant height Hs [m], peak period
+ * Tp [s] and peak enhancement gamma: frequencies f[i] = fp (0.5 + 2.5 (i + 1/2) / n) (fp = 1/Tp,
+ * from 0.5 fp to 3 fp), amplitudes a[i] = sqrt(2 S(f_i) df) of the spectrum
+ *   S(f) ~ f^-5 exp(-1.25 (fp / f)^4) gamma^exp(-(f - fp)^2 / (2 sigma^2 fp^2)),
+ *   sigma = 0.07 (f <= fp), 0.09 (f > fp),
+ * scaled so that its zeroth moment sum a_i^2 / 2 is (Hs / 4)^2, and phases phi[i] uniform in
+ * [0, 2 pi) from a splitmix64 sequence of seed (the same on every machine). */
+void tide_jonswap(double Hs, double Tp, double gamma, int n, unsigned long long seed, double *a,
+                  double *f, double *phi);
+
 #endif

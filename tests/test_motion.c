@@ -9,7 +9,8 @@
 //    table point (d/L0 = 0.1 -> d/L = 0.1410, Dean & Dalrymple's Appendix / the SPM table), and
 //    the Biesel transfer functions against their limits (piston: H/S -> 2 deep, -> kd shallow;
 //    flap hinged at the bottom: -> 2 deep, -> kd/2 shallow; a hinge far below the bottom ->
-//    piston) and hand-evaluated values at kd = 1;
+//    piston) and hand-evaluated values at kd = 1; JONSWAP components (Hs from the zeroth moment,
+//    the peak, phases from the seed) and their ramped sum;
 //  - the codelet body_motion on a block of fluid, fixed and moving boundary particles (two
 //    bodies), one symplectic step in two stages with the time step read from the reduction: the
 //    same particles as the host maths (CPU); with --cuda (test motion_cuda, SKIP without a CUDA
@@ -146,7 +147,7 @@ static void test_2d(void)
 	CHECK(fabs(sqrtf(n[0] * n[0] + n[2] * n[2]) / 0.005f - 1.f) < 2e-5f, "2-D normal length %g", sqrtf(n[0] * n[0] + n[2] * n[2]));
 	/* the ramp: the paddle starts from rest (f and f' zero at tau = 0) */
 	double f, df;
-	tide_motion_profile(&T.seg[0], 0.0, &f, &df);
+	tide_motion_profile(&T, &T.seg[0], 0.0, &f, &df);
 	CHECK(f == 0.0 && df == 0.0, "ramped sine at 0: f %g f' %g", f, df);
 }
 
@@ -185,6 +186,47 @@ static void test_waves(void)
 	CHECK(fabs(tide_flap_transfer(1.0, 0.0) - f1) < 1e-14 && fabs(f1 - 0.528088) < 1e-6, "flap kd = 1: %g", f1);
 	/* a hinge at mid-depth: the paddle's lower half still, so less than the bottom-hinged flap */
 	CHECK(tide_flap_transfer(1.0, 0.5) < f1, "flap hinged at d/2");
+}
+
+/* JONSWAP components: the zeroth moment gives Hs, the largest near the peak, phases from the
+ * seed alone; the ramped sum starts from rest and then is the plain sum. */
+static void test_jonswap(void)
+{
+	enum { N = 40 };
+	double a[N], f[N], p[N], a2[N], f2[N], p2[N];
+	const double Hs = 0.05, Tp = 1.5;
+	tide_jonswap(Hs, Tp, 3.3, N, 7, a, f, p);
+	double m0 = 0;
+	int imax = 0, same = 1, inrange = 1;
+	for (int i = 0; i < N; i++) {
+		m0 += 0.5 * a[i] * a[i];
+		if (a[i] > a[imax]) imax = i;
+		inrange &= p[i] >= 0 && p[i] < 2 * M_PI;
+	}
+	printf("jonswap: 4 sqrt(m0) = %.6g m (Hs %g), peak component at %.4f Hz (fp %.4f)\n",
+	       4 * sqrt(m0), Hs, f[imax], 1 / Tp);
+	CHECK(fabs(4 * sqrt(m0) / Hs - 1) < 1e-12, "4 sqrt(m0) = %g, Hs = %g", 4 * sqrt(m0), Hs);
+	CHECK(fabs(f[imax] - 1 / Tp) <= 2.5 / Tp / N, "peak at %g Hz, fp %g", f[imax], 1 / Tp);
+	CHECK(inrange, "phases outside [0, 2 pi)");
+	tide_jonswap(Hs, Tp, 3.3, N, 7, a2, f2, p2);
+	for (int i = 0; i < N; i++) same &= a2[i] == a[i] && f2[i] == f[i] && p2[i] == p[i];
+	CHECK(same, "the same seed gave other components");
+	tide_jonswap(Hs, Tp, 3.3, N, 8, a2, f2, p2);
+	CHECK(p2[0] != p[0] && p2[5] != p[5], "another seed gave the same phases");
+	tide_motion_table T = {.nbody = 1, .nseg = 1, .ncomp = N};
+	T.seg[0] = (tide_motion_seg){.profile = TIDE_PROFILE_RAMPED_SUM, .t1 = INFINITY, .a = {1, 0, 0},
+	                             .ramp = 3.0, .comp0 = 0, .ncomp = N};
+	for (int i = 0; i < N; i++) {
+		T.comp[i][0] = a[i];
+		T.comp[i][1] = 2 * M_PI * f[i];
+		T.comp[i][2] = p[i];
+	}
+	double fv, dfv, sum = 0;
+	tide_motion_profile(&T, &T.seg[0], 0.0, &fv, &dfv);
+	CHECK(fv == 0.0 && dfv == 0.0, "ramped sum at 0: %g %g", fv, dfv);
+	tide_motion_profile(&T, &T.seg[0], 4.2, &fv, &dfv);
+	for (int i = 0; i < N; i++) sum += a[i] * sin(2 * M_PI * f[i] * 4.2 + p[i]);
+	CHECK(fabs(fv - sum) < 1e-14, "ramped sum after the ramp %g, the sum %g", fv, sum);
 }
 
 /* n particles: fluid, fixed boundary, and two bodies' (ids 100..199 and 300..349). */
@@ -283,6 +325,7 @@ int main(int argc, char **argv)
 		test_velocity();
 		test_2d();
 		test_waves();
+		test_jonswap();
 	}
 	test_codelet(cuda);
 	starpu_shutdown();

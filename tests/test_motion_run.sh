@@ -114,4 +114,8 @@ bad end "key 'obstacles[0].motion.end' = 1 is not after start = 2; allowed: end 
 	"{type: linear, velocity: [0.1, 0], start: 2, end: 1}"
 bad hinge "key 'obstacles[0].motion.hinge_height' = 0.4 is not below the still water level" \
 	"{type: flap, height: 0.05, period: 1, depth: 0.3, centre: [0.06, 0], hinge_height: 0.4}"
+bad components "key 'obstacles[0].motion.components' = 100 is out of range; allowed: 1 <= components <= 64" \
+	"{type: piston_jonswap, height: 0.05, period: 1, depth: 0.3, components: 100}"
+bad seed "key 'obstacles[0].motion.seed' = 1.5 is not a whole number; allowed: an integer" \
+	"{type: piston_jonswap, height: 0.05, period: 1, depth: 0.3, seed: 1.5}"
 [ "$nfail" = 0 ] || exit 1

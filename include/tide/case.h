@@ -63,7 +63,7 @@ typedef struct tide_stl_item {
 /* Types of motion segments (case key obstacles[i].motion.type, solids[i].motion.type). */
 enum tide_motion_type {
 	TIDE_MOT_LINEAR = 0, TIDE_MOT_SINE = 1, TIDE_MOT_ROTATION = 2, TIDE_MOT_ROTATION_SINE = 3,
-	TIDE_MOT_PISTON = 4, TIDE_MOT_FLAP = 5
+	TIDE_MOT_PISTON = 4, TIDE_MOT_FLAP = 5, TIDE_MOT_PISTON_JONSWAP = 6
 };
 extern const char *const tide_motion_type_names[]; /* "linear", ..., NULL */
 
@@ -81,6 +81,9 @@ typedef struct tide_motion_input {
 	double height, depth;  /* wave makers: target wave height H, water depth d [m] */
 	double ramp;           /* wave makers: ramp duration [periods] */
 	double hinge_height;   /* flap: hinge height above the bottom [m] */
+	double gamma;          /* piston_jonswap: peak enhancement factor */
+	double seed;           /* piston_jonswap: seed of the phases (an integer) */
+	double components;     /* piston_jonswap: number of sine components (an integer) */
 } tide_motion_input;
 
 typedef struct tide_probe {

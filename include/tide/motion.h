@@ -11,6 +11,8 @@
  *   sine:         f = sin(w tau + phi) - sin(phi)          (no jump in position at t0)
  *   ramped sine:  f = r(tau) sin(w tau + phi),  r = (1 - cos(pi tau / T_r)) / 2 for tau < T_r,
  *                 then 1 (wave makers: their velocity, too, starts from zero)
+ *   ramped sum:   f = r(tau) sum_i A_i sin(w_i tau + phi_i)  (irregular wave makers: the table's
+ *                 components comp0 .. comp0 + ncomp - 1)
  * Segments compose: the pose at time t (x = R X + b for X the position at t = 0) is each
  * earlier segment's whole transform applied in turn, then the active one's transform at tau.
  * The axes and centres are fixed in space (not carried by the earlier segments), as the
@@ -39,7 +41,9 @@
 #define TIDE_MOTION_MAX_SEGS 16     /* motion segments of all bodies together */
 
 /* Profiles f(tau) of a segment (see the head of the file). */
-enum tide_motion_profile { TIDE_PROFILE_LINEAR = 0, TIDE_PROFILE_SINE = 1, TIDE_PROFILE_RAMPED_SINE = 2 };
+enum tide_motion_profile { TIDE_PROFILE_LINEAR = 0, TIDE_PROFILE_SINE = 1, TIDE_PROFILE_RAMPED_SINE = 2,
+                           TIDE_PROFILE_RAMPED_SUM = 3 };
+#define TIDE_MOTION_MAX_COMP 64     /* sine components of irregular wave makers, all together */
 
 /* One segment of a body's motion, in the form the codelet uses (src/motion_case.c derives it
  * from the case's keys: wave makers through the Biesel transfer function). */
@@ -51,7 +55,8 @@ typedef struct tide_motion_seg {
 	double c[3], e[3];/* rotation: a point of the axis [m], unit axis */
 	double amp;       /* rotation: angle per unit f [rad] */
 	double omega, phase;  /* sine profiles: angular frequency [rad/s], phase [rad] */
-	double ramp;      /* ramped sine: ramp duration T_r [s] (0: none) */
+	double ramp;      /* ramped sine and sum: ramp duration T_r [s] (0: none) */
+	int comp0, ncomp; /* ramped sum: its components in the table */
 } tide_motion_seg;
 
 typedef struct tide_motion_body {
@@ -64,6 +69,8 @@ typedef struct tide_motion_table {
 	int nbody, nseg;
 	tide_motion_body body[TIDE_MOTION_MAX_BODIES];
 	tide_motion_seg seg[TIDE_MOTION_MAX_SEGS];
+	int ncomp;
+	double comp[TIDE_MOTION_MAX_COMP][3];  /* ramped sums' components: A_i, w_i [rad/s], phi_i */
 } tide_motion_table;
 
 /* The id ranges of the moving bodies alone (mdbc_ghost: which boundary particles have a wall
@@ -111,8 +118,9 @@ TIDE_HD int tide_motion_ids_has(const tide_motion_ids *M, uint32_t id)
 	return 0;
 }
 
-/* f(tau) and f'(tau) of segment s. */
-TIDE_HD void tide_motion_profile(const tide_motion_seg *s, double tau, double *f, double *df)
+/* f(tau) and f'(tau) of segment s of table T. */
+TIDE_HD void tide_motion_profile(const tide_motion_table *T, const tide_motion_seg *s, double tau,
+                                 double *f, double *df)
 {
 	if (s->profile == TIDE_PROFILE_LINEAR) {
 		*f = tau;
@@ -130,6 +138,18 @@ TIDE_HD void tide_motion_profile(const tide_motion_seg *s, double tau, double *f
 		const double pi = 3.14159265358979323846;
 		r = 0.5 * (1.0 - cos(pi * tau / s->ramp));
 		dr = 0.5 * pi / s->ramp * sin(pi * tau / s->ramp);
+	}
+	if (s->profile == TIDE_PROFILE_RAMPED_SUM) {
+		double g = 0.0, dg = 0.0, g0 = 0.0;
+		for (int i = s->comp0; i < s->comp0 + s->ncomp; i++) {
+			const double *c = T->comp[i];
+			g += c[0] * sin(c[1] * tau + c[2]);
+			dg += c[0] * c[1] * cos(c[1] * tau + c[2]);
+			g0 += c[0] * sin(c[2]);
+		}
+		*f = r * g - (s->ramp > 0.0 ? 0.0 : g0);
+		*df = dr * g + r * dg;
+		return;
 	}
 	*f = r * sn - (s->ramp > 0.0 ? 0.0 : sin(s->phase));
 	*df = dr * sn + r * s->omega * cs;
@@ -165,10 +185,11 @@ TIDE_HD void tide_pose_compose(const tide_pose *M, tide_pose *A)
 }
 
 /* The transform of segment s after tau seconds of it. */
-TIDE_HD void tide_motion_seg_pose(const tide_motion_seg *s, double tau, tide_pose *M)
+TIDE_HD void tide_motion_seg_pose(const tide_motion_table *T, const tide_motion_seg *s, double tau,
+                                  tide_pose *M)
 {
 	double f, df;
-	tide_motion_profile(s, tau, &f, &df);
+	tide_motion_profile(T, s, tau, &f, &df);
 	tide_pose_identity(M);
 	if (!s->rot) {
 		for (int k = 0; k < 3; k++) M->b[k] = s->a[k] * f;
@@ -188,7 +209,7 @@ TIDE_HD void tide_motion_pose(const tide_motion_table *T, int k, double t, tide_
 		const tide_motion_seg *s = &T->seg[B->seg0 + j];
 		if (!(t > s->t0)) break;
 		tide_pose M;
-		tide_motion_seg_pose(s, (t < s->t1 ? t : s->t1) - s->t0, &M);
+		tide_motion_seg_pose(T, s, (t < s->t1 ? t : s->t1) - s->t0, &M);
 		tide_pose_compose(&M, P);
 	}
 }
@@ -204,7 +225,7 @@ TIDE_HD void tide_motion_velocity_field(const tide_motion_table *T, int k, doubl
 		const tide_motion_seg *s = &T->seg[B->seg0 + j];
 		if (!(t >= s->t0 && t < s->t1)) continue;
 		double f, df;
-		tide_motion_profile(s, t - s->t0, &f, &df);
+		tide_motion_profile(T, s, t - s->t0, &f, &df);
 		for (int q = 0; q < 3; q++) {
 			if (s->rot) {
 				w[q] = s->e[q] * s->amp * df;
