@@ -53,7 +53,7 @@ static void gauge_sample_cpu(void *buffers[], void *cl_arg)
 	if (G.nobst)
 		for (uint32_t i = 0; i < v.count; i++) {
 			if (v.type[i] != TIDE_BOUND) continue;
-			int m = tide_gauge_obstacle_of(&G, v.x[i], v.y[i], v.z[i]);
+			int m = tide_gauge_obstacle_of(&G, v.id[i], v.x[i], v.y[i], v.z[i]);
 			if (m >= 0) tide_gauge_particle_force(&P, &v, cs, &A, halo, nh, i, out + tide_gauge_obst_at(&G, m));
 		}
 }

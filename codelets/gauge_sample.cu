@@ -89,7 +89,7 @@ __global__ static void force_parts(tide_sph_params P, tide_block_view v, const u
 	uint32_t i0 = blockIdx.x * chunk, i1 = min(v.count, i0 + chunk);
 	for (uint32_t i = i0 + threadIdx.x; i < i1; i += blockDim.x) {
 		if (v.type[i] != TIDE_BOUND) continue;
-		int m = tide_gauge_obstacle_of(&G, v.x[i], v.y[i], v.z[i]);
+		int m = tide_gauge_obstacle_of(&G, v.id[i], v.x[i], v.y[i], v.z[i]);
 		if (m >= 0) tide_gauge_particle_force(&P, &v, cs, &A, H.h, H.n, i, F[m]);
 	}
 	double *part = out + tide_gauge_len(&G) + (size_t)blockIdx.x * 3 * (size_t)G.nobst;

@@ -51,7 +51,8 @@ static void mdbc_ghost_cpu(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	int nh;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh);
+	tide_motion_ids M;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -67,10 +68,10 @@ static void mdbc_ghost_cpu(void *buffers[], void *cl_arg)
 	/* the velocity sums or not, as a constant in each loop */
 	if (P.mdbc_slip == TIDE_SLIP_VEL0) {
 		for (uint32_t i = 0; i < v.count; i++)
-			if (v.type[i] != TIDE_FLUID) tide_mdbc_particle(&P, &A, &v, i, &own, fstart, halo, nh, 0);
+			if (v.type[i] != TIDE_FLUID) tide_mdbc_particle(&P, &A, &v, i, &own, fstart, halo, nh, 0, &M);
 	} else {
 		for (uint32_t i = 0; i < v.count; i++)
-			if (v.type[i] != TIDE_FLUID) tide_mdbc_particle(&P, &A, &v, i, &own, fstart, halo, nh, 1);
+			if (v.type[i] != TIDE_FLUID) tide_mdbc_particle(&P, &A, &v, i, &own, fstart, halo, nh, 1, &M);
 	}
 	for (int h = 0; h <= nh; h++) free(mem[h]);
 }

@@ -42,7 +42,7 @@ __global__ static void fluid_cells_kernel(tide_grid g, tide_block_arg A, const u
 template <int VEL>
 __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdbc_ghost_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
                                          const uint32_t *start, const uint8_t *flags,
-                                         mdbc_halos H, int nh)
+                                         mdbc_halos H, int nh, tide_motion_ids M)
 {
 	constexpr int NS = VEL ? TIDE_MDBC_NS : TIDE_MDBC_NS_RHO;
 	__shared__ uint32_t rows_s[MDBC_THREADS / 32][2][9];
@@ -62,7 +62,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		todo &= todo - 1u;
 		const float nb[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
 		float vw[3];
-		tide_mdbc_wall_velocity(&v, b, vw);
+		tide_mdbc_wall_velocity(&v, b, &M, vw);
 		if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
 			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
 			continue;
@@ -189,7 +189,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		if (!__any_sync(FULL_MASK, S[0] > 0.f)) {
 			if (VEL && lane == 0) {
 				float w2[3];
-				tide_mdbc_wall_velocity(&v, b, w2);
+				tide_mdbc_wall_velocity(&v, b, &M, w2);
 				v.vx[b] = w2[0]; v.vy[b] = w2[1]; v.vz[b] = w2[2];
 			}
 			continue;
@@ -214,7 +214,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = q < NS ? S_s[w][q][lane] : 0.f;
 		const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
 		float vw2[3];
-		tide_mdbc_wall_velocity(&v, b, vw2);
+		tide_mdbc_wall_velocity(&v, b, &M, vw2);
 		tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
 		v.rho[b] = rho;
 		if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
@@ -226,7 +226,8 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	int nh;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh);
+	tide_motion_ids M;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
@@ -250,8 +251,8 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 	}
 	unsigned nblk = tide_blocks_for(v.count, MDBC_THREADS);
 	if (P.mdbc_slip == TIDE_SLIP_VEL0)
-		mdbc_ghost_kernel<0><<<nblk, MDBC_THREADS, 0, st>>>(P, A, v, start, flags, H, nh);
+		mdbc_ghost_kernel<0><<<nblk, MDBC_THREADS, 0, st>>>(P, A, v, start, flags, H, nh, M);
 	else
-		mdbc_ghost_kernel<1><<<nblk, MDBC_THREADS, 0, st>>>(P, A, v, start, flags, H, nh);
+		mdbc_ghost_kernel<1><<<nblk, MDBC_THREADS, 0, st>>>(P, A, v, start, flags, H, nh, M);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

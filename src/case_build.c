@@ -406,6 +406,24 @@ int tide_case_check_size(const tide_case *c)
 
 double tide_case_particle_estimate(const tide_case *c) { return estimate(c); }
 
+int tide_case_body_ids(const tide_case *c, uint32_t first[2][TIDE_CASE_MAX_ITEMS],
+                       uint32_t end[2][TIDE_CASE_MAX_ITEMS])
+{
+	size_t mark[1 + 2 * TIDE_CASE_MAX_ITEMS];
+	tide_particle_set s = {.mode = TIDE_PSET_COUNT, .mark = mark, .bound_only = 1};
+	int rc = tide_case_build(c, &s);
+	if (rc) return rc;
+	for (int m = 0; m < c->nobstacle; m++) {
+		first[0][m] = (uint32_t)mark[m];
+		end[0][m] = (uint32_t)mark[m + 1];
+	}
+	for (int k = 0; k < c->nsolid; k++) {
+		first[1][k] = (uint32_t)mark[c->nobstacle + k];
+		end[1][k] = (uint32_t)mark[c->nobstacle + k + 1];
+	}
+	return 0;
+}
+
 int tide_case_build(const tide_case *c, tide_particle_set *s)
 {
 	double est = estimate(c);
@@ -417,10 +435,17 @@ int tide_case_build(const tide_case *c, tide_particle_set *s)
 	stl_geom = &g;
 	rc = -1;
 	if (c->tank.present && build_tank(c, s)) goto out;
-	for (int m = 0; m < c->nobstacle; m++)
+	tide_pset_mark(s);
+	for (int m = 0; m < c->nobstacle; m++) {
 		if (build_obstacle(c, m, s)) goto out;
+		tide_pset_mark(s);
+	}
 	if (tide_geometry_solids(c, &g, box_wall, s)) goto out;
 	size_t nbound = s->n;
+	if (s->bound_only) {
+		rc = 0;
+		goto out;
+	}
 	for (int b = 0; b < c->nfluid; b++)
 		if (build_fluid(c, b, s)) goto out;
 	for (int b = 0; b < c->nsphere; b++)

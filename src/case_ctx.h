@@ -4,8 +4,16 @@
  * after --set) share: the loading context, its messages and key lookup.  Private to those two. */
 #ifndef TIDE_CASE_CTX_H
 #define TIDE_CASE_CTX_H
+#include <stdio.h>
 #include <yaml.h>
 #include "tide/case.h"
+
+/* Range flags of numeric keys, and presence rules. */
+enum {
+	R_GE = 1, R_GT = 2, R_LE = 4, R_LT = 8,
+	REQ = 16,     /* always required (dp, fluid, time.end) */
+	REQ_IN = 32,  /* required when its parent section is present (tank.lo, ...) */
+};
 
 /* At least the number of keys in the table of src/case_load.c (checked there). */
 #define TIDE_CASE_MAX_KEYS 128
@@ -52,6 +60,32 @@ int tide_case_find_key(const char *path);
  * derived domain; 2: solids and fluid volumes, checked against the domain), so that a bad one is
  * refused while loading (case_load.c).  0, or -1 after the message. */
 int tide_case_check_meshes(struct ctx *x, int kinds);
+
+/* Readers of values for list items outside case_load.c (case_motion.c), with case_load.c's
+ * messages: a number in the range of flags (R_*, lo, hi); a point or vector of the case's dim; a
+ * name of names[] (its index into *e); the fields of a mapping by names[] (val[j] NULL when
+ * absent).  0, or -1 after the message. */
+int tide_case_get_num(struct ctx *x, const yaml_node_t *v, const char *path, int flags, double lo,
+                      double hi, double *d);
+int tide_case_get_vec(struct ctx *x, const yaml_node_t *v, const char *path, double out[3]);
+int tide_case_get_name(struct ctx *x, const yaml_node_t *v, const char *path,
+                       const char *const *names, int *e);
+int tide_case_get_fields(struct ctx *x, const yaml_node_t *item, const char *path,
+                         const char *const *names, const yaml_node_t **val);
+int tide_case_line_of(const yaml_node_t *n);
+
+/* ---- src/case_motion.c: the motion key of obstacles and solids (0, or -1 after the message) */
+
+/* Reads v, the motion of body item (obstacles[i]: kind 0, solids[i]: kind 1) at path. */
+int tide_case_get_motion(struct ctx *x, const yaml_node_t *v, const char *path, int kind, int item);
+/* Derives the case's motion table (c->motion) from its motion inputs: segments, and the bodies'
+ * particle id ranges (a counting pass of the builder).  After loading and after every --set. */
+int tide_case_derive_motion(struct ctx *x);
+
+/* Writes ", motion: [{...}, ...]" for the segments [first, first + n) (used_parameters.yaml). */
+void tide_case_put_motion(FILE *f, const tide_case *c, int first, int n);
+/* The shortest decimal of v that reads back to the same double (case_print.c). */
+const char *tide_case_num(double v, char *buf);
 
 /* ---- src/case_validate.c: whole-case checks (0, or -1 after the message) and derived values */
 

@@ -27,12 +27,6 @@
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
 
-/* Range flags of numeric keys, and presence rules. */
-enum {
-	R_GE = 1, R_GT = 2, R_LE = 4, R_LT = 8,
-	REQ = 16,     /* always required (dp, fluid, time.end) */
-	REQ_IN = 32,  /* required when its parent section is present (tank.lo, ...) */
-};
 
 struct ctx;
 typedef int (*list_fn)(struct ctx *, const yaml_node_t *, const char *);
@@ -316,6 +310,29 @@ static int get_point(struct ctx *x, const yaml_node_t *v, const char *path, doub
 	return get_coords(x, v, path, d, axes_of(d), d == 2 ? "[x, z]" : "[x, y, z]", out);
 }
 
+/* ---- for the other readers of list items (case_motion.c), through case_ctx.h -------------- */
+
+int tide_case_get_num(struct ctx *x, const yaml_node_t *v, const char *path, int flags, double lo,
+                      double hi, double *d)
+{
+	const struct key k = {leaf_name(path), K_NUM, 0, flags, lo, hi, NULL, 0, NULL};
+	return get_number(x, &k, v, path, 0, d);
+}
+
+int tide_case_get_vec(struct ctx *x, const yaml_node_t *v, const char *path, double out[3])
+{
+	return get_point(x, v, path, out);
+}
+
+int tide_case_get_name(struct ctx *x, const yaml_node_t *v, const char *path,
+                       const char *const *names, int *e)
+{
+	const struct key k = {leaf_name(path), K_ENUM, 0, 0, 0, 0, names, 0, NULL};
+	return get_enum(x, &k, v, path, e);
+}
+
+int tide_case_line_of(const yaml_node_t *n) { return line_of(n); }
+
 /* ---- key lookup and the mapping walker ----------------------------------------------------- */
 
 int tide_case_find_key(const char *path)
@@ -440,7 +457,7 @@ static int walk(struct ctx *x, const yaml_node_t *map, const char *prefix)
 static int get_fields(struct ctx *x, const yaml_node_t *item, const char *path,
                       const char *const *names, const yaml_node_t **val)
 {
-	char allowed[96] = "";
+	char allowed[256] = "";
 	for (int j = 0; names[j]; j++) {
 		val[j] = NULL;
 		strcat(allowed, j ? ", " : "");
@@ -456,6 +473,12 @@ static int get_fields(struct ctx *x, const yaml_node_t *item, const char *path,
 		val[j] = yaml_document_get_node(x->doc, p->value);
 	}
 	return 0;
+}
+
+int tide_case_get_fields(struct ctx *x, const yaml_node_t *item, const char *path,
+                         const char *const *names, const yaml_node_t **val)
+{
+	return get_fields(x, item, path, names, val);
 }
 
 static int get_items(struct ctx *x, const yaml_node_t *seq, const char *path, const char *what,
@@ -485,21 +508,25 @@ static int get_item(struct ctx *x, yaml_node_item_t *it, int i, const char *path
 	return 0;
 }
 
+/* Boxes {lo, hi}; obstacles (box == c->obstacle) may also have a motion (case_motion.c). */
 static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, tide_box *box,
                      int *count, int *lines)
 {
-	static const char *const names[] = {"lo", "hi", NULL};
+	static const char *const fixed[] = {"lo", "hi", NULL}, *const moving[] = {"lo", "hi", "motion", NULL};
+	int obstacles = box == x->c->obstacle;
 	yaml_node_item_t *it = NULL;
 	int n = 0;
 	if (get_items(x, seq, path, "a list of boxes {lo: [...], hi: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *v[2];
+		const yaml_node_t *v[3];
 		char p[160], q[176];
-		if (get_item(x, it, i, path, names, 2, v, &lines[i], p)) return -1;
+		if (get_item(x, it, i, path, obstacles ? moving : fixed, 2, v, &lines[i], p)) return -1;
 		for (int j = 0; j < 2; j++) {
-			snprintf(q, sizeof q, "%s.%s", p, names[j]);
+			snprintf(q, sizeof q, "%s.%s", p, fixed[j]);
 			if (get_point(x, v[j], q, j ? box[i].hi : box[i].lo)) return -1;
 		}
+		snprintf(q, sizeof q, "%s.motion", p);
+		if (obstacles && v[2] && tide_case_get_motion(x, v[2], q, 0, i)) return -1;
 	}
 	*count = n;
 	return 0;
@@ -664,7 +691,8 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path, int solid,
                          tide_stl_item *out, int *count, int *lines)
 {
-	static const char *const names[] = {"stl", "scale", "rotate", "translate", "layers", "closed", NULL};
+	static const char *const names[] = {"stl", "scale", "rotate", "translate", "layers", "closed",
+	                                    "motion", NULL};
 	static const char *const vnames[] = {"stl", "scale", "rotate", "translate", NULL};
 	static const struct key scale = NUM("scale", dp, R_GT, 0, 0);
 	static const struct key layers = INT("layers", dp, R_GE | R_LE, 1, 64);
@@ -675,7 +703,7 @@ static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path
 		return tide_case_fail(x, line_of(seq), "key '%s' needs a 3-D case (STL meshes are 3-D); allowed: dim: 3.",
 		            path);
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *v[6];
+		const yaml_node_t *v[7];
 		tide_stl_item *m = &out[i];
 		char p[160], q[176], rel[1024], full[2100];
 		if (get_item(x, it, i, path, solid ? names : vnames, 1, v, &lines[i], p)) return -1;
@@ -707,6 +735,8 @@ static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path
 		}
 		snprintf(q, sizeof q, "%s.closed", p);
 		if (solid && v[5] && get_bool(x, v[5], q, &m->closed)) return -1;
+		snprintf(q, sizeof q, "%s.motion", p);
+		if (solid && v[6] && tide_case_get_motion(x, v[6], q, 1, i)) return -1;
 	}
 	*count = n;
 	return 0;

@@ -15,7 +15,7 @@
 /* ---- used_parameters.yaml ---------------------------------------------------------------- */
 
 /* Shortest decimal that reads back to the same double, so the file round-trips exactly. */
-static const char *num(double v, char *buf)
+const char *tide_case_num(double v, char *buf)
 {
 	for (int prec = 6; prec <= 17; prec++) {
 		snprintf(buf, 32, "%.*g", prec, v);
@@ -41,7 +41,7 @@ static void put_coords(FILE *f, const double *v, int count, const int *axes)
 {
 	char b[32];
 	fputc('[', f);
-	for (int j = 0; j < count; j++) fprintf(f, "%s%s", j ? ", " : "", num(v[axes[j]], b));
+	for (int j = 0; j < count; j++) fprintf(f, "%s%s", j ? ", " : "", tide_case_num(v[axes[j]], b));
 	fputc(']', f);
 }
 
@@ -88,31 +88,31 @@ static void put_physics(FILE *f, const tide_case *c)
 	fprintf(f, "  eos: %s\n", tide_case_eos_names[c->eos]);
 	fprintf(f, "  boundary: %s\n", tide_case_boundary_names[c->boundary]);
 	fprintf(f, "  mdbc_slip: %s\n", tide_case_mdbc_slip_names[c->mdbc_slip]);
-	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", num(c->cs_iso, b));
-	fprintf(f, "  rho0: %s\n", num(c->rho0, b));
-	fprintf(f, "  gamma: %s\n", num(c->gamma, b));
-	fprintf(f, "  coefsound: %s\n", num(c->coefsound, b));
-	fprintf(f, "  hswl: %s\n", num(c->hswl, b));
+	if (c->cs_iso > 0) fprintf(f, "  cs_iso: %s\n", tide_case_num(c->cs_iso, b));
+	fprintf(f, "  rho0: %s\n", tide_case_num(c->rho0, b));
+	fprintf(f, "  gamma: %s\n", tide_case_num(c->gamma, b));
+	fprintf(f, "  coefsound: %s\n", tide_case_num(c->coefsound, b));
+	fprintf(f, "  hswl: %s\n", tide_case_num(c->hswl, b));
 	if (c->eos == TIDE_EOS_ISOTHERMAL)
-		fprintf(f, "  # derived, not read: c0 = cs_iso = %s m/s\n", num(c->c0, b));
+		fprintf(f, "  # derived, not read: c0 = cs_iso = %s m/s\n", tide_case_num(c->c0, b));
 	else
-		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", num(c->c0, b));
-	fprintf(f, "  visco: %s\n", num(c->visco, b));
+		fprintf(f, "  # derived, not read: c0 = coefsound*sqrt(|g|*hswl) = %s m/s\n", tide_case_num(c->c0, b));
+	fprintf(f, "  visco: %s\n", tide_case_num(c->visco, b));
 	fprintf(f, "  viscosity: %s\n", tide_case_viscosity_names[c->viscosity]);
-	fprintf(f, "  nu: %s\n", num(c->nu, b));
-	fprintf(f, "  sps_cs: %s\n", num(c->sps_cs, b));
-	fprintf(f, "  sps_ci: %s\n", num(c->sps_ci, b));
+	fprintf(f, "  nu: %s\n", tide_case_num(c->nu, b));
+	fprintf(f, "  sps_cs: %s\n", tide_case_num(c->sps_cs, b));
+	fprintf(f, "  sps_ci: %s\n", tide_case_num(c->sps_ci, b));
 	fprintf(f, "  diffusion: %s\n", tide_case_diffusion_names[c->diffusion]);
-	fprintf(f, "  delta: %s\n", num(c->delta, b));
+	fprintf(f, "  delta: %s\n", tide_case_num(c->delta, b));
 	fputs("  gravity: ", f);
 	put_coords(f, c->gravity, c->dim, axes_of(c->dim));
-	fprintf(f, "\n  cfl: %s\n", num(c->cfl, b));
+	fprintf(f, "\n  cfl: %s\n", tide_case_num(c->cfl, b));
 	fprintf(f, "  integrator: %s\n", tide_case_integrator_names[c->integrator]);
 	fprintf(f, "  verlet_steps: %d\n", c->verlet_steps);
 	if (c->self_gravity.on) {
-		fprintf(f, "  self_gravity:\n    G: %s\n", num(c->self_gravity.G, b));
-		fprintf(f, "    theta: %s\n", num(c->self_gravity.theta, b));
-		fprintf(f, "    softening: %s\n", num(tide_case_softening(c), b));
+		fprintf(f, "  self_gravity:\n    G: %s\n", tide_case_num(c->self_gravity.G, b));
+		fprintf(f, "    theta: %s\n", tide_case_num(c->self_gravity.theta, b));
+		fprintf(f, "    softening: %s\n", tide_case_num(tide_case_softening(c), b));
 		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
 	}
 }
@@ -134,19 +134,19 @@ static void put_gas(FILE *f, const tide_case *c)
 	const tide_gas_case *g = &c->gas;
 	if (c->scheme != TIDE_SCHEME_GAS) return;
 	fprintf(f, "gas:\n  eos: %s\n", tide_case_gas_eos_names[g->eos]);
-	fprintf(f, "  gamma: %s\n", num(g->gamma, b));
-	fprintf(f, "  cs: %s\n", num(g->cs, b));
-	fprintf(f, "  rho_crit: %s\n", num(g->rho_crit, b));
-	fprintf(f, "  eta: %s\n", num(g->eta, b));
-	fprintf(f, "  h_tolerance: %s\n", num(g->h_tolerance, b));
+	fprintf(f, "  gamma: %s\n", tide_case_num(g->gamma, b));
+	fprintf(f, "  cs: %s\n", tide_case_num(g->cs, b));
+	fprintf(f, "  rho_crit: %s\n", tide_case_num(g->rho_crit, b));
+	fprintf(f, "  eta: %s\n", tide_case_num(g->eta, b));
+	fprintf(f, "  h_tolerance: %s\n", tide_case_num(g->h_tolerance, b));
 	fprintf(f, "  h_iterations: %d\n", g->h_iterations);
-	fprintf(f, "  h_max: %s\n", num(tide_case_gas_h_max(c), b));
-	fprintf(f, "  h_min: %s\n", num(g->h_min, b));
-	fprintf(f, "  alpha_visc: %s\n", num(g->alpha_visc, b));
-	fprintf(f, "  beta_visc: %s\n", num(g->beta_visc, b));
-	fprintf(f, "  alpha_cond: %s\n", num(g->alpha_cond, b));
-	fprintf(f, "  u_min: %s\n", num(g->u_min, b));
-	fprintf(f, "  u: %s\n", num(g->u, b));
+	fprintf(f, "  h_max: %s\n", tide_case_num(tide_case_gas_h_max(c), b));
+	fprintf(f, "  h_min: %s\n", tide_case_num(g->h_min, b));
+	fprintf(f, "  alpha_visc: %s\n", tide_case_num(g->alpha_visc, b));
+	fprintf(f, "  beta_visc: %s\n", tide_case_num(g->beta_visc, b));
+	fprintf(f, "  alpha_cond: %s\n", tide_case_num(g->alpha_cond, b));
+	fprintf(f, "  u_min: %s\n", tide_case_num(g->u_min, b));
+	fprintf(f, "  u: %s\n", tide_case_num(g->u, b));
 }
 
 void tide_case_print(FILE *f, const tide_case *c)
@@ -158,8 +158,8 @@ void tide_case_print(FILE *f, const tide_case *c)
 	put_str(f, c->name);
 	fputs("\ndescription: ", f);
 	put_str(f, c->description);
-	fprintf(f, "\ndim: %d\ndp: %s\n", c->dim, num(c->dp, b));
-	fprintf(f, "coefh: %s\n", num(c->coefh, b));
+	fprintf(f, "\ndim: %d\ndp: %s\n", c->dim, tide_case_num(c->dp, b));
+	fprintf(f, "coefh: %s\n", tide_case_num(c->coefh, b));
 	fputs("decomposition: ", f);
 	put_str(f, c->decomp);
 	fputs("\ndomain: ", f);
@@ -176,12 +176,21 @@ void tide_case_print(FILE *f, const tide_case *c)
 		        c->tank.layers);
 	}
 	put_boxes(f, c, "fluid", c->fluid, c->nfluid);
-	put_boxes(f, c, "obstacles", c->obstacle, c->nobstacle);
+	fprintf(f, "obstacles:%s\n", c->nobstacle ? "" : " []");
+	for (int i = 0; i < c->nobstacle; i++) {
+		fputs("  - {lo: ", f);
+		put_coords(f, c->obstacle[i].lo, c->dim, axes_of(c->dim));
+		fputs(", hi: ", f);
+		put_coords(f, c->obstacle[i].hi, c->dim, axes_of(c->dim));
+		if (c->obstacle_motion[i][1])
+			tide_case_put_motion(f, c, c->obstacle_motion[i][0], c->obstacle_motion[i][1]);
+		fputs("}\n", f);
+	}
 	if (c->nsphere) fputs("fluid_spheres:\n", f);
 	for (int i = 0; i < c->nsphere; i++) {
 		fputs("  - {centre: ", f);
 		put_coords(f, c->sphere[i].c, c->dim, axes_of(c->dim));
-		fprintf(f, ", radius: %s, hydrostatic: %s}\n", num(c->sphere[i].r, b),
+		fprintf(f, ", radius: %s, hydrostatic: %s}\n", tide_case_num(c->sphere[i].r, b),
 		        c->sphere[i].hydrostatic ? "true" : "false");
 	}
 	for (int k = 0; k < 2; k++) {
@@ -191,26 +200,28 @@ void tide_case_print(FILE *f, const tide_case *c)
 			const tide_stl_item *m = k ? &c->volume[i] : &c->solid[i];
 			fputs("  - {stl: ", f);
 			put_str(f, m->file);
-			fprintf(f, ", scale: %s, rotate: ", num(m->scale, b));
+			fprintf(f, ", scale: %s, rotate: ", tide_case_num(m->scale, b));
 			put_coords(f, m->rotate, 3, axes3);
 			fputs(", translate: ", f);
 			put_coords(f, m->translate, 3, axes3);
 			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
+			if (!k && c->solid_motion[i][1])
+				tide_case_put_motion(f, c, c->solid_motion[i][0], c->solid_motion[i][1]);
 			fputs("}\n", f);
 		}
 	}
 	put_units(f, c);
 	put_physics(f, c);
 	put_gas(f, c);
-	fprintf(f, "time: {end: %s, ", num(c->t_end, b));
-	fprintf(f, "output: %s}\n", num(c->t_out, b));
+	fprintf(f, "time: {end: %s, ", tide_case_num(c->t_end, b));
+	fprintf(f, "output: %s}\n", tide_case_num(c->t_out, b));
 	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],
 	        tide_case_precision_names[c->output_single]);
 	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
 		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
 	fputs("]}\n", f);
 	fputs("gauges:\n", f);
-	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", num(c->gauge_every, b));
+	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", tide_case_num(c->gauge_every, b));
 	else fprintf(f, "  # every: not given, at every output (time.output)\n");
 	fprintf(f, "  mode: %s\n", tide_case_gauge_mode_names[c->gauge_mode]);
 	put_probes(f, c, "height", c->height, c->nheight, 1);
@@ -218,8 +229,8 @@ void tide_case_print(FILE *f, const tide_case *c)
 	put_probes(f, c, "velocity", c->velocity, c->nvelocity, 0);
 	fprintf(f, "  forces: %s\n", c->gauge_forces ? "true" : "false");
 	if (c->surge_front) {
-		fprintf(f, "  surge_front: {a: %s, ", num(c->surge_a, b));
-		fprintf(f, "x0: %s}\n", num(c->surge_x0, b));
+		fprintf(f, "  surge_front: {a: %s, ", tide_case_num(c->surge_a, b));
+		fprintf(f, "x0: %s}\n", tide_case_num(c->surge_x0, b));
 	}
 }
 

@@ -243,7 +243,7 @@ int tide_case_derive(struct ctx *x)
 	if (!(c->c0 > 0) || !isfinite(c->c0))
 		return tide_case_fail(x, gline, "key 'physics.gravity' gives c0 = coefsound*sqrt(|g|*hswl) = %g m/s; "
 		            "allowed: a gravity, hswl and coefsound that give a finite c0 > 0.", c->c0);
-	return 0;
+	return tide_case_derive_motion(x);
 }
 
 int tide_case_check_surge(struct ctx *x)

@@ -240,9 +240,14 @@ int tide_gauge_arg_of_case(const tide_case *c, tide_gauge_arg *G)
 		G->point[k][2] = p[2];
 	}
 	G->nobst = c->gauge_forces ? c->nobstacle : 0;
-	for (int m = 0; m < G->nobst; m++) {
+	for (int m = 0, k = 0; m < G->nobst; m++) {
 		memcpy(G->obst_lo[m], c->obstacle[m].lo, sizeof G->obst_lo[m]);
 		memcpy(G->obst_hi[m], c->obstacle[m].hi, sizeof G->obst_hi[m]);
+		/* moving obstacles are the first bodies of the motion table, in case order */
+		int moving = c->obstacle_motion[m][1] > 0;
+		G->obst_id[m][0] = moving ? c->motion.body[k].id0 : 0;
+		G->obst_id[m][1] = moving ? c->motion.body[k].id1 : 0;
+		k += moving;
 	}
 	G->front = c->surge_front;
 	G->front_r = 1.5 * c->dp;
@@ -319,7 +324,7 @@ static void sums_on(const fluid_grid *g, const tide_case *c, const tide_gauge_ar
 	for (size_t b = 0; b < g->s->n; b++) {
 		const tide_particle_set *s = g->s;
 		if (s->type[b] != TIDE_BOUND) continue;
-		int m = tide_gauge_obstacle_of(G, s->x[b], s->y[b], s->z[b]);
+		int m = tide_gauge_obstacle_of(G, s->id[b], s->x[b], s->y[b], s->z[b]);
 		if (m < 0) continue;
 		force_sum f = { s, &g->P, b, {0, 0, 0} };
 		double r[3] = { s->x[b], s->y[b], s->z[b] };

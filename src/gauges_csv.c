@@ -60,6 +60,17 @@ static int header(tide_gauges *g, const tide_case *c)
 				csv_title(g->f, name, "F", m, c->dim == 2 ? "N/m" : "N");
 			}
 	if (c->surge_front) fputs(",front[m],Z[-],T[-]", g->f);
+	/* moving bodies: their reference point (the body's centre at t = 0), its velocity, and the
+	 * body's rotation (2-D: the angle about y; 3-D: the rotation vector, axis times angle) */
+	for (int b = 0; b < c->motion.nbody; b++) {
+		static const char *const what[] = {"", "v", "rot"}, *const unit[] = {"m", "m/s", "deg"};
+		for (int q = 0; q < 3; q++)
+			for (int d = 0; d < 3; d++)
+				if (q == 2 && c->dim == 2 ? d == 1 : comp_used(c, d)) {
+					snprintf(name, sizeof name, "B%d%s%s", b + 1, what[q], comp3[d]);
+					csv_title(g->f, name, "B", b, unit[q]);
+				}
+	}
 	if (fputc('\n', g->f) == EOF || fflush(g->f) != 0) {
 		fclose(g->f);
 		g->f = NULL;
@@ -133,6 +144,15 @@ int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const tide_gauge_
 		                    c->gravity[2] * c->gravity[2]);
 		double a = c->surge_a > 0.0 ? c->surge_a : NAN;   /* the case loader requires a > 0 */
 		fprintf(g->f, ",%.9g,%.9g,%.9g", front, front / a, t * sqrt(2.0 * gnorm / a));
+	}
+	for (int b = 0; b < c->motion.nbody; b++) {
+		double x[3], v[3], r[3];
+		tide_motion_state(&c->motion, b, t, x, v, r);
+		const double *col[3] = {x, v, r};
+		for (int q = 0; q < 3; q++)
+			for (int d = 0; d < 3; d++)
+				if (q == 2 && c->dim == 2 ? d == 1 : comp_used(c, d))
+					fprintf(g->f, ",%.9g", col[q][d] * (q == 2 ? 180.0 / M_PI : 1.0));
 	}
 	/* Flushed every row so an interrupted run keeps every measurement taken so far. */
 	if (fputc('\n', g->f) == EOF || fflush(g->f) != 0 || ferror(g->f)) return gauges_fail(g);

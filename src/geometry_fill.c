@@ -230,6 +230,7 @@ int tide_geometry_solids(const tide_case *c, const tide_geometry *g, tide_point_
 					if (tide_pset_push(s, p[0], p[1], p[2], (float)c->rho0, TIDE_BOUND)) return -1;
 					tide_pset_set_normal(s, h.c[0] - p[0], h.c[1] - p[1], h.c[2] - p[2]);
 				}
+		tide_pset_mark(s);
 	}
 	return 0;
 }

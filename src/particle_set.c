@@ -66,6 +66,11 @@ void tide_pset_set_normal(tide_particle_set *s, double nx, double ny, double nz)
 	s->nz[i] = (float)nz;
 }
 
+void tide_pset_mark(tide_particle_set *s)
+{
+	if (s->mark) s->mark[s->nmark++] = s->n;
+}
+
 void tide_pset_free(tide_particle_set *s)
 {
 	if (s->mode) { /* nothing of its own */

@@ -22,6 +22,11 @@ typedef struct tide_particle_set {
 	 * (a builder's first pass).  TIDE_PSET_FIXED: the arrays are someone else's (the fields of
 	 * a host block) with room for cap particles; pushes beyond it fail, free leaves them. */
 	int mode;
+	/* Optional (NULL: none): tide_pset_mark records the count so far into mark[nmark++] (the
+	 * builder marks the end of the tank and of every obstacle and solid: the moving bodies' id
+	 * ranges, tide_case_body_ids); bound_only: the builder stops after the boundaries. */
+	size_t *mark;
+	int nmark, bound_only;
 } tide_particle_set;
 
 enum { TIDE_PSET_COUNT = 1, TIDE_PSET_FIXED = 2 };
@@ -32,6 +37,7 @@ int  tide_pset_push(tide_particle_set *s, double x, double y, double z, float rh
 /* The normal of the particle pushed last (a no-op in a set without normals or counting). */
 void tide_pset_set_normal(tide_particle_set *s, double nx, double ny, double nz);
 void tide_pset_free(tide_particle_set *s);
+void tide_pset_mark(tide_particle_set *s);
 size_t tide_pset_count_type(const tide_particle_set *s, uint32_t type);
 
 #endif

@@ -22,7 +22,7 @@ void tide_sph_codelets_where(enum tide_where where)
 {
 	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
 	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
-	                                &tide_integrate_cl, &tide_migrate_pack_cl,
+	                                &tide_integrate_cl, &tide_body_motion_cl, &tide_migrate_pack_cl,
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
 	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,

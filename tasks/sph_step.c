@@ -31,6 +31,10 @@
 //     dt_combine(part[0..N-1]) -> all[r]  every rank's record to every rank: one hop
 //   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector); under
 //                                         MPI reading all[owner of b]
+//   body_motion(B[b], red)                with moving bodies (include/tide/motion.h), after each
+//                                         integrate: their boundary particles to the stage's
+//                                         time (and once before the first step: their
+//                                         velocities at t = 0)
 //   migrate_pack(B[b]) -> M[b][f]         particles that left the box, by the face they crossed
 //   migrate_unpack(B[b], M[n][f_nb]...)   those of them inside b's box
 // The host then reads the reduction (the one value per step the algorithm needs: the global
@@ -45,6 +49,7 @@
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
 #include "tide/gas_params.h"
+#include "tide/motion.h"
 #include "sph_gravity.h"
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
@@ -115,18 +120,27 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 }
 
 /* A per-particle gather pass over every block, its own cells and its neighbours' halos (the
- * buffers of sph_forces without the reduction): mdbc_ghost, gas_density. */
-static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind)
+ * buffers of sph_forces without the reduction): mdbc_ghost, gas_density; `extra` (if not NULL)
+ * is one more value for the codelet, after P, the box and the halo count. */
+static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind, const void *extra,
+                          size_t extra_size)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
 		int nh = k->nnb;
-		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
-		        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
-		        STARPU_NAME, cl->name, PROFILE_B(kind, b), 0);
+		if (extra) {
+			SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
+			        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+			        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
+			        STARPU_VALUE, extra, extra_size, STARPU_NAME, cl->name, PROFILE_B(kind, b), 0);
+		} else {
+			SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
+			        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+			        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
+			        STARPU_NAME, cl->name, PROFILE_B(kind, b), 0);
+		}
 	}
 }
 
@@ -137,7 +151,13 @@ static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind)
 static int submit_mdbc(tide_sim *sim)
 {
 	if (sim->P.boundary != TIDE_BOUNDARY_MDBC) return 0;
-	submit_gather(sim, &tide_mdbc_ghost_cl, TIDE_K_MDBC);
+	const tide_motion_table *T = &sim->c->motion;
+	tide_motion_ids ids = {.n = T->nbody};
+	for (int k = 0; k < T->nbody; k++) {
+		ids.id0[k] = T->body[k].id0;
+		ids.id1[k] = T->body[k].id1;
+	}
+	submit_gather(sim, &tide_mdbc_ghost_cl, TIDE_K_MDBC, &ids, sizeof ids);
 	return 1;
 }
 
@@ -192,6 +212,25 @@ static void submit_integrate(tide_sim *sim, int stage)
 		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
 		        STARPU_NAME, "integrate", PROFILE_B(TIDE_K_INTEGRATE, b), 0);
+	}
+}
+
+/* The moving bodies' particles over the stage [t + f_old dt, t + f_new dt] of this step (t: its
+ * start; f_old = f_new = 0: their velocities at t alone).  Their velocities are the rigid
+ * motion's, except in the symplectic predictor under mDBC noslip/freeslip: there they keep the
+ * ghost pass's mirror v_b through the step, as the fixed walls do (the ghost pass runs once a
+ * step); the corrector's end sets the rigid velocity, which the next ghost pass mirrors about. */
+static void submit_body_motion(tide_sim *sim, double f_old, double f_new)
+{
+	if (!sim->c->motion.nbody) return;
+	tide_body_motion_arg M = {.T = sim->c->motion, .t = sim->t, .f_old = f_old, .f_new = f_new};
+	M.set_vel = !(sim->integrator == 1 && f_new == 0.5 && sim->P.boundary == TIDE_BOUNDARY_MDBC &&
+	              sim->P.mdbc_slip != TIDE_SLIP_VEL0);
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		SUBMIT(sim, &tide_body_motion_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
+		       STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &M, sizeof M,
+		       STARPU_NAME, "body_motion", PROFILE_B(TIDE_K_INTEGRATE, b), 0);
 	}
 }
 
@@ -303,7 +342,7 @@ static void submit_gas_forces(tide_sim *sim)
 {
 	submit_sort(sim, &tide_cell_sort_cl, TIDE_K_SORT);
 	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
-	submit_gather(sim, &tide_gas_density_cl, TIDE_K_GAS_DENSITY);
+	submit_gather(sim, &tide_gas_density_cl, TIDE_K_GAS_DENSITY, NULL, 0);
 	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
 	submit_forces(sim, 0, &tide_gas_forces_cl);
 	submit_self_gravity(sim, 0);
@@ -380,6 +419,7 @@ static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 
 int tide_sim_step(tide_sim *sim)
 {
+	if (sim->step == 0) submit_body_motion(sim, 0.0, 0.0);
 	tide_sim_submit_forces_with(sim, NULL, NULL, NULL);
 	if (sim->P.scheme == TIDE_SCHEME_GAS) {
 		submit_gas_integrate(sim);
@@ -387,9 +427,11 @@ int tide_sim_step(tide_sim *sim)
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
 		submit_integrate(sim, euler ? TIDE_STAGE_EULER : TIDE_STAGE_VERLET);
+		submit_body_motion(sim, 0.0, 1.0);
 		sim->verlet_count = euler ? 0 : sim->verlet_count + 1;
 	} else {
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
+		submit_body_motion(sim, 0.0, 0.5);
 		submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
 		submit_forces(sim, 1, &tide_sph_forces_cl);
 		submit_sps_tau(sim);
@@ -397,6 +439,7 @@ int tide_sim_step(tide_sim *sim)
 		/* no dt_combine of red2: nothing reads it (the corrector steps by the predictor's
 		 * time step, and the host checks the first pass), so no rank waits for the others */
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
+		submit_body_motion(sim, 0.5, 1.0);
 	}
 	tide_sim_submit_migration(sim);
 

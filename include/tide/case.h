@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 #include "tide/sph_params.h"   /* enum tide_eos */
+#include "tide/motion.h"       /* the moving bodies' table */
 
 #define TIDE_CASE_MAX_ITEMS 16
 #define TIDE_CASE_NAME 128
@@ -75,6 +76,32 @@ typedef struct tide_stl_item {
 	double area, volume;   /* surface area and enclosed volume once placed (particle estimate) */
 } tide_stl_item;
 
+/* Types of motion segments (case key obstacles[i].motion.type, solids[i].motion.type). */
+enum tide_motion_type {
+	TIDE_MOT_LINEAR = 0, TIDE_MOT_SINE = 1, TIDE_MOT_ROTATION = 2, TIDE_MOT_ROTATION_SINE = 3,
+	TIDE_MOT_PISTON = 4, TIDE_MOT_FLAP = 5, TIDE_MOT_PISTON_JONSWAP = 6
+};
+extern const char *const tide_motion_type_names[]; /* "linear", ..., NULL */
+
+/* A motion segment as the case gives it (docs/case-format.md); src/case_motion.c derives the
+ * codelet's form (motion.h) from it.  Angles in degrees, as the case gives them. */
+typedef struct tide_motion_input {
+	int type;              /* enum tide_motion_type */
+	double start, end;     /* [s]; end INFINITY when not given */
+	double vec[3];         /* linear: velocity [m/s]; sine: amplitude [m]; piston: direction */
+	double centre[3];      /* rotations, flap: a point of the axis [m] */
+	double axis[3];        /* rotations, flap: the axis (3-D; 2-D: y) */
+	double rate;           /* rotation: angular velocity [deg/s] */
+	double amplitude;      /* rotation_sine: angle amplitude [deg] */
+	double period, phase;  /* sine types and wave makers: [s], [deg] */
+	double height, depth;  /* wave makers: target wave height H, water depth d [m] */
+	double ramp;           /* wave makers: ramp duration [periods] */
+	double hinge_height;   /* flap: hinge height above the bottom [m] */
+	double gamma;          /* piston_jonswap: peak enhancement factor */
+	double seed;           /* piston_jonswap: seed of the phases (an integer) */
+	double components;     /* piston_jonswap: number of sine components (an integer) */
+} tide_motion_input;
+
 typedef struct tide_probe {
 	char name[32];
 	double p[3];           /* water height probes use p[0], p[1]; point probes p[0..2] */
@@ -103,6 +130,13 @@ typedef struct tide_case {
 	tide_stl_item solid[TIDE_CASE_MAX_ITEMS];
 	int nvolume;                  /* STL fluid volumes: fluid particles inside closed meshes */
 	tide_stl_item volume[TIDE_CASE_MAX_ITEMS];
+
+	/* prescribed motion (obstacles[i].motion, solids[i].motion) */
+	int nmotion;                              /* segments of all bodies */
+	tide_motion_input motion_in[TIDE_MOTION_MAX_SEGS];
+	int obstacle_motion[TIDE_CASE_MAX_ITEMS][2];  /* first segment and count (0: fixed) */
+	int solid_motion[TIDE_CASE_MAX_ITEMS][2];
+	tide_motion_table motion;                 /* derived: what body_motion gets, ids included */
 
 	/* physics */
 	int kernel;                   /* enum tide_kernel */

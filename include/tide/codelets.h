@@ -23,8 +23,9 @@ extern struct starpu_codelet tide_halo_pack_cl;
  * tide_block_arg, int (number of halos). */
 extern struct starpu_codelet tide_sph_forces_cl;
 /* Buffers: block (RW), cell starts (R), then one halo (R) per neighbour block, as sph_forces.
- * Args: tide_sph_params, tide_block_arg, int (number of halos).  Under physics.boundary = mdbc:
- * the density of every boundary particle from its ghost node (mdbc.h). */
+ * Args: tide_sph_params, tide_block_arg, int (number of halos), tide_motion_ids (the moving
+ * bodies, motion.h).  Under physics.boundary = mdbc: the density of every boundary particle from
+ * its ghost node (mdbc.h). */
 extern struct starpu_codelet tide_mdbc_ghost_cl;
 /* Buffers: block (RW).  Args: tide_sph_params.  Under physics.viscosity = laminar+sps: tau of
  * every particle from the velocity gradient of the last sph_forces (include/tide/sps.h). */
@@ -44,6 +45,9 @@ extern struct starpu_codelet tide_dt_redux_cl;
 extern struct starpu_codelet tide_dt_combine_cl;
 /* Buffers: block (RW), step reduction (R).  Args: tide_sph_params, tide_integrate_arg. */
 extern struct starpu_codelet tide_integrate_cl;
+/* Buffers: block (RW), step reduction (R).  Args: tide_sph_params, tide_body_motion_arg
+ * (include/tide/motion.h).  Moves the moving bodies' boundary particles over one stage. */
+extern struct starpu_codelet tide_body_motion_cl;
 /* Buffers: block (RW), scratch, then the low and high face buffer (W) of every split axis.
  * Args: params, block arg.  Moves particles that left the block's box out through the face they
  * crossed; drops those that left the domain. */
@@ -119,6 +123,7 @@ void tide_dt_init_cuda(void *buffers[], void *cl_arg);
 void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
 void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
 void tide_integrate_cuda(void *buffers[], void *cl_arg);
+void tide_body_motion_cuda(void *buffers[], void *cl_arg);
 void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg);
 void tide_sps_tau_cuda(void *buffers[], void *cl_arg);
 void tide_gas_density_cuda(void *buffers[], void *cl_arg);

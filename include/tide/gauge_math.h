@@ -36,6 +36,8 @@ typedef struct tide_gauge_arg {
 	double point[TIDE_GAUGE_MAX_POINTS][3];
 	int nobst;                 /* obstacle boxes (the case's, in its order) */
 	double obst_lo[TIDE_GAUGE_MAX_OBST][3], obst_hi[TIDE_GAUGE_MAX_OBST][3];
+	uint32_t obst_id[TIDE_GAUGE_MAX_OBST][2];  /* a moving obstacle's particle ids [id0, id1)
+	                                            * (motion.h); 0, 0: a fixed one (its box) */
 	int front;                 /* 1: measure the surge front */
 	double front_r;            /* its neighbour radius, 1.5 dp */
 } tide_gauge_arg;
@@ -91,14 +93,19 @@ TIDE_HD double tide_gauge_eos(const tide_sph_params *P, double rho)
 	return (double)P->tait_b * (pow(rho / rho0, (double)P->gamma) - 1.0);
 }
 
-/* The obstacle a boundary particle at p belongs to, or -1 (a tank wall).  The same rule as the
- * case builder (src/case_build.c): obstacle particles lie strictly inside their box, tank wall
- * particles outside the tank's inner box, and the earlier obstacle owns an overlap.  Boundary
- * particles never move (DBC), so membership needs no per-particle field. */
-TIDE_HD int tide_gauge_obstacle_of(const tide_gauge_arg *G, double x, double y, double z)
+/* The obstacle boundary particle `id` at p belongs to, or -1 (a tank wall or an STL solid).  A
+ * moving obstacle (issue 22): its particles' id range, as body_motion finds them.  A fixed one:
+ * the same rule as the case builder (src/case_build.c): obstacle particles lie strictly inside
+ * their box, tank wall particles outside the tank's inner box, and the earlier obstacle owns an
+ * overlap; fixed boundary particles never move, so membership needs no per-particle field. */
+TIDE_HD int tide_gauge_obstacle_of(const tide_gauge_arg *G, uint32_t id, double x, double y, double z)
 {
 	double p[3] = {x, y, z};
+	for (int m = 0; m < G->nobst; m++)
+		if (G->obst_id[m][1] > G->obst_id[m][0] && id >= G->obst_id[m][0] && id < G->obst_id[m][1])
+			return m;
 	for (int m = 0; m < G->nobst; m++) {
+		if (G->obst_id[m][1] > G->obst_id[m][0]) continue;
 		int in = 1;
 		for (int a = 0; a < 3 && in; a++) {
 			if (G->dim == 2 && a == 1) continue;

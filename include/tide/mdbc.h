@@ -31,8 +31,8 @@
  * (no penetration, no tangential drag).  v_b is written into the particle's vx, vy, vz: that is
  * the velocity sph_forces and the gauges' forces read of a boundary particle, and the halos,
  * packed again after mdbc_ghost, carry it; integrate never advances a boundary particle's
- * velocity under mDBC.  v_wall is tide_mdbc_wall_velocity below: zero for the fixed walls tide
- * has today.  A ghost without fluid gives v_b = v_wall.
+ * velocity under mDBC.  v_wall is tide_mdbc_wall_velocity below: zero for fixed walls, the rigid
+ * velocity for the moving bodies (motion.h).  A ghost without fluid gives v_b = v_wall.
  *
  * Precision: the sums are accumulated in float, in a well-conditioned form: offsets from the
  * ghost node in units of h (d^ = d / h), kernel gradients times h^2, and densities as
@@ -53,6 +53,7 @@
 #include "tide/block.h"
 #include "tide/sph_interact.h"   /* kernels, tide_lower_bound */
 #include "tide/cell_rows.h"      /* the cells a point's support reads */
+#include "tide/motion.h"         /* the moving bodies' wall velocity */
 
 /* Loops over the small system with fixed bounds, unrolled on the GPU so that every array index
  * is a constant: an array indexed by a variable goes to local memory, and the sums S with it
@@ -206,12 +207,17 @@ TIDE_MDBC_UNROLL
 }
 
 /* The wall velocity v_wall of boundary particle i, the velocity at the wall surface that
- * noslip and freeslip mirror the fluid's about.  Fixed walls: zero.  (Moving bodies, issue 22,
- * give here their rigid velocity V + w x r at the particle: not the particle's vx, vy, vz, which
- * under noslip/freeslip hold the mirrored v_b of the last step.) */
-TIDE_HD void tide_mdbc_wall_velocity(const tide_block_view *v, uint32_t i, float vw[3])
+ * noslip and freeslip mirror the fluid's about.  Fixed walls: zero.  A particle of a moving body
+ * (its id in M): its rigid velocity at the step's start, which body_motion wrote into its vx, vy,
+ * vz at the end of the last step (or the build left zero), and which this pass then replaces by
+ * the mirrored v_b. */
+TIDE_HD void tide_mdbc_wall_velocity(const tide_block_view *v, uint32_t i,
+                                     const tide_motion_ids *M, float vw[3])
 {
-	(void)v; (void)i;
+	if (M->n && tide_motion_ids_has(M, v->id[i])) {
+		vw[0] = v->vx[i]; vw[1] = v->vy[i]; vw[2] = v->vz[i];
+		return;
+	}
 	vw[0] = vw[1] = vw[2] = 0.f;
 }
 
@@ -305,12 +311,13 @@ TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[
  * the nh halos (idem).  vel: P->mdbc_slip is not vel0 (a constant where this is inlined). */
 TIDE_HD void tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *A,
                                 tide_block_view *v, uint32_t i, const tide_mdbc_src *own,
-                                const uint32_t *start, const tide_mdbc_src *halo, int nh, int vel)
+                                const uint32_t *start, const tide_mdbc_src *halo, int nh, int vel,
+                                const tide_motion_ids *M)
 {
 	const float nb[3] = {v->TIDE_BN_X[i], v->TIDE_BN_Y[i], v->TIDE_BN_Z[i]};
 	int slip = P->mdbc_slip;
 	float vw[3], vb[3], rho;
-	tide_mdbc_wall_velocity(v, i, vw);
+	tide_mdbc_wall_velocity(v, i, M, vw);
 	if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
 		/* no normal: no ghost; the wall's own velocity */
 		if (vel) { v->vx[i] = vw[0]; v->vy[i] = vw[1]; v->vz[i] = vw[2]; }
