@@ -14,6 +14,7 @@
 #include "tide/codelet_decl.h"
 
 _Static_assert(TIDE_MDBC_MAX_SRC == TIDE_MAX_NEIGHBOURS, "mdbc.h's halo count");
+_Static_assert(TIDE_CELL_ROWS_MAX_SRC == TIDE_MAX_NEIGHBOURS, "cell_rows.h's halo count");
 
 /* The fluid particles of a cell-sorted block or halo, in the same order: a ghost's scan then
  * touches no boundary particle (walls hold about half of a wet ghost's candidates and all of a

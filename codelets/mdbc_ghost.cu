@@ -46,6 +46,10 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 {
 	constexpr int NS = VEL ? TIDE_MDBC_NS : TIDE_MDBC_NS_RHO;
 	__shared__ uint32_t rows_s[MDBC_THREADS / 32][2][9];
+	/* per warp, the sums of its window's wet ghosts, lane = the particle's place in the window */
+	__shared__ float S_s[MDBC_THREADS / 32][NS][32];
+	const uint32_t w = threadIdx.x >> 5;
+	unsigned pending = 0u;
 	const uint32_t lane = threadIdx.x & 31u;
 	const uint32_t i0 = (blockIdx.x * blockDim.x + threadIdx.x) & ~31u;
 	if (i0 >= v.count) return; /* the whole warp: i0 is the warp's */
@@ -57,7 +61,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		const uint32_t b = i0 + (uint32_t)(__ffs(todo) - 1);
 		todo &= todo - 1u;
 		const float nb[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
-		float vw[3], vb[3], rho;
+		float vw[3];
 		tide_mdbc_wall_velocity(&v, b, &M, vw);
 		if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
 			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
@@ -65,8 +69,8 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		}
 		const double g[3] = {v.x[b] + 2.0 * (double)nb[0], v.y[b] + 2.0 * (double)nb[1],
 		                     v.z[b] + 2.0 * (double)nb[2]};
-		tide_mdbc_cells C;
-		tide_mdbc_cells_of(&P, &A, g, &C);
+		tide_cell_rows C;
+		tide_cell_rows_of(&P, &A, g, &C);
 		/* one look at the ghost's 27 cells' fluid bytes (lane c: cell c = row c / 3): a dry
 		 * ghost leaves before any row is set up (most of a tank's walls are dry), and a wet one
 		 * sets up only the rows with a wet cell or a halo's cell */
@@ -98,7 +102,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		int nkey = 0;
 		if (lane < 9 && ((wetm | farm) >> (3 * lane) & 7u)) {
 			uint32_t o[2];
-			tide_mdbc_row(&C, &A, start, (int)lane, o, key, &nkey);
+			tide_cell_row(&C, &A, start, (int)lane, o, key, &nkey);
 			oa = o[0];
 			ob = (wetm >> (3 * lane) & 7u) ? o[1] : o[0];
 		}
@@ -126,7 +130,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 			hrows &= hrows - 1u;
 			uint32_t o[2], hk[2][2];
 			int nk;
-			tide_mdbc_row(&C, &A, start, row, o, hk, &nk);
+			tide_cell_row(&C, &A, start, row, o, hk, &nk);
 			/* each lane binary-searches one end of one halo's range at once (lane 2h + e:
 			 * halo h, e = 0 the first key, 1 past the last) */
 			for (int m = 0; m < nk; m++)
@@ -147,11 +151,37 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 					}
 				}
 		}
+		/* two candidates per lane and pass, every load issued before any is used (the type
+		 * no longer gates the position loads): the scan is bound by load latency */
 		const uint32_t total = E[8];
 		int r = 0;
-		for (uint32_t t = lane; t < total; t += 32u) {
+		for (uint32_t t = lane; t < total; t += 64u) {
 			while (t >= E[r]) r++;
-			tide_mdbc_add(&K, &own, t + J[r], g, VEL, S);
+			const uint32_t j1 = t + J[r], t2 = t + 32u;
+			int r2 = r;
+			if (t2 < total)
+				while (t2 >= E[r2]) r2++;
+			const uint32_t j2 = t2 < total ? t2 + J[r2] : j1;
+			const uint32_t ty1 = own.type[j1], ty2 = own.type[j2];
+			const double x1 = own.x[j1], y1 = own.y[j1], z1 = own.z[j1];
+			const double x2 = own.x[j2], y2 = own.y[j2], z2 = own.z[j2];
+			const float rho1 = own.rho[j1], rho2 = own.rho[j2];
+			float u1[3] = {0.f, 0.f, 0.f}, u2[3] = {0.f, 0.f, 0.f};
+			if (VEL) {
+				u1[0] = own.vx[j1]; u1[1] = own.vy[j1]; u1[2] = own.vz[j1];
+				u2[0] = own.vx[j2]; u2[1] = own.vy[j2]; u2[2] = own.vz[j2];
+			}
+			if (ty1 == TIDE_FLUID) {
+				const float d[3] = {(float)(g[0] - x1) * K.inv_h, (float)(g[1] - y1) * K.inv_h,
+				                    (float)(g[2] - z1) * K.inv_h};
+				tide_mdbc_add_d(&K, d, rho1, u1[0], u1[1], u1[2], VEL, S);
+			}
+			if (t2 < total && ty2 == TIDE_FLUID) {
+				const float d[3] = {(float)(g[0] - x2) * K.inv_h, (float)(g[1] - y2) * K.inv_h,
+				                    (float)(g[2] - z2) * K.inv_h};
+				tide_mdbc_add_d(&K, d, rho2, u2[0], u2[1], u2[2], VEL, S);
+			}
+			r = r2;
 		}
 		__syncwarp(); /* E, J are the next ghost's */
 		/* a dry ghost (a wall above the water: most of a dam break's walls) skips the reduction:
@@ -167,15 +197,27 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 #pragma unroll
 		for (int q = 0; q < NS; q++)
 			for (int d = 16; d > 0; d >>= 1) S[q] += __shfl_xor_sync(FULL_MASK, S[q], d);
-		if (lane == 0) {
-			/* the normal and wall velocity read again, not kept through the scan */
-			const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
-			float vw2[3];
-			tide_mdbc_wall_velocity(&v, b, &M, vw2);
-			tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
-			v.rho[b] = rho;
-			if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
-		}
+		/* the solve is deferred: the lane of the ghost's particle keeps its sums, and after
+		 * the window the lanes solve their ghosts' systems side by side (one after another on
+		 * lane 0, they took a large part of the pass) */
+		const uint32_t p = b - i0;
+		if (lane == p)
+#pragma unroll
+			for (int q = 0; q < NS; q++) S_s[w][q][lane] = S[q];
+		pending |= 1u << p;
+	}
+	__syncwarp();
+	if (pending >> lane & 1u) {
+		const uint32_t b = i0 + lane;
+		float S[TIDE_MDBC_NS], rho, vb[3];
+#pragma unroll
+		for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = q < NS ? S_s[w][q][lane] : 0.f;
+		const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
+		float vw2[3];
+		tide_mdbc_wall_velocity(&v, b, &M, vw2);
+		tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
+		v.rho[b] = rho;
+		if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
 	}
 }
 

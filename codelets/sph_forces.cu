@@ -337,13 +337,6 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 	if (threadIdx.x == 0) rec_flush(R, red);
 }
 
-/* Count and fill of the block (the fill of its halos is known on the host). */
-__global__ static void count_kernel(uint32_t count, float fill, tide_step_reduce *red)
-{
-	atomicAdd(&red->count, count);
-	atomic_max_pos(&red->fill, fill);
-}
-
 #include "sph_forces_sps.cuh" /* laminar+sps: its own kernel */
 
 /* Buffers: block, cell starts, step reduction, then the nh halos. */
@@ -370,7 +363,7 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	}
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
-	count_kernel<<<1, 1, 0, s>>>(v.count, fill, red);
+	tide_count_fill_kernel<<<1, 1, 0, s>>>(v.count, fill, red);
 	if (P.viscosity == TIDE_VISC_LAMINAR_SPS) {
 		sph_forces_sps_launch(P, A, v, start, buffers, nh, red, s);
 		TIDE_CUDA_CHECK(cudaGetLastError());

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "tide/bh_gravity.h"
 #include "bh_ic.h"
+#include "particle_input.h"
 
 typedef struct bh_nbody_opts {
 	enum bh_dist dist;
@@ -17,6 +18,9 @@ typedef struct bh_nbody_opts {
 	bh_params P;
 	enum tide_where where;
 	const char *csv;            /* NULL: no file */
+	const tide_bodies *in;      /* the particles (and start time) of --input; NULL: dist, n, seed */
+	const char *snap_dir;       /* snapshots DIR/snapshot_NNNN.hdf5 (SWIFT/GADGET); NULL: none */
+	long snap_every;            /* steps between snapshots (and the last step) */
 } bh_nbody_opts;
 
 typedef struct bh_nbody_diag {
@@ -25,8 +29,9 @@ typedef struct bh_nbody_diag {
 	double p[3], L[3];
 } bh_nbody_diag;
 
-/* Runs the case; fills diag[0..*ndiag) (at most cap outputs, the first at t = 0; with more
- * outputs than cap, the last row holds the latest).  Returns 0, or -1 when the CSV cannot be
- * written or the particles do not fit in memory. */
+/* Runs the case from t0 (the input's time, else 0) to t_end; fills diag[0..*ndiag) (at most cap
+ * outputs, the first at t0; with more outputs than cap, the last row holds the latest).
+ * Returns 0, or -1 when the CSV or a snapshot cannot be written or the particles do not fit in
+ * memory (a snapshot that fails stops the snapshots, not the run). */
 int bh_nbody_run(const bh_nbody_opts *o, bh_nbody_diag *diag, int cap, int *ndiag);
 #endif

@@ -61,6 +61,9 @@ const char *const tide_case_boundary_names[] = {"dbc", "mdbc", NULL};
 const char *const tide_case_mdbc_slip_names[] = {"vel0", "noslip", "freeslip", NULL};
 /* enum tide_viscosity */
 const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
+const char *const tide_case_scheme_names[] = {"wcsph", "gas", NULL};      /* enum tide_scheme */
+const char *const tide_case_gas_eos_names[] = {"ideal", "isothermal", "barotropic", NULL};
+const char *const tide_case_units_names[] = {"si", "cgs", "code", NULL};    /* enum tide_units */
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
@@ -97,7 +100,9 @@ static const struct key keys[] = {
 	LIST("obstacles", list_obstacles, 0),
 	LIST("solids", list_solids, 0),
 	LIST("fluid_volumes", list_volumes, 0),
+	ENUM("units", units, tide_case_units_names),
 	SECTION("physics"),
+	ENUM("physics.scheme", scheme, tide_case_scheme_names),
 	ENUM("physics.kernel", kernel, tide_case_kernel_names),
 	ENUM("physics.eos", eos, tide_case_eos_names),
 	ENUM("physics.boundary", boundary, tide_case_boundary_names),
@@ -123,6 +128,21 @@ static const struct key keys[] = {
 	NUM("physics.self_gravity.theta", self_gravity.theta, R_GT | R_LE, 0, 1.5),
 	NUM("physics.self_gravity.softening", self_gravity.softening, R_GT, 0, 0),
 	{"physics.self_gravity.quadrupole", K_BOOL, OFF(self_gravity.quadrupole), 0, 0, 0, NULL, 0, NULL},
+	SECTION("gas"),
+	ENUM("gas.eos", gas.eos, tide_case_gas_eos_names),
+	NUM("gas.gamma", gas.gamma, R_GT | R_LE, 1, 10),
+	NUM("gas.cs", gas.cs, R_GT, 0, 0),
+	NUM("gas.rho_crit", gas.rho_crit, R_GT, 0, 0),
+	NUM("gas.eta", gas.eta, R_GE | R_LE, 0.5, 3),
+	NUM("gas.h_tolerance", gas.h_tolerance, R_GT | R_LE, 0, 0.1),
+	INT("gas.h_iterations", gas.h_iterations, R_GE | R_LE, 1, 1000),
+	NUM("gas.h_max", gas.h_max, R_GT, 0, 0),
+	NUM("gas.h_min", gas.h_min, R_GE, 0, 0),
+	NUM("gas.alpha_visc", gas.alpha_visc, R_GE | R_LE, 0, 5),
+	NUM("gas.beta_visc", gas.beta_visc, R_GE | R_LE, 0, 10),
+	NUM("gas.alpha_cond", gas.alpha_cond, R_GE | R_LE, 0, 5),
+	NUM("gas.u_min", gas.u_min, R_GE, 0, 0),
+	NUM("gas.u", gas.u, R_GE, 0, 0),
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
@@ -856,8 +876,29 @@ static void set_defaults(tide_case *c, const char *path)
 	c->self_gravity.G = 6.674e-11;
 	c->self_gravity.theta = 0.5;
 	c->self_gravity.quadrupole = 1;
+	tide_case_gas_defaults(c);
 	strcpy(c->decomp, "slabs");
 	c->output_fields = TIDE_OUT_ALL_FIELDS;
+}
+
+void tide_case_gas_defaults(tide_case *c)
+{
+	c->scheme = TIDE_SCHEME_WCSPH;
+	c->units = TIDE_UNITS_SI;
+	c->gas.eos = TIDE_GAS_IDEAL;
+	c->gas.gamma = 5.0 / 3.0;
+	c->gas.cs = 1.0;
+	c->gas.rho_crit = 1e-13;   /* g/cm^3 of the first core in star formation; in the case's units */
+	c->gas.eta = 1.2;          /* about 58 neighbours of the cubic spline in 3-D (Price 2012) */
+	c->gas.h_tolerance = 1e-4;
+	c->gas.h_iterations = 30;
+	c->gas.h_max = 0;          /* 4 eta dp (tide_case_gas_h_max) */
+	c->gas.h_min = 0;
+	c->gas.alpha_visc = 1.0;   /* Monaghan 1997 with the Balsara switch */
+	c->gas.beta_visc = 2.0;
+	c->gas.alpha_cond = 1.0;   /* Price 2008 */
+	c->gas.u_min = 0;
+	c->gas.u = 1.0;
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */

@@ -12,6 +12,10 @@
  * after printing one sentence naming the file, line, key and what is allowed. */
 int tide_case_load(const char *path, double dp_override, tide_case *c);
 
+/* The defaults of the scheme, units and gas keys (physics.scheme wcsph, units si; the gas
+ * section's documented defaults), for cases made in code. */
+void tide_case_gas_defaults(tide_case *c);
+
 /* Applies "--set key.sub=value" overrides (same validation as the file).  Returns 0 or -1. */
 int tide_case_set(tide_case *c, const char *assignment);
 

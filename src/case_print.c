@@ -83,7 +83,8 @@ static void put_probes(FILE *f, const tide_case *c, const char *key, const tide_
 static void put_physics(FILE *f, const tide_case *c)
 {
 	char b[32];
-	fprintf(f, "physics:\n  kernel: %s\n", tide_case_kernel_names[c->kernel]);
+	fprintf(f, "physics:\n  scheme: %s\n", tide_case_scheme_names[c->scheme]);
+	fprintf(f, "  kernel: %s\n", tide_case_kernel_names[c->kernel]);
 	fprintf(f, "  eos: %s\n", tide_case_eos_names[c->eos]);
 	fprintf(f, "  boundary: %s\n", tide_case_boundary_names[c->boundary]);
 	fprintf(f, "  mdbc_slip: %s\n", tide_case_mdbc_slip_names[c->mdbc_slip]);
@@ -114,6 +115,38 @@ static void put_physics(FILE *f, const tide_case *c)
 		fprintf(f, "    softening: %s\n", tide_case_num(tide_case_softening(c), b));
 		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
 	}
+}
+
+/* The units and their constants (written as comments: the units key decides them). */
+static void put_units(FILE *f, const tide_case *c)
+{
+	static const char *const what[] = {
+		"# SI: m, kg, s; G = 6.674e-11 m^3 kg^-1 s^-2, k_B = 1.380649e-23 J/K, m_H = 1.6735575e-27 kg",
+		"# cgs: cm, g, s; G = 6.674e-8 cm^3 g^-1 s^-2, k_B = 1.380649e-16 erg/K, m_H = 1.6735575e-24 g",
+		"# code units: G = 1 (length, mass and time units chosen by the case)"};
+	fprintf(f, "units: %s\n%s\n", tide_case_units_names[c->units], what[c->units]);
+}
+
+/* The gas scheme's section (physics.scheme: gas only: a water case shows none of it). */
+static void put_gas(FILE *f, const tide_case *c)
+{
+	char b[32];
+	const tide_gas_case *g = &c->gas;
+	if (c->scheme != TIDE_SCHEME_GAS) return;
+	fprintf(f, "gas:\n  eos: %s\n", tide_case_gas_eos_names[g->eos]);
+	fprintf(f, "  gamma: %s\n", tide_case_num(g->gamma, b));
+	fprintf(f, "  cs: %s\n", tide_case_num(g->cs, b));
+	fprintf(f, "  rho_crit: %s\n", tide_case_num(g->rho_crit, b));
+	fprintf(f, "  eta: %s\n", tide_case_num(g->eta, b));
+	fprintf(f, "  h_tolerance: %s\n", tide_case_num(g->h_tolerance, b));
+	fprintf(f, "  h_iterations: %d\n", g->h_iterations);
+	fprintf(f, "  h_max: %s\n", tide_case_num(tide_case_gas_h_max(c), b));
+	fprintf(f, "  h_min: %s\n", tide_case_num(g->h_min, b));
+	fprintf(f, "  alpha_visc: %s\n", tide_case_num(g->alpha_visc, b));
+	fprintf(f, "  beta_visc: %s\n", tide_case_num(g->beta_visc, b));
+	fprintf(f, "  alpha_cond: %s\n", tide_case_num(g->alpha_cond, b));
+	fprintf(f, "  u_min: %s\n", tide_case_num(g->u_min, b));
+	fprintf(f, "  u: %s\n", tide_case_num(g->u, b));
 }
 
 void tide_case_print(FILE *f, const tide_case *c)
@@ -177,7 +210,9 @@ void tide_case_print(FILE *f, const tide_case *c)
 			fputs("}\n", f);
 		}
 	}
+	put_units(f, c);
 	put_physics(f, c);
+	put_gas(f, c);
 	fprintf(f, "time: {end: %s, ", tide_case_num(c->t_end, b));
 	fprintf(f, "output: %s}\n", tide_case_num(c->t_out, b));
 	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],

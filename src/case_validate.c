@@ -179,12 +179,13 @@ static int check_periodic(struct ctx *x)
 		return tide_case_fail(x, line, "key 'periodic' with 'physics.self_gravity': the "
 		                      "Barnes-Hut field is not periodic; allowed: one of the two.");
 	for (int a = 0; a < 2; a++) {
-		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_h(c);
+		double len = c->domain.hi[a] - c->domain.lo[a], need = 4.0 * tide_case_cell_h(c);
 		if ((c->periodic >> a & 1) && !(len >= need))
 			return tide_case_fail(x, line, "key 'periodic': the domain is %g m long along %c, "
-			                      "less than the 4h = %g m (two cells of side 2h) a periodic "
-			                      "axis needs; allowed: a longer domain or a smaller dp.", len,
-			                      "xy"[a], need);
+			                      "less than the 4h = %g m (two cells of side 2h%s) a periodic "
+			                      "axis needs; allowed: a longer domain or a smaller %s.", len,
+			                      "xy"[a], need, c->scheme == TIDE_SCHEME_GAS ? ", h = gas.h_max" : "",
+			                      c->scheme == TIDE_SCHEME_GAS ? "gas.h_max" : "dp");
 	}
 	return 0;
 }
@@ -200,6 +201,20 @@ int tide_case_check_physics(struct ctx *x)
 	if (c->eos == TIDE_EOS_ISOTHERMAL && !(c->cs_iso > 0))
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.eos")], "missing required key 'physics.cs_iso' "
 		            "(the isothermal sound speed in m/s, > 0) for 'physics.eos' = isothermal.");
+	/* the gas scheme has its own viscosity and no wall model: the water scheme's options would
+	 * be silently ignored */
+	if (c->scheme == TIDE_SCHEME_GAS && c->viscosity != TIDE_VISC_ARTIFICIAL)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.viscosity")], "key "
+		            "'physics.viscosity' = %s with 'physics.scheme' = gas (the gas has its own "
+		            "artificial viscosity, gas.alpha_visc); allowed: artificial.",
+		            tide_case_viscosity_names[c->viscosity]);
+	if (c->scheme == TIDE_SCHEME_GAS && c->boundary != TIDE_BOUNDARY_DBC)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.boundary")], "key "
+		            "'physics.boundary' = %s with 'physics.scheme' = gas (boundary particles are "
+		            "fixed gas particles there); allowed: dbc.", tide_case_boundary_names[c->boundary]);
+	/* the units decide G unless the case gives it */
+	if (!x->seen[tide_case_find_key("physics.self_gravity.G")] && c->units != TIDE_UNITS_SI)
+		x->c->self_gravity.G = c->units == TIDE_UNITS_CGS ? 6.674e-8 : 1.0;
 	return 0;
 }
 
@@ -212,6 +227,13 @@ int tide_case_derive(struct ctx *x)
 	tide_case *c = x->c;
 	double g = gravity_norm(c);
 	int gline = x->line[tide_case_find_key("physics.gravity")];
+	if (c->scheme == TIDE_SCHEME_GAS) {
+		/* the gas has its own equation of state (gas.*): c0 is its initial sound speed (what
+		 * the water scheme's c0 stands for in messages and summaries), any gravity is fine */
+		c->c0 = c->gas.eos == TIDE_GAS_IDEAL ? sqrt(c->gas.gamma * (c->gas.gamma - 1) * c->gas.u)
+		                                     : c->gas.cs;
+		return 0;
+	}
 	if (!(g > 0) && !c->self_gravity.on)
 		return tide_case_fail(x, gline, "key 'physics.gravity' is zero, so c0 = coefsound*sqrt(|g|*hswl) "
 		            "would be 0; allowed: a nonzero gravity vector (a zero one only with "

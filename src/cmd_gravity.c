@@ -17,22 +17,28 @@
 #include "tide/let_interface.h"
 #include "log.h"
 #include "num_opts.h"
+#include "particle_input.h"
 #include "runtime.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: tide gravity [--n N] [--dist plummer|uniform|sphere] [--theta T]\n"
-	        "                    [--quadrupole] [--eps E] [--check K] [--seed S] [--repeat R]\n"
-	        "                    [--device any|cpu|cuda] [--parts P] [--csv FILE]\n"
-	        "                    [--quiet|--verbose]\n"
+	        "usage: tide gravity [--n N] [--dist plummer|uniform|sphere] [--input FILE]\n"
+	        "                    [--theta T] [--quadrupole] [--eps E] [--check K] [--seed S]\n"
+	        "                    [--repeat R] [--device any|cpu|cuda] [--parts P] [--csv FILE]\n"
+	        "                    [--output FILE] [--quiet|--verbose]\n"
 	        "\n"
 	        "Generates N particles (G = M = 1; Plummer scale radius 1, cube [-1,1]^3 or unit ball),\n"
+	        "or takes them from --input FILE: a SWIFT/GADGET HDF5 file (every particle of\n"
+	        "PartType0..5, in G = 1 units: a file with a Units group keeps its length and mass\n"
+	        "units) or a text file of 'x y z m' lines ('#' comments; not with --n or --dist),\n"
 	        "evaluates the Barnes-Hut accelerations once for warm-up and R more times, and prints\n"
 	        "the median times of build, moments, walk (each waited for) and of the whole evaluation\n"
 	        "(submitted at once).  --check K compares K random particles with a double-precision\n"
 	        "direct sum: median, 99th percentile and maximum of |a_tree - a_direct| / |a_direct|.\n"
-	        "--csv appends one row (header when the file is new).  Defaults: N 100000, plummer,\n"
+	        "--csv appends one row (header when the file is new).  --output writes the particles\n"
+	        "with their accelerations and potentials (Accelerations, Potentials) in the input's\n"
+	        "order as a SWIFT/GADGET HDF5 file (docs/commands.md).  Defaults: N 100000, plummer,\n"
 	        "theta 0.5, monopoles, eps 0, R 3, device any, P one walk task per CPU worker\n"
 	        "(one without --device cpu when a GPU is present).  --quiet prints nothing (use\n"
 	        "--csv), --verbose also the times of every repetition.\n"
@@ -46,7 +52,8 @@ static void usage(FILE *f)
 	        "number >= 0, S an integer from 0 to 2^53, R from 1 to 100000, P from 0 to 1000000\n"
 	        "(0: the default); each option at most once.  A run whose particles cannot fit in\n"
 	        "the available main memory (%zu bytes per particle at the start) is refused.\n"
-	        "Exit codes: 0 done, 1 StarPU, memory or the CSV failed, 2 bad usage.\n",
+	        "Exit codes: 0 done, 1 StarPU, memory, the CSV or --output failed, 2 bad usage or a\n"
+	        "bad --input file (one sentence naming the file and the problem).\n",
 	        (size_t)BH_IC_BYTES_PER_PARTICLE);
 }
 
@@ -88,7 +95,7 @@ int tide_cmd_gravity(int argc, char **argv)
 	int quad = 0;
 	enum bh_dist dist = BH_DIST_PLUMMER;
 	enum tide_where where = TIDE_WHERE_ANY;
-	const char *csv = NULL, *dist_s = NULL, *device_s = NULL;
+	const char *csv = NULL, *dist_s = NULL, *device_s = NULL, *input = NULL, *output = NULL;
 	tide_num_opt num[] = {
 		{"--n", 1, 0, BH_MAX_N, 0, &N, NULL},
 		{"--theta", 0, 0, 2, 1, &theta, NULL},
@@ -115,6 +122,10 @@ int tide_cmd_gravity(int argc, char **argv)
 		if (r == 0) continue;
 		if (!strcmp(a, "--csv")) {
 			if (tide_opt_once("gravity", a, &csv, v)) return 2;
+		} else if (!strcmp(a, "--input")) {
+			if (tide_opt_once("gravity", a, &input, v)) return 2;
+		} else if (!strcmp(a, "--output")) {
+			if (tide_opt_once("gravity", a, &output, v)) return 2;
 		} else if (!strcmp(a, "--dist")) {
 			if (tide_opt_once("gravity", a, &dist_s, v)) return 2;
 			if (bh_dist_parse(v, &dist)) {
@@ -133,15 +144,20 @@ int tide_cmd_gravity(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (input && (num[0].given || dist_s)) {
+		fprintf(stderr, "tide gravity: --input %s gives the particles; leave out %s.\n", input,
+		        num[0].given ? "--n" : "--dist");
+		return 2;
+	}
 	/* every rank makes all the particles first: refused here, before StarPU starts, when that
 	 * cannot fit (a failed allocation would end in a crash, an overcommitted one in the kernel's
-	 * out-of-memory killer) */
-	char what[160];
+	 * out-of-memory killer); the particles of a file are counted once it is read */
+	char what[4200];
+	const char *mem_what = K > 0 ? "positions, velocities, accelerations, the initial conditions' "
+	                       "scratch and the --check buffers" : "positions, velocities, "
+	                       "accelerations and the initial conditions' scratch";
 	snprintf(what, sizeof what, "tide gravity: out of host memory: --n %.0f", N);
-	if (tide_host_memory_check(what, gravity_bytes(N, K), K > 0 ? "positions, velocities, "
-	                           "accelerations, the initial conditions' scratch and the --check "
-	                           "buffers" : "positions, velocities, accelerations and the initial "
-	                           "conditions' scratch", "use a smaller --n"))
+	if (!input && tide_host_memory_check(what, gravity_bytes(N, K), mem_what, "use a smaller --n"))
 		return 1;
 	/* every rank must make the same particles and the same evaluations (--csv, written by rank 0
 	 * alone, may differ) */
@@ -149,6 +165,7 @@ int tide_cmd_gravity(int argc, char **argv)
 	tide_cmd_key_init(&key, "gravity", argc, argv);
 	tide_cmd_key_add(&key, "--n", "%.17g", N);
 	tide_cmd_key_add(&key, "--dist", "%s", bh_dist_name(dist));
+	tide_cmd_key_add(&key, "--input", "%s", input ? input : "(none)");
 	tide_cmd_key_add(&key, "--theta", "%.17g", theta);
 	tide_cmd_key_add(&key, "--quadrupole", "%s", quad ? "on" : "off");
 	tide_cmd_key_add(&key, "--eps", "%.17g", eps);
@@ -165,15 +182,43 @@ int tide_cmd_gravity(int argc, char **argv)
 		tide_runtime_shutdown();
 		return 1;
 	}
-	/* every rank makes the same particles and keeps its share (a range of their Morton order) */
+	/* every rank makes (or reads) the same particles and keeps its share (a range of their
+	 * Morton order) */
+	tide_bodies in;
+	bh_body *all = NULL;
+	float *all_vel = NULL;
+	double t0 = tide_wtime();
+	if (input) {
+		int bad = tide_bodies_load(input, &in);
+		if (!bad) {
+			N = in.n;
+			snprintf(what, sizeof what, "tide gravity: out of host memory: %s (%u particles)",
+			         input, in.n);
+			bad = tide_bodies_memory_agree(what, gravity_bytes(N, K), mem_what, "use a machine "
+			                               "with more memory, or more MPI ranks on more nodes");
+			if (bad) tide_bodies_free(&in);
+		}
+		if (bad) {
+			tide_runtime_shutdown();
+			return bad;
+		}
+		all = in.body;
+		all_vel = in.vel;
+		in.body = NULL; /* owned here now */
+		in.vel = NULL;
+		free(in.acc);   /* a snapshot's forces: computed again here */
+		in.acc = NULL;
+	} else {
+		tide_bodies_generated(&in, (uint32_t)N);
+	}
 	uint32_t n = (uint32_t)N, m = n ? n : 1;
-	bh_body *all = malloc(sizeof(bh_body) * m);
-	float *all_vel = malloc(16 * (size_t)m);
+	if (!all) all = malloc(sizeof(bh_body) * m);
+	if (!all_vel) all_vel = malloc(16 * (size_t)m);
 	uint32_t *counts = malloc(sizeof(uint32_t) * rt.size);
 	if (!all || !all_vel || !counts) return out_of_memory(n);
-	double t0 = tide_wtime();
-	if (bh_ic_make(dist, n, (uint64_t)seed, all, all_vel)) return out_of_memory(n);
+	if (!input && bh_ic_make(dist, n, (uint64_t)seed, all, all_vel)) return out_of_memory(n);
 	double t_ic = tide_wtime() - t0;
+	const char *dist_name = input ? "input" : bh_dist_name(dist);
 	float box[6];
 	bh_bounding_box(all, n, box);
 	bh_body *body;
@@ -249,19 +294,21 @@ int tide_cmd_gravity(int argc, char **argv)
 	double tot[NV] = {0, 0, 0, 0, 0, 0, 0};
 	for (int q = 0; q < rt.size; q++)
 		for (int k = 0; k < NV; k++) tot[k] += per_rank[NV * q + k];
-	/* the forces by particle index, on rank 0 */
+	/* the forces by particle index, on rank 0 (and the particles for --output) */
 	bh_acc *byid = NULL;
+	bh_body *gbody = NULL;
 	float *gvel = NULL;
 	bh_acc *gacc = NULL;
 	if (rt.size > 1 && rt.rank == 0) {
 		gvel = malloc(16 * (size_t)m);
 		gacc = malloc(sizeof(bh_acc) * m);
-		if (!gvel || !gacc) return out_of_memory(n);
+		gbody = output ? malloc(sizeof(bh_body) * m) : NULL;
+		if (!gvel || !gacc || (output && !gbody)) return out_of_memory(n);
 	}
-	if (rt.size > 1) tide_gravity_gather(&g, 0, NULL, gvel, gacc);
+	if (rt.size > 1) tide_gravity_gather(&g, 0, gbody, gvel, gacc);
 	tide_gravity_fini(&g);
 	if (rt.rank == 0) {
-		if (rt.size == 1) { gvel = vel; gacc = acc; }
+		if (rt.size == 1) { gbody = body; gvel = vel; gacc = acc; }
 		byid = malloc(sizeof(bh_acc) * m);
 		if (!byid) return out_of_memory(n);
 		for (uint32_t i = 0; i < n; i++) byid[bh_get_id(&gvel[4 * i])] = gacc[i];
@@ -270,8 +317,8 @@ int tide_cmd_gravity(int argc, char **argv)
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
 	if (rt.rank == 0) {
-		tide_info("gravity: N %u %s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", n,
-		       bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts,
+		tide_info("gravity: N %u %s%s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", n,
+		       input ? "from " : "", input ? input : bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts,
 		       rt.size > 1 ? " per rank" : "");
 		tide_info("tree: %.0f cells, %.0f groups (%.1f particles per group)%s\n", tot[0], tot[1],
 		       tot[1] > 0 ? n / tot[1] : 0.0, rt.size > 1 ? ", all ranks" : "");
@@ -330,6 +377,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		free(ref);
 		if (pos != all) free(pos);
 	}
+	if (output && rt.rank == 0 && tide_bodies_write(output, &in, gbody, gvel, gacc, in.time, NULL))
+		ret = 1;
 	if (csv && rt.rank == 0) {
 		FILE *f = fopen(csv, "r");
 		int fresh = f == NULL;
@@ -346,7 +395,7 @@ int tide_cmd_gravity(int argc, char **argv)
 				           "let_bytes,walk_exec_s,walk_let_exec_s\n");
 			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
 			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f\n",
-			        n, bh_dist_name(dist), theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
+			        n, dist_name, theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
 			        tot[3], tot[4], tot[5], tot[6]);
 			errno = 0;
@@ -361,7 +410,8 @@ int tide_cmd_gravity(int argc, char **argv)
 	free(tb);
 	free(per_rank);
 	free(byid);
-	if (rt.size > 1) { free(gvel); free(gacc); free(all); }
+	if (rt.size > 1) { free(gbody); free(gvel); free(gacc); free(all); }
+	tide_bodies_free(&in);
 	free(body);
 	free(vel);
 	free(acc);

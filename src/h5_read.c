@@ -27,7 +27,7 @@ static herr_t first_desc(unsigned n, const H5E_error2_t *e, void *data)
 	return 0;
 }
 
-static int h5_fail(const char *path, const char *what)
+int tide_h5_fail(const char *path, const char *what)
 {
 	char cause[160] = "";
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_desc, cause);
@@ -72,7 +72,7 @@ static int read_dataset(const char *path, hid_t d, int field, uint64_t n, tide_p
 		herr_t e = H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL);
 		if (e >= 0) e = H5Dread(d, H5T_NATIVE_DOUBLE, mem, file_space, H5P_DEFAULT, buf);
 		H5Sclose(mem);
-		if (e < 0) rc = h5_fail(path, what);
+		if (e < 0) rc = tide_h5_fail(path, what);
 		else rc = tide_field_store(&sink, first * (uint64_t)nc, buf, (size_t)(count[0] * (hsize_t)nc));
 	}
 	H5Sclose(file_space);
@@ -137,9 +137,9 @@ int tide_h5_read(const char *path, unsigned need, tide_particle_set *s, float **
 	htri_t is_h5 = H5Fis_hdf5(path);
 #endif
 	if (is_h5 <= 0)
-		return h5_fail(path, "is not an HDF5 file (or it is truncated or damaged)");
+		return tide_h5_fail(path, "is not an HDF5 file (or it is truncated or damaged)");
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	if (f < 0) return h5_fail(path, "cannot be opened as HDF5 (truncated or damaged?)");
+	if (f < 0) return tide_h5_fail(path, "cannot be opened as HDF5 (truncated or damaged?)");
 	int rc = read_fields(path, f, need, s, pressure, &got);
 	if (!rc && H5Aexists(f, "time") > 0) {
 		hid_t a = H5Aopen(f, "time", H5P_DEFAULT);

@@ -13,6 +13,12 @@
 int tide_h5_read(const char *path, unsigned need, tide_particle_set *s, float **pressure,
                  unsigned *have, double *t, int *have_t);
 
+#ifdef TIDE_HAVE_HDF5
+/* "tide: PATH WHAT (HDF5: cause)." with HDF5's innermost message as the cause, its error stack
+ * cleared; returns TIDE_READ_BAD. */
+int tide_h5_fail(const char *path, const char *what);
+#endif
+
 /* Reads the .xmf series at path: one snapshot per uniform grid, its time from <Time Value>,
  * its file from the heavy-data reference (FILE:/dataset) of its geometry. */
 int tide_xmf_read(const char *path, tide_pvd_list *l);

@@ -9,6 +9,7 @@
 #include "tide/codelets.h"    /* tide_sort_scratch_bytes */
 #include "tide/sph_sim.h"
 #include "case_load.h"
+#include "gas_ic.h"
 #include "host_blocks.h"
 #include "log.h"
 
@@ -109,6 +110,7 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 		return -1;
 	}
 	start_history(v, n);
+	if (c->scheme == TIDE_SCHEME_GAS) tide_gas_ic_start(c, v, n);
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++) nf += v->type[i] == TIDE_FLUID;
 	v->count = (uint32_t)n;

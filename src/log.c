@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -226,4 +227,21 @@ void tide_log_end(const char *line)
 	held = NULL;
 	held_n = held_cap = held_lost = 0;
 	pthread_mutex_unlock(&log_mx);
+}
+
+int tide_quiet_stderr(int quiet)
+{
+	if (!quiet) return -1;
+	fflush(stderr);
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+	if (null >= 0) { dup2(null, 2); close(null); }
+	return saved;
+}
+
+void tide_restore_stderr(int saved)
+{
+	if (saved < 0) return;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
 }

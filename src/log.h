@@ -17,6 +17,11 @@ double tide_wtime(void); /* wall-clock seconds */
  * file system, no permission).  The text lives until the next call. */
 const char *tide_io_reason(int err);
 
+/* Errors that are the same on every rank (the same input): only rank 0 says them.  Returns the
+ * saved stderr (-1 when not quiet), to give to tide_restore_stderr. */
+int tide_quiet_stderr(int quiet);
+void tide_restore_stderr(int saved);
+
 /* ---- run.log: a copy of what a run printed ----
  * tide_log_capture replaces stdout and stderr by streams that write through to file
  * descriptors 1 and 2 as before and keep a copy of the text (StarPU's messages included), held

@@ -3,11 +3,9 @@
 // the checkpoint, with the --set overrides) and compares it with rank 0's, checks the block count
 // and that the particles fit in memory everywhere, and learns rank 0's verdicts; the case's
 // messages are said once (the other ranks' stderr is quieted while they load).
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "tide/case.h"
 #include "tide/decomposition.h"
 #include "tide/gauge_tasks.h"
@@ -19,24 +17,6 @@
 #include "output.h"
 #include "rank_agree.h"
 #include "run_agree.h"
-
-/* Case errors are the same on every rank: only rank 0 says them.  Returns the saved fd. */
-int tide_quiet_stderr(int quiet)
-{
-	if (!quiet) return -1;
-	fflush(stderr);
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-	if (null >= 0) { dup2(null, 2); close(null); }
-	return saved;
-}
-
-void tide_restore_stderr(int saved)
-{
-	if (saved < 0) return;
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-}
 
 /* The case (or the checkpoint and its case) with the --set overrides.  0, or 1 after a
  * message. */

@@ -7,12 +7,9 @@
 #include "tide/case.h"
 #include "checkpoint.h"
 #include "run_opts.h"
+#include "log.h"        /* tide_quiet_stderr */
 #include "runtime.h"
 
-/* Case errors are the same on every rank: only rank 0 says them.  Returns the saved fd (-1 when
- * not quiet), to give to tide_restore_stderr. */
-int tide_quiet_stderr(int quiet);
-void tide_restore_stderr(int saved);
 
 /* The case (or the checkpoint and its case) with the --set overrides.  0, or 1 after a
  * message. */

@@ -16,6 +16,7 @@
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
 #include "tide/sps.h"
+#include "tide/gas_math.h"
 
 void tide_sph_codelets_where(enum tide_where where)
 {
@@ -25,22 +26,48 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
 	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,
-	                                &tide_sps_tau_cl};
+	                                &tide_sps_tau_cl, &tide_gas_density_cl, &tide_gas_forces_cl,
+	                                &tide_gas_integrate_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 
 void tide_sim_set_aux(const tide_case *c)
 {
-	if (c->viscosity == TIDE_VISC_LAMINAR_SPS) /* tau and the gradient; halos carry tau (sps.h) */
+	if (c->scheme == TIDE_SCHEME_GAS) /* h, u, 1/Omega, switch, last kick (gas_math.h) */
+		tide_block_set_aux(TIDE_GAS_NAUX, TIDE_GAS_HALO_FIELDS);
+	else if (c->viscosity == TIDE_VISC_LAMINAR_SPS) /* tau and the gradient; halos carry tau (sps.h) */
 		tide_block_set_aux(TIDE_SPS_NAUX, TIDE_SPS_HALO_FIELDS);
 	else
 		tide_block_set_aux(0, 0); /* WCSPH: no aux fields, 84 bytes per particle */
 }
 
+/* The constants of the gas scheme (physics.scheme: gas). */
+static void gas_params(const tide_case *c, tide_gas_params *G)
+{
+	const tide_gas_case *k = &c->gas;
+	G->eos = k->eos;
+	G->gamma = (float)k->gamma;
+	G->cs2 = (float)(k->cs * k->cs);
+	G->rho_crit = (float)k->rho_crit;
+	G->eta = (float)k->eta;
+	G->h_tol = (float)k->h_tolerance;
+	G->h_iter = k->h_iterations;
+	G->h_max = (float)tide_case_gas_h_max(c);
+	G->h_min = (float)k->h_min;
+	G->knorm = (float)tide_kernel_alpha(c->kernel, c->dim, 1.0);
+	G->alpha_visc = (float)k->alpha_visc;
+	G->beta_visc = (float)k->beta_visc;
+	G->alpha_cond = (float)k->alpha_cond;
+	G->u_min = (float)k->u_min;
+}
+
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
 {
 	memset(P, 0, sizeof *P);
-	double h = tide_case_h(c);
+	/* the gas scheme's cells have side 2 h_max: every neighbour within the support of the
+	 * larger h of a pair is in the 27 cells around a particle (gas_math.h) */
+	int gas = c->scheme == TIDE_SCHEME_GAS;
+	double h = tide_case_cell_h(c);
 	P->dim = c->dim;
 	P->kernel = c->kernel;
 	P->diffusion = c->diffusion;
@@ -76,6 +103,8 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 		P->dom_hi[d] = c->domain.hi[d];
 	}
 	P->cfl = (float)c->cfl;
+	P->scheme = c->scheme;
+	if (gas) gas_params(c, &P->gas);
 
 	tide_grid *g = &P->grid;
 	double cell = 2.0 * h;

@@ -9,6 +9,13 @@
 //                                         then halo_pack again (the halos' boundary densities)
 //   dt_init(red)                          (once; under MPI once per rank r, of part[r]) reset
 //                                         of the step reduction
+//   with physics.scheme = gas (include/tide/gas_math.h), in place of mdbc_ghost, sph_forces,
+//   sps_tau and integrate:
+//     gas_density(B[b], C[b], H[n][f_nb]...)  h iteration, rho, grad-h factor, Balsara switch
+//     halo_pack(B[b]) -> H[b][f]               again: the neighbours' new h, rho, ...
+//     gas_forces(B[b], C[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
+//     (self-gravity, dt_combine as below)
+//     gas_integrate(B[b], red)                 kick-drift-kick leapfrog
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
 //                                         each neighbour the face that faces b; under MPI into
 //                                         part[owner of b]
@@ -42,6 +49,7 @@
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
 #include "tide/motion.h"
+#include "tide/gas_params.h"
 #include "sph_gravity.h"
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
@@ -111,6 +119,31 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 	}
 }
 
+/* A per-particle gather pass over every block, its own cells and its neighbours' halos (the
+ * buffers of sph_forces without the reduction): mdbc_ghost, gas_density; extra: one more value
+ * argument (mdbc_ghost: the moving bodies' ids, motion.h), NULL: none. */
+static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind, const void *extra,
+                          size_t extra_size)
+{
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		data_list l = {.n = 0};
+		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
+		int nh = k->nnb;
+		if (extra) {
+			SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
+			        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+			        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
+			        STARPU_VALUE, extra, extra_size, STARPU_NAME, cl->name, PROFILE_B(kind, b), 0);
+		} else {
+			SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
+			        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
+			        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
+			        STARPU_NAME, cl->name, PROFILE_B(kind, b), 0);
+		}
+	}
+}
+
 /* physics.boundary = mdbc: every block's boundary particles take their ghost densities, from the
  * same block and halos as the step's first sph_forces (once a step, before it, as DualSPHysics'
  * default: not again before the symplectic corrector).  The caller packs the halos again, so
@@ -124,17 +157,7 @@ static int submit_mdbc(tide_sim *sim)
 		ids.id0[k] = T->body[k].id0;
 		ids.id1[k] = T->body[k].id1;
 	}
-	for (int b = 0; b < sim->nblocks; b++) {
-		tide_sim_block *k = &sim->blk[b];
-		data_list l = {.n = 0};
-		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
-		int nh = k->nnb;
-		SUBMIT(sim, &tide_mdbc_ghost_cl, STARPU_RW, k->B, STARPU_R, k->C,
-		        STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &nh, sizeof nh,
-		        STARPU_VALUE, &ids, sizeof ids,
-		        STARPU_NAME, "mdbc_ghost", PROFILE_B(TIDE_K_MDBC, b), 0);
-	}
+	submit_gather(sim, &tide_mdbc_ghost_cl, TIDE_K_MDBC, &ids, sizeof ids);
 	return 1;
 }
 
@@ -151,7 +174,7 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
 		        STARPU_REDUX, red_into(sim, s, k->owner), STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, "sph_forces", PROFILE_B(TIDE_K_FORCES, b), 0);
+		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, cl->name, PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
 }
 
@@ -312,9 +335,37 @@ void tide_sim_submit_sort_halos(tide_sim *sim)
 	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_GAUGES);
 }
 
+/* physics.scheme = gas (include/tide/gas_math.h): the density pass with its h iteration
+ * between two packings of the halos (the forces read the neighbours' new h, rho, 1/Omega and
+ * switch), then the forces into the step reduction. */
+static void submit_gas_forces(tide_sim *sim)
+{
+	submit_sort(sim, &tide_cell_sort_cl, TIDE_K_SORT);
+	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
+	submit_gather(sim, &tide_gas_density_cl, TIDE_K_GAS_DENSITY, NULL, 0);
+	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
+	submit_forces(sim, 0, &tide_gas_forces_cl);
+	submit_self_gravity(sim, 0);
+	finish_reduction(sim);
+}
+
+static void submit_gas_integrate(tide_sim *sim)
+{
+	for (int b = 0; b < sim->nblocks; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		SUBMIT(sim, &tide_gas_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
+		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_NAME, "gas_integrate",
+		        PROFILE_B(TIDE_K_INTEGRATE, b), 0);
+	}
+}
+
 void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
                                  struct starpu_codelet *halo, struct starpu_codelet *forces)
 {
+	if (sim->P.scheme == TIDE_SCHEME_GAS) {
+		submit_gas_forces(sim);
+		return;
+	}
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl, TIDE_K_SORT);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
 	if (submit_mdbc(sim)) submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
@@ -334,7 +385,10 @@ static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 	/* named as the run names it afterwards: the step just done, the time it reached */
 	long step = sim->step + 1;
 	double t = sim->t + (isfinite(r->dt) ? r->dt : 0);
-	int iso = sim->P.eos == TIDE_EOS_ISOTHERMAL;
+	/* a gas (like an isothermal fluid) is compressible by design: no density range or speed
+	 * limit, its density positivity is in nbad (gas_math.h) */
+	int gas = sim->P.scheme == TIDE_SCHEME_GAS;
+	int iso = sim->P.eos == TIDE_EOS_ISOTHERMAL || gas;
 	char what[320];
 	if (r->nbad)
 		snprintf(what, sizeof what, "%u particles have non-finite density or acceleration",
@@ -357,8 +411,9 @@ static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 		return 0;
 	if (sim->rank == 0)
 		fprintf(stderr, "%stide: step %ld (t = %.6g s): %s; the run has gone unphysical (try a "
-		        "smaller physics.cfl or a larger physics.%s, e.g. --set physics.cfl=0.1).\n",
-		        isatty(1) ? "\n" : "", step, t, what, iso ? "cs_iso" : "coefsound");
+		        "smaller physics.cfl%s%s, e.g. --set physics.cfl=0.1).\n",
+		        isatty(1) ? "\n" : "", step, t, what, gas ? "" : " or a larger physics.",
+		        gas ? "" : iso ? "cs_iso" : "coefsound");
 	return -1;
 }
 
@@ -366,7 +421,9 @@ int tide_sim_step(tide_sim *sim)
 {
 	if (sim->step == 0) submit_body_motion(sim, 0.0, 0.0);
 	tide_sim_submit_forces_with(sim, NULL, NULL, NULL);
-	if (sim->integrator == 0) {
+	if (sim->P.scheme == TIDE_SCHEME_GAS) {
+		submit_gas_integrate(sim);
+	} else if (sim->integrator == 0) {
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
 		submit_integrate(sim, euler ? TIDE_STAGE_EULER : TIDE_STAGE_VERLET);

@@ -14,7 +14,8 @@ static double exec_s[TIDE_K_COUNT], data_s[TIDE_K_COUNT];
 static long ntasks[TIDE_K_COUNT];
 static const char *names[TIDE_K_COUNT] = {"cell_sort", "halo_pack", "sph_forces", "dt_reduce",
                                           "integrate", "migrate_pack", "migrate_unpack",
-                                          "self_gravity", "gauges", "mdbc_ghost", "sps_tau"};
+                                          "self_gravity", "gauges", "mdbc_ghost", "sps_tau",
+                                          "gas_density"};
 
 void tide_profile_enable(void)
 {
@@ -85,7 +86,7 @@ void tide_profile_report(FILE *f, const char *csv_path, long steps, double step_
 	        "transfers):\n  %-15s %8s %12s %12s\n", "task", "tasks", "exec ms", "data ms");
 	for (int k = 0; k < TIDE_K_COUNT; k++) {
 		if ((k == TIDE_K_SELF_GRAVITY || k == TIDE_K_GAUGES || k == TIDE_K_MDBC ||
-		     k == TIDE_K_SPS) && !ntasks[k])
+		     k == TIDE_K_SPS || k == TIDE_K_GAS_DENSITY) && !ntasks[k])
 			continue; /* a case without it */
 		double e = 1e3 * exec_s[k] / steps, d = 1e3 * data_s[k] / steps;
 		tot += e;

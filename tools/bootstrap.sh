@@ -22,7 +22,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 DEBS=(build-essential gcc g++ meson ninja-build pkg-config
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
-      libyaml-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev python3 python3-matplotlib python3-numpy python3-yaml dpkg-dev xz-utils
+      libyaml-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev python3 python3-matplotlib python3-numpy python3-yaml python3-h5py dpkg-dev xz-utils
       ca-certificates)
 
 if [ "${TIDE_SKIP_APT:-0}" != 1 ]; then

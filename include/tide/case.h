@@ -50,6 +50,22 @@ typedef struct tide_self_gravity {
 	int quadrupole;        /* 1: monopole + quadrupole moments */
 } tide_self_gravity;
 
+/* The gas scheme's keys (physics.scheme: gas; section gas; include/tide/gas_math.h). */
+typedef struct tide_gas_case {
+	int eos;                 /* enum tide_gas_eos (gas_params.h) */
+	double gamma;            /* ideal gas adiabatic index */
+	double cs;               /* isothermal sound speed (isothermal, barotropic) */
+	double rho_crit;         /* barotropic: end of the isothermal regime */
+	double eta;              /* h = eta (m / rho)^(1/dim) */
+	double h_tolerance;      /* relative tolerance of the h iteration */
+	int h_iterations;        /* most iterations */
+	double h_max;            /* largest h; 0: not given, tide_case_gas_h_max */
+	double h_min;            /* smallest h (0: none) */
+	double alpha_visc, beta_visc, alpha_cond;
+	double u_min;            /* floor of the specific internal energy */
+	double u;                /* initial specific internal energy of the fluid (ideal gas) */
+} tide_gas_case;
+
 /* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
 typedef struct tide_stl_item {
 	char file[1024];       /* absolute path (the case gives it relative to its own directory) */
@@ -143,6 +159,9 @@ typedef struct tide_case {
 	int integrator;               /* enum tide_integrator */
 	int verlet_steps;             /* Euler step every N Verlet steps (40) */
 	tide_self_gravity self_gravity;
+	int scheme;                   /* enum tide_scheme (gas_params.h): wcsph or gas */
+	int units;                    /* enum tide_units (gas_params.h) */
+	tide_gas_case gas;            /* physics.scheme = gas */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
@@ -199,6 +218,19 @@ static inline int tide_case_height_mode(const tide_case *c, int k)
 {
 	return c->height[k].mode >= 0 ? c->height[k].mode : c->gauge_mode;
 }
+/* The gas scheme's largest smoothing length: the given one, else 4 eta dp (down to rho0 / 64
+ * in 3-D).  The cells have side 2 h_max (tide_sim_params). */
+static inline double tide_case_gas_h_max(const tide_case *c)
+{
+	return c->gas.h_max > 0 ? c->gas.h_max : 4.0 * c->gas.eta * c->dp;
+}
+
+/* Half the side of the neighbour cells: the support of the largest h, h (WCSPH) or h_max (gas). */
+static inline double tide_case_cell_h(const tide_case *c)
+{
+	return c->scheme == TIDE_SCHEME_GAS ? tide_case_gas_h_max(c) : tide_case_h(c);
+}
+
 /* Softening length of the self-gravity: the given one, else dp. */
 static inline double tide_case_softening(const tide_case *c)
 {

@@ -30,6 +30,14 @@ extern struct starpu_codelet tide_mdbc_ghost_cl;
 /* Buffers: block (RW).  Args: tide_sph_params.  Under physics.viscosity = laminar+sps: tau of
  * every particle from the velocity gradient of the last sph_forces (include/tide/sps.h). */
 extern struct starpu_codelet tide_sps_tau_cl;
+/* The gas scheme (physics.scheme: gas; include/tide/gas_math.h):
+ * gas_density: buffers as mdbc_ghost (block RW, cell starts R, one halo R per neighbour), args
+ *   tide_sph_params, tide_block_arg, int (halos).  h, rho, 1/Omega, Balsara switch.
+ * gas_forces: buffers and args as sph_forces.  Acceleration, du/dt, the step reduction.
+ * gas_integrate: buffers block (RW), step reduction (R); args tide_sph_params.  Kick-drift. */
+extern struct starpu_codelet tide_gas_density_cl;
+extern struct starpu_codelet tide_gas_forces_cl;
+extern struct starpu_codelet tide_gas_integrate_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
 extern struct starpu_codelet tide_dt_redux_cl;
@@ -118,6 +126,9 @@ void tide_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_body_motion_cuda(void *buffers[], void *cl_arg);
 void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg);
 void tide_sps_tau_cuda(void *buffers[], void *cl_arg);
+void tide_gas_density_cuda(void *buffers[], void *cl_arg);
+void tide_gas_forces_cuda(void *buffers[], void *cl_arg);
+void tide_gas_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 void tide_snap_copy_cuda(void *buffers[], void *cl_arg);

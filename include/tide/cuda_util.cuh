@@ -5,6 +5,7 @@
 #include <starpu.h>
 #include <cuda_runtime.h>
 #include "tide/block.h"
+#include "tide/sph_params.h"
 
 #define TIDE_CUDA_CHECK(call)                                                            \
 	do {                                                                             \
@@ -26,6 +27,14 @@ __device__ static inline void atomic_min_pos(float *a, float v)
 __device__ static inline void atomic_max_pos(float *a, float v)
 {
 	atomicMax((int *)a, __float_as_int(v));
+}
+
+/* Count and fill of a block into the step reduction (the fill of its halos is known on the
+ * host): the force passes' (sph_forces, gas_forces) one-thread launch. */
+__global__ static void tide_count_fill_kernel(uint32_t count, float fill, tide_step_reduce *red)
+{
+	atomicAdd(&red->count, count);
+	atomic_max_pos(&red->fill, fill);
 }
 
 /* Field base pointer of field f of a device block. */

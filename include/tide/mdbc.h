@@ -53,6 +53,7 @@
 #include "tide/block.h"
 #include "tide/sph_interact.h"   /* kernels, tide_lower_bound */
 #include "tide/motion.h"         /* the moving bodies' wall velocity */
+#include "tide/cell_rows.h"      /* the cells a point's support reads */
 
 /* Loops over the small system with fixed bounds, unrolled on the GPU so that every array index
  * is a constant: an array indexed by a variable goes to local memory, and the sums S with it
@@ -107,17 +108,15 @@ TIDE_HD tide_mdbc_k tide_mdbc_consts(const tide_sph_params *P)
 	return K;
 }
 
-/* Adds particle j of src (skipped unless fluid inside the support) to the sums S of the ghost
- * node g; vel: also the velocity right-hand sides (a constant where this is inlined). */
-TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint32_t j,
-                           const double g[3], int vel, float S[TIDE_MDBC_NS])
+/* Adds a fluid particle at d = (x_g - x_j) / h, of density rj (and velocity, with vel: the
+ * velocity right-hand sides, a constant where this is inlined) to the sums S of the ghost
+ * node, if it lies within the support. */
+TIDE_HD void tide_mdbc_add_d(const tide_mdbc_k *K, const float d[3], float rj, float vx, float vy,
+                             float vz, int vel, float S[TIDE_MDBC_NS])
 {
-	if (src->type[j] != TIDE_FLUID) return;
-	float d[3] = {(float)(g[0] - src->x[j]) * K->inv_h, (float)(g[1] - src->y[j]) * K->inv_h,
-	              (float)(g[2] - src->z[j]) * K->inv_h};
 	float q2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 	if (!(q2 < 4.f)) return;
-	float rj = src->rho[j], V = K->m / rj, q = sqrtf(q2);
+	float V = K->m / rj, q = sqrtf(q2);
 	float w = K->aw * tide_kernel_w(K->kernel, q) * V;
 	float f = K->afh2 * tide_kernel_f(K->kernel, q) * V;
 	float fd[3] = {f * d[0], f * d[1], f * d[2]};
@@ -136,11 +135,22 @@ TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint3
 	} while (0)
 	TIDE_MDBC_RHS(0, rj - K->rho0);
 	if (vel) {
-		TIDE_MDBC_RHS(1, src->vx[j]);
-		TIDE_MDBC_RHS(2, src->vy[j]);
-		TIDE_MDBC_RHS(3, src->vz[j]);
+		TIDE_MDBC_RHS(1, vx);
+		TIDE_MDBC_RHS(2, vy);
+		TIDE_MDBC_RHS(3, vz);
 	}
 #undef TIDE_MDBC_RHS
+}
+
+/* The same for particle j of src (skipped unless fluid). */
+TIDE_HD void tide_mdbc_add(const tide_mdbc_k *K, const tide_mdbc_src *src, uint32_t j,
+                           const double g[3], int vel, float S[TIDE_MDBC_NS])
+{
+	if (src->type[j] != TIDE_FLUID) return;
+	float d[3] = {(float)(g[0] - src->x[j]) * K->inv_h, (float)(g[1] - src->y[j]) * K->inv_h,
+	              (float)(g[2] - src->z[j]) * K->inv_h};
+	tide_mdbc_add_d(K, d, src->rho[j], vel ? src->vx[j] : 0.f, vel ? src->vy[j] : 0.f,
+	                vel ? src->vz[j] : 0.f, vel, S);
 }
 
 /* Solves the n x n system A u = b for nr right-hand sides b[.][r] (Gaussian elimination with
@@ -295,85 +305,6 @@ TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[
 	else tide_mdbc_finish_n(P, slip, S, nb, vw, keep, rho, vb, 3, 1, 3, 3);
 }
 
-/* The cells a ghost node at g reads, row by row: a row is a run of cells along the last key
- * axis (consecutive in a cell-sorted block and in key order), and there are nine, (k0 + a,
- * k1 + b) for a, b in -1..1.  A neighbour cell is read only if it comes within the support 2h
- * (= the cell side) of the ghost, as cell by cell. */
-typedef struct tide_mdbc_cells {
-	int k[3], nk[3];
-	double off[3], cs, r2max;
-	tide_block_arg E;  /* the box grown by one cell: what the halos hold */
-} tide_mdbc_cells;
-
-TIDE_HD void tide_mdbc_cells_of(const tide_sph_params *P, const tide_block_arg *A, const double g[3],
-                                tide_mdbc_cells *C)
-{
-	const tide_grid *gr = &P->grid;
-	for (int j = 0; j < 3; j++) C->nk[j] = gr->n[gr->axis[j]];
-	tide_cell_k(gr, g[0], g[1], g[2], C->k);
-	C->E = tide_box_grow(gr, A);
-	C->cs = (double)gr->cell;
-	C->r2max = (double)P->h2x4;
-	for (int j = 0; j < 3; j++) {
-		int a = gr->axis[j];
-		C->off[j] = g[a] - (gr->origin[a] + (double)C->k[j] * C->cs);
-	}
-}
-
-/* Row `row` (0..8) of the ghost: the own block's particle range [own[0], own[1]) (empty if
- * none) and up to two key ranges [key[m][0], key[m][1]) to look up in every halo (*nkey). */
-TIDE_HD void tide_mdbc_row(const tide_mdbc_cells *C, const tide_block_arg *A, const uint32_t *start,
-                           int row, uint32_t own[2], uint32_t key[2][2], int *nkey)
-{
-	int c0 = C->k[0] - 1 + row / 3, c1 = C->k[1] - 1 + row % 3;
-	own[0] = own[1] = 0;
-	*nkey = 0;
-	if (c0 < 0 || c1 < 0 || c0 >= C->nk[0] || c1 >= C->nk[1]) return;
-	double e0 = c0 < C->k[0] ? C->off[0] : c0 > C->k[0] ? C->cs - C->off[0] : 0.0;
-	double e1 = c1 < C->k[1] ? C->off[1] : c1 > C->k[1] ? C->cs - C->off[1] : 0.0;
-	double gap2 = e0 * e0 + e1 * e1, lo = C->off[2], hi = C->cs - C->off[2];
-	if (gap2 >= C->r2max) return;
-	int a = C->k[2] - (gap2 + lo * lo < C->r2max ? 1 : 0);
-	int b = C->k[2] + (gap2 + hi * hi < C->r2max ? 1 : 0);
-	if (a < 0) a = 0;
-	if (b > C->nk[2] - 1) b = C->nk[2] - 1;
-	if (a > b) return;
-	int in_a = c0 >= A->l0 && c0 < A->l1 && c1 >= A->lo1 && c1 < A->hi1;
-	int in_e = c0 >= C->E.l0 && c0 < C->E.l1 && c1 >= C->E.lo1 && c1 < C->E.hi1;
-	if (!in_e) return; /* outside what the block reads (see the head of the file) */
-	/* the halo part: the row's cells in E but not in A */
-	int ea = a < C->E.lo2 ? C->E.lo2 : a, eb = b > C->E.hi2 - 1 ? C->E.hi2 - 1 : b;
-	uint32_t base = ((uint32_t)c0 * (uint32_t)C->nk[1] + (uint32_t)c1) * (uint32_t)C->nk[2];
-	if (!in_a) {
-		if (ea <= eb) {
-			key[0][0] = base + (uint32_t)ea;
-			key[0][1] = base + (uint32_t)eb + 1u;
-			*nkey = 1;
-		}
-		return;
-	}
-	int oa = a < A->lo2 ? A->lo2 : a, ob = b > A->hi2 - 1 ? A->hi2 - 1 : b;
-	if (oa <= ob) {
-		int ka[3] = {c0, c1, oa}, kb[3] = {c0, c1, ob};
-		own[0] = start[tide_box_index(A, ka)];
-		own[1] = start[tide_box_index(A, kb) + 1];
-	}
-	int m = 0;
-	if (ea < A->lo2) { /* below the box along the row */
-		int t = eb < A->lo2 - 1 ? eb : A->lo2 - 1;
-		key[m][0] = base + (uint32_t)ea;
-		key[m][1] = base + (uint32_t)t + 1u;
-		m++;
-	}
-	if (eb >= A->hi2) { /* above it */
-		int t = ea > A->hi2 ? ea : A->hi2;
-		key[m][0] = base + (uint32_t)t;
-		key[m][1] = base + (uint32_t)eb + 1u;
-		m++;
-	}
-	*nkey = m;
-}
-
 /* Boundary particle i of block v (box A): its new density and, unless vel0, velocity, from its
  * ghost node (serial: the CPU half), reading the candidates of `own` (the block's particles in
  * cell order, or its fluid particles alone, with the cell starts `start` of that array) and of
@@ -394,15 +325,15 @@ TIDE_HD void tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *
 	}
 	double g[3] = {v->x[i] + 2.0 * (double)nb[0], v->y[i] + 2.0 * (double)nb[1],
 	               v->z[i] + 2.0 * (double)nb[2]};
-	tide_mdbc_cells C;
-	tide_mdbc_cells_of(P, A, g, &C);
+	tide_cell_rows C;
+	tide_cell_rows_of(P, A, g, &C);
 	tide_mdbc_k K = tide_mdbc_consts(P);
 	float S[TIDE_MDBC_NS];
 	for (int q = 0; q < TIDE_MDBC_NS; q++) S[q] = 0.f;
 	for (int row = 0; row < 9; row++) {
 		uint32_t o[2], key[2][2];
 		int nkey;
-		tide_mdbc_row(&C, A, start, row, o, key, &nkey);
+		tide_cell_row(&C, A, start, row, o, key, &nkey);
 		for (uint32_t j = o[0]; j < o[1]; j++) tide_mdbc_add(&K, own, j, g, vel, S);
 		for (int m = 0; m < nkey; m++)
 			for (int h = 0; h < nh; h++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "tide/bh_tree.h"
 #include "tide/block.h"
+#include "tide/gas_math.h"   /* TIDE_GAS_H */
 #include "tide/sph_params.h"
 
 /* The gather index travels as the bits of the fourth velocity component: bh_build moves the
@@ -37,7 +38,7 @@ TIDE_HD void tide_sgrav_body(const tide_block_view *v, uint32_t i, const double 
 }
 
 /* Adds the self-gravity g to fluid particle i's acceleration; returns the CFL force limit
- * cfl sqrt(h/|a|) of the new total (3e38: none), and sets *bad when it is not finite. */
+ * cfl sqrt(h/|a|) of the new total (h: the particle's under the gas scheme) (3e38: none), and sets *bad when it is not finite. */
 TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint32_t i,
                              const bh_acc *g, int *bad)
 {
@@ -52,6 +53,8 @@ TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint3
 		*bad = 1;
 		return 3.0e38f;
 	}
-	return a > 0.f ? P->cfl * sqrtf(P->h / a) : 3.0e38f;
+	/* the gas scheme's particles have their own h (gas_math.h); P->h is its h_max there */
+	float h = P->scheme == TIDE_SCHEME_GAS ? v->TIDE_GAS_H[i] : P->h;
+	return a > 0.f ? P->cfl * sqrtf(h / a) : 3.0e38f;
 }
 #endif

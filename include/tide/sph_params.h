@@ -5,6 +5,7 @@
 #define TIDE_SPH_PARAMS_H
 #include <stdint.h>
 #include "tide/hd.h"
+#include "tide/gas_params.h"
 
 /* Uniform grid of cubic cells of side 2h over the domain.  A particle's cell key orders cells
  * with the slab axis slowest (axis[0]), so each layer of cells across the slab axis is one
@@ -101,6 +102,8 @@ typedef struct tide_sph_params {
 	float rhoh_g[3];          /* Fourtakas: rho0 g / B (the gravity vector's) */
 	float g[3];
 	float cfl;
+	int scheme;               /* enum tide_scheme (gas_params.h) */
+	tide_gas_params gas;      /* physics.scheme = gas: its constants (gas_math.h) */
 } tide_sph_params;
 
 /* What every step reduces over all particles (min/max/sum), read by the host once per step. */

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// gas_forces on the GPU: one thread per particle, the same gather as the CPU half
+// (gas_forces.c says what it does); each thread folds its share of the step reduction into the
+// worker's copy with atomics.
+#include "tide/cuda_util.cuh"
+
+extern "C" {
+#include "tide/gas_codelet.h"
+}
+
+__global__ static void gas_forces_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
+                                         const uint32_t *start, tide_gas_halos H, tide_step_reduce *red)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= v.count || v.type[i] != TIDE_FLUID) return;
+	tide_gas_src own = tide_gas_src_of(&v);
+	float dt = tide_gas_forces_particle(&P, &A, &v, i, &own, start, H.h, H.n);
+	tide_step_reduce r;
+	tide_step_reduce_init(&r);
+	tide_gas_reduce_particle(&v, i, dt, &r);
+	if (r.nbad) atomicAdd(&red->nbad, r.nbad);
+	else atomic_min_pos(&red->dt, r.dt);
+	atomic_max_pos(&red->vmax, r.vmax);
+	if (r.rho_max > 0.f) {
+		atomic_min_pos(&red->rho_min, r.rho_min);
+		atomic_max_pos(&red->rho_max, r.rho_max);
+	}
+}
+
+extern "C" void tide_gas_forces_cuda(void *buffers[], void *cl_arg)
+{
+	tide_gas_task t;
+	tide_gas_task_of(buffers, cl_arg, 3, &t);
+	/* an empty block still reports its count and fill (zero) through the reduction's init */
+	if (t.v.count == 0) return;
+	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[2]);
+	cudaStream_t s = starpu_cuda_get_local_stream();
+	tide_count_fill_kernel<<<1, 1, 0, s>>>(t.v.count, t.fill, red);
+	gas_forces_kernel<<<tide_blocks_for(t.v.count, 128), 128, 0, s>>>(t.P, t.A, t.v, t.start, t.H, red);
+	TIDE_CUDA_CHECK(cudaGetLastError());
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the gas scheme's gather codelets (gas_density, gas_forces; CPU and CUDA halves) take from
+ * their task: the parameters, the block's box, the block, its cell starts and its halos as
+ * the passes read them, plus the fullest of the block and its halos (the reduction's fill).
+ * Host code, included by the codelets only (it reads StarPU's buffers). */
+#ifndef TIDE_GAS_CODELET_H
+#define TIDE_GAS_CODELET_H
+#include <starpu.h>
+#include "tide/block_interface.h"
+#include "tide/codelets.h"
+#include "tide/gas_math.h"
+
+typedef struct tide_gas_task {
+	tide_sph_params P;
+	tide_block_arg A;
+	tide_block_view v;
+	const uint32_t *start;
+	tide_gas_halos H;
+	float fill;
+} tide_gas_task;
+
+/* buffers: block, cell starts, then (first_halo - 2) others, then the halos; cl_arg: the
+ * parameters, the box, the number of halos. */
+static inline void tide_gas_task_of(void *buffers[], void *cl_arg, int first_halo, tide_gas_task *t)
+{
+	int nh;
+	starpu_codelet_unpack_args(cl_arg, &t->P, &t->A, &nh);
+	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
+	t->v = tide_block_view_of(buffers[0]);
+	t->start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	t->H.n = nh;
+	t->fill = tide_fill_of(t->v.count, t->v.cap, 0, 0, 0, 0);
+	for (int h = 0; h < nh; h++) {
+		tide_block_view hv = tide_block_view_of(buffers[first_halo + h]);
+		t->H.h[h] = tide_gas_src_of(&hv);
+		float f = tide_fill_of(hv.count, hv.cap, 0, 0, 0, 0);
+		if (f > t->fill) t->fill = f;
+	}
+}
+
+#endif

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The gas scheme (physics.scheme: gas): compressible SPH with adaptive smoothing lengths, an
+ * internal energy equation, artificial viscosity with a Balsara switch and artificial
+ * conductivity, written once for the CPU and CUDA halves of its codelets (gas_density,
+ * gas_forces, gas_integrate), as SWIFT's hydro/<scheme>/ folders hold one scheme each.
+ *
+ * Kernel: tide's (sph_kernel.h, support 2h), with a per-particle h:
+ *   W(r, h) = knorm h^-d w(q),  grad_i W = F x_ij,  F = knorm h^-(d+2) f(q)   (q = r/h)
+ *   dW/dh   = -knorm h^-(d+1) (d w(q) + q^2 f(q))     (f = w'(q)/q, tide_kernel_f)
+ *
+ * Density and h (Springel & Hernquist 2002; Price 2012, "Smoothed particle hydrodynamics and
+ * magnetohydrodynamics", J. Comput. Phys. 231, 759, sections 2.3-2.4):
+ *   rho_i = sum_j m_j W(r_ij, h_i)  (self included)  with  rho_i h_i^d = m (eta)^d
+ * solved for h_i by Newton-Raphson on f(h) = rho_sum(h) - m (eta/h)^d, kept inside a bracket
+ * (bisection when a step leaves it), until |f| <= tol m (eta/h)^d or h reaches h_max.
+ *   Omega_i = 1 - sum_j m_j dW/dh (h_i/(d rho_i)) = 1 - S_dw / (d S_w)   (the grad-h factor)
+ * A particle held at h_max (too few neighbours: the edge of a cloud) takes Omega = 1, as SWIFT
+ * does there.  The same pass gives div v and curl v for the Balsara switch
+ *   f_i = |div v| / (|div v| + |curl v| + 1e-4 c_i / h_i).
+ *
+ * Forces (Price 2012 eqs. 35-36 with Monaghan 1997's viscosity and Price 2008's conductivity):
+ *   dv_i/dt = -sum_j m_j [ p_i/(Omega_i rho_i^2) grad_i W(h_i) + p_j/(Omega_j rho_j^2) grad_i W(h_j)
+ *                          + Pi_ij grad_i Wbar ]
+ *   du_i/dt =  p_i/(Omega_i rho_i^2) sum_j m_j v_ij . grad_i W(h_i)
+ *            + 1/2 sum_j m_j Pi_ij v_ij . grad_i Wbar
+ *            + sum_j m_j alpha_u v_sig^u (u_i - u_j) / rhobar_ij  rhat_ij . grad_i Wbar
+ *   Pi_ij = -alpha (f_i + f_j)/2 v_sig w_ij / (2 rhobar_ij) for w_ij = v_ij . rhat_ij < 0, else 0
+ *   v_sig = c_i + c_j - beta w_ij,  v_sig^u = sqrt(|p_i - p_j| / rhobar_ij),
+ *   grad Wbar = (grad W(h_i) + grad W(h_j)) / 2, rhobar = (rho_i + rho_j) / 2.
+ * Every term is antisymmetric in i, j (momentum conserved pairwise), the du_i terms are the
+ * work of those forces (total energy conserved).  The forces are a gather: each particle sums
+ * its own terms over the neighbours within 2 max(h_i, h_j), CPU and GPU alike.
+ *
+ * Neighbours: the cells have side 2 h_max (tide_sim_params), and h <= h_max always, so the 27
+ * cells around a particle (and the one cell layer a halo carries) hold every neighbour within
+ * the support of the larger of the two h's.
+ *
+ * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
+ * Integration: kick-drift-kick leapfrog with one force evaluation per step (as GADGET): the
+ * integrate pass closes the last step's kick with the new accelerations, opens this step's,
+ * drifts, and predicts v and u at the end of the step for the next force pass (tide_gas_kick). */
+#ifndef TIDE_GAS_MATH_H
+#define TIDE_GAS_MATH_H
+#include <math.h>
+#include <stdint.h>
+#include "tide/block.h"
+#include "tide/cell_rows.h"
+#include "tide/sph_interact.h" /* tide_lower_bound */
+#include "tide/sph_kernel.h"
+#include "tide/sph_params.h"
+
+/* ---- per-particle fields: the block's aux fields (block.h) and three base fields ----
+ *   aux0  h, the smoothing length              (gas_density; the halos carry it)
+ *   aux1  u, specific internal energy          (predicted at the step's end; halos carry it)
+ *   aux2  1 / Omega, the grad-h factor         (gas_density; halos)
+ *   aux3  the Balsara switch f_i               (gas_density; halos)
+ *   aux4  the time step of the particle's last kick (gas_integrate)
+ *   rho1  u at the half step (the leapfrog's; rho1 is a WCSPH Verlet field the gas never uses)
+ *   vx1.. v at the half step (the same)
+ *   drho  du/dt (gas_forces to gas_integrate: the same work-space life as WCSPH's drho) */
+#define TIDE_GAS_NAUX 5
+#define TIDE_GAS_H aux0
+#define TIDE_GAS_U aux1
+#define TIDE_GAS_FGRAD aux2
+#define TIDE_GAS_BALSARA aux3
+#define TIDE_GAS_DTK aux4
+#define TIDE_GAS_UHALF rho1
+#define TIDE_GAS_DUDT drho
+/* What gas_forces reads of a halo besides TIDE_HALO_BASE_FIELDS. */
+#define TIDE_GAS_HALO_FIELDS                                                                    \
+	(TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1) | TIDE_FIELD_BIT(aux2) | TIDE_FIELD_BIT(aux3))
+
+/* ---- equations of state ---- */
+
+TIDE_HD float tide_gas_pressure(const tide_gas_params *G, float rho, float u)
+{
+	if (G->eos == TIDE_GAS_IDEAL) return (G->gamma - 1.f) * rho * u;
+	if (G->eos == TIDE_GAS_BAROTROPIC && rho > G->rho_crit)
+		return G->cs2 * G->rho_crit * powf(rho / G->rho_crit, 1.4f);
+	return G->cs2 * rho;
+}
+
+/* c = sqrt(dp/drho) (at constant entropy for the ideal gas: gamma p / rho). */
+TIDE_HD float tide_gas_sound(const tide_gas_params *G, float rho, float u)
+{
+	if (G->eos == TIDE_GAS_IDEAL) return sqrtf(G->gamma * (G->gamma - 1.f) * (u > 0.f ? u : 0.f));
+	if (G->eos == TIDE_GAS_BAROTROPIC && rho > G->rho_crit)
+		return sqrtf(1.4f * G->cs2 * powf(rho / G->rho_crit, 0.4f));
+	return sqrtf(G->cs2);
+}
+
+/* h^-n for the kernel's normalisations (n = d, d + 1, d + 2). */
+TIDE_HD float tide_gas_hpow(float inv_h, int n)
+{
+	float p = 1.f;
+	for (int k = 0; k < n; k++) p *= inv_h;
+	return p;
+}
+
+/* ---- what the passes read of a block or halo (cell-sorted; key: global cell key) ---- */
+typedef struct tide_gas_src {
+	const double *x, *y, *z;
+	const float *vx, *vy, *vz, *rho, *h, *u, *fgrad, *bal;
+	const uint32_t *type, *key;
+	uint32_t count;
+} tide_gas_src;
+
+TIDE_HD tide_gas_src tide_gas_src_of(const tide_block_view *v)
+{
+	tide_gas_src s = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->TIDE_GAS_H,
+	                  v->TIDE_GAS_U, v->TIDE_GAS_FGRAD, v->TIDE_GAS_BALSARA, v->type, v->key,
+	                  v->count};
+	return s;
+}
+
+/* The halos of a block as the passes read them (the CUDA halves pass them by value). */
+typedef struct tide_gas_halos {
+	int n;
+	tide_gas_src h[TIDE_CELL_ROWS_MAX_SRC];
+} tide_gas_halos;
+
+/* The particle a pass works for, and its sums. */
+typedef struct tide_gas_ival {
+	double x[3];
+	float v[3];
+	float h, rho, u, p, c, A, bal;   /* A = p fgrad / rho^2 */
+} tide_gas_ival;
+
+typedef struct tide_gas_sums {
+	/* density pass: sum w, sum (d w + q^2 f), sum f v_ij.x_ij, sum f v_ij x x_ij */
+	float w, dw, div, curl[3];
+	/* forces pass: acceleration / m, du/dt / m, largest signal velocity */
+	float a[3], du, vsig;
+} tide_gas_sums;
+
+enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1 };
+
+/* One neighbour j of src in the density pass (at the trial h of I). */
+TIDE_HD void tide_gas_visit_density(const tide_sph_params *P, const tide_gas_ival *I,
+                                    const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
+{
+	float dx[3] = {(float)(I->x[0] - s->x[j]), (float)(I->x[1] - s->y[j]),
+	               (float)(I->x[2] - s->z[j])};
+	float r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2], inv_h = 1.f / I->h;
+	float q2 = r2 * inv_h * inv_h;
+	if (!(q2 < 4.f)) return;
+	float q = sqrtf(q2), w = tide_kernel_w(P->kernel, q), f = tide_kernel_f(P->kernel, q);
+	float dv[3] = {I->v[0] - s->vx[j], I->v[1] - s->vy[j], I->v[2] - s->vz[j]};
+	S->w += w;
+	S->dw += (float)P->dim * w + q2 * f;
+	S->div += f * (dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2]);
+	S->curl[0] += f * (dv[1] * dx[2] - dv[2] * dx[1]);
+	S->curl[1] += f * (dv[2] * dx[0] - dv[0] * dx[2]);
+	S->curl[2] += f * (dv[0] * dx[1] - dv[1] * dx[0]);
+}
+
+/* One neighbour j of src in the forces pass (see the head of the file). */
+TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival *I,
+                                   const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	float dx[3] = {(float)(I->x[0] - s->x[j]), (float)(I->x[1] - s->y[j]),
+	               (float)(I->x[2] - s->z[j])};
+	float r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
+	float hj = s->h[j], hi = I->h, hm = hi > hj ? hi : hj;
+	if (!(r2 < 4.f * hm * hm) || r2 <= 0.f) return;
+	int d = P->dim;
+	float r = sqrtf(r2), ihi = 1.f / hi, ihj = 1.f / hj;
+	float Fi = r < 2.f * hi ? G->knorm * tide_gas_hpow(ihi, d + 2) * tide_kernel_f(P->kernel, r * ihi) : 0.f;
+	float Fj = r < 2.f * hj ? G->knorm * tide_gas_hpow(ihj, d + 2) * tide_kernel_f(P->kernel, r * ihj) : 0.f;
+	float rhoj = s->rho[j], uj = s->u[j];
+	float pj = tide_gas_pressure(G, rhoj, uj), cj = tide_gas_sound(G, rhoj, uj);
+	float Aj = pj * s->fgrad[j] / (rhoj * rhoj);
+	float dv[3] = {I->v[0] - s->vx[j], I->v[1] - s->vy[j], I->v[2] - s->vz[j]};
+	float vdotr = dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2];
+	float w = vdotr / r, Fbar = 0.5f * (Fi + Fj), rhobar = 0.5f * (I->rho + rhoj);
+	float vsig = I->c + cj - G->beta_visc * (w < 0.f ? w : 0.f);
+	float Pi = 0.f;
+	if (w < 0.f)
+		Pi = -0.5f * G->alpha_visc * 0.5f * (I->bal + s->bal[j]) * vsig * w / rhobar;
+	float t = I->A * Fi + Aj * Fj + Pi * Fbar;
+	for (int k = 0; k < 3; k++) S->a[k] -= t * dx[k];
+	float vsu = sqrtf(fabsf(I->p - pj) / rhobar);
+	S->du += I->A * Fi * vdotr + 0.5f * Pi * Fbar * vdotr +
+	         G->alpha_cond * vsu * (I->u - uj) / rhobar * Fbar * r;
+	if (vsig > S->vsig) S->vsig = vsig;
+}
+
+/* Every candidate neighbour of I (the cell rows of cell_rows.h: the block's own cells and the
+ * halos' keys), visited by the pass. */
+TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, const uint32_t *start,
+                             const tide_gas_src *own, const tide_gas_src *halo, int nh,
+                             const tide_gas_ival *I, int pass, tide_gas_sums *S)
+{
+	tide_cell_rows C;
+	tide_cell_rows_of(P, A, I->x, &C);
+	for (int row = 0; row < 9; row++) {
+		uint32_t o[2], key[2][2];
+		int nkey;
+		tide_cell_row(&C, A, start, row, o, key, &nkey);
+		for (uint32_t j = o[0]; j < o[1]; j++) {
+			if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, own, j, S);
+			else tide_gas_visit_forces(P, I, own, j, S);
+		}
+		for (int m = 0; m < nkey; m++)
+			for (int hh = 0; hh < nh; hh++) {
+				const tide_gas_src *s = &halo[hh];
+				uint32_t ja = tide_lower_bound(s->key, s->count, key[m][0]);
+				uint32_t jb = tide_lower_bound(s->key, s->count, key[m][1]);
+				for (uint32_t j = ja; j < jb; j++) {
+					if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
+					else tide_gas_visit_forces(P, I, s, j, S);
+				}
+			}
+	}
+}
+
+TIDE_HD void tide_gas_sums_zero(tide_gas_sums *S)
+{
+	S->w = S->dw = S->div = S->du = S->vsig = 0.f;
+	for (int k = 0; k < 3; k++) S->curl[k] = S->a[k] = 0.f;
+}
+
+TIDE_HD tide_gas_ival tide_gas_ival_of(const tide_block_view *v, uint32_t i)
+{
+	tide_gas_ival I;
+	I.x[0] = v->x[i]; I.x[1] = v->y[i]; I.x[2] = v->z[i];
+	I.v[0] = v->vx[i]; I.v[1] = v->vy[i]; I.v[2] = v->vz[i];
+	I.h = v->TIDE_GAS_H[i];
+	I.rho = v->rho[i];
+	I.u = v->TIDE_GAS_U[i];
+	I.p = I.c = I.A = 0.f;
+	I.bal = v->TIDE_GAS_BALSARA[i];
+	return I;
+}
+
+/* The density pass of particle i of block v (box A, cell starts `start`): h, rho, 1/Omega and
+ * the Balsara switch (see the head of the file).  Returns the iterations it took (h_iter + 1:
+ * not converged within h_iter; the last iterate is kept). */
+TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block_arg *A,
+                                      tide_block_view *v, uint32_t i, const tide_gas_src *own,
+                                      const uint32_t *start, const tide_gas_src *halo, int nh)
+{
+	const tide_gas_params *G = &P->gas;
+	int d = P->dim, it, clamped = 0;
+	float m = P->mass[TIDE_FLUID];
+	tide_gas_ival I = tide_gas_ival_of(v, i);
+	float h = I.h;
+	if (!(h > 0.f)) h = 0.5f * G->h_max;
+	if (h > G->h_max) h = G->h_max;
+	if (h < G->h_min) h = G->h_min;
+	float hlo = 0.f, hhi = G->h_max, etad = tide_gas_hpow(G->eta, d);
+	tide_gas_sums S;
+	for (it = 1; ; it++) {
+		I.h = h;
+		tide_gas_sums_zero(&S);
+		tide_gas_gather(P, A, start, own, halo, nh, &I, TIDE_GAS_PASS_DENSITY, &S);
+		float ih = 1.f / h, hd = tide_gas_hpow(ih, d);
+		float rho = m * G->knorm * hd * S.w, rho_h = m * etad * hd;
+		float f = rho - rho_h;
+		if (fabsf(f) <= G->h_tol * rho_h || it > G->h_iter) break;
+		if (f < 0.f) {
+			if (h >= G->h_max) { clamped = 1; break; }   /* too few neighbours even at h_max */
+			hlo = h;
+		} else {
+			if (h <= G->h_min) break;
+			hhi = h;
+		}
+		float dfdh = -m * G->knorm * hd * ih * S.dw + (float)d * rho_h * ih;
+		float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
+		if (!(hn > hlo && hn < hhi)) hn = hlo > 0.f ? 0.5f * (hlo + hhi) : 0.5f * h;
+		if (hn > G->h_max) hn = G->h_max;
+		if (hn < G->h_min) hn = G->h_min;
+		h = hn;
+	}
+	float ih = 1.f / h;
+	float rho = m * G->knorm * tide_gas_hpow(ih, d) * S.w;
+	float omega = 1.f - S.dw / ((float)d * S.w);
+	float fgrad = clamped || !(omega > 0.1f) ? 1.f : 1.f / omega;
+	/* |div v|, |curl v| up to their common factor m knorm h^-(d+2) / (Omega rho) */
+	float k = m * G->knorm * tide_gas_hpow(ih, d + 2) * fgrad / rho;
+	float div = fabsf(S.div) * k;
+	float curl = sqrtf(S.curl[0] * S.curl[0] + S.curl[1] * S.curl[1] + S.curl[2] * S.curl[2]) * k;
+	float c = tide_gas_sound(G, rho, I.u);
+	float den = div + curl + 1e-4f * c * ih;
+	v->rho[i] = rho;
+	v->TIDE_GAS_H[i] = h;
+	v->TIDE_GAS_FGRAD[i] = fgrad;
+	v->TIDE_GAS_BALSARA[i] = den > 0.f ? div / den : 1.f;
+	return it;
+}
+
+/* Acceleration and energy rate of particle i of block v (gas_density done, halos packed
+ * after it): writes ax, ay, az (gravity vector included), du/dt, returns the particle's time
+ * step limit (see the head of the file). */
+TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_block_arg *A,
+                                       tide_block_view *v, uint32_t i, const tide_gas_src *own,
+                                       const uint32_t *start, const tide_gas_src *halo, int nh)
+{
+	const tide_gas_params *G = &P->gas;
+	float m = P->mass[TIDE_FLUID];
+	tide_gas_ival I = tide_gas_ival_of(v, i);
+	I.p = tide_gas_pressure(G, I.rho, I.u);
+	I.c = tide_gas_sound(G, I.rho, I.u);
+	I.A = I.p * v->TIDE_GAS_FGRAD[i] / (I.rho * I.rho);
+	tide_gas_sums S;
+	tide_gas_sums_zero(&S);
+	S.vsig = 2.f * I.c;
+	tide_gas_gather(P, A, start, own, halo, nh, &I, TIDE_GAS_PASS_FORCES, &S);
+	float a[3] = {m * S.a[0] + P->g[0], m * S.a[1] + P->g[1], m * S.a[2] + P->g[2]};
+	v->ax[i] = a[0];
+	v->ay[i] = a[1];
+	v->az[i] = a[2];
+	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? m * S.du : 0.f;
+	float dt = S.vsig > 0.f ? I.h / S.vsig : 3.0e38f;
+	float am = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	if (am > 0.f) {
+		float df = sqrtf(I.h / am);
+		if (df < dt) dt = df;
+	}
+	return P->cfl * dt;
+}
+
+/* Particle i's share of the step reduction after its forces: its time step (or a bad count
+ * when its acceleration, energy rate or density is not finite), speed and density. */
+TIDE_HD void tide_gas_reduce_particle(const tide_block_view *v, uint32_t i, float dt,
+                                      tide_step_reduce *r)
+{
+	float rho = v->rho[i];
+	if (!isfinite(v->ax[i] + v->ay[i] + v->az[i] + v->TIDE_GAS_DUDT[i]) || !isfinite(rho) ||
+	    !(rho > 0.f))
+		r->nbad++;
+	else if (dt < r->dt)
+		r->dt = dt;
+	float sp = sqrtf(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i] + v->vz[i] * v->vz[i]);
+	if (isfinite(sp) && sp > r->vmax) r->vmax = sp;
+	if (isfinite(rho) && rho > 0.f) {
+		if (rho < r->rho_min) r->rho_min = rho;
+		if (rho > r->rho_max) r->rho_max = rho;
+	}
+}
+
+/* Kick-drift of particle i over the step's dt (the head of the file):
+ *   v_n     = v_{n-1/2} + dt_{n-1}/2 a_n        (closes the last step's kick)
+ *   v_{n+1/2} = v_n + dt/2 a_n,  x_{n+1} = x_n + dt v_{n+1/2}
+ *   v (predicted for the next force pass) = v_{n+1/2} + dt/2 a_n;  u likewise.
+ * Boundary particles (none in the gas cases) stay. */
+TIDE_HD void tide_gas_kick(const tide_sph_params *P, float dt, tide_block_view *v, uint32_t i)
+{
+	if (v->type[i] != TIDE_FLUID) return;
+	const tide_gas_params *G = &P->gas;
+	float dtk = v->TIDE_GAS_DTK[i], kick = 0.5f * (dtk + dt);
+	float a[3] = {v->ax[i], v->ay[i], v->az[i]};
+	float *vel[3] = {v->vx, v->vy, v->vz}, *vh[3] = {v->vx1, v->vy1, v->vz1};
+	double *pos[3] = {v->x, v->y, v->z};
+	for (int k = 0; k < 3; k++) {
+		float half = vh[k][i] + kick * a[k];
+		pos[k][i] += (double)(dt * half);
+		vh[k][i] = half;
+		vel[k][i] = half + 0.5f * dt * a[k];
+	}
+	if (G->eos == TIDE_GAS_IDEAL) {
+		float du = v->TIDE_GAS_DUDT[i];
+		float uh = v->TIDE_GAS_UHALF[i] + kick * du;
+		if (uh < G->u_min) uh = G->u_min;
+		float un = uh + 0.5f * dt * du;
+		v->TIDE_GAS_UHALF[i] = uh;
+		v->TIDE_GAS_U[i] = un < G->u_min ? G->u_min : un;
+	}
+	v->TIDE_GAS_DTK[i] = dt;
+	if (P->dim == 2) {
+		v->y[i] = 0.0;
+		v->vy[i] = v->vy1[i] = 0.f;
+	}
+}
+
+#endif
