@@ -116,7 +116,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		}
 		/* row r: list positions below E[r], candidate j = t + J[r] (per warp, in shared
 		 * memory: 18 registers fewer, occupancy being register-bound) */
-		uint32_t *E = rows_s[threadIdx.x >> 5][0], *J = rows_s[threadIdx.x >> 5][1];
+		uint32_t *E = rows_s[w][0], *J = rows_s[w][1];
 		if (lane < 9) {
 			E[lane] = pre;
 			J[lane] = oa - (pre - (ob - oa));
