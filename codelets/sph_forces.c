@@ -376,7 +376,11 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 		uint32_t i = W->src[u];
 		if (i == UINT32_MAX) continue;
 		int fluid = v.type[i] == TIDE_FLUID;
-		tide_acc a = {0.f, 0.f, 0.f, W->dr[u], W->mu[u]};
+		tide_acc a = {0.f, 0.f, 0.f, 0.f, 0.f};
+		if (tide_pair_sums_used(&P, fluid)) {
+			a.drho = W->dr[u];
+			a.mu_max = W->mu[u];
+		}
 		if (fluid) {
 			a.ax = W->ax[u] + P.g[0];
 			a.ay = W->ay[u] + P.g[1];

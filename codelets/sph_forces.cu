@@ -127,7 +127,7 @@ __device__ static inline unsigned long long near_mask(const tile &T, float4 me, 
 
 /* Pairs of the warp's particles with src[ja, jb), a tile at a time (all threads call it with the
  * same range: it synchronises), added to acc.  active: this thread has a particle (in W at its
- * lane). */
+ * lane) whose pair sums are used. */
 template <int KERNEL, int DIFFUSION>
 __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, const hview &src,
                                  uint32_t ja, uint32_t jb, const double o[3], bool active,
@@ -287,6 +287,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 	for (uint32_t i0 = ca; i0 < cb; i0 += TILE) {
 		uint32_t i = i0 + threadIdx.x;
 		bool active = i < cb;
+		bool seek = false; /* active, and its pair sums are used (tide_pair_sums_used) */
 		float rho = 0.f;
 		int fluid = 0;
 		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
@@ -299,8 +300,11 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 			                         (float)(v.z[i] - o[2]), fluid ? 1.f : 0.f);
 			W.iv[lane] = make_float4(v.vx[i], v.vy[i], v.vz[i], rho);
 			W.ipc[lane] = make_float2(tide_p_over_rho2(&P, rho), tide_sound(&P, rho));
+			seek = tide_pair_sums_used(&P, fluid);
 		}
 		__syncwarp();
+		/* a wall cell under mDBC (no particle seeks pairs) skips the row passes altogether */
+		if (__syncthreads_or(seek))
 		for (int lc = k[0] - 1; lc <= k[0] + 1; lc++) {
 			if (lc < 0 || lc >= n0) continue;
 			for (int c1 = k[1] - 1; c1 <= k[1] + 1; c1++) {
@@ -309,7 +313,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				if (inbox) {
 					int ka[3] = {lc, c1, o2lo}, kb[3] = {lc, c1, o2hi};
 					tile_pass<KERNEL, DIFFUSION>(P, T, W, own, start[tide_box_index(&A, ka)],
-					          start[tide_box_index(&A, kb) + 1], o, active, acc);
+					          start[tide_box_index(&A, kb) + 1], o, seek, acc);
 				}
 				if (inbox && o2lo == c2lo && o2hi == c2hi) continue;
 				uint32_t row = ((uint32_t)lc * (uint32_t)n1 + (uint32_t)c1) * (uint32_t)n2;
@@ -317,7 +321,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 					const hview &src = H.h[h];
 					uint32_t ja = tide_lower_bound(src.key, src.count, row + (uint32_t)c2lo);
 					uint32_t jb = tide_lower_bound(src.key, src.count, row + (uint32_t)c2hi + 1);
-					tile_pass<KERNEL, DIFFUSION>(P, T, W, src, ja, jb, o, active, acc);
+					tile_pass<KERNEL, DIFFUSION>(P, T, W, src, ja, jb, o, seek, acc);
 				}
 			}
 		}

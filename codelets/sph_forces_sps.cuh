@@ -76,6 +76,7 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 		for (int q = 0; q < 6; q++) taui[q] = fluid ? own.tau[q][i] : 0.f;
 		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
 		int c[3];
+		if (tide_pair_sums_used(&P, fluid))
 		for (c[0] = k[0] - 1; c[0] <= k[0] + 1; c[0]++)
 			for (c[1] = k[1] - 1; c[1] <= k[1] + 1; c[1]++)
 				for (c[2] = k[2] - 1; c[2] <= k[2] + 1; c[2]++) {

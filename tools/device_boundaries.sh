@@ -10,10 +10,16 @@
 #     goal: <= 15 %), with --profile's breakdown;
 #  3. the STL version of SPHERIC 2 at the same dp: particles built, time per step;
 #  4. the viscous terms' cost at the same dp: laminar, and laminar+sps (its own force kernel and
-#     the sps_tau pass), beside the DBC run of 2.
+#     the sps_tau pass), beside the DBC run of 2;
+#  5. a moving body's cost (issue 22's goal: <= 10 %): SPHERIC 2 with its obstacle oscillating
+#     across the tank (sine along y, 0.1 m, 2 s), DBC and mDBC, beside the runs of 2.
+# TIDE_DEV_PARTS (default "tests boundaries viscosity stl moving") picks the parts.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
+parts=" ${TIDE_DEV_PARTS:-tests boundaries viscosity stl moving} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 {
+if want tests; then
 step "CUDA halves of the unit tests"
 for x in cell_sort sph_forces bh gauge_tasks mdbc sps motion gas; do
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
@@ -22,21 +28,36 @@ done
 step "snapshots on the GPU"
 bash tests/test_snapshots.sh "$t" ./build/tests/compare_particles . 2>&1 | tail -6
 echo "test_snapshots exit code: ${PIPESTATUS[0]}"
+fi
 summary() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%s: %d particles, %d steps, later steps %.3f ms, device %.0f B/particle' % (sys.argv[2], d['n_fluid'] + d['n_bound'], d['steps'], 1e3 * d['later_step_s'], d['peak_device_bytes'] / (d['n_fluid'] + d['n_bound'])))" "$1/run_summary.json" "$2"; }
-for b in dbc mdbc mdbc_noslip; do
+want boundaries && for b in dbc mdbc mdbc_noslip; do
 	step "SPHERIC 2, dp 0.004, physics.boundary $b"
 	slip=vel0; [ "$b" = mdbc_noslip ] && slip=noslip
 	$t run cases/spheric2.yaml --dp 0.004 --max-steps 200 --no-output --profile --set physics.boundary=${b%_noslip} \
 		--set physics.mdbc_slip=$slip --overwrite --out "$out/sp_$b" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
 	summary "$out/sp_$b" "$b"
 done
-for v in laminar laminar+sps; do
+want viscosity && for v in laminar laminar+sps; do
 	step "SPHERIC 2, dp 0.004, physics.viscosity $v"
 	$t run cases/spheric2.yaml --dp 0.004 --max-steps 200 --no-output --profile --set physics.viscosity=$v \
 		--overwrite --out "$out/sp_${v/+/_}" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
 	summary "$out/sp_${v/+/_}" "$v"
 done
+if want stl; then
 step "SPHERIC 2 from STL files, dp 0.004"
 $t run cases/spheric2_stl.yaml --dp 0.004 --max-steps 100 --no-output --overwrite --out "$out/sp_stl" --quiet
 summary "$out/sp_stl" "spheric2_stl"
+fi
+if want moving; then
+	# the obstacle of cases/spheric2.yaml with a motion: its 0.16 m block slides +-0.1 m along y
+	sed 's|^  - {lo: \[0.6635, 0.2955, 0\], hi: \[0.8245, 0.6985, 0.161\]}$|  - {lo: [0.6635, 0.2955, 0], hi: [0.8245, 0.6985, 0.161], motion: {type: sine, amplitude: [0, 0.1, 0], period: 2}}|' \
+		cases/spheric2.yaml > "$out/spheric2_moving.yaml"
+	grep -q 'motion: {type: sine' "$out/spheric2_moving.yaml" || echo "spheric2_moving.yaml: the obstacle line was not found"
+	for b in dbc mdbc; do
+		step "SPHERIC 2 with the obstacle moving, dp 0.004, physics.boundary $b"
+		$t run "$out/spheric2_moving.yaml" --dp 0.004 --max-steps 200 --no-output --profile --set physics.boundary=$b \
+			--overwrite --out "$out/spm_$b" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
+		summary "$out/spm_$b" "moving obstacle, $b"
+	done
+fi
 } 2>&1 | tee "$out/device_boundaries.log"

@@ -64,6 +64,17 @@ TIDE_HD float tide_p_over_rho2(const tide_sph_params *P, float rho)
  * force term sqrt(h/|a|) for fluid, sound+viscous term h/(c_i + mu_max); with the laminar
  * viscosity also the explicit diffusion limit 0.125 h^2 / nu of Morris et al. 1997 (not scaled
  * by the CFL number: it is a stability bound of its own). */
+/* Whether particle i's pair sums are used.  Under mDBC a boundary particle's density comes
+ * from its ghost node (mdbc_ghost) and integrate leaves it alone, so its continuity sum and its
+ * viscous signal speed serve nothing: the GPU force kernels skip its pair passes (the walls are
+ * about a fifth of the particles of a tank), the CPU's symmetric loop drops its sums, and its
+ * time-step bound is the sound speed alone (the fluid particles beside it count the same pairs'
+ * signal speed in theirs). */
+TIDE_HD int tide_pair_sums_used(const tide_sph_params *P, int fluid)
+{
+	return fluid || P->boundary != TIDE_BOUNDARY_MDBC;
+}
+
 TIDE_HD float tide_particle_dt(const tide_sph_params *P, const tide_acc *acc, float rho, int fluid)
 {
 	float dt = P->h / (tide_sound(P, rho) + acc->mu_max);
