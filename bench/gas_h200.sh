@@ -42,7 +42,7 @@ for d in "$repo/.deps/lib" /usr/local/cuda/lib64; do
 done
 mkdir -p "$out/runs"
 csv="$out/gas_bench.csv"
-echo "scheme,target,particles,dp,steps,step_ms,gas_density_ms,forces_ms,self_gravity_ms,other_ms,ns_per_particle_step,peak_device_bytes" > "$csv"
+echo "scheme,target,particles,dp,steps,step_ms,gas_density_ms,forces_ms,self_gravity_ms,tree_ms,other_ms,ns_per_particle_step,peak_device_bytes" > "$csv"
 
 # run SCHEME TARGET CASE DP [extra tide options]: one --profile run, a CSV row
 run() {
@@ -63,8 +63,9 @@ prof = {r["task"]: float(r["exec_per_step[ms]"]) for r in csv.DictReader(open(d 
 n = s["n_fluid"] + s["n_bound"]
 step = 1e3 * s["later_step_s"]
 dens, forces, grav = prof.get("gas_density", 0.0), prof.get("sph_forces", 0.0), prof.get("self_gravity", 0.0)
-other = sum(prof.values()) - dens - forces - grav
-print(f"{scheme},{target},{n},{dp},{s['steps']},{step:.4f},{dens:.4f},{forces:.4f},{grav:.4f},"
+tree = prof.get("gravity_tree", 0.0)
+other = sum(prof.values()) - dens - forces - grav - tree
+print(f"{scheme},{target},{n},{dp},{s['steps']},{step:.4f},{dens:.4f},{forces:.4f},{grav:.4f},{tree:.4f},"
       f"{other:.4f},{1e6 * step / n:.4f},{s['peak_device_bytes']}")
 PY
 }
@@ -73,11 +74,11 @@ IFS=, read -r -a list <<< "$targets"
 for target in "${list[@]}"; do
 	# the sphere of radius 1 holds about (4/3) pi / dp^3 particles
 	dp=$(python3 -c "import math,sys; print(f'{(4 * math.pi / 3 / float(sys.argv[1])) ** (1 / 3):.5g}')" "$target")
-	hmax=$(python3 -c "import sys; print(f'{2 * float(sys.argv[1]):.5g}')" "$dp")
+	hmax=$(python3 -c "import sys; print(f'{1.5 * float(sys.argv[1]):.5g}')" "$dp")
 	run gas "$target" "$repo/bench/cases/gas_sphere.yaml" "$dp" --set gas.h_max="$hmax" || true
 	if [ "$water" = 1 ]; then
-		# SPHERIC 2 holds about 0.206 / dp^3 particles (12.89 M at dp 0.004)
-		wdp=$(python3 -c "import sys; print(f'{(0.2062 / float(sys.argv[1])) ** (1 / 3):.4g}')" "$target")
+		# SPHERIC 2 holds about 0.825 / dp^3 particles (12.89 M at dp 0.004)
+		wdp=$(python3 -c "import sys; print(f'{(0.825 / float(sys.argv[1])) ** (1 / 3):.4g}')" "$target")
 		run water "$target" "$repo/cases/spheric2.yaml" "$wdp" || true
 	fi
 done
@@ -85,12 +86,12 @@ done
 python3 - "$csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print(f"{'scheme':6} {'particles':>10} {'step ms':>9} {'density':>9} {'forces':>9} {'gravity':>9} "
+print(f"{'scheme':6} {'particles':>10} {'step ms':>9} {'density':>9} {'forces':>9} {'gravity':>9} {'tree':>8} "
       f"{'other':>8} {'ns/p-step':>10}")
 for r in rows:
     print(f"{r['scheme']:6} {int(r['particles']):>10} {float(r['step_ms']):>9.2f} "
           f"{float(r['gas_density_ms']):>9.2f} {float(r['forces_ms']):>9.2f} "
-          f"{float(r['self_gravity_ms']):>9.2f} {float(r['other_ms']):>8.2f} "
+          f"{float(r['self_gravity_ms']):>9.2f} {float(r['tree_ms']):>8.2f} {float(r['other_ms']):>8.2f} "
           f"{float(r['ns_per_particle_step']):>10.3f}")
 water = {r["target"]: r for r in rows if r["scheme"] == "water"}
 for r in rows:

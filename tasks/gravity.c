@@ -31,6 +31,7 @@
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
 #include "tide/let_interface.h"
+#include "tide/step_profile.h"
 #include "gravity_ranks.h"
 
 static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *src,
@@ -87,24 +88,6 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	}
 }
 
-void tide_gravity_submit_build(tide_gravity *g)
-{
-	int ret = starpu_task_insert(&g->build_cl, STARPU_RW, g->hbody, STARPU_RW, g->hvel,
-	                             STARPU_W, g->hcells, STARPU_W, g->hmeta, STARPU_W, g->hgroups,
-	                             STARPU_SCRATCH, g->hbscr, STARPU_VALUE, &g->n, sizeof g->n,
-	                             STARPU_VALUE, &g->universe, sizeof g->universe,
-	                             STARPU_FLOPS, (double)g->n, 0);
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_build");
-}
-
-void tide_gravity_submit_moments(tide_gravity *g)
-{
-	int ret = starpu_task_insert(&g->moments_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
-	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_VALUE, &g->P,
-	                             sizeof g->P, 0);
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_moments");
-}
-
 /* Callback of a timed walk task: its execution time (StarPU's profiling information, filled
  * before callbacks run) added to the counter given as argument. */
 static void walk_timed(void *counter)
@@ -115,6 +98,34 @@ static void walk_timed(void *counter)
 	int64_t ns = (int64_t)(pi->end_time.tv_sec - pi->start_time.tv_sec) * 1000000000 +
 	             (pi->end_time.tv_nsec - pi->start_time.tv_nsec);
 	__atomic_add_fetch((int64_t *)counter, ns, __ATOMIC_RELAXED);
+}
+
+/* Callback of every tree task: the walk's timing for the load balancer (counter, or NULL when
+ * it is off) and the step profile's gravity_tree family (tide run --profile). */
+static void tree_task_done(void *counter)
+{
+	if (counter) walk_timed(counter);
+	if (tide_profile_enabled()) tide_profile_cb(tide_profile_arg(TIDE_K_TREE, -1));
+}
+
+void tide_gravity_submit_build(tide_gravity *g)
+{
+	int ret = starpu_task_insert(&g->build_cl, STARPU_RW, g->hbody, STARPU_RW, g->hvel,
+	                             STARPU_W, g->hcells, STARPU_W, g->hmeta, STARPU_W, g->hgroups,
+	                             STARPU_SCRATCH, g->hbscr, STARPU_VALUE, &g->n, sizeof g->n,
+	                             STARPU_VALUE, &g->universe, sizeof g->universe,
+	                             STARPU_FLOPS, (double)g->n, STARPU_CALLBACK_WITH_ARG_NFREE,
+	                             tree_task_done, NULL, 0);
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_build");
+}
+
+void tide_gravity_submit_moments(tide_gravity *g)
+{
+	int ret = starpu_task_insert(&g->moments_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
+	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_VALUE, &g->P,
+	                             sizeof g->P, STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
+	                             NULL, 0);
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_moments");
 }
 
 void tide_gravity_time_walks(tide_gravity *g, int on)
@@ -226,8 +237,7 @@ static void submit_let_walks(tide_gravity *g)
 			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
 			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-			                             g->time_walks ? walk_timed : NULL,
-			                             &g->walk_ns[1], 0);
+			                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
 			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
 		}
 	}
@@ -270,7 +280,7 @@ void tide_gravity_submit_walk(tide_gravity *g)
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-		                             g->time_walks ? walk_timed : NULL, &g->walk_ns[0], 0);
+		                             tree_task_done, g->time_walks ? &g->walk_ns[0] : NULL, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
 	if (g->mpi) submit_let_walks(g);
