@@ -327,6 +327,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	          "output in %s\n", sim.nblocks, bx[0], bx[1], bx[2], rt->ncpu, rt->ncuda,
 	          gpu_only ? " (SPH tasks on the GPUs only; --with-cpus to change)" : "", rt->sched,
 	          out.dir);
+	if (sim.mpi)
+		tide_info("time step combined across %d ranks %s\n", rt->size,
+		          sim.dt_tree ? "by recursive doubling (dt_tree)" : "in one hop (each rank's record to every rank)");
 
 	snprintf(path, sizeof path, "%s/particles.pvd", out.dir);
 	int ret = 0;

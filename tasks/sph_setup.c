@@ -340,8 +340,52 @@ static int setup_begin(tide_sim *sim, const tide_case *c, int nblocks, const tid
 	sim->nblocks = sim->p[0] * sim->p[1] * sim->p[2];
 	sim->blk = calloc((size_t)sim->nblocks, sizeof *sim->blk);
 	if (!sim->blk) return -1;
-	if (sim->mpi)
-		sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 3 * sim->size);
+	if (sim->mpi) {
+		sim->dt_levels = tide_dt_tree_levels(sim->size);
+		sim->tag0 = starpu_mpi_tags_allocate(TIDE_BLOCK_TAGS * sim->nblocks + 3 * sim->size +
+		                                     (sim->dt_levels + 1) * sim->size);
+	}
+	return 0;
+}
+
+int tide_dt_tree_levels(int nranks)
+{
+	int l = 0;
+	while ((2 << l) <= nranks) l++;
+	return l; /* floor(log2 nranks): the rounds among the largest power of two <= nranks */
+}
+
+/* The time step's combination across ranks: recursive doubling above a few ranks, where the
+ * one hop of N - 1 messages per rank costs more than log2 N hops of one; TIDE_DT_REDUCTION
+ * (all | tree) overrides the choice (the tests run both ways). */
+static int dt_tree_wanted(int nranks, int rank)
+{
+	const char *v = getenv("TIDE_DT_REDUCTION");
+	if (nranks < 2) return 0;
+	if (v && !strcmp(v, "tree")) return 1;
+	if (v && !strcmp(v, "all")) return 0;
+	if (v && *v && rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_DT_REDUCTION='%s' is neither 'all' nor 'tree': "
+		        "choosing by the number of ranks.\n", v);
+	return nranks > TIDE_DT_TREE_MIN_RANKS;
+}
+
+/* The intermediate records of the recursive doubling (sph_sim.h): level 0 is the fold of the
+ * ranks above the largest power of two into the ranks below it, levels 1 .. L-1 the rounds'
+ * results (the last round writes all[q]). */
+static int register_dt_tree(tide_sim *sim, int64_t t)
+{
+	size_t n = (size_t)sim->dt_levels * (size_t)sim->size;
+	sim->tree = calloc(n, sizeof *sim->tree);
+	sim->tree_host = calloc(n, sizeof *sim->tree_host);
+	if (!sim->tree || !sim->tree_host) return -1;
+	for (size_t i = 0; i < n; i++) {
+		int q = (int)(i % (size_t)sim->size);
+		tide_step_reduce_init(&sim->tree_host[i]);
+		starpu_variable_data_register(&sim->tree[i], STARPU_MAIN_RAM, (uintptr_t)&sim->tree_host[i],
+		                              sizeof(tide_step_reduce));
+		starpu_mpi_data_register(sim->tree[i], t + (int64_t)i, q);
+	}
 	return 0;
 }
 
@@ -375,7 +419,8 @@ static int register_rank_reductions(tide_sim *sim)
 	}
 	sim->red = sim->all[sim->rank];
 	sim->red2 = sim->part[1][sim->rank];
-	return 0;
+	sim->dt_tree = dt_tree_wanted(sim->size, sim->rank);
+	return sim->dt_tree ? register_dt_tree(sim, t) : 0;
 }
 
 /* What both setups share after the blocks: the step reductions, the self-gravity. */
@@ -520,6 +565,10 @@ static void unregister_all(tide_sim *sim)
 		}
 		free(sim->all); free(sim->all_host);
 		sim->all = NULL; sim->all_host = NULL;
+		for (int i = 0; sim->tree && i < sim->dt_levels * sim->size; i++)
+			starpu_data_unregister(sim->tree[i]);
+		free(sim->tree); free(sim->tree_host);
+		sim->tree = NULL; sim->tree_host = NULL;
 	} else {
 		starpu_data_unregister(sim->red);
 		starpu_data_unregister(sim->red2);

@@ -29,6 +29,10 @@
 //     sgrav_apply(B[b]) -> red (REDUX)    a += field (fluid), CFL force limit of the new total
 //   under MPI, per rank r:
 //     dt_combine(part[0..N-1]) -> all[r]  every rank's record to every rank: one hop
+//     or, above TIDE_DT_TREE_MIN_RANKS ranks, recursive doubling (finish_reduction_tree):
+//     dt_combine(part[q], part[q+P]) -> tree[0][q]     fold of the ranks >= P = 2^floor(log2 N)
+//     dt_combine(x[q], x[q^2^k]) -> tree[k+1][q]        rounds k = 0 .. L-1 (the last: all[q])
+//     dt_combine(all[q-P]) -> all[q]                    back to the folded ranks
 //   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector); under
 //                                         MPI reading all[owner of b]
 //   body_motion(B[b], red)                with moving bodies (include/tide/motion.h), after each
@@ -188,11 +192,54 @@ static void submit_sps_tau(tide_sim *sim)
 		       sizeof sim->P, STARPU_NAME, "sps_tau", PROFILE_B(TIDE_K_SPS, b), 0);
 }
 
+/* out = combine(a, b) (b may be NULL: a copy), on out's owner. */
+static void submit_combine(tide_sim *sim, starpu_data_handle_t out, starpu_data_handle_t a,
+                           starpu_data_handle_t b)
+{
+	struct starpu_data_descr d[3] = {{out, STARPU_W}, {a, STARPU_R}, {b, STARPU_R}};
+	SUBMIT(sim, &tide_dt_combine_cl, STARPU_DATA_MODE_ARRAY, d, b ? 3 : 2,
+	       STARPU_NAME, "dt_combine", PROFILE(TIDE_K_DT), 0);
+}
+
+/* Recursive doubling (sph_sim.h's dt_tree): with P the largest power of two <= N, ranks P ..
+ * N-1 first fold their record into rank q - P, then in round k every rank q < P combines its
+ * record with that of q xor 2^k, so that after L = log2 P rounds each holds all N records, and
+ * ranks >= P get the result back from q - P: log2 N + 2 messages per rank at most, where the
+ * one-hop exchange takes N - 1.  Every combination is a min, max or integer sum (the step
+ * record), so the result is the same bits in any order. */
+static void finish_reduction_tree(tide_sim *sim)
+{
+	int n = sim->size, L = sim->dt_levels, P = 1 << L;
+	starpu_data_handle_t *cur = malloc(sizeof *cur * (size_t)P * 2), *nxt = cur + P;
+	STARPU_ASSERT_MSG(cur, "out of memory");
+	for (int q = 0; q < P; q++) {
+		if (q + P < n) {
+			submit_combine(sim, sim->tree[q], sim->part[0][q], sim->part[0][q + P]);
+			cur[q] = sim->tree[q];
+		} else {
+			cur[q] = sim->part[0][q];
+		}
+	}
+	for (int k = 0; k < L; k++) {
+		for (int q = 0; q < P; q++) {
+			nxt[q] = k == L - 1 ? sim->all[q] : sim->tree[(size_t)(k + 1) * (size_t)n + (size_t)q];
+			submit_combine(sim, nxt[q], cur[q], cur[q ^ (1 << k)]);
+		}
+		for (int q = 0; q < P; q++) cur[q] = nxt[q];
+	}
+	for (int q = P; q < n; q++) submit_combine(sim, sim->all[q], sim->all[q - P], NULL);
+	free(cur);
+}
+
 /* After the last contribution to the first stage's reduction (sph_forces, sgrav_apply): under
  * MPI every rank combines all ranks' records into its own copy of the result. */
 static void finish_reduction(tide_sim *sim)
 {
 	if (!sim->mpi) return;
+	if (sim->dt_tree) {
+		finish_reduction_tree(sim);
+		return;
+	}
 	struct starpu_data_descr *d = malloc(sizeof *d * (size_t)(1 + sim->size));
 	STARPU_ASSERT_MSG(d, "out of memory");
 	for (int q = 0; q < sim->size; q++) d[1 + q] = (struct starpu_data_descr){sim->part[0][q], STARPU_R};

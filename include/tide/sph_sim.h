@@ -48,6 +48,13 @@ typedef struct tide_sim {
 	 * symplectic corrector steps by the first stage's time step).  Host copies: *_host. */
 	starpu_data_handle_t *part[2], *all;
 	tide_step_reduce *part_host[2], *all_host;
+	/* Above TIDE_DT_TREE_MIN_RANKS ranks (or with TIDE_DT_REDUCTION=tree) the parts are
+	 * combined by recursive doubling instead (dt_tree: log2 N rounds of one message per rank,
+	 * not N - 1 messages): tree[k * size + q] is rank q's record after fold/round k (owned
+	 * by q), the last round writing all[q] itself. */
+	int dt_tree, dt_levels;
+	starpu_data_handle_t *tree;
+	tide_step_reduce *tree_host;
 	long step;
 	double t;
 	tide_step_reduce last;                     /* reduction of the last step */
@@ -55,6 +62,12 @@ typedef struct tide_sim {
 	int rebalances;
 	struct tide_sph_gravity *grav;             /* self-gravity (NULL: off), sph_gravity.h */
 } tide_sim;
+
+/* Ranks above which the time step's records are combined by recursive doubling (sph_sim's
+ * dt_tree) rather than sent by every rank to every rank; and the number of doubling rounds,
+ * floor(log2 nranks). */
+#define TIDE_DT_TREE_MIN_RANKS 8
+int tide_dt_tree_levels(int nranks);
 
 /* Restricts every SPH codelet to the given workers (tide_codelet_restrict). */
 void tide_sph_codelets_where(enum tide_where where);
