@@ -14,6 +14,11 @@
 # Idempotent; prints what it does.  Prints the prefix on the last line of stdout as
 #   TIDE_STARPU_PREFIX=/path
 # Set TIDE_SKIP_APT=1 to skip the package step (no root).
+# TIDE_SIMGRID=1: the simulation build instead (issue 25; tools/build.sh builds tide against it
+# in build-simgrid/): StarPU with SimGrid (Debian's libsimgrid-dev), static as SimGrid's MPI
+# (SMPI) needs, without FxT and CUDA (configure refuses CUDA with SimGrid: simulated GPUs come
+# from the performance models and the platform files of a calibration run), without tide's
+# patches (they are about real cores).  Its own cache prefix (the options are in its name).
 set -euo pipefail
 
 say() { printf '[bootstrap] %s\n' "$*" >&2; }
@@ -24,6 +29,8 @@ DEBS=(build-essential gcc g++ meson ninja-build pkg-config
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
       libyaml-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev python3 python3-matplotlib python3-numpy python3-yaml python3-h5py dpkg-dev xz-utils
       ca-certificates)
+SIMGRID=${TIDE_SIMGRID:-0}
+[ "$SIMGRID" = 1 ] && DEBS+=(libsimgrid-dev xsltproc)
 
 if [ "${TIDE_SKIP_APT:-0}" != 1 ]; then
   missing=()
@@ -51,7 +58,13 @@ OPTS=(--enable-mpi --with-fxt --enable-maxcpus=128 --enable-maxcudadev=8 --enabl
       --disable-opencl --disable-fortran --disable-starpufft --disable-build-doc
       --disable-build-examples --disable-build-tests --disable-socl --disable-starpupy
       --disable-hdf5 --disable-mlr --disable-gdb --disable-simgrid)
-if [ -n "$CUDA_DIR" ]; then
+if [ "$SIMGRID" = 1 ]; then
+  OPTS=(--enable-simgrid --disable-shared --enable-mpi --without-fxt --enable-maxcpus=128
+        --enable-maxcudadev=8 --enable-maxbuffers=16 --disable-opencl --disable-fortran
+        --disable-starpufft --disable-build-doc --disable-build-examples --disable-build-tests
+        --disable-socl --disable-starpupy --disable-hdf5 --disable-mlr --disable-gdb)
+  CUDA_DIR=""
+elif [ -n "$CUDA_DIR" ]; then
   OPTS+=(--enable-cuda --with-cuda-dir="$CUDA_DIR" --disable-cuda-memcpy-peer)
 else
   OPTS+=(--disable-cuda)
@@ -61,6 +74,7 @@ read -r -a EXTRA <<< "${TIDE_STARPU_EXTRA:-}"
 [ ${#EXTRA[@]} -gt 0 ] && OPTS+=("${EXTRA[@]}")
 # tide's source patches (below) are part of the hash too: a cache built without them is not reused
 PATCHES="cuda13-computemode spin-yield mpi-poll-sleep"
+[ "$SIMGRID" = 1 ] && PATCHES="none (simgrid)"
 OPTHASH=$(printf '%s\n' "${OPTS[@]}" "$PATCHES" | sha1sum | cut -c1-10)
 DEPS=${TIDE_DEPS:-$HOME/.cache/tide-deps}
 mkdir -p "$DEPS"
@@ -93,7 +107,7 @@ rm -rf "$BUILD" "$PREFIX"; mkdir -p "$BUILD"
 tar -xf "$TARBALL" -C "$BUILD" --strip-components=1
 
 # CUDA 13 removed cudaDeviceProp::computeMode; ask the attribute instead.
-for f in "$BUILD"/src/drivers/cuda/driver_cuda.c "$BUILD"/src/drivers/cuda/driver_cuda1.c; do
+[ "$SIMGRID" = 1 ] || for f in "$BUILD"/src/drivers/cuda/driver_cuda.c "$BUILD"/src/drivers/cuda/driver_cuda1.c; do
   [ -f "$f" ] || continue
   if grep -q 'props\[[a-z]*\]\.computeMode\|\.computeMode' "$f"; then
     say "patching $(basename "$f") for CUDA 13 (computeMode)"
@@ -121,7 +135,7 @@ done
 # spinning worker (once a scheduler tick, 4 ms at HZ=250), and every message waits for that.
 # Once the backoff has reached its maximum, yield the core to whatever else is runnable.
 f="$BUILD"/src/drivers/driver_common/driver_common.c
-if [ -f "$f" ] && ! grep -q tide_spin_yield "$f"; then
+if [ "$SIMGRID" != 1 ] && [ -f "$f" ] && ! grep -q tide_spin_yield "$f"; then
   say "patching driver_common.c (idle workers sched_yield at maximum backoff)"
   python3 - "$f" <<'PY'
 import re, sys
@@ -146,7 +160,7 @@ fi
 # a rank has less than two cores, src/runtime.c) a poll that found nothing sleeps N us; the
 # wake-up lets it preempt the worker within a time slice.  Unset or 0: StarPU's own behaviour.
 f="$BUILD"/mpi/src/mpi/starpu_mpi_mpi.c
-if [ -f "$f" ] && ! grep -q tide_poll_sleep "$f"; then
+if [ "$SIMGRID" != 1 ] && [ -f "$f" ] && ! grep -q tide_poll_sleep "$f"; then
   say "patching starpu_mpi_mpi.c (optional sleep of an idle progression poll)"
   python3 - "$f" <<'PY'
 import sys

@@ -11,6 +11,20 @@ if [ "${TIDE_SKIP_BOOTSTRAP:-0}" != 1 ]; then
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+if [ "${TIDE_SIMGRID:-0}" = 1 ]; then
+  # The simulation build (issue 25): tide compiled by SimGrid's smpicc (through
+  # tools/smpicc_meson.sh, which answers meson's compiler probes as cc) against the SimGrid
+  # StarPU, into build-simgrid/; only the program (tests need real execution).
+  builddir=${TIDE_BUILD_DIR:-build-simgrid}
+  if [ ! -f "$builddir/build.ninja" ]; then
+    echo "[build] meson setup $builddir (SimGrid)" >&2
+    SMPI_PRETEND_CC=1 CC="$here/tools/smpicc_meson.sh" meson setup "$builddir" --buildtype=release \
+      -Dsimgrid=true -Dhdf5=disabled -Dcuda=disabled >&2
+  fi
+  echo "[build] ninja -C $builddir tide" >&2
+  ninja -C "$builddir" tide >&2
+  exit 0
+fi
 builddir=${TIDE_BUILD_DIR:-build}
 # The binaries' run path names the StarPU prefix, whose name changes with StarPU's options and
 # tide's patches to it (tools/bootstrap.sh): a build folder made against another prefix is redone.

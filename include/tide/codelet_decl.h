@@ -20,6 +20,10 @@
 
 #ifdef TIDE_USE_CUDA
 #define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {cuda_func}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#elif defined(TIDE_SIMGRID)
+/* a simulation build (meson -Dsimgrid=true): StarPU's SimGrid mode needs a non-NULL CUDA
+ * function to simulate a codelet on a GPU, and never calls it */
+#define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {(starpu_cuda_func_t)1},
 #else
 #define TIDE_CODELET_CUDA_(cuda_func)
 #endif
