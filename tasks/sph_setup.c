@@ -64,10 +64,10 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
 {
 	memset(P, 0, sizeof *P);
-	/* the gas scheme's cells have side 2 h_max: every neighbour within the support of the
-	 * larger h of a pair is in the 27 cells around a particle (gas_math.h) */
+	/* the gas scheme's cells have side 2 h_cell, and its halos carry as many cell layers as the
+	 * support 2 h_max needs (gas_math.h); P->h is its h_max */
 	int gas = c->scheme == TIDE_SCHEME_GAS;
-	double h = tide_case_cell_h(c);
+	double h = gas ? tide_case_gas_h_max(c) : tide_case_h(c);
 	P->dim = c->dim;
 	P->kernel = c->kernel;
 	P->diffusion = c->diffusion;
@@ -107,8 +107,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	if (gas) gas_params(c, &P->gas);
 
 	tide_grid *g = &P->grid;
-	double cell = 2.0 * h;
+	double cell = 2.0 * tide_case_cell_h(c);
 	g->periodic = c->periodic;
+	g->halo = tide_case_halo_layers(c);
 	g->cell = (float)cell;
 	g->inv_cell = 1.0 / cell;
 	for (int d = 0; d < 3; d++) {
@@ -166,6 +167,21 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	int ret = -1, adopted = 0;
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
+	/* the halos a block reads come from the blocks touching it only when every block is at
+	 * least as wide as they are deep (tide_halo_layers; the decomposition makes them so) */
+	int L = tide_halo_layers(g);
+	for (int b = 0; b < nb && L > 1; b++) {
+		int lo[3], hi[3];
+		tide_box_bounds(&box[b], lo, hi);
+		for (int k = 0; k < 3; k++)
+			if ((box[b].split >> k & 1) && hi[k] - lo[k] < L) {
+				fprintf(stderr, "tide: block %d is %d cells of side 2 h_cell wide along %c, "
+				        "narrower than the %d cell layers its halos need (the support 2 gas.h_max); "
+				        "use fewer blocks, a smaller gas.h_max or a larger gas.h_cell.\n", b,
+				        hi[k] - lo[k], "xyz"[g->axis[k]], L);
+				goto out;
+			}
+	}
 	if (one) {
 		/* one block: every particle is its, and it has no faces (no halos) but across a
 		 * periodic axis (its own neighbour there) */
@@ -201,8 +217,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
 		tide_box_bounds(&box[b], lo, hi);
 		for (int k = 0; k < 3; k++) {
-			if (c[k] == lo[k]) face[6 * b + 2 * k]++;
-			if (c[k] == hi[k] - 1) face[6 * b + 2 * k + 1]++;
+			if (c[k] < lo[k] + L) face[6 * b + 2 * k]++;
+			if (c[k] >= hi[k] - L) face[6 * b + 2 * k + 1]++;
 		}
 	}
 	uint32_t maxface = 0;

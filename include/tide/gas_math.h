@@ -31,9 +31,18 @@
  * work of those forces (total energy conserved).  The forces are a gather: each particle sums
  * its own terms over the neighbours within 2 max(h_i, h_j), CPU and GPU alike.
  *
- * Neighbours: the cells have side 2 h_max (tide_sim_params), and h <= h_max always, so the 27
- * cells around a particle (and the one cell layer a halo carries) hold every neighbour within
- * the support of the larger of the two h's.
+ * Neighbours: the cells have side 2 h_cell (gas.h_cell, at most h_max), and a particle
+ * searches as many rings of cells around its own as its support needs, rings = ceil(2 h /
+ * (2 h_cell)), pruned to the cells within that distance (cell_rows.h).  The density is a
+ * gather over r < 2 h_i (at each trial h of the iteration, so its bracket may span several
+ * rings).  The forces need every j with r < 2 max(h_i, h_j): i first finds its reach
+ *   H_i = max(h_i, max { h_j : r_ij < 2 h_j })
+ * by scans of h alone over a ball grown until it holds 2 H_i (scans of radius 1.2 x the reach
+ * found so far), then sums its forces over the ball 2 H_i.  A j whose support reaches i from
+ * outside every scanned ball is missed only if no particle nearer i reaches as far, which a
+ * smooth h field (h changes little over a kernel width) rules out; tests/test_gas_collapse.c
+ * counts the pairs against a brute-force search on a collapsed state.  The halos carry
+ * ceil(h_max / h_cell) cell layers (tide_halo_layers), the support of the largest h.
  *
  * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
  * Integration: kick-drift-kick leapfrog with one force evaluation per step (as GADGET): the
@@ -131,9 +140,23 @@ typedef struct tide_gas_sums {
 	float w, dw, div, curl[3];
 	/* forces pass: acceleration / m, du/dt / m, largest signal velocity */
 	float a[3], du, vsig;
+	/* reach scan: max h_j of the j whose support holds i; candidates visited (all passes) */
+	float reach;
+	uint32_t ncand;
 } tide_gas_sums;
 
-enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1 };
+enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1, TIDE_GAS_PASS_REACH = 2 };
+
+/* One neighbour j of src in the reach scan (the forces' search ball, head of the file). */
+TIDE_HD void tide_gas_visit_reach(const tide_gas_ival *I, const tide_gas_src *s, uint32_t j,
+                                  tide_gas_sums *S)
+{
+	float hj = s->h[j];
+	if (!(hj > S->reach)) return;
+	float dx[3] = {(float)(I->x[0] - s->x[j]), (float)(I->x[1] - s->y[j]),
+	               (float)(I->x[2] - s->z[j])};
+	if (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2] < 4.f * hj * hj) S->reach = hj;
+}
 
 /* One neighbour j of src in the density pass (at the trial h of I). */
 TIDE_HD void tide_gas_visit_density(const tide_sph_params *P, const tide_gas_ival *I,
@@ -186,38 +209,64 @@ TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival
 	if (vsig > S->vsig) S->vsig = vsig;
 }
 
-/* Every candidate neighbour of I (the cell rows of cell_rows.h: the block's own cells and the
- * halos' keys), visited by the pass. */
+TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, const tide_gas_src *s,
+                            uint32_t j, int pass, tide_gas_sums *S)
+{
+	S->ncand++;
+	if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
+	else if (pass == TIDE_GAS_PASS_FORCES) tide_gas_visit_forces(P, I, s, j, S);
+	else tide_gas_visit_reach(I, s, j, S);
+}
+
+/* Every candidate neighbour of I within `radius` (the cell rings of cell_rows.h: the block's
+ * own cells and the halos' keys), visited by the pass. */
 TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, const uint32_t *start,
                              const tide_gas_src *own, const tide_gas_src *halo, int nh,
-                             const tide_gas_ival *I, int pass, tide_gas_sums *S)
+                             const tide_gas_ival *I, float radius, int pass, tide_gas_sums *S)
 {
 	tide_cell_rows C;
 	tide_cell_rows_of(P, A, I->x, &C);
-	for (int row = 0; row < 9; row++) {
+	int L = tide_halo_layers(&P->grid), rings = (int)ceilf(radius / P->grid.cell);
+	if (rings > L) rings = L;
+	double r2 = (double)radius * (double)radius;
+	for (int row = 0; row < (2 * rings + 1) * (2 * rings + 1); row++) {
 		uint32_t o[2], key[2][2];
-		int nkey;
-		tide_cell_row(&C, A, start, row, o, key, &nkey);
-		for (uint32_t j = o[0]; j < o[1]; j++) {
-			if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, own, j, S);
-			else tide_gas_visit_forces(P, I, own, j, S);
-		}
+		int nkey, c0, c1, a, b;
+		if (!tide_cell_ring_row(&C, rings, r2, row, &c0, &c1, &a, &b)) continue;
+		tide_cell_span(&C, A, start, c0, c1, a, b, o, key, &nkey);
+		for (uint32_t j = o[0]; j < o[1]; j++) tide_gas_visit(P, I, own, j, pass, S);
 		for (int m = 0; m < nkey; m++)
 			for (int hh = 0; hh < nh; hh++) {
 				const tide_gas_src *s = &halo[hh];
 				uint32_t ja = tide_lower_bound(s->key, s->count, key[m][0]);
 				uint32_t jb = tide_lower_bound(s->key, s->count, key[m][1]);
-				for (uint32_t j = ja; j < jb; j++) {
-					if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
-					else tide_gas_visit_forces(P, I, s, j, S);
-				}
+				for (uint32_t j = ja; j < jb; j++) tide_gas_visit(P, I, s, j, pass, S);
 			}
 	}
 }
 
+/* The forces' reach of I (head of the file): scans of h over balls of 1.2 x the reach found so
+ * far, until one holds the whole support 2 H_i; no further than h_max. */
+TIDE_HD float tide_gas_reach(const tide_sph_params *P, const tide_block_arg *A, const uint32_t *start,
+                             const tide_gas_src *own, const tide_gas_src *halo, int nh,
+                             const tide_gas_ival *I, uint32_t *ncand)
+{
+	tide_gas_sums S;
+	S.reach = I->h;
+	S.ncand = 0;
+	float scanned = 0.f;
+	while (2.f * S.reach > scanned && scanned < 2.f * P->gas.h_max) {
+		scanned = 2.4f * S.reach;
+		tide_gas_gather(P, A, start, own, halo, nh, I, scanned, TIDE_GAS_PASS_REACH, &S);
+	}
+	*ncand += S.ncand;
+	return S.reach;
+}
+
 TIDE_HD void tide_gas_sums_zero(tide_gas_sums *S)
 {
-	S->w = S->dw = S->div = S->du = S->vsig = 0.f;
+	S->w = S->dw = S->div = S->du = S->vsig = S->reach = 0.f;
+	S->ncand = 0;
 	for (int k = 0; k < 3; k++) S->curl[k] = S->a[k] = 0.f;
 }
 
@@ -254,7 +303,7 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 	for (it = 1; ; it++) {
 		I.h = h;
 		tide_gas_sums_zero(&S);
-		tide_gas_gather(P, A, start, own, halo, nh, &I, TIDE_GAS_PASS_DENSITY, &S);
+		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * h, TIDE_GAS_PASS_DENSITY, &S);
 		float ih = 1.f / h, hd = tide_gas_hpow(ih, d);
 		float rho = m * G->knorm * hd * S.w, rho_h = m * etad * hd;
 		float f = rho - rho_h;
@@ -306,7 +355,9 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
 	tide_gas_sums S;
 	tide_gas_sums_zero(&S);
 	S.vsig = 2.f * I.c;
-	tide_gas_gather(P, A, start, own, halo, nh, &I, TIDE_GAS_PASS_FORCES, &S);
+	uint32_t nscan = 0;
+	float reach = tide_gas_reach(P, A, start, own, halo, nh, &I, &nscan);
+	tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * reach, TIDE_GAS_PASS_FORCES, &S);
 	float a[3] = {m * S.a[0] + P->g[0], m * S.a[1] + P->g[1], m * S.a[2] + P->g[2]};
 	v->ax[i] = a[0];
 	v->ay[i] = a[1];
