@@ -37,11 +37,15 @@
  * gather over r < 2 h_i (at each trial h of the iteration, so its bracket may span several
  * rings).  The forces need every j with r < 2 max(h_i, h_j): i first finds its reach
  *   H_i = max(h_i, max { h_j : r_ij < 2 h_j })
- * by scans of h alone over a ball grown until it holds 2 H_i (scans of radius 1.2 x the reach
- * found so far), then sums its forces over the ball 2 H_i.  A j whose support reaches i from
- * outside every scanned ball is missed only if no particle nearer i reaches as far, which a
- * smooth h field (h changes little over a kernel width) rules out; tests/test_gas_collapse.c
- * counts the pairs against a brute-force search on a collapsed state.  The halos carry
+ * by scans of h alone over balls of radius 2.4 x the reach found so far until one holds 2 H_i
+ * with that 20 % margin, then sums its forces over the ball 2 H_i.  This is not exact: a j whose
+ * support reaches i from beyond the last ball (h_j > 1.2 H_i, r_ij > 2.4 H_i) is missed, its
+ * term of the pair with it dropped (on i's side only: momentum is then not conserved exactly for
+ * that pair).  A smooth h field has no such jump; the collapsed top-hat of
+ * tests/test_gas_collapse.c has some on the shells its lattice collapses into: 48 of its 4224
+ * particles miss a neighbour there (h_j 1.3 H_i), which the test counts against a brute-force
+ * search and bounds.  An exact search needs the largest h of every cell a support can reach
+ * from (SWIFT's cell h_max, dilated by it); not done.  The halos carry
  * ceil(h_max / h_cell) cell layers (tide_halo_layers), the support of the largest h.
  *
  * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
@@ -245,8 +249,8 @@ TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, 
 	}
 }
 
-/* The forces' reach of I (head of the file): scans of h over balls of 1.2 x the reach found so
- * far, until one holds the whole support 2 H_i; no further than h_max. */
+/* The forces' reach of I (head of the file): scans of h over balls of radius 2.4 x the reach
+ * found so far, until one holds 2 H_i with that margin; no further than 2 h_max. */
 TIDE_HD float tide_gas_reach(const tide_sph_params *P, const tide_block_arg *A, const uint32_t *start,
                              const tide_gas_src *own, const tide_gas_src *halo, int nh,
                              const tide_gas_ival *I, uint32_t *ncand)
