@@ -59,11 +59,7 @@ static void make_case(tide_case *c, double a, double rho, double h_cell)
 	c->gas.eta = ETA;
 	c->gas.h_cell = h_cell;
 	c->cfl = 0.1;
-	c->self_gravity.on = 1;
-	c->self_gravity.G = 1.0;
-	c->self_gravity.theta = 0.5;
-	c->self_gravity.softening = 0.005;
-	c->self_gravity.quadrupole = 1;
+	test_gas_self_gravity(c, 0.005);
 }
 
 /* ---- a host copy of the gathered particles, cell-sorted on a grid: one block, no halos ---- */
