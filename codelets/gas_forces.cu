@@ -21,6 +21,7 @@ __global__ static void gas_forces_kernel(tide_sph_params P, tide_block_arg A, ti
 	if (r.nbad) atomicAdd(&red->nbad, r.nbad);
 	else atomic_min_pos(&red->dt, r.dt);
 	atomic_max_pos(&red->vmax, r.vmax);
+	atomic_max_pos(&red->hmax, r.hmax);
 	if (r.rho_max > 0.f) {
 		atomic_min_pos(&red->rho_min, r.rho_min);
 		atomic_max_pos(&red->rho_max, r.rho_max);

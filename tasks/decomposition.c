@@ -21,12 +21,12 @@ static int real_n(const tide_grid *g, int k)
 	return g->n[g->axis[k]] - 2 * tide_ghost(g, g->axis[k]);
 }
 
-/* Blocks key axis k may have: each at least as wide as a halo is deep (tide_halo_layers), so
+/* Blocks key axis k may have: each at least as wide as a halo may be deep (tide_halo_max), so
  * that the halos of the blocks touching a block hold all it reads (the gas scheme's deep halos;
  * one cell for WCSPH). */
 static int max_along(const tide_grid *g, int k)
 {
-	int n = real_n(g, k) / tide_halo_layers(g);
+	int n = real_n(g, k) / tide_halo_max(g);
 	return n > 1 ? n : 1;
 }
 
@@ -109,12 +109,12 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 			int a = g->axis[k];
 			p[k] = xyz[a];
 			if (p[k] > max_along(g, k)) {
-				if (tide_halo_layers(g) > 1)
+				if (tide_halo_max(g) > 1)
 					snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
 					         "has only %d cells of side 2 h_cell, room for %d blocks as wide as "
 					         "the halos are deep (%d cells: the support 2 gas.h_max); allowed: at "
 					         "most %d, or a smaller gas.h_max", spec, xyz[a], "xyz"[a],
-					         real_n(g, k), max_along(g, k), tide_halo_layers(g), max_along(g, k));
+					         real_n(g, k), max_along(g, k), tide_halo_max(g), max_along(g, k));
 				else
 					snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
 					         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], real_n(g, k));
@@ -243,7 +243,7 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const floa
 			w[c[k]] += wt ? wt[i] : tide_decomp_cost(all->type[i]);
 		}
 		/* the cuts of the real cells: the ghost layers are no block's */
-		int minw = tide_halo_layers(g);
+		int minw = tide_halo_max(g);
 		if (minw * p[k] > n - 2 * gh) minw = 1; /* a grid made before the halos deepened */
 		cut_axis(w + gh, n - 2 * gh, p[k], minw, cut[k]);
 		for (int j = 0; j <= p[k]; j++) cut[k][j] += gh;

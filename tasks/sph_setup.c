@@ -168,8 +168,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
 	/* the halos a block reads come from the blocks touching it only when every block is at
-	 * least as wide as they are deep (tide_halo_layers; the decomposition makes them so) */
-	int L = tide_halo_layers(g);
+	 * least as wide as they may be deep (tide_halo_max; the decomposition makes them so) */
+	int L = tide_halo_max(g);
 	for (int b = 0; b < nb && L > 1; b++) {
 		int lo[3], hi[3];
 		tide_box_bounds(&box[b], lo, hi);

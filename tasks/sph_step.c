@@ -48,7 +48,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
-#include "tide/gas_params.h"
+#include "tide/gas_math.h"   /* the gas halos' depth */
 #include "tide/motion.h"
 #include "sph_gravity.h"
 #include "tide/sph_sim.h"
@@ -448,6 +448,8 @@ int tide_sim_step(tide_sim *sim)
 	tide_step_reduce r = *(tide_step_reduce *)starpu_variable_get_local_ptr(sim->red);
 	starpu_data_release(sim->red);
 	sim->last = r;
+	/* the gas scheme's halos follow its largest h (include/tide/gas_math.h) */
+	if (sim->P.scheme == TIDE_SCHEME_GAS) sim->P.grid.halo_now = tide_gas_halo_depth(&sim->P.grid, r.hmax);
 	int bad = check_health(sim, &r);
 	sim->t += r.dt;
 	sim->step++;

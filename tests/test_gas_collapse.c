@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	       "(thermal / |W| = %.4f), h0 %.4g, h_cell %.4g, halos %d cell layers\n", n, m,
 	       sim.nblocks, rho0, tff, CS, 1.5 * M * CS * CS / (0.6 * M * M / R), h0,
 	       (double)sim.P.grid.cell / 2, tide_halo_layers(&sim.P.grid));
-	printf("       t    t/t_ff   steps   rho_max/rho0\n");
+	printf("       t    t/t_ff   steps   rho_max/rho0   h_max now   halo layers\n");
 	double t1000 = -1, last_t = 0, last_r = rho0;
 	int bad = 0, next = 1;
 	while (!bad && sim.t < 1.1 * tff && t1000 < 0) {
@@ -304,7 +304,9 @@ int main(int argc, char **argv)
 		last_t = sim.t;
 		last_r = rmax;
 		if (sim.t >= 0.1 * next * tff || t1000 >= 0) {
-			printf("%8.4f %8.4f %7ld %12.2f\n", sim.t, sim.t / tff, sim.step, rmax / rho0);
+			printf("%8.4f %8.4f %7ld %12.2f %11.4g %8d of %d\n", sim.t, sim.t / tff, sim.step,
+			       rmax / rho0, (double)sim.last.hmax, tide_halo_layers(&sim.P.grid),
+			       tide_halo_max(&sim.P.grid));
 			fflush(stdout);
 			while (0.1 * next * tff <= sim.t) next++;
 		}

@@ -45,8 +45,11 @@
  * tests/test_gas_collapse.c has some on the shells its lattice collapses into: 48 of its 4224
  * particles miss a neighbour there (h_j 1.3 H_i), which the test counts against a brute-force
  * search and bounds.  An exact search needs the largest h of every cell a support can reach
- * from (SWIFT's cell h_max, dilated by it); not done.  The halos carry
- * ceil(h_max / h_cell) cell layers (tide_halo_layers), the support of the largest h.
+ * from (SWIFT's cell h_max, dilated by it); not done.
+ * Halos: made for ceil(h_max / h_cell) cell layers (tide_halo_max; every block at least that
+ * wide), they carry each step the layers the support of the last step's largest h needs, with
+ * 25 % room (tide_gas_halo_depth, from the step reduction), and h is capped there for the step
+ * (tide_gas_h_cap).
  *
  * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
  * Integration: kick-drift-kick leapfrog with one force evaluation per step (as GADGET): the
@@ -162,6 +165,24 @@ TIDE_HD void tide_gas_visit_reach(const tide_gas_ival *I, const tide_gas_src *s,
 	if (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2] < 4.f * hj * hj) S->reach = hj;
 }
 
+/* The largest h this step: h_max, or the support the halos carry this step (tide_halo_layers
+ * cells of side 2 h_cell) if smaller. */
+TIDE_HD float tide_gas_h_cap(const tide_sph_params *P)
+{
+	float h = 0.5f * P->grid.cell * (float)tide_halo_layers(&P->grid);
+	return h < P->gas.h_max ? h : P->gas.h_max;
+}
+
+/* The halo depth of the next step (tide_grid.halo_now) after one whose largest h was hmax:
+ * its support with 25 % room for h to grow in a step, in cells, at most the halos' size.  A
+ * particle whose h would grow further is held at the cap for that step (tide_gas_h_cap, as at
+ * h_max), and the depth follows it in the next. */
+TIDE_HD int tide_gas_halo_depth(const tide_grid *g, float hmax)
+{
+	int n = (int)ceilf(1.25f * hmax / (0.5f * g->cell)), m = tide_halo_max(g);
+	return n < 1 ? 1 : n > m ? m : n;
+}
+
 /* One neighbour j of src in the density pass (at the trial h of I). */
 TIDE_HD void tide_gas_visit_density(const tide_sph_params *P, const tide_gas_ival *I,
                                     const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
@@ -259,7 +280,7 @@ TIDE_HD float tide_gas_reach(const tide_sph_params *P, const tide_block_arg *A, 
 	S.reach = I->h;
 	S.ncand = 0;
 	float scanned = 0.f;
-	while (2.f * S.reach > scanned && scanned < 2.f * P->gas.h_max) {
+	while (2.f * S.reach > scanned && scanned < 2.f * tide_gas_h_cap(P)) {
 		scanned = 2.4f * S.reach;
 		tide_gas_gather(P, A, start, own, halo, nh, I, scanned, TIDE_GAS_PASS_REACH, &S);
 	}
@@ -298,11 +319,11 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 	int d = P->dim, it, clamped = 0;
 	float m = P->mass[TIDE_FLUID];
 	tide_gas_ival I = tide_gas_ival_of(v, i);
-	float h = I.h;
-	if (!(h > 0.f)) h = 0.5f * G->h_max;
-	if (h > G->h_max) h = G->h_max;
+	float h = I.h, hcap = tide_gas_h_cap(P);
+	if (!(h > 0.f)) h = 0.5f * hcap;
+	if (h > hcap) h = hcap;
 	if (h < G->h_min) h = G->h_min;
-	float hlo = 0.f, hhi = G->h_max, etad = tide_gas_hpow(G->eta, d);
+	float hlo = 0.f, hhi = hcap, etad = tide_gas_hpow(G->eta, d);
 	tide_gas_sums S;
 	for (it = 1; ; it++) {
 		I.h = h;
@@ -313,7 +334,7 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 		float f = rho - rho_h;
 		if (fabsf(f) <= G->h_tol * rho_h || it > G->h_iter) break;
 		if (f < 0.f) {
-			if (h >= G->h_max) { clamped = 1; break; }   /* too few neighbours even at h_max */
+			if (h >= hcap) { clamped = 1; break; }   /* too few neighbours even at h_max */
 			hlo = h;
 		} else {
 			if (h <= G->h_min) break;
@@ -322,7 +343,7 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 		float dfdh = -m * G->knorm * hd * ih * S.dw + (float)d * rho_h * ih;
 		float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
 		if (!(hn > hlo && hn < hhi)) hn = hlo > 0.f ? 0.5f * (hlo + hhi) : 0.5f * h;
-		if (hn > G->h_max) hn = G->h_max;
+		if (hn > hcap) hn = hcap;
 		if (hn < G->h_min) hn = G->h_min;
 		h = hn;
 	}
@@ -389,6 +410,7 @@ TIDE_HD void tide_gas_reduce_particle(const tide_block_view *v, uint32_t i, floa
 		r->dt = dt;
 	float sp = sqrtf(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i] + v->vz[i] * v->vz[i]);
 	if (isfinite(sp) && sp > r->vmax) r->vmax = sp;
+	if (v->TIDE_GAS_H[i] > r->hmax) r->hmax = v->TIDE_GAS_H[i];
 	if (isfinite(rho) && rho > 0.f) {
 		if (rho < r->rho_min) r->rho_min = rho;
 		if (rho > r->rho_max) r->rho_max = rho;

@@ -25,13 +25,23 @@ typedef struct tide_grid {
 	 * images of the particles on the other side (positions shifted by the period L) keyed in
 	 * the ghost layer. */
 	int periodic;
-	/* Cell layers a halo carries (the gas scheme: ceil(h_max / h_cell), the largest support,
-	 * gas_math.h; WCSPH and a zeroed grid: one).  Read through tide_halo_layers. */
-	int halo;
+	/* Cell layers the halos are made for: their capacity, and every block at least as wide
+	 * (the gas scheme: ceil(h_max / h_cell), the largest support; WCSPH and a zeroed grid:
+	 * one).  halo_now: the layers they carry this step (the gas scheme: from the largest h of
+	 * the last step, tide_gas_halo_depth; 0: halo).  Read through tide_halo_max and
+	 * tide_halo_layers. */
+	int halo, halo_now;
 } tide_grid;
 
-/* Cell layers a block's halos carry and its gathers read beyond its box (>= 1). */
-TIDE_HD int tide_halo_layers(const tide_grid *g) { return g->halo > 1 ? g->halo : 1; }
+/* Cell layers the halos are made for (>= 1). */
+TIDE_HD int tide_halo_max(const tide_grid *g) { return g->halo > 1 ? g->halo : 1; }
+
+/* Cell layers a block's halos carry this step and its gathers read beyond its box (>= 1). */
+TIDE_HD int tide_halo_layers(const tide_grid *g)
+{
+	int m = tide_halo_max(g);
+	return g->halo_now > 0 && g->halo_now < m ? g->halo_now : m;
+}
 
 /* Ghost layers of axis d (1 when periodic, else 0). */
 TIDE_HD int tide_ghost(const tide_grid *g, int d) { return (g->periodic >> d) & 1; }
@@ -120,7 +130,7 @@ typedef struct tide_step_reduce {
 	float fill;      /* fullest block or halo: count / capacity (max) */
 	uint32_t nbad;   /* particles with non-finite acceleration or density (sum) */
 	uint32_t count;  /* particles (sum): the host learns the total without touching blocks */
-	uint32_t pad;
+	float hmax;      /* largest smoothing length (the gas scheme; max) */
 } tide_step_reduce;
 
 TIDE_HD void tide_step_reduce_init(tide_step_reduce *r)
@@ -132,7 +142,7 @@ TIDE_HD void tide_step_reduce_init(tide_step_reduce *r)
 	r->fill = 0.f;
 	r->nbad = 0;
 	r->count = 0;
-	r->pad = 0;
+	r->hmax = 0.f;
 }
 
 /* Combines b into a (the redux operation). */
@@ -143,6 +153,7 @@ TIDE_HD void tide_step_reduce_combine(tide_step_reduce *a, const tide_step_reduc
 	if (b->rho_min < a->rho_min) a->rho_min = b->rho_min;
 	if (b->rho_max > a->rho_max) a->rho_max = b->rho_max;
 	if (b->fill > a->fill) a->fill = b->fill;
+	if (b->hmax > a->hmax) a->hmax = b->hmax;
 	a->nbad += b->nbad;
 	a->count += b->count;
 }
