@@ -175,11 +175,16 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 	}
 	if (made == nblocks) return 0;
 	const char *s = spec[0] ? spec : "slabs";
-	char cells[64];
-	snprintf(cells, sizeof cells, "%d x %d x %d", g->n[0], g->n[1], g->n[2]);
+	char cells[160];
+	int L = tide_halo_max(g);
+	if (L > 1) /* the gas scheme: blocks as wide as its halos are deep */
+		snprintf(cells, sizeof cells, "%d x %d x %d (along x, y, z; each block at least %d of "
+		         "them wide, the halos' depth for gas.h_max)", g->n[0], g->n[1], g->n[2], L);
+	else
+		snprintf(cells, sizeof cells, "%d x %d x %d (along x, y, z)", g->n[0], g->n[1], g->n[2]);
 	if (!strcmp(s, "slabs"))
-		snprintf(err, errlen, "--blocks %d: decomposition 'slabs' cuts the domain's %s cells of "
-		         "side 2h (along x, y, z) along %c only, into at most %d blocks; allowed: --blocks "
+		snprintf(err, errlen, "--blocks %d: decomposition 'slabs' cuts the domain's cells of "
+		         "side 2h, %s, along %c only, into at most %d blocks; allowed: --blocks "
 		         "1 to %d, or --decomp 2d / 3d for more", nblocks, cells, "xyz"[g->axis[0]],
 		         made, made);
 	else {
@@ -191,7 +196,7 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 				break;
 		}
 		snprintf(err, errlen, "--blocks %d: decomposition '%s' can place only %d of them on the "
-		         "domain's %s cells of side 2h (along x, y, z), since each prime factor of the "
+		         "domain's cells of side 2h, %s, since each prime factor of the "
 		         "count must fit along an axis; allowed: e.g. --blocks %d", nblocks, s, made,
 		         cells, near);
 	}
