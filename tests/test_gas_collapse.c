@@ -19,13 +19,14 @@
 //  - h follows the density: the densest 1 % of the particles have h = eta (m / rho)^(1/3)
 //    within 0.1 % (the h iteration converged in the deep search), and h fell at least 8x;
 //  - the forces' search finds the pairs: the reach H_i = max(h_i, h_j with r_ij < 2 h_j) that
-//    tide_gas_reach finds equals a brute-force search over all pairs for all but 2 % of the
-//    particles (the search assumes h smooth, gas_math.h "Neighbours"; measured: 48 of 4224
-//    differ, on the collapsed lattice's shells where h jumps).
+//    tide_gas_reach finds equals a brute-force search over all pairs for every particle
+//    (gas.search = exact, the run's), and for all but 2 % of them with gas.search = smooth
+//    (which assumes h smooth, gas_math.h "Neighbours"; measured: 48 of 4224 differ, on the
+//    collapsed lattice's shells where h jumps).
 // Printed (the point of the adaptive search): candidates tested per particle by a density
 // evaluation and a force evaluation on the collapsed state, with cells of side 2 h_max (the
 // search before issue 23's neighbour work: 27 cells around every particle) and with the run's
-// cells of side 2 h_cell searched to each particle's own support.
+// cells of side 2 h_cell searched to each particle's own support (both gas.search modes).
 // Measured: see the commit that added this test and docs/case-format.md "The gas scheme".
 #include <math.h>
 #include <stdio.h>
@@ -168,6 +169,43 @@ static tide_grid grid_with_cell(const tide_grid *g, const tide_sph_params *P, do
 	return q;
 }
 
+/* Candidates per particle of state g (sorted on P's grid in S) for the densest (rho >= cut, nd
+ * of them) and all: with cells of side 2 h_max and 27 of them (the search before), and with P's
+ * cells and either gas.search (P, Ps). */
+static void print_candidates(const tide_sph_params *P, const tide_sph_params *Ps, const sorted *S,
+                             const tide_block_view *g, float cut, int nd)
+{
+	uint32_t n = g->count;
+	/* candidates per particle: the densest 1 % and all */
+	tide_sph_params Q = *P;
+	Q.grid = grid_with_cell(&P->grid, P, P->gas.h_max);
+	sorted O;
+	sort_on(&Q.grid, g, &O);
+	/* [before / exact / smooth][dense / all][density / forces] */
+	double c[3][2][2] = {{{0}}};
+	for (int k = 0; k < 3; k++)
+		for (uint32_t i = 0; i < n; i++) {
+			const sorted *T = k ? S : &O;
+			int dense = T->rho[i] >= cut;
+			double d = 0, f = 0;
+			candidates(k == 0 ? &Q : k == 1 ? P : Ps, T, i, k == 0, &d, &f);
+			c[k][1][0] += d; c[k][1][1] += f;
+			if (dense) { c[k][0][0] += d; c[k][0][1] += f; }
+		}
+	printf("collapse: candidates tested per particle (one density evaluation / one force "
+	       "evaluation with its reach scan)%s:\n", nd ? ", the densest 1 % and all" : "");
+	for (int k = 0; k < 3; k++) {
+		char what[96], dense[64] = "";
+		if (k) snprintf(what, sizeof what, "cells of side 2 h_cell = %.4g, gas.search %s",
+		                (double)P->grid.cell, k == 1 ? "exact" : "smooth");
+		else snprintf(what, sizeof what, "cells of side 2 h_max = %.4g (27 around each)",
+		              2.0 * P->gas.h_max);
+		if (nd) snprintf(dense, sizeof dense, "%.0f / %.0f, ", c[k][0][0] / nd, c[k][0][1] / nd);
+		printf("  %-50s %s%.0f / %.0f\n", what, dense, c[k][1][0] / n, c[k][1][1] / n);
+	}
+	sorted_free(&O);
+}
+
 /* The collapsed state: h against the density, the reach against a brute-force search, and the
  * candidates per particle with the old and the adaptive search. */
 static void examine(const tide_sim *sim, const tide_block_view *g, double m, double h0)
@@ -209,8 +247,10 @@ static void examine(const tide_sim *sim, const tide_block_view *g, double m, dou
 
 	sorted S;
 	sort_on(&P->grid, g, &S);
-	/* the reach, brute force in the arithmetic of tide_gas_visit_reach */
-	uint32_t miss = 0;
+	/* the reach, brute force in the arithmetic of tide_gas_visit_reach, against both searches */
+	tide_sph_params Ps = *P;
+	Ps.gas.search = TIDE_GAS_SEARCH_SMOOTH;
+	uint32_t miss[2] = {0, 0};
 	for (uint32_t i = 0; i < n; i++) {
 		tide_gas_ival I = ival_of(&S, i);
 		float H = I.h;
@@ -220,49 +260,24 @@ static void examine(const tide_sim *sim, const tide_block_view *g, double m, dou
 			float dx[3] = {(float)(I.x[0] - S.x[j]), (float)(I.x[1] - S.y[j]), (float)(I.x[2] - S.z[j])};
 			if (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2] < 4.f * hj * hj) H = hj;
 		}
-		uint32_t nc = 0;
-		float got = tide_gas_reach(P, &S.A, S.start, &S.s, NULL, 0, &I, &nc);
-		if (got != H && miss++ < 4) {
-			printf("collapse: particle at (%.4f %.4f %.4f) h %.4g rho %.4g: reach %.4g, brute force %.4g\n",
-			       I.x[0], I.x[1], I.x[2], (double)I.h, (double)I.rho, (double)got, (double)H);
+		for (int k = 0; k < 2; k++) {
+			uint32_t nc = 0;
+			float got = tide_gas_reach(k ? &Ps : P, &S.A, S.start, &S.s, NULL, 0, &I, &nc);
+			if (got != H && miss[k]++ < 2)
+				printf("collapse: gas.search %s: particle at (%.4f %.4f %.4f) h %.4g rho %.4g: "
+				       "reach %.4g, brute force %.4g\n", k ? "smooth" : "exact", I.x[0], I.x[1],
+				       I.x[2], (double)I.h, (double)I.rho, (double)got, (double)H);
 		}
 	}
 	printf("collapse: the forces' reach max(h_i, h_j with r_ij < 2 h_j) of %u particles: %u "
-	       "differ from a brute-force search\n", n, miss);
-	/* the search is exact where h is smooth (gas_math.h, "Neighbours"): a few on the collapsed
+	       "(gas.search exact), %u (smooth) differ from a brute-force search\n", n, miss[0], miss[1]);
+	EXPECT(miss[0] == 0, "%u particles' reach differs from the brute-force one", miss[0]);
+	/* smooth is exact where h is smooth (gas_math.h, "Neighbours"): some on the collapsed
 	 * lattice's shells miss a neighbour with a much larger h */
-	EXPECT(miss <= n / 50, "%u particles' reach differs from the brute-force one", miss);
+	EXPECT(miss[1] <= n / 50, "gas.search smooth: %u particles' reach differs", miss[1]);
 
-	/* candidates per particle: the densest 1 % and all */
-	tide_sph_params Q = *P;
-	Q.grid = grid_with_cell(&P->grid, P, P->gas.h_max);
-	sorted O;
-	sort_on(&Q.grid, g, &O);
-	double c[2][2][2] = {{{0}}}; /* [old/new][dense/all][density/forces] */
-	for (uint32_t i = 0; i < n; i++) {
-		int dense = S.rho[i] >= cut;
-		double d = 0, f = 0;
-		candidates(P, &S, i, 0, &d, &f);
-		c[1][1][0] += d; c[1][1][1] += f;
-		if (dense) { c[1][0][0] += d; c[1][0][1] += f; }
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		int dense = O.rho[i] >= cut;
-		double d = 0, f = 0;
-		candidates(&Q, &O, i, 1, &d, &f);
-		c[0][1][0] += d; c[0][1][1] += f;
-		if (dense) { c[0][0][0] += d; c[0][0][1] += f; }
-	}
-	printf("collapse: candidates tested per particle (one density evaluation / one force "
-	       "evaluation with its reach scans):\n");
-	printf("  cells of side 2 h_max = %.4g (27 around each particle): densest 1 %% %.0f / %.0f, "
-	       "all %.0f / %.0f\n", 2.0 * P->gas.h_max, c[0][0][0] / nd, c[0][0][1] / nd,
-	       c[0][1][0] / n, c[0][1][1] / n);
-	printf("  cells of side 2 h_cell = %.4g (each particle's own support): densest 1 %% %.0f / "
-	       "%.0f, all %.0f / %.0f\n", (double)P->grid.cell, c[1][0][0] / nd, c[1][0][1] / nd,
-	       c[1][1][0] / n, c[1][1][1] / n);
+	print_candidates(P, &Ps, &S, g, cut, nd);
 	sorted_free(&S);
-	sorted_free(&O);
 }
 
 int main(int argc, char **argv)
@@ -293,6 +308,21 @@ int main(int argc, char **argv)
 	       "(thermal / |W| = %.4f), h0 %.4g, h_cell %.4g, halos %d cell layers\n", n, m,
 	       sim.nblocks, rho0, tff, CS, 1.5 * M * CS * CS / (0.6 * M * M / R), h0,
 	       (double)sim.P.grid.cell / 2, tide_halo_layers(&sim.P.grid));
+	{
+		/* the uniform start (h = h0 = eta dp, halos at full depth) */
+		void *gm0 = NULL;
+		tide_block_view g0;
+		if (!tide_sim_gather(&sim, 0, &gm0, &g0)) {
+			sorted S0;
+			sort_on(&sim.P.grid, &g0, &S0);
+			tide_sph_params Ps = sim.P;
+			Ps.gas.search = TIDE_GAS_SEARCH_SMOOTH;
+			printf("collapse: at the start (uniform, h = %.4g):\n", h0);
+			print_candidates(&sim.P, &Ps, &S0, &g0, 3e38f, 0);
+			sorted_free(&S0);
+			free(gm0);
+		}
+	}
 	printf("       t    t/t_ff   steps   rho_max/rho0   h_max now   halo layers\n");
 	double t1000 = -1, last_t = 0, last_r = rho0;
 	int bad = 0, next = 1;
