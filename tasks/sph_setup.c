@@ -148,7 +148,7 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
 }
 
 /* Handles of a block: B, C, then its halo and migration buffers. */
-#define TIDE_BLOCK_TAGS 14
+#define TIDE_BLOCK_TAGS 15
 
 /* Registers the blocks of sim->blk[*].range.  counts == NULL: every particle of `all` goes to the
  * block of its cell (in the order of `all`); otherwise block b takes the next counts[b]
@@ -286,6 +286,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
 		else tide_block_register(&k->B, -1, NULL, k->cap, cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
+		k->R = NULL;
+		if (P->scheme == TIDE_SCHEME_GAS)
+			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
 		for (int f = 0; f < k->nface; f++) {
 			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, 0, TIDE_HALO_FIELDS);
 			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
@@ -296,6 +299,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * b;
 			starpu_mpi_data_register(k->B, t, k->owner);
 			starpu_mpi_data_register(k->C, t + 1, k->owner);
+			if (k->R) starpu_mpi_data_register(k->R, t + 14, k->owner);
 			for (int f = 0; f < k->nface; f++) {
 				starpu_mpi_data_register(k->H[f], t + 2 + f, k->owner);
 				starpu_mpi_data_register(k->M[f], t + 8 + f, k->owner);
@@ -518,6 +522,7 @@ static void unregister_all(tide_sim *sim)
 		tide_sim_block *k = &sim->blk[b];
 		starpu_data_unregister(k->B);
 		starpu_data_unregister(k->C);
+		if (k->R) starpu_data_unregister(k->R);
 		for (int f = 0; f < k->nface; f++) {
 			starpu_data_unregister(k->H[f]);
 			starpu_data_unregister(k->M[f]);

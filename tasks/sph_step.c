@@ -169,6 +169,7 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
+		if (cl == &tide_gas_forces_cl) add(&l, k->R, STARPU_W); /* its reach map */
 		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
 		int nh = k->nnb;
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,

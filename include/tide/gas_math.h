@@ -292,6 +292,50 @@ TIDE_HD float tide_gas_reach(const tide_sph_params *P, const tide_block_arg *A, 
 	return S.reach;
 }
 
+/* The reach map of a block (gas.search = exact): for every cell of its box, the largest h of
+ * a particle (of the block or of its halos) whose support reaches into the cell; M starts at
+ * 0 and takes every particle (x, h) once.  A particle i of the cell then has its reach H_i <=
+ * max(h_i, M), exactly what the forces need and no scan (head of the file).  On the GPU the
+ * threads of a block's particles stamp at once: an atomic max on the float's bits (positive
+ * floats order as their bits do). */
+TIDE_HD void tide_gas_reach_stamp(const tide_sph_params *P, const tide_block_arg *A, const double x[3],
+                                  float h, float *M)
+{
+	tide_cell_rows C;
+	tide_cell_rows_of(P, A, x, &C);
+	int rings = (int)ceilf(2.f * h / P->grid.cell);
+	double r2 = 4.0 * (double)h * (double)h;
+	for (int row = 0; row < (2 * rings + 1) * (2 * rings + 1); row++) {
+		int c0, c1, a, b;
+		if (!tide_cell_ring_row(&C, rings, r2, row, &c0, &c1, &a, &b)) continue;
+		if (c0 < A->l0 || c0 >= A->l1 || c1 < A->lo1 || c1 >= A->hi1) continue;
+		if (a < A->lo2) a = A->lo2;
+		if (b > A->hi2 - 1) b = A->hi2 - 1;
+		for (int c2 = a; c2 <= b; c2++) {
+			int kk[3] = {c0, c1, c2};
+			float *m = &M[tide_box_index(A, kk)];
+#ifdef __CUDA_ARCH__
+			atomicMax((int *)m, __float_as_int(h));
+#else
+			if (h > *m) *m = h;
+#endif
+		}
+	}
+}
+
+/* The forces' reach bound of I from the reach map M of its block (NULL: the scan,
+ * tide_gas_reach): max(h_i, M of its cell); a particle outside its block's box (one that moved
+ * a cell since the last migration, clamped into the box) takes the largest support. */
+TIDE_HD float tide_gas_reach_of(const tide_sph_params *P, const tide_block_arg *A, const float *M,
+                                const tide_gas_ival *I)
+{
+	int k[3];
+	tide_cell_k(&P->grid, I->x[0], I->x[1], I->x[2], k);
+	if (!tide_box_contains(A, k)) return tide_gas_h_cap(P);
+	float m = M[tide_box_index(A, k)];
+	return m > I->h ? m : I->h;
+}
+
 TIDE_HD void tide_gas_sums_zero(tide_gas_sums *S)
 {
 	S->w = S->dw = S->div = S->du = S->vsig = S->reach = 0.f;
@@ -373,7 +417,8 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
  * step limit (see the head of the file). */
 TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_block_arg *A,
                                        tide_block_view *v, uint32_t i, const tide_gas_src *own,
-                                       const uint32_t *start, const tide_gas_src *halo, int nh)
+                                       const uint32_t *start, const tide_gas_src *halo, int nh,
+                                       const float *M)
 {
 	const tide_gas_params *G = &P->gas;
 	float m = P->mass[TIDE_FLUID];
@@ -385,7 +430,8 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
 	tide_gas_sums_zero(&S);
 	S.vsig = 2.f * I.c;
 	uint32_t nscan = 0;
-	float reach = tide_gas_reach(P, A, start, own, halo, nh, &I, &nscan);
+	float reach = M && G->search == TIDE_GAS_SEARCH_EXACT ? tide_gas_reach_of(P, A, M, &I)
+	                                                      : tide_gas_reach(P, A, start, own, halo, nh, &I, &nscan);
 	tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * reach, TIDE_GAS_PASS_FORCES, &S);
 	float a[3] = {m * S.a[0] + P->g[0], m * S.a[1] + P->g[1], m * S.a[2] + P->g[2]};
 	v->ax[i] = a[0];
