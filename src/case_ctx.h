@@ -48,7 +48,6 @@ extern const char *const tide_case_mdbc_slip_names[];
 extern const char *const tide_case_viscosity_names[];
 extern const char *const tide_case_scheme_names[];
 extern const char *const tide_case_gas_eos_names[];
-extern const char *const tide_case_gas_search_names[];
 extern const char *const tide_case_units_names[];
 extern const char *const tide_case_precision_names[];
 extern const char *const tide_case_gauge_mode_names[];

@@ -63,7 +63,6 @@ const char *const tide_case_mdbc_slip_names[] = {"vel0", "noslip", "freeslip", N
 const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "laminar+sps", NULL};
 const char *const tide_case_scheme_names[] = {"wcsph", "gas", NULL};      /* enum tide_scheme */
 const char *const tide_case_gas_eos_names[] = {"ideal", "isothermal", "barotropic", NULL};
-const char *const tide_case_gas_search_names[] = {"exact", "smooth", NULL};
 const char *const tide_case_units_names[] = {"si", "cgs", "code", NULL};    /* enum tide_units */
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
@@ -140,7 +139,6 @@ static const struct key keys[] = {
 	NUM("gas.h_max", gas.h_max, R_GT, 0, 0),
 	NUM("gas.h_min", gas.h_min, R_GE, 0, 0),
 	NUM("gas.h_cell", gas.h_cell, R_GT, 0, 0),
-	ENUM("gas.search", gas.search, tide_case_gas_search_names),
 	NUM("gas.alpha_visc", gas.alpha_visc, R_GE | R_LE, 0, 5),
 	NUM("gas.beta_visc", gas.beta_visc, R_GE | R_LE, 0, 10),
 	NUM("gas.alpha_cond", gas.alpha_cond, R_GE | R_LE, 0, 5),
@@ -898,7 +896,6 @@ void tide_case_gas_defaults(tide_case *c)
 	c->gas.h_max = 0;          /* 4 eta dp (tide_case_gas_h_max) */
 	c->gas.h_min = 0;
 	c->gas.h_cell = 0;         /* eta dp, at most h_max (tide_case_gas_h_cell) */
-	c->gas.search = TIDE_GAS_SEARCH_EXACT;
 	c->gas.alpha_visc = 1.0;   /* Monaghan 1997 with the Balsara switch */
 	c->gas.beta_visc = 2.0;
 	c->gas.alpha_cond = 1.0;   /* Price 2008 */

@@ -59,7 +59,6 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 	G->beta_visc = (float)k->beta_visc;
 	G->alpha_cond = (float)k->alpha_cond;
 	G->u_min = (float)k->u_min;
-	G->search = k->search;
 }
 
 void tide_sim_params(const tide_case *c, tide_sph_params *P)

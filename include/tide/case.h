@@ -62,7 +62,6 @@ typedef struct tide_gas_case {
 	double h_max;            /* largest h; 0: not given, tide_case_gas_h_max */
 	double h_min;            /* smallest h (0: none) */
 	double h_cell;           /* half the cell side; 0: not given, tide_case_gas_h_cell */
-	int search;              /* enum tide_gas_search (gas_params.h) */
 	double alpha_visc, beta_visc, alpha_cond;
 	double u_min;            /* floor of the specific internal energy */
 	double u;                /* initial specific internal energy of the fluid (ideal gas) */

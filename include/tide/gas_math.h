@@ -35,20 +35,16 @@
  * searches as many rings of cells around its own as its support needs, rings = ceil(2 h /
  * (2 h_cell)), pruned to the cells within that distance (cell_rows.h).  The density is a
  * gather over r < 2 h_i (at each trial h of the iteration, so its bracket may span several
- * rings).  The forces need every j with r < 2 max(h_i, h_j): i first finds its reach
- *   H_i = max(h_i, max { h_j : r_ij < 2 h_j })
- * by a scan of h alone, then sums its forces over the ball 2 H_i.  gas.search = exact (the
- * default) scans the ball of the largest support this step (tide_gas_h_cap: what the halos
- * carry), so it finds every such j.  gas.search = smooth scans balls of 2.4 x the reach found
- * so far until one holds 2 H_i with that margin: a j whose support reaches i from beyond it
- * (h_j > 1.2 H_i, r_ij > 2.4 H_i) is missed and its pair term dropped on i's side (momentum
- * then not conserved exactly for that pair).  That is cheaper where h spans a wide range (the
- * collapsed top-hat of tests/test_gas_collapse.c: 626 force candidates per dense particle
- * against 3976) but h must be smooth: there 48 of 4224 particles miss a neighbour (h_j 1.3
- * H_i) on the shells the lattice collapses into, and the Sedov blast's energy error grows from
- * 0.100 % to 0.118 % (the hot bubble's h is 1.6x the cold gas's).  An exact search as cheap
- * would need the largest h of every cell a support can reach from (SWIFT's cell h_max, dilated
- * by it); not done.
+ * rings).  The forces need every j with r < 2 max(h_i, h_j), i.e. out to i's reach
+ *   H_i = max(h_i, max { h_j : r_ij < 2 h_j }),
+ * which a gather cannot know from i's own cells: gas_forces first makes the block's reach map,
+ * for every cell of its box the largest h of a particle (of the block or its halos) whose
+ * support reaches into the cell (tide_gas_reach_stamp: each particle stamps the cells within
+ * 2 h of it, a cost like one density evaluation), then sums each particle's forces over the
+ * ball 2 max(h_i, map of its cell) >= 2 H_i: every pair is found, and a particle far from any
+ * larger h searches no further than its own support.  (The collapsed top-hat of
+ * tests/test_gas_collapse.c: the bound is 1.26 H_i on average; 391 force candidates per dense
+ * particle.)
  * Halos: made for ceil(h_max / h_cell) cell layers (tide_halo_max; every block at least that
  * wide), they carry each step the layers the support of the last step's largest h needs, with
  * 25 % room (tide_gas_halo_depth, from the step reduction), and h is capped there for the step
@@ -150,23 +146,10 @@ typedef struct tide_gas_sums {
 	float w, dw, div, curl[3];
 	/* forces pass: acceleration / m, du/dt / m, largest signal velocity */
 	float a[3], du, vsig;
-	/* reach scan: max h_j of the j whose support holds i; candidates visited (all passes) */
-	float reach;
-	uint32_t ncand;
+	uint32_t ncand;  /* candidates visited (both passes) */
 } tide_gas_sums;
 
-enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1, TIDE_GAS_PASS_REACH = 2 };
-
-/* One neighbour j of src in the reach scan (the forces' search ball, head of the file). */
-TIDE_HD void tide_gas_visit_reach(const tide_gas_ival *I, const tide_gas_src *s, uint32_t j,
-                                  tide_gas_sums *S)
-{
-	float hj = s->h[j];
-	if (!(hj > S->reach)) return;
-	float dx[3] = {(float)(I->x[0] - s->x[j]), (float)(I->x[1] - s->y[j]),
-	               (float)(I->x[2] - s->z[j])};
-	if (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2] < 4.f * hj * hj) S->reach = hj;
-}
+enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1 };
 
 /* The largest h this step: h_max, or the support the halos carry this step (tide_halo_layers
  * cells of side 2 h_cell) if smaller. */
@@ -242,8 +225,7 @@ TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, co
 {
 	S->ncand++;
 	if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
-	else if (pass == TIDE_GAS_PASS_FORCES) tide_gas_visit_forces(P, I, s, j, S);
-	else tide_gas_visit_reach(I, s, j, S);
+	else tide_gas_visit_forces(P, I, s, j, S);
 }
 
 /* Every candidate neighbour of I within `radius` (the cell rings of cell_rows.h: the block's
@@ -273,29 +255,10 @@ TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, 
 	}
 }
 
-/* The forces' reach of I (head of the file): a scan of h over the ball of the largest support
- * (gas.search = exact), or over balls of radius 2.4 x the reach found so far until one holds
- * 2 H_i with that margin (smooth); no further than the largest support. */
-TIDE_HD float tide_gas_reach(const tide_sph_params *P, const tide_block_arg *A, const uint32_t *start,
-                             const tide_gas_src *own, const tide_gas_src *halo, int nh,
-                             const tide_gas_ival *I, uint32_t *ncand)
-{
-	tide_gas_sums S;
-	S.reach = I->h;
-	S.ncand = 0;
-	float scanned = 0.f, all = 2.f * tide_gas_h_cap(P);
-	while (2.f * S.reach > scanned && scanned < all) {
-		scanned = P->gas.search == TIDE_GAS_SEARCH_EXACT ? all : 2.4f * S.reach;
-		tide_gas_gather(P, A, start, own, halo, nh, I, scanned, TIDE_GAS_PASS_REACH, &S);
-	}
-	*ncand += S.ncand;
-	return S.reach;
-}
-
-/* The reach map of a block (gas.search = exact): for every cell of its box, the largest h of
+/* The reach map of a block (head of the file): for every cell of its box, the largest h of
  * a particle (of the block or of its halos) whose support reaches into the cell; M starts at
  * 0 and takes every particle (x, h) once.  A particle i of the cell then has its reach H_i <=
- * max(h_i, M), exactly what the forces need and no scan (head of the file).  On the GPU the
+ * max(h_i, M), the ball the forces search (head of the file).  On the GPU the
  * threads of a block's particles stamp at once: an atomic max on the float's bits (positive
  * floats order as their bits do). */
 TIDE_HD void tide_gas_reach_stamp(const tide_sph_params *P, const tide_block_arg *A, const double x[3],
@@ -323,8 +286,8 @@ TIDE_HD void tide_gas_reach_stamp(const tide_sph_params *P, const tide_block_arg
 	}
 }
 
-/* The forces' reach bound of I from the reach map M of its block (NULL: the scan,
- * tide_gas_reach): max(h_i, M of its cell); a particle outside its block's box (one that moved
+/* The forces' reach bound of I from the reach map M of its block: max(h_i, M of its cell) >=
+ * H_i (head of the file); a particle outside its block's box (one that moved
  * a cell since the last migration, clamped into the box) takes the largest support. */
 TIDE_HD float tide_gas_reach_of(const tide_sph_params *P, const tide_block_arg *A, const float *M,
                                 const tide_gas_ival *I)
@@ -338,7 +301,7 @@ TIDE_HD float tide_gas_reach_of(const tide_sph_params *P, const tide_block_arg *
 
 TIDE_HD void tide_gas_sums_zero(tide_gas_sums *S)
 {
-	S->w = S->dw = S->div = S->du = S->vsig = S->reach = 0.f;
+	S->w = S->dw = S->div = S->du = S->vsig = 0.f;
 	S->ncand = 0;
 	for (int k = 0; k < 3; k++) S->curl[k] = S->a[k] = 0.f;
 }
@@ -429,9 +392,7 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
 	tide_gas_sums S;
 	tide_gas_sums_zero(&S);
 	S.vsig = 2.f * I.c;
-	uint32_t nscan = 0;
-	float reach = M && G->search == TIDE_GAS_SEARCH_EXACT ? tide_gas_reach_of(P, A, M, &I)
-	                                                      : tide_gas_reach(P, A, start, own, halo, nh, &I, &nscan);
+	float reach = tide_gas_reach_of(P, A, M, &I);
 	tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * reach, TIDE_GAS_PASS_FORCES, &S);
 	float a[3] = {m * S.a[0] + P->g[0], m * S.a[1] + P->g[1], m * S.a[2] + P->g[2]};
 	v->ax[i] = a[0];

@@ -14,11 +14,6 @@ enum tide_scheme { TIDE_SCHEME_WCSPH = 0, TIDE_SCHEME_GAS = 1 };
  *   barotropic  p = cs^2 rho below rho_crit, cs^2 rho_crit (rho / rho_crit)^(7/5) above */
 enum tide_gas_eos { TIDE_GAS_IDEAL = 0, TIDE_GAS_ISOTHERMAL = 1, TIDE_GAS_BAROTROPIC = 2 };
 
-/* How the forces find the neighbours whose support reaches a particle (case key gas.search,
- * gas_math.h "Neighbours"): every one (a scan out to the halos' depth), or those a scan of
- * 2.4 x the reach found so far meets (exact where h is smooth). */
-enum tide_gas_search { TIDE_GAS_SEARCH_EXACT = 0, TIDE_GAS_SEARCH_SMOOTH = 1 };
-
 /* Units of a case (case key units): SI, cgs, or code units with G = 1. */
 enum tide_units { TIDE_UNITS_SI = 0, TIDE_UNITS_CGS = 1, TIDE_UNITS_CODE = 2 };
 
@@ -36,7 +31,6 @@ typedef struct tide_gas_params {
 	float beta_visc;       /* its beta: v_sig = c_i + c_j - beta w_ij */
 	float alpha_cond;      /* artificial conductivity alpha_u (Price 2008) */
 	float u_min;           /* floor of the specific internal energy */
-	int search;            /* enum tide_gas_search */
 } tide_gas_params;
 
 #endif
