@@ -8,7 +8,8 @@ extern "C" {
 #include "tide/gas_codelet.h"
 }
 
-/* The reach map (gas_math.h): one thread per particle of the block (h < 0: halo h) stamps. */
+/* The reach map (gas_math.h): one thread per particle of one source (the block or a halo)
+ * stamps. */
 __global__ static void reach_stamp_kernel(tide_sph_params P, tide_block_arg A, tide_gas_src s, float *M)
 {
 	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;

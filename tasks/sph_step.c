@@ -13,7 +13,9 @@
 //   sps_tau and integrate:
 //     gas_density(B[b], C[b], H[n][f_nb]...)  h iteration, rho, grad-h factor, Balsara switch
 //     halo_pack(B[b]) -> H[b][f]               again: the neighbours' new h, rho, ...
-//     gas_forces(B[b], C[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
+//     gas_forces(B[b], C[b], R[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
+//                                              (R: its reach map, work space)
+//     the halos of the next step carry the layers the step's largest h needs (red.hmax)
 //     (self-gravity, dt_combine as below)
 //     gas_integrate(B[b], red)                 kick-drift-kick leapfrog
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
