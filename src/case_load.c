@@ -906,6 +906,11 @@ void tide_case_gas_defaults(tide_case *c)
 	c->gas.alpha_cond = 1.0;   /* Price 2008 */
 	c->gas.u_min = 0;
 	c->gas.u = 1.0;
+	c->turbulence.mach = 1.0;
+	c->turbulence.slope = -4.0;       /* Burgers: E(k) ~ k^-2 (Bate et al. 2003) */
+	c->turbulence.solenoidal = 0.5;   /* the natural mix of an unprojected field */
+	c->turbulence.seed = 1;
+	c->turbulence.grid = 64;
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */
