@@ -12,18 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpirun_cpu.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cat > "$dir/ball.yaml" <<'CASE'
-dim: 3
-dp: 0.2
-units: code
-domain: {lo: [-3, -3, -3], hi: [3, 3, 3]}
-fluid_spheres: [{centre: [0, 0, 0], radius: 1}]
-physics: {scheme: gas, rho0: 0.2387, gravity: [0, 0, 0], cfl: 0.3,
-          self_gravity: {theta: 0.5, softening: 0.05}}
-gas: {eos: isothermal, cs: 0.1, h_max: 0.6}
-turbulence: {mach: 2, seed: 5, grid: 16}
-time: {end: 0.1, output: 0.05}
-CASE
+source "$here/gas_ball.sh"
+gas_ball 0.1 "turbulence: {mach: 2, seed: 5, grid: 16}" > "$dir/ball.yaml"
 STARPU_NCPU=1 "$tide" run "$dir/ball.yaml" --blocks 2 --quiet --out "$dir/a"
 used=$dir/a/used_parameters.yaml
 for want in "turbulence:" "mach: 2" "slope: -4" "solenoidal: 0.5" "seed: 5" "grid: 16"; do
