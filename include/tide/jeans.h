@@ -62,7 +62,7 @@ static inline double tide_jeans_mass_of_q(double q, double G)
 /* Neighbours within 2h of h = eta (m / rho)^(1/3): (4 pi / 3) (2 eta)^3. */
 static inline double tide_jeans_ngb(double eta)
 {
-	return 4.0 * M_PI / 3.0 * 8.0 * eta * eta * eta;
+	return 4.18879020478639 * 8.0 * eta * eta * eta; /* 4 pi / 3 (2 eta)^3 */
 }
 
 /* The q below which a particle's Jeans mass is under N_ngb m (the threshold jeans_min counts). */
