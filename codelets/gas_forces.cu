@@ -8,19 +8,31 @@ extern "C" {
 #include "tide/gas_codelet.h"
 }
 
+/* The reach map (gas_math.h): one thread per particle of one source (the block or a halo)
+ * stamps. */
+__global__ static void reach_stamp_kernel(tide_sph_params P, tide_block_arg A, tide_gas_src s, float *M)
+{
+	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= s.count) return;
+	double x[3] = {s.x[j], s.y[j], s.z[j]};
+	tide_gas_reach_stamp(&P, &A, x, s.h[j], M);
+}
+
 __global__ static void gas_forces_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
-                                         const uint32_t *start, tide_gas_halos H, tide_step_reduce *red)
+                                         const uint32_t *start, tide_gas_halos H, tide_step_reduce *red,
+                                         const float *M)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= v.count || v.type[i] != TIDE_FLUID) return;
 	tide_gas_src own = tide_gas_src_of(&v);
-	float dt = tide_gas_forces_particle(&P, &A, &v, i, &own, start, H.h, H.n);
+	float dt = tide_gas_forces_particle(&P, &A, &v, i, &own, start, H.h, H.n, M);
 	tide_step_reduce r;
 	tide_step_reduce_init(&r);
 	tide_gas_reduce_particle(&v, i, dt, &r);
 	if (r.nbad) atomicAdd(&red->nbad, r.nbad);
 	else atomic_min_pos(&red->dt, r.dt);
 	atomic_max_pos(&red->vmax, r.vmax);
+	atomic_max_pos(&red->hmax, r.hmax);
 	if (r.rho_max > 0.f) {
 		atomic_min_pos(&red->rho_min, r.rho_min);
 		atomic_max_pos(&red->rho_max, r.rho_max);
@@ -30,12 +42,20 @@ __global__ static void gas_forces_kernel(tide_sph_params P, tide_block_arg A, ti
 extern "C" void tide_gas_forces_cuda(void *buffers[], void *cl_arg)
 {
 	tide_gas_task t;
-	tide_gas_task_of(buffers, cl_arg, 3, &t);
+	tide_gas_task_of(buffers, cl_arg, 4, &t);
 	/* an empty block still reports its count and fill (zero) through the reduction's init */
 	if (t.v.count == 0) return;
 	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[2]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	tide_count_fill_kernel<<<1, 1, 0, s>>>(t.v.count, t.fill, red);
-	gas_forces_kernel<<<tide_blocks_for(t.v.count, 128), 128, 0, s>>>(t.P, t.A, t.v, t.start, t.H, red);
+	float *M = (float *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	TIDE_CUDA_CHECK(cudaMemsetAsync(M, 0, sizeof(float) * STARPU_VECTOR_GET_NX(buffers[3]), s));
+	tide_gas_src own = tide_gas_src_of(&t.v);
+	for (int h = -1; h < t.H.n; h++) {
+		const tide_gas_src &src = h < 0 ? own : t.H.h[h];
+		if (src.count)
+			reach_stamp_kernel<<<tide_blocks_for(src.count, 128), 128, 0, s>>>(t.P, t.A, src, M);
+	}
+	gas_forces_kernel<<<tide_blocks_for(t.v.count, 128), 128, 0, s>>>(t.P, t.A, t.v, t.start, t.H, red, M);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // halo_pack: a cell-sorted block's edges — for every face of its box across which it has
-// neighbours, the boundary layer of cells (the particles within 2h of the face) — copied into
+// neighbours, the boundary layers of cells (the particles within 2h of the face: one layer for
+// WCSPH, tide_halo_layers for the gas scheme's deeper supports, tide_face_layers) — copied into
 // the halo buffers the neighbours' sph_forces read.  Along axis[0] (slowest in the key) each
 // edge is one contiguous run of the sorted block; along the other axes it is a selection in
 // block order, so every halo stays sorted by cell key.  Only the fields in the halo's mask
@@ -44,20 +45,21 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view *src, u
 	dst->count = n;
 }
 
-/* The particles whose cell has coordinate `layer` along key axis k: in key order they come in
- * runs (a cell, or a row of cells), each copied as one span of the masked fields. */
+/* The particles whose cell has coordinate layer .. layer + nl - 1 along key axis k: in key
+ * order they come in runs (a cell, or a row of cells), each copied as one span of the masked
+ * fields. */
 static void copy_layer(const tide_grid *g, struct tide_block_iface *dst, const tide_block_view *v,
-                       int k, int layer)
+                       int k, int layer, int nl)
 {
 	uint32_t n = 0, i = 0;
 	while (i < v->count) {
 		int c[3];
 		tide_key_cell(g, v->key[i], c);
-		if (c[k] != layer) { i++; continue; }
+		if (c[k] < layer || c[k] >= layer + nl) { i++; continue; }
 		uint32_t j = i + 1;
 		for (; j < v->count; j++) {
 			tide_key_cell(g, v->key[j], c);
-			if (c[k] != layer) break;
+			if (c[k] < layer || c[k] >= layer + nl) break;
 		}
 		copy_span(dst, v, i, j - i, n);
 		n += j - i;
@@ -115,18 +117,19 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 	for (int f = 0; f < 6; f++) {
 		if (slot[f] < 0) continue;
 		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
-		int k = f / 2, side = f % 2;
+		int k = f / 2, side = f % 2, first, nl;
+		tide_face_layers(g, &A, f, &first, &nl);
 		dst->count = 0;
 		if (k == 0) {
-			uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0);
+			uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0) * (uint32_t)nl;
 			uint32_t from = side ? start[ncell - layer] : 0;
 			uint32_t n = side ? v.count - from : start[layer];
-			if (tide_ghost(g, g->axis[1]))
+			if (tide_ghost(g, g->axis[1])) /* periodic: one layer (tide_case_gas_h_cell) */
 				copy_layer_rows(&P, &A, start, dst, &v, side ? hi[0] - 1 : lo[0], from, n);
 			else
 				copy_run(dst, &v, from, n);
 		} else {
-			copy_layer(g, dst, &v, k, side ? hi[k] - 1 : lo[k]);
+			copy_layer(g, dst, &v, k, first, nl);
 		}
 		if (tide_face_periodic(g, &A, f)) make_images(&P, f, dst, 0, dst->count);
 	}

@@ -37,23 +37,23 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view &src, u
 struct in_layer {
 	tide_grid g;
 	const uint32_t *key;
-	int k, layer;
+	int k, layer, nl;
 	__device__ bool operator()(uint32_t i) const
 	{
 		int c[3];
 		tide_key_cell(&g, key[i], c);
-		return c[k] == layer;
+		return c[k] >= layer && c[k] < layer + nl;
 	}
 };
 
 static void copy_layer(const tide_grid &g, struct tide_block_iface *dst, const tide_block_view &v,
-                       int k, int layer, char *scr, size_t scr_bytes, cudaStream_t s)
+                       int k, int layer, int nl, char *scr, size_t scr_bytes, cudaStream_t s)
 {
 	if (v.count == 0) return;
 	uint32_t *list = (uint32_t *)scr, *n_d = list + v.cap;
 	char *tmp = (char *)(n_d + 64);
 	STARPU_ASSERT((size_t)(tmp - scr) < scr_bytes);
-	tide_select_if(0, v.count, in_layer{g, v.key, k, layer}, list, n_d, tmp,
+	tide_select_if(0, v.count, in_layer{g, v.key, k, layer, nl}, list, n_d, tmp,
 	               scr_bytes - (size_t)(tmp - scr), s);
 	uint32_t n;
 	TIDE_CUDA_CHECK(cudaMemcpyAsync(&n, n_d, sizeof n, cudaMemcpyDeviceToHost, s));
@@ -139,7 +139,9 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 	tide_box_bounds(&A, lo, hi);
 	tide_face_slots(&g, &A, slot);
 	/* the two edges along axis[0] are runs: their bounds come back together */
-	uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0), ends[2] = {0, v.count};
+	int first0, nl0;
+	tide_face_layers(&g, &A, 0, &first0, &nl0);
+	uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0) * (uint32_t)nl0, ends[2] = {0, v.count};
 	if (slot[0] >= 0)
 		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[0], start + layer, sizeof(uint32_t),
 		                                cudaMemcpyDeviceToHost, s));
@@ -150,14 +152,15 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 	for (int f = 0; f < 6; f++) {
 		if (slot[f] < 0) continue;
 		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
-		int k = f / 2, side = f % 2;
+		int k = f / 2, side = f % 2, first, nl;
+		tide_face_layers(&g, &A, f, &first, &nl);
 		dst->count = 0;
 		if (f < 2 && tide_ghost(&g, g.axis[1]))
 			copy_layer_rows(P, A, start, dst, v, side ? hi[0] - 1 : lo[0], f ? ends[1] : 0,
 			                f ? v.count - ends[1] : ends[0], s);
 		else if (f == 0) copy_run(dst, v, 0, ends[0], s);
 		else if (f == 1) copy_run(dst, v, ends[1], v.count - ends[1], s);
-		else copy_layer(g, dst, v, k, side ? hi[k] - 1 : lo[k], scr, scr_bytes, s);
+		else copy_layer(g, dst, v, k, first, nl, scr, scr_bytes, s);
 		if (tide_face_periodic(&g, &A, f)) make_images(P, f, dst, 0, dst->count, s);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());

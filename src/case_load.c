@@ -138,6 +138,7 @@ static const struct key keys[] = {
 	INT("gas.h_iterations", gas.h_iterations, R_GE | R_LE, 1, 1000),
 	NUM("gas.h_max", gas.h_max, R_GT, 0, 0),
 	NUM("gas.h_min", gas.h_min, R_GE, 0, 0),
+	NUM("gas.h_cell", gas.h_cell, R_GT, 0, 0),
 	NUM("gas.alpha_visc", gas.alpha_visc, R_GE | R_LE, 0, 5),
 	NUM("gas.beta_visc", gas.beta_visc, R_GE | R_LE, 0, 10),
 	NUM("gas.alpha_cond", gas.alpha_cond, R_GE | R_LE, 0, 5),
@@ -901,6 +902,7 @@ void tide_case_gas_defaults(tide_case *c)
 	c->gas.h_iterations = 30;
 	c->gas.h_max = 0;          /* 4 eta dp (tide_case_gas_h_max) */
 	c->gas.h_min = 0;
+	c->gas.h_cell = 0;         /* eta dp, at most h_max (tide_case_gas_h_cell) */
 	c->gas.alpha_visc = 1.0;   /* Monaghan 1997 with the Balsara switch */
 	c->gas.beta_visc = 2.0;
 	c->gas.alpha_cond = 1.0;   /* Price 2008 */

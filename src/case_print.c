@@ -142,6 +142,7 @@ static void put_gas(FILE *f, const tide_case *c)
 	fprintf(f, "  h_iterations: %d\n", g->h_iterations);
 	fprintf(f, "  h_max: %s\n", tide_case_num(tide_case_gas_h_max(c), b));
 	fprintf(f, "  h_min: %s\n", tide_case_num(g->h_min, b));
+	fprintf(f, "  h_cell: %s\n", tide_case_num(tide_case_gas_h_cell(c), b));
 	fprintf(f, "  alpha_visc: %s\n", tide_case_num(g->alpha_visc, b));
 	fprintf(f, "  beta_visc: %s\n", tide_case_num(g->beta_visc, b));
 	fprintf(f, "  alpha_cond: %s\n", tide_case_num(g->alpha_cond, b));

@@ -229,6 +229,15 @@ int tide_case_check_physics(struct ctx *x)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.boundary")], "key "
 		            "'physics.boundary' = %s with 'physics.scheme' = gas (boundary particles are "
 		            "fixed gas particles there); allowed: dbc.", tide_case_boundary_names[c->boundary]);
+	/* the gas cells: no larger than the largest support, and with periodic boundaries equal to
+	 * it (one ghost layer of cells holds the images, tide_case_gas_h_cell) */
+	if (c->scheme == TIDE_SCHEME_GAS && c->gas.h_cell > 0 &&
+	    (c->gas.h_cell > tide_case_gas_h_max(c) * (1 + 1e-12) ||
+	     (c->periodic && c->gas.h_cell < tide_case_gas_h_max(c) * (1 - 1e-12))))
+		return tide_case_fail(x, x->line[tide_case_find_key("gas.h_cell")], "key 'gas.h_cell' "
+		            "= %g with gas.h_max = %g%s; allowed: 0 < h_cell <= h_max%s.", c->gas.h_cell,
+		            tide_case_gas_h_max(c), c->periodic ? " and periodic boundaries" : "",
+		            c->periodic ? ", and h_cell = h_max (or none) with periodic boundaries" : "");
 	/* the units decide G unless the case gives it */
 	if (!x->seen[tide_case_find_key("physics.self_gravity.G")] && c->units != TIDE_UNITS_SI)
 		x->c->self_gravity.G = c->units == TIDE_UNITS_CGS ? 6.674e-8 : 1.0;

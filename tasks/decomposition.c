@@ -21,6 +21,15 @@ static int real_n(const tide_grid *g, int k)
 	return g->n[g->axis[k]] - 2 * tide_ghost(g, g->axis[k]);
 }
 
+/* Blocks key axis k may have: each at least as wide as a halo may be deep (tide_halo_max), so
+ * that the halos of the blocks touching a block hold all it reads (the gas scheme's deep halos;
+ * one cell for WCSPH). */
+static int max_along(const tide_grid *g, int k)
+{
+	int n = real_n(g, k) / tide_halo_max(g);
+	return n > 1 ? n : 1;
+}
+
 /* "NXxNYxNZ" into xyz (each >= 1): 0, or -1 if it is not of that form.  The counts are only
  * read here (up to a billion); their limits are checked by the callers, which say which. */
 static int parse_xyz(const char *s, int xyz[3])
@@ -79,7 +88,7 @@ static void spread(const tide_grid *g, int nb, const int use[3], int p[3])
 		double len = 0;
 		for (int k = 0; k < 3; k++) {
 			int n = real_n(g, k);
-			if (!use[k] || p[k] * primes[i] > n) continue;
+			if (!use[k] || p[k] * primes[i] > max_along(g, k)) continue;
 			double l = (double)n / p[k];
 			if (l > len) { len = l; best = k; }
 		}
@@ -92,16 +101,23 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 {
 	if (tide_decomp_check(spec, err, errlen)) return -1;
 	p[0] = p[1] = p[2] = 1;
-	int n0 = real_n(g, 0);
+	int n0 = max_along(g, 0);
 	if (nblocks < 1) nblocks = 1;
 	int xyz[3];
 	if (!parse_xyz(spec, xyz)) {
 		for (int k = 0; k < 3; k++) {
 			int a = g->axis[k];
 			p[k] = xyz[a];
-			if (p[k] > real_n(g, k)) {
-				snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
-				         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], real_n(g, k));
+			if (p[k] > max_along(g, k)) {
+				if (tide_halo_max(g) > 1)
+					snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
+					         "has only %d cells of side 2 h_cell, room for %d blocks as wide as "
+					         "the halos are deep (%d cells: the support 2 gas.h_max); allowed: at "
+					         "most %d, or a smaller gas.h_max", spec, xyz[a], "xyz"[a],
+					         real_n(g, k), max_along(g, k), tide_halo_max(g), max_along(g, k));
+				else
+					snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
+					         "has only %d cells of side 2h", spec, xyz[a], "xyz"[a], real_n(g, k));
 				return -1;
 			}
 			/* the halos carry the periodic images a grid of blocks cut along the slab axis
@@ -159,11 +175,16 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 	}
 	if (made == nblocks) return 0;
 	const char *s = spec[0] ? spec : "slabs";
-	char cells[64];
-	snprintf(cells, sizeof cells, "%d x %d x %d", g->n[0], g->n[1], g->n[2]);
+	char cells[160];
+	int L = tide_halo_max(g);
+	if (L > 1) /* the gas scheme: blocks as wide as its halos are deep */
+		snprintf(cells, sizeof cells, "%d x %d x %d (along x, y, z; each block at least %d of "
+		         "them wide, the halos' depth for gas.h_max)", g->n[0], g->n[1], g->n[2], L);
+	else
+		snprintf(cells, sizeof cells, "%d x %d x %d (along x, y, z)", g->n[0], g->n[1], g->n[2]);
 	if (!strcmp(s, "slabs"))
-		snprintf(err, errlen, "--blocks %d: decomposition 'slabs' cuts the domain's %s cells of "
-		         "side 2h (along x, y, z) along %c only, into at most %d blocks; allowed: --blocks "
+		snprintf(err, errlen, "--blocks %d: decomposition 'slabs' cuts the domain's cells of "
+		         "side 2h, %s, along %c only, into at most %d blocks; allowed: --blocks "
 		         "1 to %d, or --decomp 2d / 3d for more", nblocks, cells, "xyz"[g->axis[0]],
 		         made, made);
 	else {
@@ -175,15 +196,16 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 				break;
 		}
 		snprintf(err, errlen, "--blocks %d: decomposition '%s' can place only %d of them on the "
-		         "domain's %s cells of side 2h (along x, y, z), since each prime factor of the "
+		         "domain's cells of side 2h, %s, since each prime factor of the "
 		         "count must fit along an axis; allowed: e.g. --blocks %d", nblocks, s, made,
 		         cells, near);
 	}
 	return -1;
 }
 
-/* Cuts of one axis: n cells with costs w[0..n) into p ranges of about equal cost. */
-static void cut_axis(const double *w, int n, int p, int *cut)
+/* Cuts of one axis: n cells with costs w[0..n) into p ranges of about equal cost, each at least
+ * minw cells wide (p minw <= n). */
+static void cut_axis(const double *w, int n, int p, int minw, int *cut)
 {
 	double total = 0;
 	for (int l = 0; l < n; l++) total += w[l];
@@ -194,7 +216,7 @@ static void cut_axis(const double *w, int n, int p, int *cut)
 		int first = l;
 		double target = total * (b + 1) / p;
 		int must_leave = p - 1 - b; /* cells the remaining ranges need */
-		while (l < n - must_leave && (l == first || acc + w[l] * 0.5 <= target)) {
+		while (l < n - must_leave * minw && (l - first < minw || acc + w[l] * 0.5 <= target)) {
 			acc += w[l];
 			l++;
 		}
@@ -226,7 +248,9 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const floa
 			w[c[k]] += wt ? wt[i] : tide_decomp_cost(all->type[i]);
 		}
 		/* the cuts of the real cells: the ghost layers are no block's */
-		cut_axis(w + gh, n - 2 * gh, p[k], cut[k]);
+		int minw = tide_halo_max(g);
+		if (minw * p[k] > n - 2 * gh) minw = 1; /* a grid made before the halos deepened */
+		cut_axis(w + gh, n - 2 * gh, p[k], minw, cut[k]);
 		for (int j = 0; j <= p[k]; j++) cut[k][j] += gh;
 		free(w);
 	}

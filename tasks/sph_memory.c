@@ -29,7 +29,8 @@ int tide_sim_check_memory(const tide_sim *sim)
 		const tide_sim_block *k = &sim->blk[b];
 		if (k->owner != sim->rank) continue;
 		owned++;
-		double cells = 4.0 * ((double)tide_box_ncell(&k->range) + 1);
+		/* the cell table, and the gas scheme's reach map (a float per cell, gas_forces) */
+		double cells = 4.0 * ((double)tide_box_ncell(&k->range) + 1) * (k->R ? 2 : 1);
 		/* a task reads or writes at most the block, its cell table, the edge (halo) buffers of
 		 * its neighbours or its own migrant buffers, and the sort scratch */
 		int nbuf = k->nnb > k->nface ? k->nnb : k->nface;

@@ -64,10 +64,10 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
 {
 	memset(P, 0, sizeof *P);
-	/* the gas scheme's cells have side 2 h_max: every neighbour within the support of the
-	 * larger h of a pair is in the 27 cells around a particle (gas_math.h) */
+	/* the gas scheme's cells have side 2 h_cell, and its halos carry as many cell layers as the
+	 * support 2 h_max needs (gas_math.h); P->h is its h_max */
 	int gas = c->scheme == TIDE_SCHEME_GAS;
-	double h = tide_case_cell_h(c);
+	double h = gas ? tide_case_gas_h_max(c) : tide_case_h(c);
 	P->dim = c->dim;
 	P->kernel = c->kernel;
 	P->diffusion = c->diffusion;
@@ -107,8 +107,9 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	if (gas) gas_params(c, &P->gas);
 
 	tide_grid *g = &P->grid;
-	double cell = 2.0 * h;
+	double cell = 2.0 * tide_case_cell_h(c);
 	g->periodic = c->periodic;
+	g->halo = tide_case_halo_layers(c);
 	g->cell = (float)cell;
 	g->inv_cell = 1.0 / cell;
 	for (int d = 0; d < 3; d++) {
@@ -146,7 +147,7 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
 }
 
 /* Handles of a block: B, C, then its halo and migration buffers. */
-#define TIDE_BLOCK_TAGS 14
+#define TIDE_BLOCK_TAGS 15
 
 /* Registers the blocks of sim->blk[*].range.  counts == NULL: every particle of `all` goes to the
  * block of its cell (in the order of `all`); otherwise block b takes the next counts[b]
@@ -166,6 +167,21 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	int ret = -1, adopted = 0;
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
+	/* the halos a block reads come from the blocks touching it only when every block is at
+	 * least as wide as they may be deep (tide_halo_max; the decomposition makes them so) */
+	int L = tide_halo_max(g);
+	for (int b = 0; b < nb && L > 1; b++) {
+		int lo[3], hi[3];
+		tide_box_bounds(&box[b], lo, hi);
+		for (int k = 0; k < 3; k++)
+			if ((box[b].split >> k & 1) && hi[k] - lo[k] < L) {
+				fprintf(stderr, "tide: block %d is %d cells of side 2 h_cell wide along %c, "
+				        "narrower than the %d cell layers its halos need (the support 2 gas.h_max); "
+				        "use fewer blocks, a smaller gas.h_max or a larger gas.h_cell.\n", b,
+				        hi[k] - lo[k], "xyz"[g->axis[k]], L);
+				goto out;
+			}
+	}
 	if (one) {
 		/* one block: every particle is its, and it has no faces (no halos) but across a
 		 * periodic axis (its own neighbour there) */
@@ -201,8 +217,8 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
 		tide_box_bounds(&box[b], lo, hi);
 		for (int k = 0; k < 3; k++) {
-			if (c[k] == lo[k]) face[6 * b + 2 * k]++;
-			if (c[k] == hi[k] - 1) face[6 * b + 2 * k + 1]++;
+			if (c[k] < lo[k] + L) face[6 * b + 2 * k]++;
+			if (c[k] >= hi[k] - L) face[6 * b + 2 * k + 1]++;
 		}
 	}
 	uint32_t maxface = 0;
@@ -269,6 +285,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
 		else tide_block_register(&k->B, -1, NULL, k->cap, cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
+		k->R = NULL;
+		if (P->scheme == TIDE_SCHEME_GAS)
+			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
 		for (int f = 0; f < k->nface; f++) {
 			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, 0, TIDE_HALO_FIELDS);
 			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
@@ -279,6 +298,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * b;
 			starpu_mpi_data_register(k->B, t, k->owner);
 			starpu_mpi_data_register(k->C, t + 1, k->owner);
+			if (k->R) starpu_mpi_data_register(k->R, t + 14, k->owner);
 			for (int f = 0; f < k->nface; f++) {
 				starpu_mpi_data_register(k->H[f], t + 2 + f, k->owner);
 				starpu_mpi_data_register(k->M[f], t + 8 + f, k->owner);
@@ -546,6 +566,7 @@ static void unregister_all(tide_sim *sim)
 		tide_sim_block *k = &sim->blk[b];
 		starpu_data_unregister(k->B);
 		starpu_data_unregister(k->C);
+		if (k->R) starpu_data_unregister(k->R);
 		for (int f = 0; f < k->nface; f++) {
 			starpu_data_unregister(k->H[f]);
 			starpu_data_unregister(k->M[f]);

@@ -13,7 +13,9 @@
 //   sps_tau and integrate:
 //     gas_density(B[b], C[b], H[n][f_nb]...)  h iteration, rho, grad-h factor, Balsara switch
 //     halo_pack(B[b]) -> H[b][f]               again: the neighbours' new h, rho, ...
-//     gas_forces(B[b], C[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
+//     gas_forces(B[b], C[b], R[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
+//                                              (R: its reach map, work space)
+//     the halos of the next step carry the layers the step's largest h needs (red.hmax)
 //     (self-gravity, dt_combine as below)
 //     gas_integrate(B[b], red)                 kick-drift-kick leapfrog
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
@@ -52,7 +54,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/codelets.h"
-#include "tide/gas_params.h"
+#include "tide/gas_math.h"   /* the gas halos' depth */
 #include "tide/motion.h"
 #include "sph_gravity.h"
 #include "tide/sph_sim.h"
@@ -173,6 +175,7 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
+		if (cl == &tide_gas_forces_cl) add(&l, k->R, STARPU_W); /* its reach map */
 		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
 		int nh = k->nnb;
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
@@ -495,6 +498,8 @@ int tide_sim_step(tide_sim *sim)
 	tide_step_reduce r = *(tide_step_reduce *)starpu_variable_get_local_ptr(sim->red);
 	starpu_data_release(sim->red);
 	sim->last = r;
+	/* the gas scheme's halos follow its largest h (include/tide/gas_math.h) */
+	if (sim->P.scheme == TIDE_SCHEME_GAS) sim->P.grid.halo_now = tide_gas_halo_depth(&sim->P.grid, r.hmax);
 	int bad = check_health(sim, &r);
 	sim->t += r.dt;
 	sim->step++;

@@ -38,4 +38,15 @@ static inline void test_gas_case(tide_case *c, const char *name, double dp, doub
 	c->t_end = c->t_out = 1;
 }
 
+/* Self-gravity in code units (G = 1): Barnes-Hut with theta 0.5, quadrupoles, Plummer
+ * softening eps. */
+static inline void test_gas_self_gravity(tide_case *c, double eps)
+{
+	c->self_gravity.on = 1;
+	c->self_gravity.G = 1.0;
+	c->self_gravity.theta = 0.5;
+	c->self_gravity.softening = eps;
+	c->self_gravity.quadrupole = 1;
+}
+
 #endif

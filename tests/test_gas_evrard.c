@@ -44,11 +44,7 @@ static void make_case(tide_case *c, double m)
 	test_gas_case(c, "evrard", cbrt(m), 0.4, 4); /* mass dp^3 = M / N; the edge starts at h = 0.2 */
 	c->gas.gamma = 5.0 / 3.0;
 	c->cfl = 0.25;
-	c->self_gravity.on = 1;
-	c->self_gravity.G = 1.0;
-	c->self_gravity.theta = 0.5;
-	c->self_gravity.softening = 0.03;
-	c->self_gravity.quadrupole = 1;
+	test_gas_self_gravity(c, 0.03);
 	c->t_end = c->t_out = T_END;
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The gas scheme on several ranks (run by test_gas_ranks.sh on 1 and on 2 ranks): a small
-// Sedov blast (16^3 particles, src/gas_ic.c) on 3 blocks for 20 whole steps (sort, halos, the
+// The gas scheme on several ranks (run by test_gas_ranks.sh on 1 and on 2 or 4 ranks): a small
+// Sedov blast (16^3 particles, src/gas_ic.c) on 3 blocks (or the second argument's count; halos
+// two cell layers deep, gas_math.h) for 20 whole steps (sort, halos, the
 // h iteration, the halos again, forces, the time-step reduction across ranks, kick-drift,
 // migration).  Rank 0 writes every particle's position, velocity, density, h and u by id, in
-// C's exact hexadecimal floats, to the file named by the argument: the runs on 1 and 2 ranks
+// C's exact hexadecimal floats, to the file named by the argument: the runs on 1 and N ranks
 // must write the same file (every block computes the same sums from the same halos whichever
 // rank owns it, and the global time step is a minimum).
 #include <stdio.h>
@@ -23,7 +24,8 @@ int main(int argc, char **argv)
 {
 	tide_runtime rt;
 	if (tide_runtime_init(&argc, &argv, NULL, &rt)) return 77;
-	if (argc < 2) { fprintf(stderr, "usage: test_gas_ranks OUT\n"); return 2; }
+	if (argc < 2) { fprintf(stderr, "usage: test_gas_ranks OUT [BLOCKS]\n"); return 2; }
+	int nblocks = argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 3;
 	const int nhalf = 8;
 	double half = 0.5, a = half / nhalf, m = a * a * a;
 	tide_case c;
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 	tide_block_view all;
 	if (tide_gas_ic_sedov(half, m, 1.0, 1e-5, 1.0, 0, 1.2, &mem, &all) < 0) return 1;
 	tide_sim sim;
-	if (tide_sim_setup(&sim, &c, &all, 3, tide_runtime_uses_mpi())) return 1;
+	if (tide_sim_setup(&sim, &c, &all, nblocks, tide_runtime_uses_mpi())) return 1;
 	int bad = 0;
 	for (int s = 0; s < 20 && !bad; s++) bad = tide_sim_step(&sim);
 	void *gm = NULL;

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The gas scheme on 2 ranks gives the particles of 1 rank, bit for bit (test_gas_ranks.c).
+# The gas scheme on N ranks (default 2) gives the particles of 1 rank, bit for bit, with the
+# same blocks (default 3) (test_gas_ranks.c).  Usage: test_gas_ranks.sh EXE [RANKS [BLOCKS]]
 set -euo pipefail
 exe=$1
+np=${2:-2}
+nb=${3:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpirun_cpu.sh"
 if [ ${#mpi[@]} -eq 0 ]; then echo "SKIP: no mpirun"; exit 77; fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$exe" "$out/one.txt"
-nice "${mpi[@]}" -np 2 "$exe" "$out/two.txt"
-if ! cmp "$out/one.txt" "$out/two.txt"; then
-	echo "FAIL: the gas particles on 2 ranks differ from 1 rank"
+"$exe" "$out/one.txt" "$nb"
+nice "${mpi[@]}" -np "$np" "$exe" "$out/many.txt" "$nb"
+if ! cmp "$out/one.txt" "$out/many.txt"; then
+	echo "FAIL: the gas particles on $np ranks differ from 1 rank"
 	exit 1
 fi
-echo "ok: gas scheme, 3 blocks, 20 steps: 2 ranks = 1 rank bit for bit ($(wc -l < "$out/one.txt") lines)"
+echo "ok: gas scheme, $nb blocks, 20 steps: $np ranks = 1 rank bit for bit ($(wc -l < "$out/one.txt") lines)"

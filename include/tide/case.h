@@ -61,6 +61,7 @@ typedef struct tide_gas_case {
 	int h_iterations;        /* most iterations */
 	double h_max;            /* largest h; 0: not given, tide_case_gas_h_max */
 	double h_min;            /* smallest h (0: none) */
+	double h_cell;           /* half the cell side; 0: not given, tide_case_gas_h_cell */
 	double alpha_visc, beta_visc, alpha_cond;
 	double u_min;            /* floor of the specific internal energy */
 	double u;                /* initial specific internal energy of the fluid (ideal gas) */
@@ -237,10 +238,28 @@ static inline double tide_case_gas_h_max(const tide_case *c)
 	return c->gas.h_max > 0 ? c->gas.h_max : 4.0 * c->gas.eta * c->dp;
 }
 
-/* Half the side of the neighbour cells: the support of the largest h, h (WCSPH) or h_max (gas). */
+/* The gas scheme's cells have side 2 h_cell: the given one, else eta dp (the initial h of a
+ * uniform gas), at most h_max; h_max with periodic boundaries (one ghost layer of cells holds
+ * the images, sph_params.h, so one cell must hold the largest support). */
+static inline double tide_case_gas_h_cell(const tide_case *c)
+{
+	double hm = tide_case_gas_h_max(c), hc = c->gas.h_cell > 0 ? c->gas.h_cell : c->gas.eta * c->dp;
+	return c->periodic || hc > hm ? hm : hc;
+}
+
+/* Half the side of the neighbour cells: h (WCSPH) or h_cell (gas). */
 static inline double tide_case_cell_h(const tide_case *c)
 {
-	return c->scheme == TIDE_SCHEME_GAS ? tide_case_gas_h_max(c) : tide_case_h(c);
+	return c->scheme == TIDE_SCHEME_GAS ? tide_case_gas_h_cell(c) : tide_case_h(c);
+}
+
+/* Cell layers of a halo: the gas scheme's largest support 2 h_max in cells of side 2 h_cell,
+ * one for WCSPH (tide_grid.halo). */
+static inline int tide_case_halo_layers(const tide_case *c)
+{
+	if (c->scheme != TIDE_SCHEME_GAS) return 1;
+	int n = (int)ceil(tide_case_gas_h_max(c) / tide_case_gas_h_cell(c) - 1e-6);
+	return n > 1 ? n : 1;
 }
 
 /* Softening length of the self-gravity: the given one, else dp. */

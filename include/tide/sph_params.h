@@ -25,7 +25,23 @@ typedef struct tide_grid {
 	 * images of the particles on the other side (positions shifted by the period L) keyed in
 	 * the ghost layer. */
 	int periodic;
+	/* Cell layers the halos are made for: their capacity, and every block at least as wide
+	 * (the gas scheme: ceil(h_max / h_cell), the largest support; WCSPH and a zeroed grid:
+	 * one).  halo_now: the layers they carry this step (the gas scheme: from the largest h of
+	 * the last step, tide_gas_halo_depth; 0: halo).  Read through tide_halo_max and
+	 * tide_halo_layers. */
+	int halo, halo_now;
 } tide_grid;
+
+/* Cell layers the halos are made for (>= 1). */
+TIDE_HD int tide_halo_max(const tide_grid *g) { return g->halo > 1 ? g->halo : 1; }
+
+/* Cell layers a block's halos carry this step and its gathers read beyond its box (>= 1). */
+TIDE_HD int tide_halo_layers(const tide_grid *g)
+{
+	int m = tide_halo_max(g);
+	return g->halo_now > 0 && g->halo_now < m ? g->halo_now : m;
+}
 
 /* Ghost layers of axis d (1 when periodic, else 0). */
 TIDE_HD int tide_ghost(const tide_grid *g, int d) { return (g->periodic >> d) & 1; }
@@ -114,7 +130,7 @@ typedef struct tide_step_reduce {
 	float fill;      /* fullest block or halo: count / capacity (max) */
 	uint32_t nbad;   /* particles with non-finite acceleration or density (sum) */
 	uint32_t count;  /* particles (sum): the host learns the total without touching blocks */
-	uint32_t pad;
+	float hmax;      /* largest smoothing length (the gas scheme; max) */
 } tide_step_reduce;
 
 TIDE_HD void tide_step_reduce_init(tide_step_reduce *r)
@@ -126,7 +142,7 @@ TIDE_HD void tide_step_reduce_init(tide_step_reduce *r)
 	r->fill = 0.f;
 	r->nbad = 0;
 	r->count = 0;
-	r->pad = 0;
+	r->hmax = 0.f;
 }
 
 /* Combines b into a (the redux operation). */
@@ -137,6 +153,7 @@ TIDE_HD void tide_step_reduce_combine(tide_step_reduce *a, const tide_step_reduc
 	if (b->rho_min < a->rho_min) a->rho_min = b->rho_min;
 	if (b->rho_max > a->rho_max) a->rho_max = b->rho_max;
 	if (b->fill > a->fill) a->fill = b->fill;
+	if (b->hmax > a->hmax) a->hmax = b->hmax;
 	a->nbad += b->nbad;
 	a->count += b->count;
 }
@@ -232,17 +249,25 @@ TIDE_HD uint32_t tide_local_key(const tide_grid *g, double x, double y, double z
 	return tide_box_index(A, k);
 }
 
-/* The box grown by one cell on every side, inside the grid: the cells a block's forces read. */
-TIDE_HD tide_block_arg tide_box_grow(const tide_grid *g, const tide_block_arg *A)
+/* The box grown by n cells on every side, inside the grid. */
+TIDE_HD tide_block_arg tide_box_grow_by(const tide_grid *g, const tide_block_arg *A, int n)
 {
 	tide_block_arg E = *A;
-	E.l0 = A->l0 > 0 ? A->l0 - 1 : 0;
-	E.l1 = A->l1 < g->n[g->axis[0]] ? A->l1 + 1 : A->l1;
-	E.lo1 = A->lo1 > 0 ? A->lo1 - 1 : 0;
-	E.hi1 = A->hi1 < g->n[g->axis[1]] ? A->hi1 + 1 : A->hi1;
-	E.lo2 = A->lo2 > 0 ? A->lo2 - 1 : 0;
-	E.hi2 = A->hi2 < g->n[g->axis[2]] ? A->hi2 + 1 : A->hi2;
+	int n0 = g->n[g->axis[0]], n1 = g->n[g->axis[1]], n2 = g->n[g->axis[2]];
+	E.l0 = A->l0 > n ? A->l0 - n : 0;
+	E.l1 = A->l1 + n < n0 ? A->l1 + n : n0;
+	E.lo1 = A->lo1 > n ? A->lo1 - n : 0;
+	E.hi1 = A->hi1 + n < n1 ? A->hi1 + n : n1;
+	E.lo2 = A->lo2 > n ? A->lo2 - n : 0;
+	E.hi2 = A->hi2 + n < n2 ? A->hi2 + n : n2;
 	return E;
+}
+
+/* The box grown by one cell on every side, inside the grid: the cells a block's forces read
+ * (WCSPH), and where a migrant one cell out of a box may be. */
+TIDE_HD tide_block_arg tide_box_grow(const tide_grid *g, const tide_block_arg *A)
+{
+	return tide_box_grow_by(g, A, 1);
 }
 
 /* Number of axes the decomposition cuts. */
@@ -268,6 +293,15 @@ TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slo
 	return n;
 }
 
+/* The edge of face f = 2 k + side of box A that its halo carries: the cell layers first ..
+ * first + n - 1 along key axis k (tide_halo_layers of them, at most the box's width). */
+TIDE_HD void tide_face_layers(const tide_grid *g, const tide_block_arg *A, int f, int *first, int *n)
+{
+	int lo[3], hi[3], k = f / 2, L = tide_halo_layers(g);
+	tide_box_bounds(A, lo, hi);
+	*n = L < hi[k] - lo[k] ? L : hi[k] - lo[k];
+	*first = f % 2 ? hi[k] - *n : lo[k];
+}
 
 /* Is face f = 2 k + side of box A a periodic face (the box touches the ghost layer there)? */
 TIDE_HD int tide_face_periodic(const tide_grid *g, const tide_block_arg *A, int f)

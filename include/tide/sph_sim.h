@@ -19,6 +19,8 @@ typedef struct tide_sim_block {
 	void *host;                       /* main-memory replica (pinned), on the owner only */
 	starpu_data_handle_t B;           /* particles */
 	starpu_data_handle_t C;           /* cell starts: uint32[cells of the box + 1] */
+	starpu_data_handle_t R;           /* gas scheme: reach map, float[cells of the box]
+	                                   * (gas_forces' work space, gas_math.h); else NULL */
 	int nface;                        /* faces with neighbours (tide_face_slots) */
 	starpu_data_handle_t H[6];        /* edge particles of each such face, for the neighbours */
 	starpu_data_handle_t M[6];        /* migrants through each such face */
