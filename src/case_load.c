@@ -144,6 +144,12 @@ static const struct key keys[] = {
 	NUM("gas.alpha_cond", gas.alpha_cond, R_GE | R_LE, 0, 5),
 	NUM("gas.u_min", gas.u_min, R_GE, 0, 0),
 	NUM("gas.u", gas.u, R_GE, 0, 0),
+	SECTION("turbulence"),   /* gas only: src/turbulence.h */
+	NUM("turbulence.mach", turbulence.mach, R_GE | R_LE, 0, 100),
+	NUM("turbulence.slope", turbulence.slope, R_GE | R_LE, -10, 2),
+	NUM("turbulence.solenoidal", turbulence.solenoidal, R_GE | R_LE, 0, 1),
+	INT("turbulence.seed", turbulence.seed, R_GE, 0, 0),
+	INT("turbulence.grid", turbulence.grid, R_GE | R_LE, 8, TIDE_TURB_GRID_MAX),
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
@@ -376,6 +382,7 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		/* Being present is meaningful for these sections. */
 		if (!strcmp(path, "tank")) x->c->tank.present = 1;
 		if (!strcmp(path, "gauges.surge_front")) x->c->surge_front = 1;
+		if (!strcmp(path, "turbulence")) x->c->turbulence.on = 1;
 		if (!strcmp(path, "physics.self_gravity")) {
 			x->c->self_gravity.on = 1;
 			/* "self_gravity:" alone (null) turns it on with the defaults */
@@ -901,6 +908,11 @@ void tide_case_gas_defaults(tide_case *c)
 	c->gas.alpha_cond = 1.0;   /* Price 2008 */
 	c->gas.u_min = 0;
 	c->gas.u = 1.0;
+	c->turbulence.mach = 1.0;
+	c->turbulence.slope = -4.0;       /* Burgers: E(k) ~ k^-2 (Bate et al. 2003) */
+	c->turbulence.solenoidal = 0.5;   /* the natural mix of an unprojected field */
+	c->turbulence.seed = 1;
+	c->turbulence.grid = 64;
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */
@@ -1026,6 +1038,7 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	if (apply(x, i, v, key)) return -1;
 	if (!strncmp(key, "gauges.surge_front.", 19)) c->surge_front = 1;
 	if (!strncmp(key, "physics.self_gravity.", 21)) c->self_gravity.on = 1;
+	if (!strncmp(key, "turbulence.", 11)) c->turbulence.on = 1;
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (tide_case_derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = tide_case_default_domain(c);
 	if (old->hswl == tide_case_default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = tide_case_default_hswl(c);

@@ -148,6 +148,12 @@ static void put_gas(FILE *f, const tide_case *c)
 	fprintf(f, "  alpha_cond: %s\n", tide_case_num(g->alpha_cond, b));
 	fprintf(f, "  u_min: %s\n", tide_case_num(g->u_min, b));
 	fprintf(f, "  u: %s\n", tide_case_num(g->u, b));
+	if (!c->turbulence.on) return;
+	const tide_turbulence *t = &c->turbulence;
+	fprintf(f, "turbulence:\n  mach: %s\n", tide_case_num(t->mach, b));
+	fprintf(f, "  slope: %s\n", tide_case_num(t->slope, b));
+	fprintf(f, "  solenoidal: %s\n", tide_case_num(t->solenoidal, b));
+	fprintf(f, "  seed: %d\n  grid: %d\n", t->seed, t->grid);
 }
 
 void tide_case_print(FILE *f, const tide_case *c)

@@ -190,11 +190,28 @@ static int check_periodic(struct ctx *x)
 	return 0;
 }
 
+/* Turbulent initial velocities: a 3-D gas case, a grid the radix-2 FFT takes. */
+static int check_turbulence(struct ctx *x)
+{
+	const tide_turbulence *t = &x->c->turbulence;
+	int line = x->line[tide_case_find_key("turbulence")];
+	if (!t->on) return 0;
+	if (x->c->scheme != TIDE_SCHEME_GAS || x->c->dim != 3)
+		return tide_case_fail(x, line, "key 'turbulence' needs a 3-D gas case; allowed: "
+		                      "physics.scheme: gas and dim: 3, or no turbulence section.");
+	if (t->grid & (t->grid - 1))
+		return tide_case_fail(x, x->line[tide_case_find_key("turbulence.grid")], "key "
+		                      "'turbulence.grid' is %d; allowed: a power of two from 8 to %d.",
+		                      t->grid, TIDE_TURB_GRID_MAX);
+	return 0;
+}
+
 /* Self-gravity, equation of state, viscosity and periodic checks: they need the whole case. */
 int tide_case_check_physics(struct ctx *x)
 {
 	const tide_case *c = x->c;
 	if (check_periodic(x)) return -1;
+	if (check_turbulence(x)) return -1;
 	if (c->self_gravity.on && c->dim != 3)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");

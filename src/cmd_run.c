@@ -358,6 +358,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
 	tide_snap_fini(&out.snap);
 	st.n_outputs = out.n;
+	st.jeans_mass_min = out.jeans_mj;
+	st.jeans_rho = out.jeans_rho;
+	st.jeans_unresolved_t = out.jeans_lost ? out.jeans_lost_t : -1;
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
 	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;

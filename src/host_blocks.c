@@ -10,6 +10,8 @@
 #include "tide/sph_sim.h"
 #include "case_load.h"
 #include "gas_ic.h"
+#include "tide/gas_math.h"
+#include "turbulence.h"
 #include "host_blocks.h"
 #include "log.h"
 
@@ -75,6 +77,20 @@ double tide_host_run_bytes(double n, int nblocks, int size, int rank, int worker
 	return setup > run ? setup : run;
 }
 
+/* The case's turbulent velocities (turbulence.h) at Mach numbers of the gas's sound speed at
+ * rho0 and gas.u (the equation of state's own formula, gas_math.h). */
+static int add_turbulence(const tide_case *c, tide_block_view *v, size_t n)
+{
+	tide_gas_params G = {.eos = c->gas.eos, .gamma = (float)c->gas.gamma,
+	                     .cs2 = (float)(c->gas.cs * c->gas.cs), .rho_crit = (float)c->gas.rho_crit};
+	double cs = tide_gas_sound(&G, (float)c->rho0, (float)c->gas.u);
+	float *vel[3] = {v->vx, v->vy, v->vz}, *vh[3] = {v->vx1, v->vy1, v->vz1};
+	tide_info("turbulence: Mach %g (c_s = %g), P(k) ~ k^%g, solenoidal weight %g, seed %d, "
+	          "grid %d^3\n", c->turbulence.mach, cs, c->turbulence.slope,
+	          c->turbulence.solenoidal, c->turbulence.seed, c->turbulence.grid);
+	return tide_turb_apply(&c->turbulence, cs, n, v->x, v->y, v->z, vel, vh);
+}
+
 int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
                           size_t *n_fluid, size_t *n_bound)
 {
@@ -111,6 +127,14 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 	}
 	start_history(v, n);
 	if (c->scheme == TIDE_SCHEME_GAS) tide_gas_ic_start(c, v, n);
+	/* every rank builds the whole set: the same velocities whatever the number of ranks */
+	if (c->scheme == TIDE_SCHEME_GAS && c->turbulence.on && add_turbulence(c, v, n)) {
+		fprintf(stderr, "tide: out of host memory for the turbulence grid of %d^3 points%s.\n",
+		        c->turbulence.grid, TIDE_OOM_ADVICE);
+		tide_block_free_host(*mem, cap);
+		*mem = NULL;
+		return -1;
+	}
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++) nf += v->type[i] == TIDE_FLUID;
 	v->count = (uint32_t)n;

@@ -155,6 +155,10 @@ typedef struct tide_run_stats {
 	int n_outputs;
 	double dp, h;
 	double first_step_s, later_step_s; /* the first step; the mean of the others (0: < 2 steps) */
+	/* the Jeans check of a self-gravitating gas (include/tide/jeans.h; 0 when not checked):
+	 * the least Jeans mass at an output, the density there, the first output's time at which
+	 * some particle had M_J < N_ngb m (-1: never) */
+	double jeans_mass_min, jeans_rho, jeans_unresolved_t;
 } tide_run_stats;
 
 /* Writes dir/run_summary.csv (a header row with units and one value row) and

@@ -31,6 +31,10 @@ typedef struct run_out {
 	long ckpt_step;               /* step of the checkpoint in ckpt (-1: none written or read) */
 	size_t n_fluid0, n_bound0;    /* particles at the start of the run (before any restart) */
 	tide_snapshots snap;          /* the snapshot writer (not started with --no-output) */
+	double jeans_mj;              /* least Jeans mass seen at an output (gas + self-gravity) */
+	double jeans_rho;             /* the density where it was */
+	int jeans_lost;               /* an output had unresolved particles: at time jeans_lost_t */
+	double jeans_lost_t;
 } run_out;
 
 /* Why a run loop stopped with an error: what the run can still save differs. */

@@ -43,6 +43,9 @@ static const field fields[] = {
 	FIELD(h, "h[m]", F_DBL),
 	FIELD(first_step_s, "first_step[s]", F_DBL),
 	FIELD(later_step_s, "later_steps[s]", F_DBL),
+	FIELD(jeans_mass_min, "jeans_mass_min[mass]", F_DBL),
+	FIELD(jeans_rho, "jeans_rho[density]", F_DBL),
+	FIELD(jeans_unresolved_t, "jeans_unresolved_t[s]", F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -388,6 +388,7 @@ static void test_summary(void)
 	strcpy(st.sched, "dmdas");
 	st.n_outputs = 31; st.dp = 0.01; st.h = NAN;
 	st.first_step_s = 0.5; st.later_step_s = 0.0025;
+	st.jeans_mass_min = 0.125; st.jeans_rho = 2; st.jeans_unresolved_t = -1;
 	CHECK(st.peak_host_bytes > 0, "tide_peak_host_bytes gave 0 on Linux");
 	CHECK(tide_summary_write(tmpdir, &st) == 0, "tide_summary_write");
 
@@ -401,7 +402,8 @@ static void test_summary(void)
 			               "\"steps\": 4321", "\"wall_s\": 12.25", "\"particle_steps_per_s\": 45000000",
 			               "\"peak_device_bytes\": 1073741824", "\"sched\": \"dmdas\"",
 			               "\"dp\": 0.01", "\"h\": null,", "\"first_step_s\": 0.5",
-			               "\"later_step_s\": 0.0025\n}" };
+			               "\"later_step_s\": 0.0025,", "\"jeans_mass_min\": 0.125,",
+			               "\"jeans_unresolved_t\": -1\n}" };
 		for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
 			CHECK(strstr(j, want[k]) != NULL, "JSON lacks %s:\n%s", want[k], j);
 		CHECK(j[0] == '{' && !strchr(j, '\t'), "JSON shape");
@@ -415,7 +417,7 @@ static void test_summary(void)
 		CHECK(!strncmp(v, head, strlen(head)), "CSV header:\n%s", v);
 		CHECK(strstr(v, "\n\"dam \"\"break\"\"\\2d\",\"ok,\tdone\n\",2,12345,678,4321,1.5,12.25,0.00283,"
 		                "45000000,") != NULL, "CSV row:\n%s", v);
-		CHECK(strstr(v, ",\"dmdas\",31,0.01,nan,0.5,0.0025\n") != NULL, "CSV tail:\n%s", v);
+		CHECK(strstr(v, ",\"dmdas\",31,0.01,nan,0.5,0.0025,0.125,2,-1\n") != NULL, "CSV tail:\n%s", v);
 		free(v);
 	}
 }

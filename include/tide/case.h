@@ -67,6 +67,17 @@ typedef struct tide_gas_case {
 	double u;                /* initial specific internal energy of the fluid (ideal gas) */
 } tide_gas_case;
 
+/* Turbulent initial velocities of a gas case (section turbulence; src/turbulence.h). */
+typedef struct tide_turbulence {
+	int on;             /* section turbulence present */
+	double mach;        /* rms Mach number of the particles' added velocities */
+	double slope;       /* power per Fourier mode P(k) ~ k^slope */
+	double solenoidal;  /* zeta (Federrath et al. 2010): 1 solenoidal, 0 compressive */
+	int seed;
+	int grid;           /* points per side of the periodic grid (a power of two) */
+} tide_turbulence;
+#define TIDE_TURB_GRID_MAX 256
+
 /* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
 typedef struct tide_stl_item {
 	char file[1024];       /* absolute path (the case gives it relative to its own directory) */
@@ -163,6 +174,7 @@ typedef struct tide_case {
 	int scheme;                   /* enum tide_scheme (gas_params.h): wcsph or gas */
 	int units;                    /* enum tide_units (gas_params.h) */
 	tide_gas_case gas;            /* physics.scheme = gas */
+	tide_turbulence turbulence;   /* gas only: turbulent initial velocities */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];

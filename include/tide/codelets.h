@@ -37,6 +37,9 @@ extern struct starpu_codelet tide_sps_tau_cl;
  * gas_integrate: buffers block (RW), step reduction (R); args tide_sph_params.  Kick-drift. */
 extern struct starpu_codelet tide_gas_density_cl;
 extern struct starpu_codelet tide_gas_forces_cl;
+/* jeans_min: buffers block (R), tide_jeans_min record (RW | COMMUTE); args tide_gas_params,
+ * float q_res.  The Jeans resolution check of a gas block (include/tide/jeans.h). */
+extern struct starpu_codelet tide_jeans_min_cl;
 extern struct starpu_codelet tide_gas_integrate_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
@@ -129,6 +132,7 @@ void tide_sps_tau_cuda(void *buffers[], void *cl_arg);
 void tide_gas_density_cuda(void *buffers[], void *cl_arg);
 void tide_gas_forces_cuda(void *buffers[], void *cl_arg);
 void tide_gas_integrate_cuda(void *buffers[], void *cl_arg);
+void tide_jeans_min_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 void tide_snap_copy_cuda(void *buffers[], void *cl_arg);

@@ -152,6 +152,13 @@ void tide_sim_submit_sort_halos(tide_sim *sim);
  * its own; waits for it).  0 without self-gravity. */
 double tide_sim_self_gravity_energy(tide_sim *sim);
 
+/* Collective.  The Jeans resolution check of a self-gravitating gas (include/tide/jeans.h,
+ * tasks/gas_jeans.c): on rank 0, *out gets the least c_s^3 / sqrt(rho) of all particles, the
+ * density there and the number of particles with c_s^3 / sqrt(rho) < q_res; waits for it.
+ * 0, or -1 (not a self-gravitating gas run; *out empty). */
+struct tide_jeans_min;
+int tide_sim_jeans(tide_sim *sim, double q_res, struct tide_jeans_min *out);
+
 /* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
 void tide_sim_submit_migration(tide_sim *sim);
 
