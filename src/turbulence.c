@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Turbulent initial velocities (turbulence.h).  The FFT is a small radix-2 one of our own:
-// libfftw3 is not installed on the build machines (no root to add it) and the field is made once
-// per run on grids of at most 256^3, where a plain radix-2 transform costs well under a second
-// per 64^3 component.
+// Turbulent initial velocities (turbulence.h).  The field's Fourier transforms are FFTW's.
+#include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,39 +10,15 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* One line of n complex values, stride s (in complex values), in place. */
-static void fft_line(double *a, int n, size_t s, int sign)
-{
-	for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
-		int bit = n >> 1;
-		for (; j & bit; bit >>= 1) j ^= bit;
-		j ^= bit;
-		if (i < j) {
-			double *p = a + 2 * i * s, *q = a + 2 * j * s, t0 = p[0], t1 = p[1];
-			p[0] = q[0]; p[1] = q[1]; q[0] = t0; q[1] = t1;
-		}
-	}
-	for (int len = 2; len <= n; len <<= 1) {
-		double ang = sign * 2.0 * M_PI / len;
-		for (int k = 0; k < len / 2; k++) {
-			double wr = cos(ang * k), wi = sin(ang * k);
-			for (int i = k; i < n; i += len) {
-				double *p = a + 2 * i * s, *q = a + 2 * (i + len / 2) * s;
-				double xr = q[0] * wr - q[1] * wi, xi = q[0] * wi + q[1] * wr;
-				q[0] = p[0] - xr; q[1] = p[1] - xi;
-				p[0] += xr; p[1] += xi;
-			}
-		}
-	}
-}
-
 void tide_fft3(double *a, int n, int sign)
 {
-	size_t N = (size_t)n;
-	for (size_t i = 0; i < N * N; i++) fft_line(a + 2 * i * N, n, 1, sign);          /* k */
-	for (size_t i = 0; i < N; i++)
-		for (size_t k = 0; k < N; k++) fft_line(a + 2 * (i * N * N + k), n, N, sign);  /* j */
-	for (size_t j = 0; j < N * N; j++) fft_line(a + 2 * j, n, N * N, sign);          /* i */
+	/* interleaved (re, im) doubles are FFTW's fftw_complex; FFTW_FORWARD is the sign -1, and
+	 * neither direction is normalised, as turbulence.h documents */
+	fftw_complex *c = (fftw_complex *)(void *)a;
+	fftw_plan p = fftw_plan_dft_3d(n, n, n, c, c, sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD,
+	                               FFTW_ESTIMATE);
+	fftw_execute(p);
+	fftw_destroy_plan(p);
 }
 
 /* A counter-based hash (splitmix64's finaliser) of the seed and a mode's wave vector. */

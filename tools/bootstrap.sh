@@ -4,7 +4,7 @@
 #
 #  * Debian packages: compilers, meson, ninja, pkg-config, Open MPI, hwloc, FxT, libyaml, parallel
 #    HDF5 (Open MPI flavour, for the .h5 particle output), expat and zlib (tide probe's VTK/XDMF
-#    readers), matplotlib.
+#    readers), FFTW 3 (turbulent initial velocities), matplotlib.
 #  * StarPU 1.4.x built from Debian's source package (unstable suite: Debian 12 ships only 1.3,
 #    which has no CUDA), with CUDA when nvcc is present, StarPU-MPI and FxT, sized for 128 CPUs and
 #    8 GPUs, without OpenCL, Fortran, StarPU-FFT, docs, examples and tests.
@@ -27,7 +27,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 DEBS=(build-essential gcc g++ meson ninja-build pkg-config
       libopenmpi-dev openmpi-bin libhwloc-dev hwloc libfxt-dev fxt-tools
-      libyaml-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev python3 python3-matplotlib python3-numpy python3-yaml python3-h5py dpkg-dev xz-utils
+      libyaml-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev libfftw3-dev python3 python3-matplotlib python3-numpy python3-yaml python3-h5py dpkg-dev xz-utils
       ca-certificates)
 SIMGRID=${TIDE_SIMGRID:-0}
 [ "$SIMGRID" = 1 ] && DEBS+=(libsimgrid-dev xsltproc)
