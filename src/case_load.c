@@ -67,7 +67,8 @@ const char *const tide_case_units_names[] = {"si", "cgs", "code", NULL};    /* e
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
-                                               "type", "id", NULL};
+                                               "type", "id", "internal_energy",
+                                               "smoothing_length", "sound_speed", NULL};
 const char *const tide_case_gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 
 #define OFF(f) offsetof(tide_case, f)

@@ -224,8 +224,10 @@ void tide_case_print(FILE *f, const tide_case *c)
 	fprintf(f, "output: %s}\n", tide_case_num(c->t_out, b));
 	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],
 	        tide_case_precision_names[c->output_single]);
+	/* the gas arrays only where a gas run writes them */
+	unsigned shown = c->output_fields & (c->scheme == TIDE_SCHEME_GAS ? ~0u : ~(unsigned)TIDE_OUT_GAS_FIELDS);
 	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
-		if (c->output_fields >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
+		if (shown >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
 	fputs("]}\n", f);
 	fputs("gauges:\n", f);
 	if (c->gauge_every > 0) fprintf(f, "  every: %s\n", tide_case_num(c->gauge_every, b));

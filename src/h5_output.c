@@ -15,6 +15,8 @@
 #include <mpi.h>
 #include "log.h"
 #include "runtime.h"
+#include "tide/gas_math.h"
+#include "tide/sph_sim.h"
 
 /* Particles per write call and rank: bounds the copy buffer (24 MiB of positions), so a large
  * snapshot needs no full-size copy. */
@@ -27,6 +29,8 @@ typedef struct h5_src {
 	const tide_block_view *v;
 	const tide_case *c;
 	double tait_b;
+	int gas;                 /* physics.scheme gas: its equation of state and fields */
+	tide_gas_params G;       /* (gas) the run's constants, as the codelets get them */
 	uint64_t row0;           /* row of the file where this rank's particles start */
 } h5_src;
 
@@ -70,7 +74,33 @@ static void fill_pressure(const h5_src *s, const tide_block_view *v, uint32_t i0
 {
 	(void)row;
 	float *o = out;
-	for (uint32_t k = 0; k < n; k++) o[k] = tide_tait_pressure(s->c, s->tait_b, v->rho[i0 + k]);
+	if (s->gas) /* the gas EOS, gas_math.h */
+		for (uint32_t k = 0; k < n; k++)
+			o[k] = tide_gas_pressure(&s->G, v->rho[i0 + k], v->TIDE_GAS_U[i0 + k]);
+	else
+		for (uint32_t k = 0; k < n; k++) o[k] = tide_tait_pressure(s->c, s->tait_b, v->rho[i0 + k]);
+}
+
+static void fill_internal_energy(const h5_src *s, const tide_block_view *v, uint32_t i0,
+                                 uint32_t n, uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	memcpy(out, v->TIDE_GAS_U + i0, n * sizeof(float));
+}
+
+static void fill_smoothing_length(const h5_src *s, const tide_block_view *v, uint32_t i0,
+                                  uint32_t n, uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	memcpy(out, v->TIDE_GAS_H + i0, n * sizeof(float));
+}
+
+static void fill_sound_speed(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                             uint64_t row, void *out)
+{
+	(void)row;
+	float *o = out;
+	for (uint32_t k = 0; k < n; k++) o[k] = tide_gas_sound(&s->G, v->rho[i0 + k], v->TIDE_GAS_U[i0 + k]);
 }
 
 static void fill_type(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
@@ -130,6 +160,10 @@ static const h5_field fields[] = {
 	{"Pressure", T_F32, 1, 4, fill_pressure, "Pa", TIDE_OUT_PRESSURE},
 	{"Type", T_U8, 1, 1, fill_type, "1", TIDE_OUT_TYPE},
 	{"Id", T_U32, 1, 4, fill_id, "1", TIDE_OUT_ID},
+	/* gas runs only (TIDE_OUT_GAS_FIELDS) */
+	{"InternalEnergy", T_F32, 1, 4, fill_internal_energy, "J/kg", TIDE_OUT_INTERNAL_ENERGY},
+	{"SmoothingLength", T_F32, 1, 4, fill_smoothing_length, "m", TIDE_OUT_SMOOTHING_LENGTH},
+	{"SoundSpeed", T_F32, 1, 4, fill_sound_speed, "m/s", TIDE_OUT_SOUND_SPEED},
 	{"Connectivity", T_U32, 1, 4, fill_connectivity, "1", 0},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
@@ -335,7 +369,8 @@ static int write_file(h5_writer *w, const h5_src *s, const tide_h5_snap *snap)
 		ok = agree(w, ok);
 	}
 	for (int f = 0; f < NFIELDS && ok; f++)
-		if (!fields[f].out || (s->c->output_fields & fields[f].out))
+		if (!fields[f].out || ((s->c->output_fields & fields[f].out) &&
+		                       (s->gas || !(fields[f].out & TIDE_OUT_GAS_FIELDS))))
 			ok = write_dataset(w, s, &fields[f]);
 	if (w->file >= 0 && H5Fclose(w->file) < 0) ok = failed(w, "cannot complete the file");
 	w->file = -1;
@@ -380,7 +415,12 @@ static int h5_write(const char *path, const tide_h5_snap *snap, const tide_case 
 	snprintf(w.tmp, sizeof w.tmp, "%s.tmp", path);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* our one sentence instead of HDF5's stack */
 
-	h5_src s = {snap->nv, snap->v, c, tide_case_tait_b(c), 0};
+	h5_src s = {snap->nv, snap->v, c, tide_case_tait_b(c), c->scheme == TIDE_SCHEME_GAS, {0}, 0};
+	if (s.gas) {
+		tide_sph_params P;
+		tide_sim_params(c, &P);
+		s.G = P.gas;
+	}
 	for (int b = 0; b < s.nv; b++) w.n_loc += s.v[b].count;
 	uint64_t nbuf = w.n_loc < H5_CHUNK ? w.n_loc : H5_CHUNK;
 	w.buf = malloc((nbuf ? nbuf : 1) * 3 * sizeof(double));
@@ -435,7 +475,7 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap
 	           (unsigned long long)n, tide_wtime() - w0,
 	           snap->comm != MPI_COMM_NULL ? "all ranks" : "rank 0");
 	if (!xmf->path[0] && xmf_path(xmf, dir)) return -1;
-	xmf->fields = c->output_fields;
+	xmf->fields = c->output_fields & (c->scheme == TIDE_SCHEME_GAS ? ~0u : ~(unsigned)TIDE_OUT_GAS_FIELDS);
 	xmf->single = c->output_single;
 	return tide_series_append(xmf, path, snap->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
 }
@@ -476,7 +516,7 @@ int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
 {
 	memset(xmf, 0, sizeof *xmf);
 	if (xmf_path(xmf, dir)) return -1;
-	xmf->fields = c->output_fields;
+	xmf->fields = c->output_fields & (c->scheme == TIDE_SCHEME_GAS ? ~0u : ~(unsigned)TIDE_OUT_GAS_FIELDS);
 	xmf->single = c->output_single;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	for (int i = 0; i < n; i++) {

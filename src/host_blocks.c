@@ -152,4 +152,5 @@ void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
 	s->x = v->x; s->y = v->y; s->z = v->z;
 	s->vx = v->vx; s->vy = v->vy; s->vz = v->vz;
 	s->rho = v->rho; s->id = v->id; s->type = v->type;
+	if (v->naux >= 2) { s->gas_h = v->aux0; s->gas_u = v->aux1; }
 }

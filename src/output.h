@@ -57,7 +57,7 @@ typedef struct tide_pvd {
 	int single;      /* ... and their positions as float32 (output.precision single) */
 	unsigned *layout; /* of each file: its fields | TIDE_LAYOUT_SINGLE (a restart may change them) */
 } tide_pvd;
-#define TIDE_LAYOUT_SINGLE 0x100u
+#define TIDE_LAYOUT_SINGLE 0x10000u
 
 /* Appends a file to the list (stored relative to the directory of p->path when it lies below
  * it) with its time and particle count; writes nothing.  Returns 0 or -1. */

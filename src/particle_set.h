@@ -18,6 +18,9 @@ typedef struct tide_particle_set {
 	/* Boundary normal (block.h, TIDE_BN_X: into the fluid, length = distance to the boundary
 	 * surface), 0 for fluid; NULL in a set that does not carry them (readers of output files). */
 	float *nx, *ny, *nz;
+	/* A host block's first two aux fields (block.h), which the gas scheme calls h and u
+	 * (gas_math.h: TIDE_GAS_H, TIDE_GAS_U): read only in gas runs; NULL in sets without them. */
+	float *gas_h, *gas_u;
 	/* 0: the set owns growable arrays.  TIDE_PSET_COUNT: nothing is stored, pushes only count
 	 * (a builder's first pass).  TIDE_PSET_FIXED: the arrays are someone else's (the fields of
 	 * a host block) with room for cap particles; pushes beyond it fail, free leaves them. */

@@ -21,6 +21,8 @@ static uint32_t staged_fields(const tide_case *c)
 	             TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) |
 	             TIDE_FIELD_BIT(type);
 	if (c->output_fields & TIDE_OUT_ID) f |= TIDE_FIELD_BIT(id);
+	/* gas runs: u (pressure, sound speed) and h, gas_math.h's aux0 and aux1 */
+	if (c->scheme == TIDE_SCHEME_GAS) f |= TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1); /* TIDE_GAS_H, TIDE_GAS_U */
 	return f;
 }
 

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "particle_set.h"
 #include "statistics.h"
+#include "tide/gas_math.h"
 
 /* Tait elastic energy per unit mass, B/rho0 [(x^(g-1) - 1)/(g-1) + 1/x - 1], x = rho/rho0,
  * written with expm1/log1p so that it keeps its digits near x = 1 (where it is O((x-1)^2)). */
@@ -26,6 +27,21 @@ static double iso_energy(double rho, double rho0, double cs)
 	return cs * cs * (log1p(d) - d / (1.0 + d));
 }
 
+/* The gas scheme's internal energy per unit mass (physics.scheme: gas, gas_params.h): the
+ * ideal gas's own u; for the isothermal p = cs^2 rho the work stored by compressing from rho0,
+ * cs^2 ln(rho / rho0), and for the barotropic gas above rho_crit (p = cs^2 rho_crit
+ * (rho / rho_crit)^(7/5)) that integral continued: cs^2 [ln(rho_crit / rho0) +
+ * 2.5 ((rho / rho_crit)^(2/5) - 1)]. */
+static double gas_energy(const tide_case *c, double rho, double u)
+{
+	const tide_gas_case *g = &c->gas;
+	double cs2 = g->cs * g->cs;
+	if (g->eos == TIDE_GAS_IDEAL) return u;
+	if (g->eos == TIDE_GAS_BAROTROPIC && rho > g->rho_crit)
+		return cs2 * (log(g->rho_crit / c->rho0) + 2.5 * (pow(rho / g->rho_crit, 0.4) - 1.0));
+	return cs2 * log(rho / c->rho0);
+}
+
 void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case *c, tide_stats *s)
 {
 	memset(s, 0, sizeof *s);
@@ -33,6 +49,7 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 	s->rho_min = INFINITY;
 	s->rho_max = -INFINITY;
 	double v2max = 0;
+	int gas = c->scheme == TIDE_SCHEME_GAS;   /* staged with u (snapshot_writer.c) */
 	/* the body force's potential along the non-periodic axes only (statistics.h) */
 	double gp[3];
 	for (int a = 0; a < 3; a++) gp[a] = (c->periodic >> a & 1) && a < 2 ? 0.0 : c->gravity[a];
@@ -49,7 +66,8 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 			double v2 = vx * vx + vy * vy + vz * vz;
 			s->e_kin += 0.5 * m * v2;
 			s->e_pot -= m * (gp[0] * all->x[i] + gp[1] * all->y[i] + gp[2] * all->z[i]);
-			s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
+			if (gas) s->e_int += m * gas_energy(c, rho, all->TIDE_GAS_U[i]);
+			else s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
 			                                               : tait_energy(rho, c->rho0, B, c->gamma));
 			s->p[0] += m * vx;
 			s->p[1] += m * vy;

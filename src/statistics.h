@@ -15,6 +15,9 @@
  *                           = B/rho0 [ (x^(gamma-1) - 1)/(gamma-1) + 1/x - 1 ],  x = rho/rho0;
  *                           isothermal p = cs^2 (rho - rho0): cs^2 [ln x + 1/x - 1]
  *                           (>= 0, 0 at rho0; the work stored by compressing the fluid)
+ *                           gas scheme: ideal gas sum m u (thermal energy); isothermal
+ *                           sum m cs^2 ln(rho/rho0), barotropic its continuation above
+ *                           rho_crit (statistics.c, gas_energy)
  *   E_total[J]              E_kin + E_pot + E_int (viscosity and diffusion dissipate it)
  *   px, py, pz[kg m/s]      sum m v
  *   v_max[m/s], rho_min, rho_max[kg/m^3],

@@ -9,6 +9,8 @@
 #include <string.h>
 #include "log.h"
 #include "output.h"
+#include "tide/gas_math.h"
+#include "tide/sph_sim.h"
 
 /* ---- atomic files ---- */
 
@@ -52,6 +54,7 @@ typedef struct vtp_ctx {
 	const tide_particle_set *s;   /* the set being written (one of the snapshot's sets) */
 	const tide_case *c;
 	double tait_b;
+	const tide_gas_params *gas;   /* gas runs: the EOS of Pressure and SoundSpeed; else NULL */
 	int wide_ids;   /* connectivity/offsets as Int64 (only when n does not fit Int32) */
 	size_t base;    /* index in the whole snapshot of particle 0 of s */
 } vtp_ctx;
@@ -112,7 +115,28 @@ float tide_tait_pressure(const tide_case *c, double tait_b, float rho)
 static void fill_pressure(const vtp_ctx *x, size_t first, size_t count, void *buf)
 {
 	float *o = buf;
-	for (size_t i = 0; i < count; i++) o[i] = tide_tait_pressure(x->c, x->tait_b, x->s->rho[first + i]);
+	if (x->gas) /* the gas EOS, gas_math.h */
+		for (size_t i = 0; i < count; i++)
+			o[i] = tide_gas_pressure(x->gas, x->s->rho[first + i], x->s->gas_u[first + i]);
+	else
+		for (size_t i = 0; i < count; i++) o[i] = tide_tait_pressure(x->c, x->tait_b, x->s->rho[first + i]);
+}
+
+static void fill_internal_energy(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	memcpy(buf, x->s->gas_u + first, count * sizeof(float));
+}
+
+static void fill_smoothing_length(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	memcpy(buf, x->s->gas_h + first, count * sizeof(float));
+}
+
+static void fill_sound_speed(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	float *o = buf;
+	for (size_t i = 0; i < count; i++)
+		o[i] = tide_gas_sound(x->gas, x->s->rho[first + i], x->s->gas_u[first + i]);
 }
 
 static void fill_type(const vtp_ctx *x, size_t first, size_t count, void *buf)
@@ -210,7 +234,12 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 {
 	size_t n = 0;
 	for (int k = 0; k < nsets; k++) n += sets[k].n;
-	vtp_ctx x = { NULL, c, tide_case_tait_b(c), n > INT32_MAX, 0 };
+	/* a gas run's sets carry u and h (all of them: a set without is written as water) */
+	int gas = c->scheme == TIDE_SCHEME_GAS;
+	for (int k = 0; k < nsets; k++) gas = gas && sets[k].gas_u && sets[k].gas_h;
+	tide_sph_params P;
+	if (gas) tide_sim_params(c, &P);
+	vtp_ctx x = { NULL, c, tide_case_tait_b(c), gas ? &P.gas : NULL, n > INT32_MAX, 0 };
 	const char *idtype = x.wide_ids ? "Int64" : "Int32";
 	size_t idsize = x.wide_ids ? 8 : 4;
 	/* the PointData arrays of output.fields (bit order of enum tide_output_field), then the
@@ -221,10 +250,14 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 		{ "PointData", "Pressure", "Float32", 1, 4, fill_pressure },
 		{ "PointData", "Type", "UInt8", 1, 1, fill_type },
 		{ "PointData", "Id", "UInt32", 1, 4, fill_id },
+		{ "PointData", "InternalEnergy", "Float32", 1, 4, fill_internal_energy },
+		{ "PointData", "SmoothingLength", "Float32", 1, 4, fill_smoothing_length },
+		{ "PointData", "SoundSpeed", "Float32", 1, 4, fill_sound_speed },
 	};
-	vtp_array arr[8];
+	if (!gas) fields &= ~(unsigned)TIDE_OUT_GAS_FIELDS;
+	vtp_array arr[12];
 	int narr = 0;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 8; k++)
 		if (fields & (TIDE_OUT_VELOCITY << k)) arr[narr++] = point_data[k];
 	arr[narr++] = single ? (vtp_array){ "Points", "Points", "Float32", 3, 4, fill_points_single }
 	                     : (vtp_array){ "Points", "Points", "Float64", 3, 8, fill_points };

@@ -63,6 +63,9 @@ int tide_xdmf_write(const tide_pvd *x)
 		if (m & TIDE_OUT_PRESSURE) attribute(f, file, n, "Pressure", 1, "Float", 4);
 		if (m & TIDE_OUT_TYPE) attribute(f, file, n, "Type", 1, "UChar", 1);
 		if (m & TIDE_OUT_ID) attribute(f, file, n, "Id", 1, "UInt", 4);
+		if (m & TIDE_OUT_INTERNAL_ENERGY) attribute(f, file, n, "InternalEnergy", 1, "Float", 4);
+		if (m & TIDE_OUT_SMOOTHING_LENGTH) attribute(f, file, n, "SmoothingLength", 1, "Float", 4);
+		if (m & TIDE_OUT_SOUND_SPEED) attribute(f, file, n, "SoundSpeed", 1, "Float", 4);
 		fputs("      </Grid>\n", f);
 	}
 	int ok = fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f) >= 0;

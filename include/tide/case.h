@@ -24,8 +24,12 @@ enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2
  * tide_output_field_names).  Position is always among them: it places the particles. */
 enum tide_output_field {
 	TIDE_OUT_POSITION = 1, TIDE_OUT_VELOCITY = 2, TIDE_OUT_DENSITY = 4, TIDE_OUT_PRESSURE = 8,
-	TIDE_OUT_TYPE = 16, TIDE_OUT_ID = 32, TIDE_OUT_ALL_FIELDS = 63
+	TIDE_OUT_TYPE = 16, TIDE_OUT_ID = 32,
+	/* the gas scheme's (physics.scheme: gas), written only by gas runs */
+	TIDE_OUT_INTERNAL_ENERGY = 64, TIDE_OUT_SMOOTHING_LENGTH = 128, TIDE_OUT_SOUND_SPEED = 256,
+	TIDE_OUT_ALL_FIELDS = 511
 };
+#define TIDE_OUT_GAS_FIELDS (TIDE_OUT_INTERNAL_ENERGY | TIDE_OUT_SMOOTHING_LENGTH | TIDE_OUT_SOUND_SPEED)
 extern const char *const tide_output_field_names[]; /* "position", ..., NULL */
 
 typedef struct tide_tank {
