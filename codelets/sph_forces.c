@@ -385,6 +385,12 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 			a.ax = W->ax[u] + P.g[0];
 			a.ay = W->ay[u] + P.g[1];
 			a.az = W->az[u] + P.g[2];
+		} else if (tide_is_floating(&P, v.id[i])) {
+			/* a floating body's particle: its fluid neighbours' pair terms alone, no gravity
+			 * (the body's weight is M g, include/tide/rigid.h) */
+			a.ax = W->ax[u];
+			a.ay = W->ay[u];
+			a.az = W->az[u];
 		}
 		v.ax[i] = a.ax;
 		v.ay[i] = a.ay;

@@ -94,7 +94,7 @@ __device__ static inline void load_i(const wshare &W, int i, tide_pi &pi, float 
 	float4 p = W.ip[i], v = W.iv[i];
 	float2 pc = W.ipc[i];
 	x = p.x; y = p.y; z = p.z;
-	pi.fluid = p.w != 0.f;
+	pi.fluid = p.w > 0.f ? 1 : p.w < 0.f ? 2 : 0;   /* w: 1 fluid, -1 floating, 0 boundary */
 	pi.vx = v.x; pi.vy = v.y; pi.vz = v.z; pi.rho = v.w;
 	pi.p_over_rho2 = pc.x; pi.c = pc.y;
 }
@@ -108,7 +108,7 @@ template <bool BOUNDARY>
 __device__ static inline unsigned long long near_mask(const tile &T, float4 me, uint32_t nt8,
                                                       float h2x4)
 {
-	const float bw = me.w != 0.f ? 0.f : 1.f; /* 1: me is a boundary particle */
+	const float bw = me.w > 0.f ? 0.f : 1.f; /* 1: me is a boundary (or floating) particle */
 	uint32_t lo = 0, hi = 0;
 	for (uint32_t k0 = 0; k0 < nt8; k0 += 8) {
 		uint32_t b = 0;
@@ -154,7 +154,7 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 		/* pass 1: which candidates are neighbours (a boundary particle sees only fluid) */
 		unsigned long long near = 0;
 		float4 me = W.ip[lane];
-		bool all_fluid = __all_sync(full, !active || me.w != 0.f);
+		bool all_fluid = __all_sync(full, !active || me.w > 0.f);
 		if (active)
 			near = all_fluid ? near_mask<false>(T, me, nt8, P.h2x4)
 			                 : near_mask<true>(T, me, nt8, P.h2x4);
@@ -289,18 +289,20 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 		bool active = i < cb;
 		bool seek = false; /* active, and its pair sums are used (tide_pair_sums_used) */
 		float rho = 0.f;
-		int fluid = 0;
+		int fluid = 0, flt = 0;
 		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
 		__syncwarp();
 		W.ip[lane] = make_float4(0.f, 0.f, 0.f, 0.f);
 		if (active) {
 			rho = v.rho[i];
 			fluid = v.type[i] == TIDE_FLUID;
+			flt = !fluid && tide_is_floating(&P, v.id[i]);
 			W.ip[lane] = make_float4((float)(v.x[i] - o[0]), (float)(v.y[i] - o[1]),
-			                         (float)(v.z[i] - o[2]), fluid ? 1.f : 0.f);
+			                         (float)(v.z[i] - o[2]), fluid ? 1.f : flt ? -1.f : 0.f);
 			W.iv[lane] = make_float4(v.vx[i], v.vy[i], v.vz[i], rho);
 			W.ipc[lane] = make_float2(tide_p_over_rho2(&P, rho), tide_sound(&P, rho));
-			seek = tide_pair_sums_used(&P, fluid);
+			/* a floating body's particle always seeks its pairs (its force) */
+			seek = tide_pair_sums_used(&P, fluid) || flt;
 		}
 		__syncwarp();
 		/* a wall cell under mDBC (no particle seeks pairs) skips the row passes altogether */
@@ -329,7 +331,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 		if (active) {
 			if (fluid) {
 				acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
-			} else {
+			} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 				acc.ax = acc.ay = acc.az = 0.f;
 			}
 			v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;

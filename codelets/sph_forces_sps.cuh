@@ -35,14 +35,14 @@ __device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, do
 {
 	for (uint32_t j = ja; j < jb; j++) {
 		uint32_t tj = src.type[j];
-		if (!pi.fluid && tj != TIDE_FLUID) continue;
+		if (pi.fluid != 1 && tj != TIDE_FLUID) continue;   /* boundary, floating: fluid j only */
 		float dx = (float)(xi - src.x[j]), dy = (float)(yi - src.y[j]), dz = (float)(zi - src.z[j]);
 		float r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= P.h2x4) continue;
 		float rj = src.rho[j], vxj = src.vx[j], vyj = src.vy[j], vzj = src.vz[j];
 		tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, vxj, vyj, vzj, rj, tj,
 		            tide_p_over_rho2(&P, rj), tide_sound(&P, rj), &acc);
-		if (!pi.fluid) continue;
+		if (!pi.fluid) continue;   /* floating i: the stress of fluid j (its own tau is 0) */
 		float tauj[6];
 		for (int k = 0; k < 6; k++) tauj[k] = src.tau[k][j];
 		tide_pair_sps_k(&P, KERNEL, taui, dx, dy, dz, r2, pi.vx - vxj, pi.vy - vyj, pi.vz - vzj,
@@ -65,18 +65,19 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 		tide_key_cell(&g, v.key[i], k);
 		float rho = v.rho[i];
 		int fluid = v.type[i] == TIDE_FLUID;
+		int flt = !fluid && tide_is_floating(&P, v.id[i]);
 		tide_pi pi;
 		pi.vx = v.vx[i]; pi.vy = v.vy[i]; pi.vz = v.vz[i]; pi.rho = rho;
 		pi.p_over_rho2 = tide_p_over_rho2(&P, rho);
 		pi.c = tide_sound(&P, rho);
-		pi.fluid = fluid;
+		pi.fluid = fluid ? 1 : flt ? 2 : 0;
 		double xi = v.x[i], yi = v.y[i], zi = v.z[i];
 		sps_view own = sps_view_of(v);
 		float taui[6], grad[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
 		for (int q = 0; q < 6; q++) taui[q] = fluid ? own.tau[q][i] : 0.f;
 		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
 		int c[3];
-		if (tide_pair_sums_used(&P, fluid))
+		if (tide_pair_sums_used(&P, fluid) || flt)
 		for (c[0] = k[0] - 1; c[0] <= k[0] + 1; c[0]++)
 			for (c[1] = k[1] - 1; c[1] <= k[1] + 1; c[1]++)
 				for (c[2] = k[2] - 1; c[2] <= k[2] + 1; c[2]++) {
@@ -101,7 +102,7 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 				}
 		if (fluid) {
 			acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
-		} else {
+		} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 			acc.ax = acc.ay = acc.az = 0.f;
 		}
 		v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;

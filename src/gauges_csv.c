@@ -118,7 +118,7 @@ int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, doub
 }
 
 int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const tide_gauge_arg *G,
-                           const double *sums, double t)
+                           const double *sums, double t, const tide_rigid *rigid)
 {
 	fprintf(g->f, "%.9g", t);
 	for (int k = 0; k < c->nheight; k++)
@@ -147,7 +147,9 @@ int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const tide_gauge_
 	}
 	for (int b = 0; b < c->motion.nbody; b++) {
 		double x[3], v[3], r[3];
-		tide_motion_state(&c->motion, b, t, x, v, r);
+		int k = c->motion.body[b].rigid;
+		if (k) tide_rigid_state(&(rigid ? rigid : c->rigid)[k - 1], x, v, r);
+		else tide_motion_state(&c->motion, b, t, x, v, r);
 		const double *col[3] = {x, v, r};
 		for (int q = 0; q < 3; q++)
 			for (int d = 0; d < 3; d++)
@@ -164,7 +166,7 @@ int tide_gauges_write(tide_gauges *g, const tide_particle_set *s, const tide_cas
 	tide_gauge_arg G;
 	double *sums;
 	if (tide_gauge_sums_host(s, c, &G, &sums)) return -1;
-	int rc = tide_gauges_write_sums(g, c, &G, sums, t);
+	int rc = tide_gauges_write_sums(g, c, &G, sums, t, NULL);
 	free(sums);
 	return rc;
 }

@@ -132,9 +132,10 @@ int tide_gauges_open(tide_gauges *g, const char *dir, const tide_case *c);
  * checkpointed run had written), opened for appending; a new file if there is none. */
 int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, double t);
 /* Appends (and flushes) one row at time t from the summed gauges (tide_gauge_arg_of_case's
- * measurement G).  Returns 0 or -1. */
+ * measurement G); the floating bodies' columns from rigid (their states now, by rigid index;
+ * NULL: the case's states at t = 0).  Returns 0 or -1. */
 int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const struct tide_gauge_arg *G,
-                           const double *sums, double t);
+                           const double *sums, double t, const tide_rigid *rigid);
 /* The same measured on the host particle set s.  Returns 0 or -1. */
 int tide_gauges_write(tide_gauges *g, const tide_particle_set *s, const tide_case *c, double t);
 /* Closes the file.  Returns 0 or -1 (e.g. disk full at the last flush). */

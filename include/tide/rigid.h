@@ -227,6 +227,20 @@ static inline void tide_rigid_stage(tide_rigid *B, int stage, double dt, const d
 	 * the start): nothing drifts a 2-D body out of its plane */
 }
 
+/* The body's state for the output: centre x, its velocity v and the rotation vector r (unit axis
+ * times angle [rad], the angle in [0, pi]) from the orientation at t = 0. */
+static inline void tide_rigid_state(const tide_rigid *B, double x[3], double v[3], double r[3])
+{
+	double s = sqrt(B->q[1] * B->q[1] + B->q[2] * B->q[2] + B->q[3] * B->q[3]);
+	/* q and -q are the same rotation: the angle 2 atan2(|q_v|, |q_s|) with the sign of q_s */
+	double sg = B->q[0] < 0.0 ? -1.0 : 1.0, th = 2.0 * atan2(s, fabs(B->q[0]));
+	for (int k = 0; k < 3; k++) {
+		x[k] = B->c[k];
+		v[k] = B->v[k];
+		r[k] = s > 0.0 ? sg * B->q[1 + k] / s * th : 0.0;
+	}
+}
+
 /* What body_motion applies to the body's particles to take them from pose Po to the body's
  * current state: the increment Q = P Po^-1 and the rigid velocity field v + (R w) x (x - c). */
 static inline void tide_rigid_motion_step(const tide_rigid *B, const tide_pose *Po,

@@ -65,11 +65,11 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 				vstore(W->g[k] + j, vload(W->g[k] + j) + wj * q.g[k]);
 			}
 		}
-		if (fluid_i) {
-			S->ax -= mj * tx;
-			S->ay -= mj * ty;
-			S->az -= mj * tz;
-		}
+		/* a boundary i takes its fluid neighbours' momentum terms too: only a floating body's
+		 * particle keeps them (sph_forces' write-back), for the body's force */
+		S->ax -= mj * tx;
+		S->ay -= mj * ty;
+		S->az -= mj * tz;
 		S->dr += o.dri;
 		S->mu = vmax(S->mu, amu);
 		vf mi = I->m;
