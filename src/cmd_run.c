@@ -312,6 +312,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		sim.verlet_count = cs.verlet_count;
 		sim.last = cs.last;
 		sim.rebalances = cs.rebalances;
+		if (cs.nrigid) { /* the floating bodies go on from their checkpointed states */
+			sim.nrigid = cs.nrigid;
+			sim.rigid_set = 1;
+			memcpy(sim.rigid, cs.rigid, sizeof sim.rigid);
+			memcpy(sim.rigid_pose, cs.rigid_pose, sizeof sim.rigid_pose);
+		}
 		out.next_out = cs.next_out;
 		for (int i = 0; i < cs.n_outputs; i++)
 			if (tide_run_note_time(&out, cs.out_time[i]) == 0) out.n++;

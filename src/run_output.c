@@ -117,7 +117,10 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 			.nblocks = sim->nblocks, .halo_cap = sim->halo_cap, .range = range, .count = counts,
 			.cap = cap, .nranks = sim->size, .n_fluid0 = o->n_fluid0, .n_bound0 = o->n_bound0,
 			.n_outputs = o->n, .next_out = o->next_out, .out_time = o->times,
+			.nrigid = sim->rigid_set ? sim->nrigid : 0,
 		};
+		memcpy(cs.rigid, sim->rigid, sizeof cs.rigid);
+		memcpy(cs.rigid_pose, sim->rigid_pose, sizeof cs.rigid_pose);
 		ret = tide_checkpoint_write(dir, &cs, &o->all, c);
 		if (!ret)
 			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",
