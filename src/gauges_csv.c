@@ -92,8 +92,14 @@ int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, doub
 {
 	memset(g, 0, sizeof *g);
 	snprintf(g->path, sizeof g->path, "%s/gauges.csv", dir);
+	int rc = tide_csv_cut_back(g, t);
+	return rc > 0 ? tide_gauges_open(g, dir, c) : rc;
+}
+
+int tide_csv_cut_back(tide_gauges *g, double t)
+{
 	FILE *f = fopen(g->path, "r");
-	if (!f) return tide_gauges_open(g, dir, c);
+	if (!f) return 1;
 	/* keep the header and every row up to t: those the checkpointed run had written */
 	char line[65536];
 	long keep = 0, at = 0;
@@ -112,7 +118,7 @@ int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, doub
 		first = 0;
 	}
 	fclose(f);
-	if (keep == 0) return tide_gauges_open(g, dir, c);   /* not even a header: start afresh */
+	if (keep == 0) return 1;   /* not even a header: start afresh */
 	if (truncate(g->path, keep) || !(g->f = fopen(g->path, "a"))) return gauges_fail(g);
 	return 0;
 }

@@ -80,8 +80,11 @@ int tide_run_write_gauges(run_out *o, tide_sim *sim, const tide_case *c)
 	const double none = TIDE_GAUGE_NONE;
 	const double *sums = o->gauges_on ? tide_gauge_tasks_measure(&o->gt, sim) : &none;
 	int ret = 0;
-	if (sim->rank == 0) ret = tide_gauges_write_sums(&o->gauges, c, &o->gt.G, sums, sim->t,
-		                                              sim->rigid_set ? sim->rigid : NULL);
+	if (sim->rank == 0) {
+		const tide_rigid *rigid = sim->rigid_set ? sim->rigid : NULL;
+		ret = tide_gauges_write_sums(&o->gauges, c, &o->gt.G, sums, sim->t, rigid);
+		if (!ret) ret = tide_bodies_csv_write(&o->bodies, c, sim->t, rigid);
+	}
 	while (o->gauge_k * every <= sim->t + 1e-12) o->gauge_k++;
 	if (ret && sim->size > 1) tide_run_abort_ranks();
 	return ret;

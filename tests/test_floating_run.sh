@@ -13,8 +13,9 @@
 #    or a missing term would be off by that much);
 #  - the same run on 2 MPI ranks (4 blocks): gauges.csv (the body's trajectory) and the particle
 #    files bit for bit those of 1 rank;
+#  - bodies.csv: a row per gauges row with the gauges' body columns and unit quaternions;
 #  - a run stopped at a checkpoint and restarted equals the uninterrupted one (the rigid state
-#    travels in the checkpoint);
+#    travels in the checkpoint; gauges.csv and bodies.csv cut back and continued);
 #  - bad floating definitions stop tide run with exit code 2 and one sentence.
 # usage: test_floating_run.sh TIDE SRC_ROOT
 set -euo pipefail
@@ -71,6 +72,15 @@ for t, f in pvd_times(d + "/particles.pvd"):
 print("momentum of fluid + body: off by %.2g kg m/s at most, %.3g handed to the fluid" % (worst, moved))
 if moved < 1.0 or worst > 3e-5:
     sys.exit("FAIL: momentum of fluid + floating body not conserved")
+# bodies.csv: a row per gauges row, the same state, a unit quaternion, the force's impulse
+b = list(csv.DictReader(open(d + "/bodies.csv")))
+assert len(b) == len(g), "bodies.csv has %d rows, gauges.csv %d" % (len(b), len(g))
+for rb, rg in zip(b, g):
+    assert rb["time[s]"] == rg["time[s]"] and rb["kind"] == "floating"
+    assert float(rb["vx[m/s]"]) == float(rg["B1vx[m/s]"]) and float(rb["x[m]"]) == float(rg["B1x[m]"])
+    q = [float(rb[k]) for k in ("qw[-]", "qx[-]", "qy[-]", "qz[-]")]
+    assert abs(sum(x * x for x in q) - 1) < 1e-12, q
+print("ok: bodies.csv: %d rows, the gauges' body columns, unit quaternions" % len(b))
 PY
 if [ ${#mpi[@]} -gt 0 ]; then
 	"${mpi[@]}" -np 2 "$tide" "${push[@]}" --out "$work/p2"
@@ -91,6 +101,8 @@ cmp "$work/full/checkpoint/particles.bin" "$work/half/checkpoint/particles.bin" 
 	{ echo "FAIL: the restarted floating run differs from the uninterrupted one"; exit 1; }
 cmp "$work/full/gauges.csv" "$work/half/gauges.csv" ||
 	{ echo "FAIL: the restarted floating run's gauges differ"; exit 1; }
+cmp "$work/full/bodies.csv" "$work/half/bodies.csv" ||
+	{ echo "FAIL: the restarted floating run's bodies.csv differs"; exit 1; }
 echo "ok: floating box restarted at step 300 = uninterrupted (particles and gauges)"
 
 # bad floating definitions: exit code 2, one sentence naming the key and the value
