@@ -15,6 +15,7 @@ struct sps_view {
 	const float *tau[6];
 	const uint32_t *type, *key;
 	uint32_t count;
+	const uint32_t *id;
 };
 struct sps_halos {
 	sps_view h[TIDE_MAX_NEIGHBOURS];
@@ -23,19 +24,24 @@ struct sps_halos {
 __host__ __device__ static sps_view sps_view_of(const tide_block_view &v)
 {
 	sps_view s = {v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, TIDE_SPS_TAU_PTRS(v), v.type, v.key,
-	              v.count};
+	              v.count, v.id};
 	return s;
 }
 
 /* Pairs of fluid or boundary particle i with src[ja, jb) (a boundary particle meets fluid only). */
 template <int KERNEL, int DIFFUSION>
-__device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, double xi, double yi,
-                                 double zi, const float taui[6], const sps_view &src, uint32_t ja,
-                                 uint32_t jb, tide_acc &acc, float grad[6])
+__device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, int fi, double xi,
+                                 double yi, double zi, const float taui[6], const sps_view &src,
+                                 uint32_t ja, uint32_t jb, tide_acc &acc, float grad[6])
 {
 	for (uint32_t j = ja; j < jb; j++) {
 		uint32_t tj = src.type[j];
-		if (pi.fluid != 1 && tj != TIDE_FLUID) continue;   /* boundary, floating: fluid j only */
+		if (pi.fluid != 1 && tj != TIDE_FLUID) {
+			/* boundary pairs: only a floating particle with another body's (contact, as
+			 * sph_forces.c); fi: i's floating index + 1 (0: fixed) */
+			int fj = P.nfloat ? tide_floating_index(&P, src.id[j]) + 1 : 0;
+			if (!P.nfloat || fj == fi || (fj == 0 && fi == 0)) continue;
+		}
 		float dx = (float)(xi - src.x[j]), dy = (float)(yi - src.y[j]), dz = (float)(zi - src.z[j]);
 		float r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= P.h2x4) continue;
@@ -65,7 +71,7 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 		tide_key_cell(&g, v.key[i], k);
 		float rho = v.rho[i];
 		int fluid = v.type[i] == TIDE_FLUID;
-		int flt = !fluid && tide_is_floating(&P, v.id[i]);
+		int fi = fluid ? 0 : tide_floating_index(&P, v.id[i]) + 1, flt = fi > 0;
 		tide_pi pi;
 		pi.vx = v.vx[i]; pi.vy = v.vy[i]; pi.vz = v.vz[i]; pi.rho = rho;
 		pi.p_over_rho2 = tide_p_over_rho2(&P, rho);
@@ -86,7 +92,7 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 						continue;
 					if (tide_box_contains(&A, c)) {
 						uint32_t b = tide_box_index(&A, c);
-						sps_range<KERNEL, DIFFUSION>(P, pi, xi, yi, zi, taui, own, start[b],
+						sps_range<KERNEL, DIFFUSION>(P, pi, fi, xi, yi, zi, taui, own, start[b],
 						                             start[b + 1], acc, grad);
 						continue;
 					}
@@ -96,7 +102,7 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 						const sps_view &src = H.h[h];
 						uint32_t ja = tide_lower_bound(src.key, src.count, key);
 						uint32_t jb = tide_lower_bound(src.key, src.count, key + 1);
-						sps_range<KERNEL, DIFFUSION>(P, pi, xi, yi, zi, taui, src, ja, jb,
+						sps_range<KERNEL, DIFFUSION>(P, pi, fi, xi, yi, zi, taui, src, ja, jb,
 						                             acc, grad);
 					}
 				}

@@ -7,6 +7,10 @@
 #    the mean over the last heave period; its heave period (mean time between successive
 #    maxima) is printed beside the estimate T = 2 pi sqrt((M + A33) / (rho0 g B)) with the
 #    added mass of a half-submerged circle of diameter B, A33 = rho0 pi B^2 / 8 (within 15 %);
+#  - a box of density 2000 kg/m^3 sinks and rests on the tank's floor: its bottom never more
+#    than 5 mm (a quarter dp) below the floor's surface, at rest (|vz| < 0.01 m/s) after 1 s with
+#    the fluid and wall force equal to its weight within 2 % (DBC: the floating particles meet
+#    the wall's as a fluid particle does);
 #  - momentum with gravity off (isothermal equation of state): a neutral box launched at
 #    0.3 m/s inside a block of water touching no wall; sum m v of the fluid plus M V of the body
 #    stays 3 kg m/s to 1e-5 relative while the body hands ~60 % of it to the fluid (a wrong sign
@@ -50,6 +54,24 @@ if abs(d / d0 - 1) > 0.02:
     sys.exit("FAIL: the draft is not Archimedes' within 2 %")
 if len(mx) < 2 or abs(T / T_est - 1) > 0.15:
     sys.exit("FAIL: the heave period is not the estimate's within 15 %")
+PY
+
+# a box twice as dense as water sinks and rests on the floor (z = 0): no penetration
+"$tide" run "$src/tests/data/floating_sink.yaml" --quiet --out "$work/sink"
+"$py" - "$work/sink/bodies.csv" <<'PY'
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1]))]
+zmin = min(float(x["z[m]"]) for x in r) - 0.1
+last = [x for x in r if float(x["time[s]"]) >= 1.0]
+zb = [float(x["z[m]"]) - 0.1 for x in last]
+vz = max(abs(float(x["vz[m/s]"])) for x in last)
+fz = sum(float(x["Fz[N/m]"]) for x in last) / len(last)
+W = 2000 * 0.2 * 0.2 * 9.81
+print("sinking box: lowest bottom %.4f m (floor at 0), at rest from 1 s: bottom %.4f..%.4f m, "
+      "|vz| <= %.2g m/s, fluid + wall force %.1f N/m against its weight %.1f N/m"
+      % (zmin, min(zb), max(zb), vz, fz, W))
+if zmin < -0.005 or vz > 0.01 or abs(fz / W - 1) > 0.02:
+    sys.exit("FAIL: the sinking box does not rest on the floor")
 PY
 
 push=(run "$src/tests/data/floating_push.yaml" --quiet --blocks 4)

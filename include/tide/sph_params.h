@@ -115,12 +115,17 @@ typedef struct tide_sph_params {
 	uint32_t float_id0[TIDE_MAX_FLOAT], float_id1[TIDE_MAX_FLOAT];
 } tide_sph_params;
 
-/* 1 if particle id belongs to a floating body. */
-TIDE_HD int tide_is_floating(const tide_sph_params *P, uint32_t id)
+/* The floating body (0 .. nfloat - 1) particle id belongs to, or -1. */
+TIDE_HD int tide_floating_index(const tide_sph_params *P, uint32_t id)
 {
 	for (int k = 0; k < P->nfloat; k++)
-		if (id >= P->float_id0[k] && id < P->float_id1[k]) return 1;
-	return 0;
+		if (id >= P->float_id0[k] && id < P->float_id1[k]) return k;
+	return -1;
+}
+
+TIDE_HD int tide_is_floating(const tide_sph_params *P, uint32_t id)
+{
+	return tide_floating_index(P, id) >= 0;
 }
 
 /* What every step reduces over all particles (min/max/sum), read by the host once per step. */
