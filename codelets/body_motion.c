@@ -22,7 +22,7 @@ static void body_motion_cpu(void *buffers[], void *cl_arg)
 	       t_old = M.t + M.f_old * dt, t_new = M.t + M.f_new * dt;
 	int set_vel = M.set_vel;
 	tide_motion_step S[TIDE_MOTION_MAX_BODIES];
-	for (int k = 0; k < M.T.nbody; k++) tide_motion_step_of(&M.T, k, t_old, t_new, &S[k]);
+	for (int k = 0; k < M.T.nbody; k++) tide_motion_steps(&M, k, t_old, t_new, &S[k]);
 	for (uint32_t i = 0; i < v.count; i++) tide_motion_particle(&M.T, S, P.dim, set_vel, &v, i);
 }
 

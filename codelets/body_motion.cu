@@ -17,7 +17,7 @@ __global__ static void body_motion_kernel(tide_sph_params P, tide_body_motion_ar
 	double dt = M.f_new > 0.0 ? (double)red->dt : 0.0, /* f = 0: the start (red unset) */
 	       t_old = M.t + M.f_old * dt, t_new = M.t + M.f_new * dt;
 	int set_vel = M.set_vel;
-	if ((int)threadIdx.x < M.T.nbody) tide_motion_step_of(&M.T, threadIdx.x, t_old, t_new, &S[threadIdx.x]);
+	if ((int)threadIdx.x < M.T.nbody) tide_motion_steps(&M, threadIdx.x, t_old, t_new, &S[threadIdx.x]);
 	__syncthreads();
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < v.count) tide_motion_particle(&M.T, S, P.dim, set_vel, &v, i);

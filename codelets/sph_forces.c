@@ -36,7 +36,8 @@
 typedef struct fws {
 	size_t pcap, ccap;
 	void *pmem, *cmem;
-	float *x, *y, *z, *vx, *vy, *vz, *rho, *pr, *cs, *m, *fl;   /* fl: fluid 1, boundary 0 */
+	float *x, *y, *z, *vx, *vy, *vz, *rho, *pr, *cs, *m, *fl;   /* fl: fluid 1, boundary 0,
+	                                                             * floating body k: -(k + 1) */
 	float *ax, *ay, *az, *dr, *mu;                               /* accumulators */
 	uint32_t *src;       /* index in the block, or UINT32_MAX for a halo particle */
 	uint32_t *cstart;    /* [ncell + 1] first particle of every cell */
@@ -133,6 +134,8 @@ typedef struct tide_kparams {
 	float dhc0x2, rho0, rhoh_g[3], inv_gamma;
 	int kernel, diffusion;
 	int sps;   /* laminar+sps */
+	int contact;   /* floating bodies: pairs of a floating particle with a boundary particle
+	                * of another body (walls, obstacles, other floating bodies) */
 } tide_kparams;
 
 /* Four floats per vector (SSE on x86-64) ... */
@@ -242,7 +245,8 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 			W->pr[u] = tide_pressure(P, rho) / (rho * rho);
 			W->cs[u] = tide_sound(P, rho);
 			W->m[u] = P->mass[v->type[i]];
-			W->fl[u] = fluid ? 1.f : 0.f;
+			int fk = fluid ? -1 : tide_floating_index(P, v->id[i]);
+			W->fl[u] = fluid ? 1.f : fk >= 0 ? -(float)(fk + 1) : 0.f;
 			W->ax[u] = W->ay[u] = W->az[u] = W->dr[u] = W->mu[u] = 0.f;
 			W->src[u] = src[s].own ? i : UINT32_MAX;
 			if (P->viscosity == TIDE_VISC_LAMINAR_SPS) {
@@ -314,7 +318,8 @@ static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W,
 						}
 					}
 				}
-				if (!anyf || nn == 0) continue;   /* walls only: no pair contributes */
+				/* walls only: no pair contributes (unless a floating body may touch them) */
+				if ((!anyf && !K->contact) || nn == 0) continue;
 				cell_pairs_impl(K, W, cs, cf, ce, nb, nn);
 			}
 }
@@ -367,6 +372,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	for (int d = 0; d < 3; d++) K.rhoh_g[d] = P.rhoh_g[d];
 	K.inv_gamma = 1.f / P.gamma;
 	K.sps = sps;
+	K.contact = P.nfloat > 0;
 	block_pairs(&P, &K, W, &A, &E);
 
 	tide_step_reduce r;
@@ -385,6 +391,12 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 			a.ax = W->ax[u] + P.g[0];
 			a.ay = W->ay[u] + P.g[1];
 			a.az = W->az[u] + P.g[2];
+		} else if (tide_is_floating(&P, v.id[i])) {
+			/* a floating body's particle: its fluid neighbours' pair terms alone, no gravity
+			 * (the body's weight is M g, include/tide/rigid.h) */
+			a.ax = W->ax[u];
+			a.ay = W->ay[u];
+			a.az = W->az[u];
 		}
 		v.ax[i] = a.ax;
 		v.ay[i] = a.ay;

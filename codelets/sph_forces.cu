@@ -2,6 +2,7 @@
 // sph_forces on the GPU: one thread block per cell of the block's box, the same pair physics as
 // the CPU (tide_pair of sph_interact.h); the step reduction is combined per thread block in
 // shared memory and then with one atomic per field into the worker's private reduction copy.
+#include <cfloat>
 #include "tide/cuda_util.cuh"
 
 extern "C" {
@@ -40,6 +41,7 @@ struct tile {
 	float4 p[TILE];  /* x, y, z relative to the cell's corner; w: 0 fluid, BOUND_R2 boundary */
 	float4 v[TILE];  /* vx, vy, vz, rho */
 	float2 pc[TILE]; /* p / rho^2, speed of sound */
+	float f[TILE];   /* floating bodies (P.nfloat > 0): k + 1 for body k's particle, else 0 */
 };
 
 /* A warp's particles, their pair masks and sums (shared memory, one per warp). */
@@ -59,6 +61,7 @@ struct hview {
 	const float *vx, *vy, *vz, *rho;
 	const uint32_t *type, *key;
 	uint32_t count;
+	const uint32_t *id;
 };
 struct halos {
 	hview h[TIDE_MAX_NEIGHBOURS];
@@ -66,7 +69,7 @@ struct halos {
 };
 __host__ __device__ static hview hview_of(const tide_block_view &v)
 {
-	return hview{v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, v.type, v.key, v.count};
+	return hview{v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, v.type, v.key, v.count, v.id};
 }
 
 __device__ static inline void acc_add(tide_acc &a, const tide_acc &b)
@@ -94,7 +97,7 @@ __device__ static inline void load_i(const wshare &W, int i, tide_pi &pi, float 
 	float4 p = W.ip[i], v = W.iv[i];
 	float2 pc = W.ipc[i];
 	x = p.x; y = p.y; z = p.z;
-	pi.fluid = p.w != 0.f;
+	pi.fluid = p.w > 0.f ? 1 : p.w < 0.f ? 2 : 0;   /* w: 1 fluid, -(k + 1) floating, 0 boundary */
 	pi.vx = v.x; pi.vy = v.y; pi.vz = v.z; pi.rho = v.w;
 	pi.p_over_rho2 = pc.x; pi.c = pc.y;
 }
@@ -108,7 +111,9 @@ template <bool BOUNDARY>
 __device__ static inline unsigned long long near_mask(const tile &T, float4 me, uint32_t nt8,
                                                       float h2x4)
 {
-	const float bw = me.w != 0.f ? 0.f : 1.f; /* 1: me is a boundary particle */
+	/* 1: me is a fixed boundary particle; a floating one (w < 0) sees every candidate, those of
+	 * its own body dropped in tile_pass */
+	const float bw = me.w != 0.f ? 0.f : 1.f;
 	uint32_t lo = 0, hi = 0;
 	for (uint32_t k0 = 0; k0 < nt8; k0 += 8) {
 		uint32_t b = 0;
@@ -144,9 +149,13 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 		if (threadIdx.x < nt) {
 			uint32_t j = t0 + threadIdx.x, k = threadIdx.x;
 			float rj = src.rho[j];
+			/* a floating body's particle: FLT_MIN, a boundary type whose w a fixed boundary
+			 * particle's test does not exclude (contact: sph_forces.c) */
+			int fk = P.nfloat && src.type[j] == TIDE_BOUND ? tide_floating_index(&P, src.id[j]) : -1;
 			T.p[k] = make_float4((float)(src.x[j] - o[0]), (float)(src.y[j] - o[1]),
 			                     (float)(src.z[j] - o[2]),
-			                     src.type[j] == TIDE_BOUND ? BOUND_R2 : 0.f);
+			                     fk >= 0 ? FLT_MIN : src.type[j] == TIDE_BOUND ? BOUND_R2 : 0.f);
+			if (P.nfloat) T.f[k] = (float)(fk + 1);
 			T.v[k] = make_float4(src.vx[j], src.vy[j], src.vz[j], rj);
 			T.pc[k] = make_float2(tide_p_over_rho2(&P, rj), tide_sound(&P, rj));
 		}
@@ -197,6 +206,9 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 				}
 				int k = __ffsll((long long)m) - 1;
 				m &= m - 1;
+				/* a floating particle meets its own body's particles: no pair (nor with a
+				 * fixed boundary particle when it is one: BOUND_R2 left those out) */
+				if (pi.fluid == 2 && T.f[k] == -W.ip[i].w) continue;
 				float4 q = T.p[k], w = T.v[k];
 				float2 pc = T.pc[k];
 				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
@@ -289,18 +301,21 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 		bool active = i < cb;
 		bool seek = false; /* active, and its pair sums are used (tide_pair_sums_used) */
 		float rho = 0.f;
-		int fluid = 0;
+		int fluid = 0, flt = 0;
 		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
 		__syncwarp();
 		W.ip[lane] = make_float4(0.f, 0.f, 0.f, 0.f);
 		if (active) {
 			rho = v.rho[i];
 			fluid = v.type[i] == TIDE_FLUID;
+			flt = !fluid && tide_is_floating(&P, v.id[i]);
 			W.ip[lane] = make_float4((float)(v.x[i] - o[0]), (float)(v.y[i] - o[1]),
-			                         (float)(v.z[i] - o[2]), fluid ? 1.f : 0.f);
+			                         (float)(v.z[i] - o[2]),
+			                         fluid ? 1.f : flt ? -(float)(tide_floating_index(&P, v.id[i]) + 1) : 0.f);
 			W.iv[lane] = make_float4(v.vx[i], v.vy[i], v.vz[i], rho);
 			W.ipc[lane] = make_float2(tide_p_over_rho2(&P, rho), tide_sound(&P, rho));
-			seek = tide_pair_sums_used(&P, fluid);
+			/* a floating body's particle always seeks its pairs (its force) */
+			seek = tide_pair_sums_used(&P, fluid) || flt;
 		}
 		__syncwarp();
 		/* a wall cell under mDBC (no particle seeks pairs) skips the row passes altogether */
@@ -329,7 +344,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 		if (active) {
 			if (fluid) {
 				acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
-			} else {
+			} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 				acc.ax = acc.ay = acc.az = 0.f;
 			}
 			v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;

@@ -15,6 +15,7 @@ struct sps_view {
 	const float *tau[6];
 	const uint32_t *type, *key;
 	uint32_t count;
+	const uint32_t *id;
 };
 struct sps_halos {
 	sps_view h[TIDE_MAX_NEIGHBOURS];
@@ -23,26 +24,31 @@ struct sps_halos {
 __host__ __device__ static sps_view sps_view_of(const tide_block_view &v)
 {
 	sps_view s = {v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, TIDE_SPS_TAU_PTRS(v), v.type, v.key,
-	              v.count};
+	              v.count, v.id};
 	return s;
 }
 
 /* Pairs of fluid or boundary particle i with src[ja, jb) (a boundary particle meets fluid only). */
 template <int KERNEL, int DIFFUSION>
-__device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, double xi, double yi,
-                                 double zi, const float taui[6], const sps_view &src, uint32_t ja,
-                                 uint32_t jb, tide_acc &acc, float grad[6])
+__device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, int fi, double xi,
+                                 double yi, double zi, const float taui[6], const sps_view &src,
+                                 uint32_t ja, uint32_t jb, tide_acc &acc, float grad[6])
 {
 	for (uint32_t j = ja; j < jb; j++) {
 		uint32_t tj = src.type[j];
-		if (!pi.fluid && tj != TIDE_FLUID) continue;
+		if (pi.fluid != 1 && tj != TIDE_FLUID) {
+			/* boundary pairs: only a floating particle with another body's (contact, as
+			 * sph_forces.c); fi: i's floating index + 1 (0: fixed) */
+			int fj = P.nfloat ? tide_floating_index(&P, src.id[j]) + 1 : 0;
+			if (!P.nfloat || fj == fi || (fj == 0 && fi == 0)) continue;
+		}
 		float dx = (float)(xi - src.x[j]), dy = (float)(yi - src.y[j]), dz = (float)(zi - src.z[j]);
 		float r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= P.h2x4) continue;
 		float rj = src.rho[j], vxj = src.vx[j], vyj = src.vy[j], vzj = src.vz[j];
 		tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, vxj, vyj, vzj, rj, tj,
 		            tide_p_over_rho2(&P, rj), tide_sound(&P, rj), &acc);
-		if (!pi.fluid) continue;
+		if (!pi.fluid) continue;   /* floating i: the stress of fluid j (its own tau is 0) */
 		float tauj[6];
 		for (int k = 0; k < 6; k++) tauj[k] = src.tau[k][j];
 		tide_pair_sps_k(&P, KERNEL, taui, dx, dy, dz, r2, pi.vx - vxj, pi.vy - vyj, pi.vz - vzj,
@@ -65,18 +71,19 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 		tide_key_cell(&g, v.key[i], k);
 		float rho = v.rho[i];
 		int fluid = v.type[i] == TIDE_FLUID;
+		int fi = fluid ? 0 : tide_floating_index(&P, v.id[i]) + 1, flt = fi > 0;
 		tide_pi pi;
 		pi.vx = v.vx[i]; pi.vy = v.vy[i]; pi.vz = v.vz[i]; pi.rho = rho;
 		pi.p_over_rho2 = tide_p_over_rho2(&P, rho);
 		pi.c = tide_sound(&P, rho);
-		pi.fluid = fluid;
+		pi.fluid = fluid ? 1 : flt ? 2 : 0;
 		double xi = v.x[i], yi = v.y[i], zi = v.z[i];
 		sps_view own = sps_view_of(v);
 		float taui[6], grad[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
 		for (int q = 0; q < 6; q++) taui[q] = fluid ? own.tau[q][i] : 0.f;
 		tide_acc acc = {0.f, 0.f, 0.f, 0.f, 0.f};
 		int c[3];
-		if (tide_pair_sums_used(&P, fluid))
+		if (tide_pair_sums_used(&P, fluid) || flt)
 		for (c[0] = k[0] - 1; c[0] <= k[0] + 1; c[0]++)
 			for (c[1] = k[1] - 1; c[1] <= k[1] + 1; c[1]++)
 				for (c[2] = k[2] - 1; c[2] <= k[2] + 1; c[2]++) {
@@ -85,7 +92,7 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 						continue;
 					if (tide_box_contains(&A, c)) {
 						uint32_t b = tide_box_index(&A, c);
-						sps_range<KERNEL, DIFFUSION>(P, pi, xi, yi, zi, taui, own, start[b],
+						sps_range<KERNEL, DIFFUSION>(P, pi, fi, xi, yi, zi, taui, own, start[b],
 						                             start[b + 1], acc, grad);
 						continue;
 					}
@@ -95,13 +102,13 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 						const sps_view &src = H.h[h];
 						uint32_t ja = tide_lower_bound(src.key, src.count, key);
 						uint32_t jb = tide_lower_bound(src.key, src.count, key + 1);
-						sps_range<KERNEL, DIFFUSION>(P, pi, xi, yi, zi, taui, src, ja, jb,
+						sps_range<KERNEL, DIFFUSION>(P, pi, fi, xi, yi, zi, taui, src, ja, jb,
 						                             acc, grad);
 					}
 				}
 		if (fluid) {
 			acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
-		} else {
+		} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 			acc.ax = acc.ay = acc.az = 0.f;
 		}
 		v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;

@@ -82,6 +82,18 @@ int tide_case_get_motion(struct ctx *x, const yaml_node_t *v, const char *path, 
  * particle id ranges (a counting pass of the builder).  After loading and after every --set. */
 int tide_case_derive_motion(struct ctx *x);
 
+/* ---- src/case_floating.c: the floating key of obstacles and solids (0, or -1 after the message) */
+
+/* Reads v, the floating key of body item (kind as tide_case_get_motion) at path (after its
+ * motion, if any: a body cannot have both). */
+int tide_case_get_floating(struct ctx *x, const yaml_node_t *v, const char *path, int kind, int item);
+/* Appends the floating bodies to c->motion (after the moving ones) and derives c->rigid, from
+ * the bodies' id ranges (tide_case_body_ids). */
+int tide_case_derive_floating(struct ctx *x, uint32_t first[2][TIDE_CASE_MAX_ITEMS],
+                              uint32_t end[2][TIDE_CASE_MAX_ITEMS]);
+/* Writes ", floating: {...}" of floating body k (used_parameters.yaml). */
+void tide_case_put_floating(FILE *f, const tide_case *c, int k);
+
 /* Writes ", motion: [{...}, ...]" for the segments [first, first + n) (used_parameters.yaml). */
 void tide_case_put_motion(FILE *f, const tide_case *c, int first, int n);
 /* The shortest decimal of v that reads back to the same double (case_print.c). */

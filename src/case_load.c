@@ -521,13 +521,14 @@ static int get_item(struct ctx *x, yaml_node_item_t *it, int i, const char *path
 static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, tide_box *box,
                      int *count, int *lines)
 {
-	static const char *const fixed[] = {"lo", "hi", NULL}, *const moving[] = {"lo", "hi", "motion", NULL};
+	static const char *const fixed[] = {"lo", "hi", NULL},
+	                         *const moving[] = {"lo", "hi", "motion", "floating", NULL};
 	int obstacles = box == x->c->obstacle;
 	yaml_node_item_t *it = NULL;
 	int n = 0;
 	if (get_items(x, seq, path, "a list of boxes {lo: [...], hi: [...]}", &it, &n)) return -1;
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *v[3];
+		const yaml_node_t *v[4];
 		char p[160], q[176];
 		if (get_item(x, it, i, path, obstacles ? moving : fixed, 2, v, &lines[i], p)) return -1;
 		for (int j = 0; j < 2; j++) {
@@ -536,6 +537,8 @@ static int get_boxes(struct ctx *x, const yaml_node_t *seq, const char *path, ti
 		}
 		snprintf(q, sizeof q, "%s.motion", p);
 		if (obstacles && v[2] && tide_case_get_motion(x, v[2], q, 0, i)) return -1;
+		snprintf(q, sizeof q, "%s.floating", p);
+		if (obstacles && v[3] && tide_case_get_floating(x, v[3], q, 0, i)) return -1;
 	}
 	*count = n;
 	return 0;
@@ -701,7 +704,7 @@ static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path
                          tide_stl_item *out, int *count, int *lines)
 {
 	static const char *const names[] = {"stl", "scale", "rotate", "translate", "layers", "closed",
-	                                    "motion", NULL};
+	                                    "motion", "floating", NULL};
 	static const char *const vnames[] = {"stl", "scale", "rotate", "translate", NULL};
 	static const struct key scale = NUM("scale", dp, R_GT, 0, 0);
 	static const struct key layers = INT("layers", dp, R_GE | R_LE, 1, 64);
@@ -712,7 +715,7 @@ static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path
 		return tide_case_fail(x, line_of(seq), "key '%s' needs a 3-D case (STL meshes are 3-D); allowed: dim: 3.",
 		            path);
 	for (int i = 0; i < n; i++) {
-		const yaml_node_t *v[7];
+		const yaml_node_t *v[8];
 		tide_stl_item *m = &out[i];
 		char p[160], q[176], rel[1024], full[2100];
 		if (get_item(x, it, i, path, solid ? names : vnames, 1, v, &lines[i], p)) return -1;
@@ -746,6 +749,8 @@ static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path
 		if (solid && v[5] && get_bool(x, v[5], q, &m->closed)) return -1;
 		snprintf(q, sizeof q, "%s.motion", p);
 		if (solid && v[6] && tide_case_get_motion(x, v[6], q, 1, i)) return -1;
+		snprintf(q, sizeof q, "%s.floating", p);
+		if (solid && v[7] && tide_case_get_floating(x, v[7], q, 1, i)) return -1;
 	}
 	*count = n;
 	return 0;

@@ -244,7 +244,7 @@ int tide_case_derive_motion(struct ctx *x)
 {
 	tide_case *c = x->c;
 	memset(&c->motion, 0, sizeof c->motion);
-	if (!c->nmotion) return 0;
+	if (!c->nmotion && !c->nfloating) return 0;
 	double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
 	                c->gravity[2] * c->gravity[2]);
 	uint32_t first[2][TIDE_CASE_MAX_ITEMS], end[2][TIDE_CASE_MAX_ITEMS];
@@ -272,7 +272,7 @@ int tide_case_derive_motion(struct ctx *x)
 				derive_segment(c, m, g, T, &T->seg[T->nseg + s]);
 			}
 			tide_motion_body *B = &T->body[T->nbody];
-			*B = (tide_motion_body){first[kind][i], end[kind][i], T->nseg, sl[1], {0, 0, 0}};
+			*B = (tide_motion_body){first[kind][i], end[kind][i], T->nseg, sl[1], {0, 0, 0}, 0};
 			const double *lo = kind ? c->solid[i].lo : c->obstacle[i].lo;
 			const double *hi = kind ? c->solid[i].hi : c->obstacle[i].hi;
 			for (int a = 0; a < 3; a++) B->ref[a] = c->dim == 2 && a == 1 ? 0.0 : 0.5 * (lo[a] + hi[a]);
@@ -280,7 +280,7 @@ int tide_case_derive_motion(struct ctx *x)
 			T->nbody++;
 		}
 	}
-	return 0;
+	return tide_case_derive_floating(x, first, end);
 }
 
 /* ---- used_parameters.yaml ------------------------------------------------------------------ */

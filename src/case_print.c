@@ -191,6 +191,7 @@ void tide_case_print(FILE *f, const tide_case *c)
 		put_coords(f, c->obstacle[i].hi, c->dim, axes_of(c->dim));
 		if (c->obstacle_motion[i][1])
 			tide_case_put_motion(f, c, c->obstacle_motion[i][0], c->obstacle_motion[i][1]);
+		if (c->obstacle_floating[i]) tide_case_put_floating(f, c, c->obstacle_floating[i] - 1);
 		fputs("}\n", f);
 	}
 	if (c->nsphere) fputs("fluid_spheres:\n", f);
@@ -214,6 +215,7 @@ void tide_case_print(FILE *f, const tide_case *c)
 			if (!k) fprintf(f, ", layers: %d, closed: %s", m->layers, m->closed ? "true" : "false");
 			if (!k && c->solid_motion[i][1])
 				tide_case_put_motion(f, c, c->solid_motion[i][0], c->solid_motion[i][1]);
+			if (!k && c->solid_floating[i]) tide_case_put_floating(f, c, c->solid_floating[i] - 1);
 			fputs("}\n", f);
 		}
 	}

@@ -260,10 +260,12 @@ int tide_case_derive(struct ctx *x)
 		                                     : c->gas.cs;
 		return 0;
 	}
-	if (!(g > 0) && !c->self_gravity.on)
+	/* the isothermal equation of state has its own c0 (cs_iso): any gravity, zero included
+	 * (e.g. a floating body's momentum exchange with gravity off) */
+	if (!(g > 0) && !c->self_gravity.on && c->eos != TIDE_EOS_ISOTHERMAL)
 		return tide_case_fail(x, gline, "key 'physics.gravity' is zero, so c0 = coefsound*sqrt(|g|*hswl) "
 		            "would be 0; allowed: a nonzero gravity vector (a zero one only with "
-		            "'physics.self_gravity').");
+		            "'physics.self_gravity' or 'physics.eos: isothermal').");
 	if (!(g > 0)) g = 2.0 * M_PI / 3.0 * c->self_gravity.G * c->rho0 * c->hswl;
 	c->c0 = c->eos == TIDE_EOS_ISOTHERMAL ? c->cs_iso : c->coefsound * sqrt(g * c->hswl);
 	if (!(c->c0 > 0) || !isfinite(c->c0))

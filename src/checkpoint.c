@@ -87,6 +87,9 @@ static void put_header(buf *b, const tide_ckpt_state *st)
 	PUT(b, st->integrator);
 	PUT(b, st->last);
 	PUT(b, st->rebalances);
+	PUT(b, st->nrigid);
+	PUT(b, st->rigid);
+	PUT(b, st->rigid_pose);
 	PUT(b, st->nranks);
 	PUT(b, st->n_total);
 	PUT(b, st->n_fluid0);
@@ -437,6 +440,9 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	GET(&b, st->integrator);
 	GET(&b, st->last);
 	GET(&b, st->rebalances);
+	GET(&b, st->nrigid);
+	GET(&b, st->rigid);
+	GET(&b, st->rigid_pose);
 	GET(&b, st->nranks);
 	GET(&b, st->n_total);
 	GET(&b, st->n_fluid0);

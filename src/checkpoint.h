@@ -33,7 +33,8 @@
 #include "tide/sph_params.h"
 
 #define TIDE_CKPT_MAGIC "TIDECKPT"
-#define TIDE_CKPT_VERSION 2u  /* 2: blocks are boxes (2-D / 3-D decompositions) */
+#define TIDE_CKPT_VERSION 3u  /* 2: blocks are boxes (2-D / 3-D decompositions); 3: floating
+                               * bodies' states */
 
 typedef struct tide_ckpt_state {
 	char tide_version[32];
@@ -44,6 +45,11 @@ typedef struct tide_ckpt_state {
 	int32_t integrator;           /* enum tide_integrator of the run (checked against the case) */
 	tide_step_reduce last;        /* the last step's reduction; last.dt is its time step */
 	int32_t rebalances;
+	/* floating bodies (include/tide/rigid.h): their states and the poses their particles are
+	 * at, by rigid index (nrigid = 0: none) */
+	int32_t nrigid;
+	tide_rigid rigid[TIDE_MAX_FLOAT];
+	tide_pose rigid_pose[TIDE_MAX_FLOAT];
 	/* blocks */
 	int32_t nblocks;
 	uint32_t halo_cap;

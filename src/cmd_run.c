@@ -312,6 +312,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		sim.verlet_count = cs.verlet_count;
 		sim.last = cs.last;
 		sim.rebalances = cs.rebalances;
+		if (cs.nrigid) { /* the floating bodies go on from their checkpointed states */
+			sim.nrigid = cs.nrigid;
+			sim.rigid_set = 1;
+			memcpy(sim.rigid, cs.rigid, sizeof sim.rigid);
+			memcpy(sim.rigid_pose, cs.rigid_pose, sizeof sim.rigid_pose);
+		}
 		out.next_out = cs.next_out;
 		for (int i = 0; i < cs.n_outputs; i++)
 			if (tide_run_note_time(&out, cs.out_time[i]) == 0) out.n++;
@@ -351,6 +357,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	    (o->restart ? tide_gauges_reopen(&out.gauges, out.dir, &c, sim.t)
 	                : tide_gauges_open(&out.gauges, out.dir, &c)))
 		ret = -1;
+	if (rt->rank == 0 && !ret &&
+	    (o->restart ? tide_bodies_csv_reopen(&out.bodies, out.dir, &c, sim.t)
+	                : tide_bodies_csv_open(&out.bodies, out.dir, &c)))
+		ret = -1;
 	if (!ret && o->restart) out.gauge_k = (long)floor(sim.t / tide_case_gauge_every(&c) + 1e-9) + 1;
 	if (!ret && !o->restart && tide_run_write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;
@@ -371,6 +381,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		tide_profile_report(stderr, path, st.steps, st.time_per_step_s);
 	}
 	if (rt->rank == 0 && tide_gauges_close(&out.gauges) && ret == 0) ret = -1;
+	if (rt->rank == 0 && tide_gauges_close(&out.bodies) && ret == 0) ret = -1;
 	tide_gauge_tasks_free(&out.gt);
 	if (rt->rank == 0 && !o->no_output) {
 		tide_pvd_close(&out.pvd);

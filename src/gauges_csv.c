@@ -92,8 +92,14 @@ int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, doub
 {
 	memset(g, 0, sizeof *g);
 	snprintf(g->path, sizeof g->path, "%s/gauges.csv", dir);
+	int rc = tide_csv_cut_back(g, t);
+	return rc > 0 ? tide_gauges_open(g, dir, c) : rc;
+}
+
+int tide_csv_cut_back(tide_gauges *g, double t)
+{
 	FILE *f = fopen(g->path, "r");
-	if (!f) return tide_gauges_open(g, dir, c);
+	if (!f) return 1;
 	/* keep the header and every row up to t: those the checkpointed run had written */
 	char line[65536];
 	long keep = 0, at = 0;
@@ -112,13 +118,13 @@ int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, doub
 		first = 0;
 	}
 	fclose(f);
-	if (keep == 0) return tide_gauges_open(g, dir, c);   /* not even a header: start afresh */
+	if (keep == 0) return 1;   /* not even a header: start afresh */
 	if (truncate(g->path, keep) || !(g->f = fopen(g->path, "a"))) return gauges_fail(g);
 	return 0;
 }
 
 int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const tide_gauge_arg *G,
-                           const double *sums, double t)
+                           const double *sums, double t, const tide_rigid *rigid)
 {
 	fprintf(g->f, "%.9g", t);
 	for (int k = 0; k < c->nheight; k++)
@@ -147,7 +153,9 @@ int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const tide_gauge_
 	}
 	for (int b = 0; b < c->motion.nbody; b++) {
 		double x[3], v[3], r[3];
-		tide_motion_state(&c->motion, b, t, x, v, r);
+		int k = c->motion.body[b].rigid;
+		if (k) tide_rigid_state(&(rigid ? rigid : c->rigid)[k - 1], x, v, r);
+		else tide_motion_state(&c->motion, b, t, x, v, r);
 		const double *col[3] = {x, v, r};
 		for (int q = 0; q < 3; q++)
 			for (int d = 0; d < 3; d++)
@@ -164,7 +172,7 @@ int tide_gauges_write(tide_gauges *g, const tide_particle_set *s, const tide_cas
 	tide_gauge_arg G;
 	double *sums;
 	if (tide_gauge_sums_host(s, c, &G, &sums)) return -1;
-	int rc = tide_gauges_write_sums(g, c, &G, sums, t);
+	int rc = tide_gauges_write_sums(g, c, &G, sums, t, NULL);
 	free(sums);
 	return rc;
 }

@@ -131,10 +131,24 @@ int tide_gauges_open(tide_gauges *g, const char *dir, const tide_case *c);
 /* A restart at time t: dir/gauges.csv cut back to its header and the rows up to t (those the
  * checkpointed run had written), opened for appending; a new file if there is none. */
 int tide_gauges_reopen(tide_gauges *g, const char *dir, const tide_case *c, double t);
+/* g->path (a CSV file whose rows start with their time) cut back to its header and the rows up
+ * to t, opened for appending into g->f: 0; 1 if it is missing or has no header (the caller
+ * starts afresh); -1 after a message. */
+int tide_csv_cut_back(tide_gauges *g, double t);
+
+/* bodies.csv (src/bodies_csv.c): a row per moving or floating body at every gauges row (time,
+ * body, centre, orientation quaternion, velocity, angular velocity, fluid force and torque);
+ * nothing (g->f NULL) in a case without bodies.  Open (or, for a restart at t, reopen cut back)
+ * and write the rows at time t (rigid: the floating bodies' states by rigid index, NULL: the
+ * case's at t = 0).  0 or -1. */
+int tide_bodies_csv_open(tide_gauges *g, const char *dir, const tide_case *c);
+int tide_bodies_csv_reopen(tide_gauges *g, const char *dir, const tide_case *c, double t);
+int tide_bodies_csv_write(tide_gauges *g, const tide_case *c, double t, const tide_rigid *rigid);
 /* Appends (and flushes) one row at time t from the summed gauges (tide_gauge_arg_of_case's
- * measurement G).  Returns 0 or -1. */
+ * measurement G); the floating bodies' columns from rigid (their states now, by rigid index;
+ * NULL: the case's states at t = 0).  Returns 0 or -1. */
 int tide_gauges_write_sums(tide_gauges *g, const tide_case *c, const struct tide_gauge_arg *G,
-                           const double *sums, double t);
+                           const double *sums, double t, const tide_rigid *rigid);
 /* The same measured on the host particle set s.  Returns 0 or -1. */
 int tide_gauges_write(tide_gauges *g, const tide_particle_set *s, const tide_case *c, double t);
 /* Closes the file.  Returns 0 or -1 (e.g. disk full at the last flush). */

@@ -108,7 +108,11 @@ int tide_run_write_gauges(run_out *o, tide_sim *sim, const tide_case *c)
 	const double none = TIDE_GAUGE_NONE;
 	const double *sums = o->gauges_on ? tide_gauge_tasks_measure(&o->gt, sim) : &none;
 	int ret = 0;
-	if (sim->rank == 0) ret = tide_gauges_write_sums(&o->gauges, c, &o->gt.G, sums, sim->t);
+	if (sim->rank == 0) {
+		const tide_rigid *rigid = sim->rigid_set ? sim->rigid : NULL;
+		ret = tide_gauges_write_sums(&o->gauges, c, &o->gt.G, sums, sim->t, rigid);
+		if (!ret) ret = tide_bodies_csv_write(&o->bodies, c, sim->t, rigid);
+	}
 	while (o->gauge_k * every <= sim->t + 1e-12) o->gauge_k++;
 	if (ret && sim->size > 1) tide_run_abort_ranks();
 	return ret;
@@ -144,7 +148,10 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 			.nblocks = sim->nblocks, .halo_cap = sim->halo_cap, .range = range, .count = counts,
 			.cap = cap, .nranks = sim->size, .n_fluid0 = o->n_fluid0, .n_bound0 = o->n_bound0,
 			.n_outputs = o->n, .next_out = o->next_out, .out_time = o->times,
+			.nrigid = sim->rigid_set ? sim->nrigid : 0,
 		};
+		memcpy(cs.rigid, sim->rigid, sizeof cs.rigid);
+		memcpy(cs.rigid_pose, sim->rigid_pose, sizeof cs.rigid_pose);
 		ret = tide_checkpoint_write(dir, &cs, &o->all, c);
 		if (!ret)
 			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",

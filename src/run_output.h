@@ -17,6 +17,7 @@ typedef struct run_out {
 	tide_pvd pvd;
 	tide_pvd xmf;                 /* the .h5 series (output.format hdf5 or both) */
 	tide_gauges gauges;
+	tide_gauges bodies;           /* bodies.csv (rank 0; f NULL without bodies) */
 	tide_gauge_tasks gt;          /* the gauges' tasks (every rank) */
 	int gauges_on;                /* anything to measure besides the time */
 	long gauge_k;                 /* the next gauge row is due at gauge_k * gauges.every */

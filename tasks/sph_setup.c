@@ -76,6 +76,11 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	P->aw = (float)tide_kernel_alpha(c->kernel, c->dim, h);
 	P->af = (float)(tide_kernel_alpha(c->kernel, c->dim, h) / (h * h));
 	P->mass[TIDE_FLUID] = P->mass[TIDE_BOUND] = (float)tide_case_mass(c);
+	for (int k = 0; k < c->motion.nbody; k++)
+		if (c->motion.body[k].rigid && P->nfloat < TIDE_MAX_FLOAT) {
+			P->float_id0[P->nfloat] = c->motion.body[k].id0;
+			P->float_id1[P->nfloat++] = c->motion.body[k].id1;
+		}
 	P->rho0 = (float)c->rho0;
 	P->inv_rho0 = (float)(1.0 / c->rho0);
 	P->eos = c->eos;
@@ -595,6 +600,7 @@ static void unregister_all(tide_sim *sim)
 		starpu_data_unregister(sim->red2);
 	}
 	sim->red = sim->red2 = NULL;
+	tide_sim_floating_free(sim);
 	tide_sph_gravity_fini(sim);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
 	free(sim->blk);
@@ -695,6 +701,11 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 	sim->verlet_count = saved.verlet_count;
 	sim->last = saved.last;
 	sim->rebalances = saved.rebalances + 1;
+	/* the floating bodies' states live on (their sums are registered again at the next step) */
+	sim->nrigid = saved.nrigid;
+	sim->rigid_set = saved.rigid_set;
+	memcpy(sim->rigid, saved.rigid, sizeof sim->rigid);
+	memcpy(sim->rigid_pose, saved.rigid_pose, sizeof sim->rigid_pose);
 	return ret;
 }
 

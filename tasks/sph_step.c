@@ -37,6 +37,9 @@
 //     dt_combine(all[q-P]) -> all[q]                    back to the folded ranks
 //   integrate(B[b], red)                  Verlet (or symplectic predictor ... corrector); under
 //                                         MPI reading all[owner of b]
+//   body_force(B[b]) -> S[b]              with floating bodies (tasks/floating.c), after each
+//                                         force pass: the host sums S[] in block order and
+//                                         integrates the bodies (include/tide/rigid.h)
 //   body_motion(B[b], red)                with moving bodies (include/tide/motion.h), after each
 //                                         integrate: their boundary particles to the stage's
 //                                         time (and once before the first step: their
@@ -276,6 +279,7 @@ static void submit_body_motion(tide_sim *sim, double f_old, double f_new)
 	tide_body_motion_arg M = {.T = sim->c->motion, .t = sim->t, .f_old = f_old, .f_new = f_new};
 	M.set_vel = !(sim->integrator == 1 && f_new == 0.5 && sim->P.boundary == TIDE_BOUNDARY_MDBC &&
 	              sim->P.mdbc_slip != TIDE_SLIP_VEL0);
+	tide_sim_floating_steps(sim, &M);
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_body_motion_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
@@ -477,10 +481,12 @@ int tide_sim_step(tide_sim *sim)
 		/* DualSPHysics' Verlet: an Euler step every verlet_steps steps decouples the chains */
 		int euler = sim->verlet_count >= sim->verlet_steps;
 		submit_integrate(sim, euler ? TIDE_STAGE_EULER : TIDE_STAGE_VERLET);
+		tide_sim_floating_stage(sim, euler ? TIDE_STAGE_EULER : TIDE_STAGE_VERLET);
 		submit_body_motion(sim, 0.0, 1.0);
 		sim->verlet_count = euler ? 0 : sim->verlet_count + 1;
 	} else {
 		submit_integrate(sim, TIDE_STAGE_SYMP_PRED);
+		tide_sim_floating_stage(sim, TIDE_STAGE_SYMP_PRED);
 		submit_body_motion(sim, 0.0, 0.5);
 		submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
 		submit_forces(sim, 1, &tide_sph_forces_cl);
@@ -489,6 +495,7 @@ int tide_sim_step(tide_sim *sim)
 		/* no dt_combine of red2: nothing reads it (the corrector steps by the predictor's
 		 * time step, and the host checks the first pass), so no rank waits for the others */
 		submit_integrate(sim, TIDE_STAGE_SYMP_CORR);
+		tide_sim_floating_stage(sim, TIDE_STAGE_SYMP_CORR);
 		submit_body_motion(sim, 0.5, 1.0);
 	}
 	tide_sim_submit_migration(sim);

@@ -38,7 +38,7 @@ static void apply(const tide_pose *P, const double X[3], double x[3])
 static void make_table(tide_motion_table *T)
 {
 	*T = (tide_motion_table){.nbody = 1, .nseg = 3};
-	T->body[0] = (tide_motion_body){10, 20, 0, 3, {0, 0, 0}};
+	T->body[0] = (tide_motion_body){10, 20, 0, 3, {0, 0, 0}, 0};
 	T->seg[0] = (tide_motion_seg){.rot = 0, .profile = TIDE_PROFILE_LINEAR, .t0 = 0, .t1 = 0.3,
 	                              .a = {0.5, -0.2, 0.1}};
 	double e[3] = {1, 2, 2}, n = 3;
@@ -128,7 +128,7 @@ static void test_velocity(void)
 static void test_2d(void)
 {
 	tide_motion_table T = {.nbody = 1, .nseg = 1};
-	T.body[0] = (tide_motion_body){0, 1, 0, 1, {0, 0, 0}};
+	T.body[0] = (tide_motion_body){0, 1, 0, 1, {0, 0, 0}, 0};
 	T.seg[0] = (tide_motion_seg){.rot = 1, .profile = TIDE_PROFILE_RAMPED_SINE, .t0 = 0, .t1 = INFINITY,
 	                             .c = {0.1, 0, 0}, .e = {0, 1, 0}, .amp = 0.2, .omega = 4.0, .ramp = 1.0};
 	double x = 0.12, y = 0, z = 0.3, t = 0;
@@ -278,8 +278,8 @@ static void test_codelet(int cuda)
 	tide_motion_table T;
 	make_table(&T);
 	T.nbody = 2;
-	T.body[0] = (tide_motion_body){100, 200, 0, 3, {0, 0, 0}};
-	T.body[1] = (tide_motion_body){300, 350, 2, 1, {0, 0, 0}};
+	T.body[0] = (tide_motion_body){100, 200, 0, 3, {0, 0, 0}, 0};
+	T.body[1] = (tide_motion_body){300, 350, 2, 1, {0, 0, 0}, 0};
 	void *a = tide_block_alloc_host(n), *b = tide_block_alloc_host(n);
 	tide_block_view va = tide_block_view_make(a, n, n), vb = tide_block_view_make(b, n, n);
 	fill_block(&va, n);

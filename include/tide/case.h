@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "tide/sph_params.h"   /* enum tide_eos */
 #include "tide/motion.h"       /* the moving bodies' table */
+#include "tide/rigid.h"        /* floating bodies */
 
 #define TIDE_CASE_MAX_ITEMS 16
 #define TIDE_CASE_NAME 128
@@ -118,6 +119,18 @@ typedef struct tide_motion_input {
 	double components;     /* piston_jonswap: number of sine components (an integer) */
 } tide_motion_input;
 
+/* A floating body as the case gives it (obstacles[i].floating, solids[i].floating;
+ * docs/case-format.md); src/case_floating.c derives its rigid state (rigid.h). */
+typedef struct tide_floating_input {
+	double density, mass;  /* exactly one given (> 0), the other 0 */
+	int has_centre, has_inertia;
+	double centre[3];      /* centre of mass [m] (default: a box's centre) */
+	double inertia[3];     /* principal moments about the centre along x, y, z [kg m^2] (2-D:
+	                        * inertia[1] = I_yy) (default: a box's, uniform density) */
+	double velocity[3];    /* initial velocity of the centre [m/s] */
+	int fix[6];            /* constraints: translation x, y, z, rotation about x, y, z */
+} tide_floating_input;
+
 typedef struct tide_probe {
 	char name[32];
 	double p[3];           /* water height probes use p[0], p[1]; point probes p[0..2] */
@@ -153,6 +166,12 @@ typedef struct tide_case {
 	int obstacle_motion[TIDE_CASE_MAX_ITEMS][2];  /* first segment and count (0: fixed) */
 	int solid_motion[TIDE_CASE_MAX_ITEMS][2];
 	tide_motion_table motion;                 /* derived: what body_motion gets, ids included */
+	/* floating bodies (obstacles[i].floating, solids[i].floating) */
+	int nfloating;
+	tide_floating_input floating_in[TIDE_MAX_FLOAT];
+	int obstacle_floating[TIDE_CASE_MAX_ITEMS];  /* 0: not floating; k + 1: floating_in[k] */
+	int solid_floating[TIDE_CASE_MAX_ITEMS];
+	tide_rigid rigid[TIDE_MAX_FLOAT];         /* derived: the rigid states at t = 0 */
 
 	/* physics */
 	int kernel;                   /* enum tide_kernel */

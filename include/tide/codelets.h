@@ -51,6 +51,10 @@ extern struct starpu_codelet tide_integrate_cl;
 /* Buffers: block (RW), step reduction (R).  Args: tide_sph_params, tide_body_motion_arg
  * (include/tide/motion.h).  Moves the moving bodies' boundary particles over one stage. */
 extern struct starpu_codelet tide_body_motion_cl;
+/* Buffers: block (R), the block's tide_body_sums (W).  Args: tide_sph_params,
+ * tide_body_force_arg (include/tide/body_force.h).  The floating bodies' fluid force and torque
+ * from this block's particles. */
+extern struct starpu_codelet tide_body_force_cl;
 /* Buffers: block (RW), scratch, then the low and high face buffer (W) of every split axis.
  * Args: params, block arg.  Moves particles that left the block's box out through the face they
  * crossed; drops those that left the domain. */
@@ -127,6 +131,7 @@ void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
 void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
 void tide_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_body_motion_cuda(void *buffers[], void *cl_arg);
+void tide_body_force_cuda(void *buffers[], void *cl_arg);
 void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg);
 void tide_sps_tau_cuda(void *buffers[], void *cl_arg);
 void tide_gas_density_cuda(void *buffers[], void *cl_arg);

@@ -63,6 +63,8 @@ typedef struct tide_motion_body {
 	uint32_t id0, id1;   /* its particles' ids: [id0, id1) */
 	int seg0, nseg;      /* its segments: seg[seg0 .. seg0 + nseg - 1], in time order */
 	double ref[3];       /* its reference point at t = 0 (box or mesh centre), for the output */
+	int rigid;           /* 0: prescribed motion; k + 1: floating body k (rigid.h), whose steps
+	                      * come with the task (tide_body_motion_arg.F) */
 } tide_motion_body;
 
 typedef struct tide_motion_table {
@@ -101,6 +103,8 @@ typedef struct tide_body_motion_arg {
 	tide_motion_table T;
 	double t, f_old, f_new;
 	int set_vel;
+	tide_motion_step F[TIDE_MOTION_MAX_BODIES];  /* the floating bodies' steps (by body index),
+	                                              * from their integrated state (rigid.h) */
 } tide_body_motion_arg;
 
 /* The body of particle id, or -1 (fixed or fluid). */
@@ -325,6 +329,14 @@ TIDE_HD void tide_motion_particle(const tide_motion_table *T, const tide_motion_
 	tide_motion_move(&S[k], dim, set_vel, &v->x[i], &v->y[i], &v->z[i], n, u);
 	v->TIDE_BN_X[i] = n[0]; v->TIDE_BN_Y[i] = n[1]; v->TIDE_BN_Z[i] = n[2];
 	if (set_vel) { v->vx[i] = u[0]; v->vy[i] = u[1]; v->vz[i] = u[2]; }
+}
+
+/* The steps of all bodies of task M from t_old to t_new into S (floating ones: M's own). */
+TIDE_HD void tide_motion_steps(const tide_body_motion_arg *M, int k, double t_old, double t_new,
+                               tide_motion_step *S)
+{
+	if (M->T.body[k].rigid) *S = M->F[k];
+	else tide_motion_step_of(&M->T, k, t_old, t_new, S);
 }
 
 #endif

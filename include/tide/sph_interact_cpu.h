@@ -26,7 +26,7 @@ typedef struct isums {
  * are constants where this is inlined. */
 static inline __attribute__((always_inline)) void
 pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int kernel,
-           int diffusion, uint32_t a, uint32_t b)
+           int diffusion, uint32_t a, uint32_t b, int contact)
 {
 	vi lane;
 	for (int k = 0; k < VW; k++) lane[k] = k;
@@ -43,6 +43,12 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 		vf dz = zi - vload(Z + j);
 		vf r2 = dx * dx + dy * dy + dz * dz;
 		vi in = (r2 < h2x4) & (r2 >= tiny) & valid;
+		if (contact) {
+			/* boundary-boundary pairs: only a floating particle with a particle of another
+			 * body (fl: 0 fixed, -(k + 1) floating body k) */
+			vf flj = vload(W->fl + j), zero = vsplat(0.f);
+			in &= (flj != I->fl) & ((flj < zero) | (I->fl < zero));
+		}
 		if (!vany(in)) continue;
 		vf mj = vload(W->m + j);
 		vpair_out o = vpair(K, I, fluid_i, kernel, diffusion, dx, dy, dz, r2, in,
@@ -65,11 +71,11 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 				vstore(W->g[k] + j, vload(W->g[k] + j) + wj * q.g[k]);
 			}
 		}
-		if (fluid_i) {
-			S->ax -= mj * tx;
-			S->ay -= mj * ty;
-			S->az -= mj * tz;
-		}
+		/* a boundary i takes its fluid neighbours' momentum terms too: only a floating body's
+		 * particle keeps them (sph_forces' write-back), for the body's force */
+		S->ax -= mj * tx;
+		S->ay -= mj * ty;
+		S->az -= mj * tz;
 		S->dr += o.dri;
 		S->mu = vmax(S->mu, amu);
 		vf mi = I->m;
@@ -85,6 +91,7 @@ static inline __attribute__((always_inline)) void
 cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t ce, const nbr *nb,
              int nn, int kernel, int diffusion, int sps)
 {
+	int contact = P->contact;
 	kconst KC = {vsplat(P->h2x4), vsplat(P->tiny), vsplat(P->invh), vsplat(P->af), vsplat(P->h),
 	             vsplat(P->eta2), vsplat(P->hvisc), vsplat(1.f), vsplat(2.f),
 	             vsplat(P->dhc0x2), P->rho0,
@@ -110,16 +117,25 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 				a = d->self ? i + 1 : d->s;
 				b = d->e;
 			} else {
-				if (d->self) continue;   /* the cell's fluid particles met i already */
-				a = d->s;
+				/* the cell's own fluid particles met i already */
+				a = d->self ? d->fe : d->s;
 				b = d->fe;
 			}
-			if (a >= b) continue;
+			/* floating bodies: a boundary i also meets the boundary particles of the cell
+			 * (in its own, those after it), for the pairs of a floating particle with another
+			 * body's: the floating particle's force as a fluid particle's from a wall, and
+			 * the wall's continuity (DBC's repulsion), as DualSPHysics' floating particles */
+			uint32_t ca = d->self ? i + 1 : d->fe;
+			int touch = !fluid_i && contact && ca < d->e;
+			if (a >= b && !touch) continue;
 			I.x = vsplat(W->x[i] + d->sx);
 			I.y = vsplat(W->y[i] + d->sy);
 			I.z = vsplat(W->z[i] + d->sz);
-			if (fluid_i) pair_range(K, W, &I, &S, 1, kernel, diffusion, a, b);
-			else pair_range(K, W, &I, &S, 0, kernel, 0, a, b);
+			if (a < b) {
+				if (fluid_i) pair_range(K, W, &I, &S, 1, kernel, diffusion, a, b, 0);
+				else pair_range(K, W, &I, &S, 0, kernel, 0, a, b, 0);
+			}
+			if (touch) pair_range(K, W, &I, &S, 0, kernel, 0, ca, d->e, 1);
 		}
 		W->ax[i] += vsum(S.ax);
 		W->ay[i] += vsum(S.ay);

@@ -77,7 +77,10 @@ TIDE_HD float tide_rho_hydro(float rho0, const float kg[3], float inv_gamma, flo
 typedef struct tide_pi {
 	double x, y, z;
 	float vx, vy, vz, rho, p_over_rho2, c;
-	int fluid;
+	int fluid;   /* 1 fluid; 0 boundary (continuity only); 2 a floating body's boundary particle:
+	              * continuity as a boundary, and the momentum terms of its fluid neighbours as
+	              * a fluid particle would have them (DualSPHysics' floating particles), for the
+	              * body's force (include/tide/body_force.h) */
 } tide_pi;
 
 typedef struct tide_acc {
@@ -211,7 +214,7 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
 		acc->ay += lam * dvy;
 		acc->az += lam * dvz;
 	}
-	if (diffusion != 0 && tj == TIDE_FLUID) {
+	if (diffusion != 0 && tj == TIDE_FLUID && pi->fluid == 1) {
 		float drho = pi->rho - rhoj;
 		/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
 		if (diffusion == 2)

@@ -98,6 +98,8 @@ enum tide_mdbc_slip { TIDE_SLIP_VEL0 = 0, TIDE_SLIP_NOSLIP = 1, TIDE_SLIP_FREESL
  * alone or with the SPS turbulence closure added (DualSPHysics' ViscoLaminarSPS; include/tide/sps.h). */
 enum tide_viscosity { TIDE_VISC_ARTIFICIAL = 0, TIDE_VISC_LAMINAR = 1, TIDE_VISC_LAMINAR_SPS = 2 };
 
+#define TIDE_MAX_FLOAT 8   /* floating bodies of a case (tide_sph_params.float_id0) */
+
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
 	tide_grid grid;
@@ -120,7 +122,27 @@ typedef struct tide_sph_params {
 	float cfl;
 	int scheme;               /* enum tide_scheme (gas_params.h) */
 	tide_gas_params gas;      /* physics.scheme = gas: its constants (gas_math.h) */
+	/* Floating bodies (issue 22, include/tide/rigid.h): their particles' id ranges
+	 * [float_id0[k], float_id1[k]).  Here rather than a particle type or an extra codelet value:
+	 * every particle codelet already gets these params by value, a new type would need every
+	 * `type == TIDE_BOUND` test of the program (readers, gauges, mDBC) audited, and a plain run
+	 * has nfloat = 0, so tide_is_floating costs it one compare per boundary particle. */
+	int nfloat;
+	uint32_t float_id0[TIDE_MAX_FLOAT], float_id1[TIDE_MAX_FLOAT];
 } tide_sph_params;
+
+/* The floating body (0 .. nfloat - 1) particle id belongs to, or -1. */
+TIDE_HD int tide_floating_index(const tide_sph_params *P, uint32_t id)
+{
+	for (int k = 0; k < P->nfloat; k++)
+		if (id >= P->float_id0[k] && id < P->float_id1[k]) return k;
+	return -1;
+}
+
+TIDE_HD int tide_is_floating(const tide_sph_params *P, uint32_t id)
+{
+	return tide_floating_index(P, id) >= 0;
+}
 
 /* What every step reduces over all particles (min/max/sum), read by the host once per step. */
 typedef struct tide_step_reduce {

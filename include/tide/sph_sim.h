@@ -8,6 +8,7 @@
 #define TIDE_SPH_SIM_H
 #include <starpu.h>
 #include "tide/block.h"
+#include "tide/body_force.h"
 #include "tide/case.h"
 #include "tide/codelet_decl.h"
 #include "tide/sph_params.h"
@@ -63,7 +64,28 @@ typedef struct tide_sim {
 	size_t n_total;                            /* particles at the last count */
 	int rebalances;
 	struct tide_sph_gravity *grav;             /* self-gravity (NULL: off), sph_gravity.h */
+	/* Floating bodies (include/tide/rigid.h, tasks/floating.c): their states by rigid index
+	 * (from the case at the first step, or from a checkpoint: rigid_set), the poses their
+	 * particles are at, the bodies' steps for the next body_motion, and every block's
+	 * body_force sums (nbsum handles, plain StarPU data of this rank). */
+	int nrigid, rigid_set;
+	tide_rigid rigid[TIDE_MAX_FLOAT];
+	tide_pose rigid_pose[TIDE_MAX_FLOAT];
+	int nbsum;
+	starpu_data_handle_t *bsum;
+	tide_body_sums *bsum_host;
 } tide_sim;
+
+/* Floating bodies (tasks/floating.c): after the force pass of a stage (enum tide_stage) and its
+ * reduction, the bodies' force and torque (body_force per block, summed in block order on every
+ * rank) and one stage of their rigid integration; the host waits for the forces here.  Nothing
+ * without floating bodies. */
+void tide_sim_floating_stage(tide_sim *sim, int stage);
+/* The floating bodies' steps from the poses their particles are at to their current states,
+ * into M->F (body_motion's); the poses advance. */
+void tide_sim_floating_steps(tide_sim *sim, tide_body_motion_arg *M);
+/* Unregisters the body_force sums (tide_sim_free). */
+void tide_sim_floating_free(tide_sim *sim);
 
 /* Ranks above which the time step's records are combined by recursive doubling (sph_sim's
  * dt_tree) rather than sent by every rank to every rank; and the number of doubling rounds,
