@@ -14,11 +14,14 @@
 #  4. the viscous terms' cost at the same dp: laminar, and laminar+sps (its own force kernel and
 #     the sps_tau pass), beside the DBC run of 2;
 #  5. a moving body's cost (issue 22's goal: <= 10 %): SPHERIC 2 with its obstacle oscillating
-#     across the tank (sine along y, 0.1 m, 2 s), DBC and mDBC, beside the runs of 2.
-# TIDE_DEV_PARTS (default "tests boundaries viscosity stl moving") picks the parts.
+#     across the tank (sine along y, 0.1 m, 2 s), DBC and mDBC, beside the runs of 2;
+#  6. a floating body's cost (the same goal): SPHERIC 2 with its obstacle floating (density
+#     2000: it stays on the floor, pushed by the wave), DBC; and tests/test_floating_run.sh
+#     with the GPU's workers (the CUDA force kernel's floating and contact terms).
+# TIDE_DEV_PARTS (default "tests boundaries viscosity stl moving floating") picks the parts.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
-parts=" ${TIDE_DEV_PARTS:-tests boundaries viscosity stl moving} "
+parts=" ${TIDE_DEV_PARTS:-tests boundaries viscosity stl moving floating} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 {
 if want tests; then
@@ -61,5 +64,17 @@ if want moving; then
 			--overwrite --out "$out/spm_$b" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -12
 		summary "$out/spm_$b" "moving obstacle, $b"
 	done
+fi
+if want floating; then
+	sed 's|^  - {lo: \[0.6635, 0.2955, 0\], hi: \[0.8245, 0.6985, 0.161\]}$|  - {lo: [0.6635, 0.2955, 0], hi: [0.8245, 0.6985, 0.161], floating: {density: 2000}}|' \
+		cases/spheric2.yaml > "$out/spheric2_floating.yaml"
+	grep -q 'floating: {density' "$out/spheric2_floating.yaml" || echo "spheric2_floating.yaml: the obstacle line was not found"
+	step "SPHERIC 2 with the obstacle floating, dp 0.004, DBC"
+	$t run "$out/spheric2_floating.yaml" --dp 0.004 --max-steps 200 --no-output --profile \
+		--overwrite --out "$out/spf_dbc" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -14
+	summary "$out/spf_dbc" "floating obstacle, dbc"
+	step "tests/test_floating_run.sh on the GPU node's workers"
+	bash tests/test_floating_run.sh "$t" . 2>&1 | tail -8
+	echo "test_floating_run exit code: ${PIPESTATUS[0]}"
 fi
 } 2>&1 | tee "$out/device_boundaries.log"
