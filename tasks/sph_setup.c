@@ -27,7 +27,7 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
 	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,
 	                                &tide_sps_tau_cl, &tide_gas_density_cl, &tide_gas_forces_cl,
-	                                &tide_gas_integrate_cl, &tide_jeans_min_cl};
+	                                &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 
