@@ -10,6 +10,9 @@ _Static_assert(TIDE_BLOCK_MAX_FIELDS <= 32, "field masks are 32 bits");
 
 static unsigned naux;
 static uint32_t halo_aux;
+static int halo_ids;
+
+void tide_block_set_halo_ids(int on) { halo_ids = on != 0; }
 
 void tide_block_set_aux(unsigned n, uint32_t halo)
 {
@@ -32,4 +35,7 @@ uint32_t tide_block_all_fields(void)
 	return TIDE_BASE_FIELDS | ((1u << naux) - 1u) << TIDE_F_aux0;
 }
 
-uint32_t tide_block_halo_fields(void) { return TIDE_HALO_BASE_FIELDS | halo_aux; }
+uint32_t tide_block_halo_fields(void)
+{
+	return TIDE_HALO_BASE_FIELDS | halo_aux | (halo_ids ? TIDE_FIELD_BIT(id) : 0u);
+}

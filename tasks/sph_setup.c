@@ -33,6 +33,8 @@ void tide_sph_codelets_where(enum tide_where where)
 
 void tide_sim_set_aux(const tide_case *c)
 {
+	/* floating bodies: sph_forces tells a halo's floating particle by its id */
+	tide_block_set_halo_ids(c->nfloating > 0);
 	if (c->scheme == TIDE_SCHEME_GAS) /* h, u, 1/Omega, switch, last kick (gas_math.h) */
 		tide_block_set_aux(TIDE_GAS_NAUX, TIDE_GAS_HALO_FIELDS);
 	else if (c->viscosity == TIDE_VISC_LAMINAR_SPS) /* tau and the gradient; halos carry tau (sps.h) */

@@ -25,6 +25,7 @@
 //    a and drho within 1e-4 of the reference with 1 block (its own neighbour across the
 //    periodic faces), 2 blocks (each other's neighbour twice) and 4 blocks; in 3-D also
 //    periodic along x and y at once (the images across both faces at the corners).
+//  - floating bodies (floating_config): 1 block = 3 blocks and, with --cuda, CUDA = CPU.
 // With --cuda (the test sph_forces_cuda) the CUDA codelets must also give the CPU values within
 // 1e-5 in every configuration; without a CUDA worker that test exits 77 (SKIP).
 #include <math.h>
@@ -463,6 +464,79 @@ static void momentum(int dim, int kernel, enum layout lay)
 	free(mem);
 }
 
+/* Floating bodies (issue 22): the boundary particles whose ids fall in two ranges are the
+ * particles of two floating bodies (tide_sim_params' id ranges), the others fixed walls.  A
+ * floating particle takes its fluid neighbours' pair terms and meets the other body's and the
+ * walls' particles as fluid meets a wall (sph_forces.c); 1 block = 3 blocks, and CUDA = CPU
+ * within 1e-5 of the largest magnitude, with the floating particles' accelerations nonzero (the
+ * comparison would otherwise pass on zeros). */
+static void floating_config(int dim, int kernel, int have_cuda)
+{
+	tide_case c;
+	make_case(&c, dim, kernel, TIDE_DIFF_FOURTAKAS, -9.81);
+	uint32_t cap = 4000;
+	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	tide_block_view v = tide_block_view_make(mem, cap, 0);
+	make_particles(&c, RANDOM, 1, &v);
+	uint32_t n = v.count;
+	c.motion.nbody = 2;
+	c.motion.body[0].id0 = 0;
+	c.motion.body[0].id1 = n / 3;
+	c.motion.body[0].rigid = 1;
+	c.motion.body[1].id0 = n / 3;
+	c.motion.body[1].id1 = 2 * n / 3;
+	c.motion.body[1].rigid = 2;
+	c.nfloating = 2;
+	tide_sim_set_aux(&c); /* the halos carry the ids (block.h), before any block exists */
+	char what[96];
+	snprintf(what, sizeof what, "%dD %s floating bodies n=%u", dim, kernel ? "wendland" : "cubic", n);
+	run_result r1, r3, rg;
+	result_alloc(&r1, n);
+	result_alloc(&r3, n);
+	result_alloc(&rg, n);
+	int ok1 = run_forces(&c, &v, 1, 0, 1, &r1) == 0, ok3 = run_forces(&c, &v, 3, 0, 1, &r3) == 0;
+	EXPECT(ok1 && ok3, "%s: running the codelets failed", what);
+	if (ok1 && ok3) {
+		double *d1 = malloc(sizeof(double) * 4 * n), afl = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			d1[i] = r1.ax[i]; d1[n + i] = r1.ay[i]; d1[2 * n + i] = r1.az[i];
+			d1[3 * n + i] = r1.drho[i];
+		}
+		for (uint32_t i = 0; i < n; i++)
+			if (v.type[i] != TIDE_FLUID && v.id[i] < 2 * n / 3) {
+				uint32_t id = v.id[i];
+				afl = fmax(afl, sqrt(d1[id] * d1[id] + d1[n + id] * d1[n + id] +
+				                     d1[2 * n + id] * d1[2 * n + id]));
+			}
+		EXPECT(afl > 0, "%s: no floating particle has an acceleration", what);
+		double ea, ed;
+		uint32_t wa, wd;
+		compare(&r3, d1, d1 + n, d1 + 2 * n, d1 + 3 * n, n, &ea, &ed, &wa, &wd);
+		EXPECT(ea < 1e-5 && ed < 1e-5, "%s: 3 blocks differ from 1 block by %.3g (a) and %.3g "
+		       "(drho); worst ids %u, %u", what, ea, ed, wa, wd);
+		printf("%-52s largest floating |a| %.3g  | 1 vs 3 blocks: %.1e %.1e", what, afl, ea, ed);
+		if (have_cuda) {
+			int okg = run_forces(&c, &v, 3, 1, 0, &rg) == 0;
+			EXPECT(okg, "%s: the CUDA codelets failed", what);
+			if (okg) {
+				compare(&rg, d1, d1 + n, d1 + 2 * n, d1 + 3 * n, n, &ea, &ed, &wa, &wd);
+				EXPECT(ea < 1e-5 && ed < 1e-5, "%s: CUDA differs from the CPU by %.3g (a) and "
+				       "%.3g (drho) of the largest magnitude (limit 1e-5); worst ids %u, %u",
+				       what, ea, ed, wa, wd);
+				printf("  | CUDA vs CPU: %.1e %.1e", ea, ed);
+			}
+		}
+		printf("\n");
+		free(d1);
+	}
+	result_free(&r1);
+	result_free(&r3);
+	result_free(&rg);
+	free(mem);
+	c.nfloating = 0;
+	tide_sim_set_aux(&c);
+}
+
 int main(int argc, char **argv)
 {
 	int have_cuda = test_cuda_requested(argc, argv);
@@ -488,6 +562,8 @@ int main(int argc, char **argv)
 				if (dim == 3)
 					one_config(dim, kernel, TIDE_DIFF_FOURTAKAS, lay, 3, 0, have_cuda);
 			}
+	for (int dim = 2; dim <= 3; dim++)
+		for (int kernel = 0; kernel < 2; kernel++) floating_config(dim, kernel, have_cuda);
 	/* the CUDA half compares codelets; momentum conservation is the CPU half's */
 	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
 		for (int kernel = 0; kernel < 2; kernel++)

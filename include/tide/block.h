@@ -66,6 +66,9 @@ extern "C" {
  * aux fields, halo_aux the mask of those the scheme's neighbour pass reads in a halo (bits of
  * TIDE_F_aux0 ..); called once, before any block is allocated or registered. */
 void tide_block_set_aux(unsigned naux, uint32_t halo_aux);
+/* Whether halos carry the particle ids too: with floating bodies, whose particles sph_forces
+ * tells by id (a halo's floating particle must not pass for a wall).  Set with the aux fields. */
+void tide_block_set_halo_ids(int on);
 unsigned tide_block_naux(void);
 /* Fields of a particle in this run (TIDE_BLOCK_NFIELDS + naux) and its bytes (84 + 4 naux). */
 int tide_block_nfields(void);
@@ -83,7 +86,8 @@ uint32_t tide_block_halo_fields(void);
 /* Every field of the run: the base fields and the active aux fields (run-dependent). */
 #define TIDE_ALL_FIELDS tide_block_all_fields()
 /* What sph_forces reads of a neighbour's halo (CPU and CUDA): 48 of the 84 bytes per particle.
- * The Verlet fields, the work space and the id are never read there, so halos leave them out. */
+ * The Verlet fields and the work space are never read there, nor the id unless floating bodies
+ * need it (tide_block_set_halo_ids), so halos leave them out. */
 #define TIDE_HALO_BASE_FIELDS                                                                   \
 	(TIDE_FIELD_BIT(x) | TIDE_FIELD_BIT(y) | TIDE_FIELD_BIT(z) | TIDE_FIELD_BIT(vx) |       \
 	 TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) | TIDE_FIELD_BIT(type) | \
