@@ -26,7 +26,7 @@ static void essential_cpu(void *buffers[], void *cl_arg)
 	for (int32_t i = 0; i < nc; i++) {
 		const bh_cell *C = &io.cells[oc[i].child];
 		const bh_mom *M = &io.mom[oc[i].child];
-		int k = io.whole ? (C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(C, M, &box);
+		int k = bh_let_choose(C, M, &box, io.whole, io.far2);
 		int32_t first = 0;
 		if (k == BH_LET_KEEP_OPEN) {
 			first = nc;

@@ -45,7 +45,9 @@ extern struct starpu_codelet tide_bh_vroot_cl;
 /* bh_essential: the essential nodes of this rank's tree for another rank.  Buffers: bodies (R),
  * cells (R), moments (R), the other rank's vroot (R), out (W, let_interface.h, capacity: this
  * rank's bh_max_cells and particle count), scratch (BH_ESSENTIAL_SCRATCH bytes).  Args: uint32_t
- * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests). */
+ * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests),
+ * float far2 (>= 0: the coarse tree for far ranks, see bh_let_kind_far; the vroot given is then
+ * this rank's own and only says whether it has particles; < 0: the nodes for the vroot's box). */
 extern struct starpu_codelet tide_bh_essential_cl;
 #define BH_ESSENTIAL_SCRATCH 64
 
@@ -54,6 +56,9 @@ extern struct starpu_codelet tide_bh_essential_cl;
 typedef struct bh_essential_io {
 	uint32_t n;            /* the sender's particles */
 	int whole;             /* send the whole tree (tests) */
+	float far2;            /* >= 0: the coarse tree for every box at least sqrt(far2) away
+	                        * (bh_let_kind_far; vroot is then the sender's own), < 0: the
+	                        * essential nodes for the receiver's box */
 	const bh_body *body;
 	const bh_cell *cells;
 	const bh_mom *mom;
@@ -68,7 +73,7 @@ typedef struct bh_essential_io {
 static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 {
 	bh_essential_io io;
-	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole);
+	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2);
 	io.body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	io.cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	io.mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);

@@ -354,6 +354,29 @@ TIDE_HD int bh_let_kind(const bh_cell *C, const bh_mom *M, const bh_box *b)
 	return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
 }
 
+/* The same choice for every box at least sqrt(far2) from the sender's particles (the coarse
+ * tree that all far ranks share, tasks/gravity.c): the multipole goes when both its opening
+ * radius and the diameter of its cube (2 sqrt(3) half: no point of the cube is farther from the
+ * centre of mass, which lies inside it) are shorter than that distance.  Then no far box can
+ * overlap the cube nor come within rcrit of the centre of mass, so bh_accept takes the cell for
+ * every group of a far rank, as bh_let_kind does for one receiver's box.  The caller's far2
+ * keeps a margin for the rounding of the receiver's test. */
+TIDE_HD int bh_let_kind_far(const bh_cell *C, const bh_mom *M, float far2)
+{
+	float diam2 = bh_mul_rn(12.f, bh_mul_rn(C->half, C->half));
+	float reach2 = M->rcrit2 > diam2 ? M->rcrit2 : diam2;
+	if (reach2 < far2) return BH_LET_KEEP_MULTIPOLE;
+	return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+}
+
+/* The choice of bh_essential (CPU and CUDA): the whole tree (whole, tests), the coarse tree
+ * (far2 >= 0) or the essential nodes for box b. */
+TIDE_HD int bh_let_choose(const bh_cell *C, const bh_mom *M, const bh_box *b, int whole, float far2)
+{
+	if (whole) return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+	return far2 >= 0.f ? bh_let_kind_far(C, M, far2) : bh_let_kind(C, M, b);
+}
+
 /* Writes the buffer's copy of cell C (moments M) of kind k; first: where its children (opened) or
  * its particles (leaf) go in the buffer, reserved by the caller. */
 TIDE_HD void bh_let_fill(bh_cell *out, bh_mom *outm, const bh_cell *C, const bh_mom *M, int k,
