@@ -23,7 +23,7 @@
 // Near and far ranks (Bonsai's boundary tree; TIDE_GRAVITY_FAR, tide_gravity_far_choice): from
 // TIDE_GRAVITY_FAR_MIN_RANKS ranks on, every rank's virtual root goes to every rank and is read
 // on the host (the local walks are submitted first and run meanwhile), and each rank s splits the
-// others by the gap between their particle boxes: near when closer than nu x the largest side of
+// others by the gap between their particle boxes: near when no farther than nu x the largest side of
 // s's box, far otherwise.  Near ranks get their own essential nodes as above; all far ranks get
 // one coarse tree of s, made once (bh_let_kind_far with radius R_s, the smallest gap to a far
 // rank).  Why a far rank
@@ -303,7 +303,7 @@ static int uses_far(const tide_gravity *g) { return g->mpi && g->far_nu >= 0 && 
 static int pair_kind(const tide_gravity *g, int s, int r)
 {
 	if (s == r || g->vr[s].n == 0 || g->vr[r].n == 0) return TIDE_LET_NONE;
-	return box_gap(&g->vr[s], &g->vr[r]) < g->far_nu * largest_side(&g->vr[s]) ? TIDE_LET_NODES
+	return box_gap(&g->vr[s], &g->vr[r]) <= g->far_nu * largest_side(&g->vr[s]) ? TIDE_LET_NODES
 	                                                                         : TIDE_LET_COARSE;
 }
 
