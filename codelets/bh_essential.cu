@@ -27,13 +27,11 @@ __global__ static void let_level(const bh_body *body, const bh_cell *cells, cons
                                  int32_t *ctr, int whole, float far2)
 {
 	int32_t b = ctr[CTR_BEGIN], e = ctr[CTR_END];
-	bh_box box;
-	bh_vroot_box(vr, &box);
 	for (int32_t i = b + blockIdx.x * blockDim.x + threadIdx.x; i < e; i += gridDim.x * blockDim.x) {
 		int32_t src = oc[i].child;
 		bh_cell C = cells[src];
 		bh_mom M = mom[src];
-		int k = bh_let_choose(&C, &M, &box, whole, far2);
+		int k = bh_let_choose(&C, &M, vr, whole, far2);
 		int32_t first = 0;
 		if (k == BH_LET_KEEP_OPEN) {
 			first = atomicAdd(&ctr[CTR_CELLS], C.nchild);

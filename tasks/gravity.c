@@ -20,6 +20,12 @@
 // cross-rank tasks can name them; they never leave their rank.  A rank without particles takes
 // part: its virtual root says n = 0, it sends empty buffers and receives the others'.
 //
+// The receiver's boxes: a virtual root carries, besides the particle box, a cover of up to
+// BH_VROOT_BOXES (TIDE_GRAVITY_BOXES) cubes of the rank's top cells, each holding whole walk
+// groups (bh_vroot_cover); bh_essential keeps a multipole only when it passes against every box.
+// A Morton piece's bounding box reaches into its neighbours' pieces, its top cells do not: fewer
+// nodes sent, the same forces (the walk takes every node from the same cells, see below).
+//
 // Near and far ranks (Bonsai's boundary tree; TIDE_GRAVITY_FAR, tide_gravity_far_choice): from
 // TIDE_GRAVITY_FAR_MIN_RANKS ranks on, every rank's virtual root goes to every rank and is read
 // on the host (the local walks are submitted first and run meanwhile), and each rank s splits the
@@ -31,7 +37,9 @@
 // rank's box is at least R_s from every point of s's box, hence from every centre of mass of s's
 // tree; a cell the coarse tree keeps as a multipole has rcrit and its cube's diameter below R_s
 // (minus a rounding margin), so p is outside its cube and farther than rcrit from its centre of
-// mass: bh_accept takes it for every group of the far rank.  Its ancestors are open in the coarse
+// mass: bh_accept takes it for every group of the far rank.  (The gap is measured from s's whole
+// particle box, which holds every centre of mass of its tree, to the nearest box of the far
+// rank's cover, one of which holds each of its walk groups: bh_vroot_cover.)  Its ancestors are open in the coarse
 // tree, so the group walk tests them as in the full tree, and the first cell on each path that
 // the group accepts (what the single tree's walk uses) is reached in both trees, in the same
 // order (children in octant order).  So a coarse cell never needs opening: no fall-back.
@@ -189,6 +197,8 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 	g->vr = must_alloc((size_t)size * sizeof(bh_vroot), 1);
 	g->sent = must_alloc((size_t)size, 1);
 	g->far_nu = tide_gravity_far_choice(getenv("TIDE_GRAVITY_FAR"), size, rank);
+	g->nbox = tide_gravity_boxes_choice(getenv("TIDE_GRAVITY_BOXES"), rank);
+	g->fill = tide_bh_group_fill();
 	for (int q = 0; q < size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
@@ -239,8 +249,9 @@ static void submit_vroots(tide_gravity *g)
 	for (int q = 0; q < g->size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
-		                                 t[2], STARPU_W, g->hvroot[q], STARPU_VALUE, &g->counts[q],
-		                                 sizeof g->counts[q], 0);
+		                                 t[2], STARPU_R, t[1], STARPU_W, g->hvroot[q], STARPU_VALUE,
+		                                 &g->counts[q], sizeof g->counts[q], STARPU_VALUE, &g->fill,
+		                                 sizeof g->fill, STARPU_VALUE, &g->nbox, sizeof g->nbox, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
 	}
 }
@@ -278,6 +289,18 @@ double tide_gravity_far_choice(const char *v, int size, int rank)
 	return nu;
 }
 
+int tide_gravity_boxes_choice(const char *v, int rank)
+{
+	if (!v || !*v) return BH_VROOT_BOXES;
+	char *end;
+	long k = strtol(v, &end, 10);
+	if (end != v && !*end && k >= 1 && k <= BH_VROOT_BOXES) return (int)k;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_BOXES='%s' is not a whole number from 1 to %d: "
+		        "using %d.\n", v, BH_VROOT_BOXES, BH_VROOT_BOXES);
+	return BH_VROOT_BOXES;
+}
+
 static double largest_side(const bh_vroot *v)
 {
 	double m = 0;
@@ -285,15 +308,25 @@ static double largest_side(const bh_vroot *v)
 	return m;
 }
 
-/* The gap between the particle boxes of two ranks (0 when they touch or overlap). */
-static double box_gap(const bh_vroot *a, const bh_vroot *b)
+/* The gap between two boxes lo x, y, z, hi x, y, z (0 when they touch or overlap). */
+static double gap6(const float *a, const float *b)
 {
 	double s = 0;
 	for (int d = 0; d < 3; d++) {
-		double g = fmax((double)a->lo[d] - b->hi[d], (double)b->lo[d] - a->hi[d]);
+		double g = fmax((double)a[d] - b[3 + d], (double)b[d] - a[3 + d]);
 		if (g > 0) s += g * g;
 	}
 	return sqrt(s);
+}
+
+/* The gap from the particle box of sender a (which holds every centre of mass of its tree) to
+ * the nearest box of receiver b's cover (one of which holds each of its walk groups). */
+static double box_gap(const bh_vroot *a, const bh_vroot *b)
+{
+	float whole[6] = {a->lo[0], a->lo[1], a->lo[2], a->hi[0], a->hi[1], a->hi[2]};
+	double m = INFINITY;
+	for (uint32_t i = 0; i < b->nbox; i++) m = fmin(m, gap6(whole, b->box[i]));
+	return m;
 }
 
 /* Whether the exchange goes by near and far ranks (else all-to-all). */

@@ -38,8 +38,9 @@ size_t bh_walk_scratch_bytes(void);
  * bh_walk), scratch (bh_walk_scratch_bytes).  Args: bh_params, bh_range. */
 extern struct starpu_codelet tide_bh_walk_let_cl;
 
-/* bh_vroot: this rank's virtual root.  Buffers: meta (R), moments (R), vroot (W, one bh_vroot).
- * Args: uint32_t n. */
+/* bh_vroot: this rank's virtual root.  Buffers: meta (R), moments (R), cells (R), vroot (W, one
+ * bh_vroot).  Args: uint32_t n, int fill (tide_bh_group_fill: how the walk groups were cut), int
+ * kmax (boxes of the cover, 1 .. BH_VROOT_BOXES; bh_vroot_cover). */
 extern struct starpu_codelet tide_bh_vroot_cl;
 
 /* bh_essential: the essential nodes of this rank's tree for another rank.  Buffers: bodies (R),

@@ -47,6 +47,8 @@ typedef struct tide_gravity {
 	 * s sends near ranks their own essential nodes and all far ones one coarse tree.
 	 * far_nu < 0: every rank gets its own essential nodes (all-to-all). */
 	double far_nu;
+	int nbox;                      /* boxes of each rank's cover (TIDE_GRAVITY_BOXES, bh_vroot_cover) */
+	int fill;                      /* tide_bh_group_fill of the build: how the groups were cut */
 	starpu_data_handle_t *hcoarse; /* [size]: coarse tree of rank q */
 	bh_vroot *vr;                  /* [size]: the virtual roots of the last evaluation (host) */
 	unsigned char *sent;           /* [size]: what this rank sent q by the last evaluation
@@ -116,6 +118,10 @@ int tide_gravity_let_kind(const tide_gravity *g, int q);
  * neither "all", "auto" nor a number in [0, 1e6] gets a warning on rank 0 and the automatic
  * choice (coarse trees from TIDE_GRAVITY_FAR_MIN_RANKS ranks, nu = 1). */
 #define TIDE_GRAVITY_FAR_MIN_RANKS 8
+/* The value of TIDE_GRAVITY_BOXES: how many boxes (1 .. BH_VROOT_BOXES, the default) cover each
+ * rank's particles for the choice of the essential nodes it receives (bh_vroot_cover); another
+ * value gets a warning on rank 0 and the default. */
+int tide_gravity_boxes_choice(const char *v, int rank);
 double tide_gravity_far_choice(const char *v, int size, int rank);
 
 /* The particle's index in the input, carried in the spare fourth velocity component (bits, not a

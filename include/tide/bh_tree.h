@@ -78,11 +78,14 @@ static inline uint32_t bh_max_cells(uint32_t n)
 static inline uint32_t bh_max_groups(uint32_t n) { return n + n / BH_GROUP + 1; }
 
 /* The virtual root of a rank: what every other rank knows of it. */
+#define BH_VROOT_BOXES 16
 typedef struct bh_vroot {
 	float lo[3], hi[3];  /* bounding box of the rank's particles (all 0 without particles) */
 	float x, y, z, m;    /* centre of mass and mass */
 	uint32_t n;          /* particles */
-	uint32_t pad[3];
+	uint32_t nbox;       /* boxes in box[]: 1 .. BH_VROOT_BOXES with particles (bh_vroot_cover) */
+	uint32_t pad[2];
+	float box[BH_VROOT_BOXES][6]; /* lo x, y, z, hi x, y, z: together they hold every walk group */
 } bh_vroot;
 
 /* A received essential node used as a multipole for every particle of the receiving rank. */
@@ -300,16 +303,22 @@ TIDE_HD void bh_meta_get_box(const int32_t *meta, float lo[3], float hi[3])
 	memcpy(hi, meta + BH_META_BOX + 3, 3 * sizeof(float));
 }
 
-/* Centre and half extents of a rank's particle box, widened by a few ulps so that rounding the
- * centre cannot leave a particle of the box outside it (the essential nodes must be safe for
- * every point of the box). */
-TIDE_HD void bh_vroot_box(const bh_vroot *v, bh_box *b)
+/* Centre and half extents of box i of a rank's virtual root, widened by a few ulps so that
+ * rounding the centre cannot leave a particle of the box outside it (the essential nodes must be
+ * safe for every point of the box), and by 1e-5 of its largest half side (a particle's Morton key,
+ * rounded, may put it that far outside its cell's cube). */
+TIDE_HD void bh_vroot_box_i(const bh_vroot *v, int i, bh_box *b)
 {
-	float c[3], h[3];
+	float c[3], h[3], hm = 0.f;
+	const float *lo = v->box[i], *hi = v->box[i] + 3;
 	for (int d = 0; d < 3; d++) {
-		c[d] = 0.5f * (v->lo[d] + v->hi[d]);
-		float a = fabsf(v->lo[d]) > fabsf(v->hi[d]) ? fabsf(v->lo[d]) : fabsf(v->hi[d]);
-		h[d] = 0.5f * (v->hi[d] - v->lo[d]) + 4e-7f * a + 1e-30f;
+		float e = 0.5f * (hi[d] - lo[d]);
+		hm = e > hm ? e : hm;
+	}
+	for (int d = 0; d < 3; d++) {
+		c[d] = 0.5f * (lo[d] + hi[d]);
+		float a = fabsf(lo[d]) > fabsf(hi[d]) ? fabsf(lo[d]) : fabsf(hi[d]);
+		h[d] = 0.5f * (hi[d] - lo[d]) + 4e-7f * a + 1e-5f * hm + 1e-30f;
 	}
 	b->cx = c[0]; b->cy = c[1]; b->cz = c[2];
 	b->hx = h[0]; b->hy = h[1]; b->hz = h[2];
@@ -342,6 +351,67 @@ TIDE_HD void bh_vroot_make(const int32_t *meta, const bh_mom *root, uint32_t n, 
 	if (n == 0) return;
 	bh_meta_get_box(meta, v->lo, v->hi);
 	v->x = root->x; v->y = root->y; v->z = root->z; v->m = root->m;
+	v->nbox = 1; /* the whole box, until bh_vroot_cover */
+	for (int d = 0; d < 3; d++) { v->box[0][d] = v->lo[d]; v->box[0][3 + d] = v->hi[d]; }
+}
+
+/* Whether the cover of bh_vroot_cover may replace cell c by its children: every walk group
+ * (bh_cell_groups with that fill) must stay inside one box.  With fill > 1 a group lies in a
+ * cell of at most fill particles, or in a leaf: split cells that hold more.  With leaf runs
+ * (fill <= 1) a group may span the leaf children of one cell: split only cells without leaf
+ * children. */
+TIDE_HD int bh_cover_splits(const bh_cell *cells, int32_t c, int fill)
+{
+	const bh_cell *C = &cells[c];
+	if (C->nchild <= 0) return 0;
+	if (fill > 1) return C->pend - C->pbegin > fill;
+	for (int32_t k = 0; k < C->nchild; k++)
+		if (cells[C->child + k].nchild == 0) return 0;
+	return 1;
+}
+
+/* The boxes of v (after bh_vroot_make): the cubes of at most kmax cells of the rank's tree that
+ * together hold all its particles, each cut to the particle box.  From the root, the splittable
+ * cell with the largest cube (then the most particles, then the first) is replaced by its children
+ * while they fit.  The essential nodes for the rank are then chosen against every box (a cell
+ * goes out as a multipole only when it passes against all): a Morton piece of a sphere has a
+ * bounding box that overlaps its neighbours' and reaches the dense centre, while its cells' cubes
+ * stay near its own particles. */
+TIDE_HD void bh_vroot_cover(const bh_cell *cells, int fill, int kmax, bh_vroot *v)
+{
+	int32_t f[BH_VROOT_BOXES];
+	int nf = 1;
+	f[0] = 0;
+	if (kmax > BH_VROOT_BOXES) kmax = BH_VROOT_BOXES;
+	for (;;) {
+		int best = -1;
+		for (int i = 0; i < nf; i++) {
+			const bh_cell *C = &cells[f[i]];
+			if (!bh_cover_splits(cells, f[i], fill) || nf - 1 + C->nchild > kmax) continue;
+			if (best >= 0) {
+				const bh_cell *B = &cells[f[best]];
+				if (C->half < B->half) continue;
+				if (C->half == B->half && C->pend - C->pbegin <= B->pend - B->pbegin) continue;
+			}
+			best = i;
+		}
+		if (best < 0) break;
+		const bh_cell *C = &cells[f[best]];
+		int32_t first = C->child, nch = C->nchild;
+		f[best] = first;
+		for (int32_t k = 1; k < nch; k++) f[nf++] = first + k;
+	}
+	v->nbox = (uint32_t)nf;
+	for (int i = 0; i < nf; i++) {
+		const bh_cell *C = &cells[f[i]];
+		const float c[3] = {C->cx, C->cy, C->cz};
+		for (int d = 0; d < 3; d++) {
+			float lo = c[d] - C->half, hi = c[d] + C->half;
+			v->box[i][d] = lo > v->lo[d] ? lo : v->lo[d];
+			v->box[i][3 + d] = hi < v->hi[d] ? hi : v->hi[d];
+			if (v->box[i][3 + d] < v->box[i][d]) v->box[i][3 + d] = v->box[i][d];
+		}
+	}
 }
 
 /* What the essential nodes for a remote box keep of a cell of the sender's tree: its multipole
@@ -370,11 +440,18 @@ TIDE_HD int bh_let_kind_far(const bh_cell *C, const bh_mom *M, float far2)
 }
 
 /* The choice of bh_essential (CPU and CUDA): the whole tree (whole, tests), the coarse tree
- * (far2 >= 0) or the essential nodes for box b. */
-TIDE_HD int bh_let_choose(const bh_cell *C, const bh_mom *M, const bh_box *b, int whole, float far2)
+ * (far2 >= 0) or the essential nodes for the receiver's boxes (v: a multipole only when it passes
+ * against every box, since each walk group lies in one of them). */
+TIDE_HD int bh_let_choose(const bh_cell *C, const bh_mom *M, const bh_vroot *v, int whole, float far2)
 {
 	if (whole) return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
-	return far2 >= 0.f ? bh_let_kind_far(C, M, far2) : bh_let_kind(C, M, b);
+	if (far2 >= 0.f) return bh_let_kind_far(C, M, far2);
+	for (uint32_t i = 0; i < v->nbox; i++) {
+		bh_box b;
+		bh_vroot_box_i(v, (int)i, &b);
+		if (!bh_accept(M, C, &b)) return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+	}
+	return BH_LET_KEEP_MULTIPOLE;
 }
 
 /* Writes the buffer's copy of cell C (moments M) of kind k; first: where its children (opened) or
