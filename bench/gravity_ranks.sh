@@ -13,10 +13,12 @@
 #      CPU evaluation and ~400 s for its runs, so give it GR_BUDGET=700 or a call of its own);
 #   4. exchange (GR_EXPERIMENTS="exchange", CPU ranks, e.g. on a laptop): bytes of essential
 #      nodes sent per rank per evaluation against the number of ranks GR_EXCHANGE_RANKS (1 2 4 8
-#      16), the all-to-all exchange (TIDE_GRAVITY_FAR=all) against near/far ranks with a coarse
-#      tree for the far ones (TIDE_GRAVITY_FAR=GR_FAR_NU, default 1), GR_EXCHANGE_N particles
-#      (default 100000) of GR_EXCHANGE_DIST (uniform), STARPU_NCPU=1 per rank; experiment
-#      column exchange_all / exchange_NU, summary column bytes_per_rank;
+#      16): experiment exchange_all1, the exchange before issue 25 (all-to-all, one box per
+#      receiver: TIDE_GRAVITY_FAR=all TIDE_GRAVITY_BOXES=1), against exchange_near, near/far
+#      ranks with a coarse tree for the far ones and each receiver's cover of boxes
+#      (TIDE_GRAVITY_FAR=GR_FAR_NU, default 1; TIDE_GRAVITY_BOXES default); GR_EXCHANGE_N
+#      particles (default 100000) of GR_EXCHANGE_DIST (uniform), STARPU_NCPU=1 per rank; summary
+#      column bytes_per_rank (mean over the ranks);
 #   3. weak:   GR_WEAK_PER_RANK particles per rank (default 0.5 M) on R ranks, GPU, with the share
 #      of the essential nodes, twice: of the walk time (tide gravity times every rank's walk
 #      tasks over its own tree and over the essential nodes it received, StarPU's task
@@ -72,7 +74,7 @@ exchange_n=${GR_EXCHANGE_N:-100000}
 exchange_dist=${GR_EXCHANGE_DIST:-uniform}
 far_nu=${GR_FAR_NU:-1}
 dist=plummer
-export TIDE_GRAVITY_FAR=${TIDE_GRAVITY_FAR:-auto}
+export TIDE_GRAVITY_FAR=${TIDE_GRAVITY_FAR:-auto} TIDE_GRAVITY_BOXES=${TIDE_GRAVITY_BOXES:-16}
 csv="$out/gravity_ranks.csv"
 echo "experiment,device,n,ranks,ncpu_per_rank,status,t_step_s,t_walk_s,t_build_s,t_moments_s,cells,groups,let_cells,let_particles,let_bytes,wall_s,walk_exec_s,walk_let_exec_s" >"$csv"
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; echo "cores $cores"; echo "mps $mps"; git rev-parse HEAD; } \
@@ -100,7 +102,7 @@ run() {
 	local t0=$SECONDS status=ok
 	STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda STARPU_WORKERS_NOBIND=1 \
 	timeout -k 10 "$t" "${mpirun[@]}" -np "$r" -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
-		-x STARPU_NCPU -x STARPU_NCUDA -x STARPU_WORKERS_NOBIND -x TIDE_GRAVITY_FAR \
+		-x STARPU_NCPU -x STARPU_NCUDA -x STARPU_WORKERS_NOBIND -x TIDE_GRAVITY_FAR -x TIDE_GRAVITY_BOXES \
 		"$tide" gravity --n "$n" --dist "$dist" --theta "$theta" --quadrupole --device "$dev" \
 		--repeat "$reps" --check 0 --csv "$raw" >"$out/logs/$tag.log" 2>&1
 	local rc=$? wall=$(( SECONDS - t0 ))
@@ -133,8 +135,10 @@ for exp in $experiments; do
 	strong) for n in $sizes; do for r in $ranks; do run strong "$dev_strong" "$n" "$r"; done; done ;;
 	ratio) for n in $ratio_sizes; do for r in $ranks; do for d in $devices_ratio; do run ratio "$d" "$n" "$r"; done; done; done ;;
 	weak) for r in $ranks; do run weak "$dev_weak" $(( weak_per_rank * r )) "$r"; done ;;
-	exchange) for r in $exchange_ranks; do for m in all "$far_nu"; do
-		dist=$exchange_dist TIDE_GRAVITY_FAR=$m run "exchange_$m" cpu "$exchange_n" "$r"; done; done ;;
+	exchange) for r in $exchange_ranks; do
+		dist=$exchange_dist TIDE_GRAVITY_FAR=all TIDE_GRAVITY_BOXES=1 run exchange_all1 cpu "$exchange_n" "$r"
+		dist=$exchange_dist TIDE_GRAVITY_FAR=$far_nu TIDE_GRAVITY_BOXES=16 run exchange_near cpu "$exchange_n" "$r"
+	done ;;
 	*) echo "gravity_ranks.sh: unknown experiment '$exp' (strong, ratio, weak, exchange)" >&2; exit 2 ;;
 	esac
 done
