@@ -693,13 +693,26 @@ static int ranges_meet(const int *ca, int pa, int ia, const int *cb, int pb, int
 	return a0 < b1 && b0 < a1;
 }
 
-static int blocks_meet(const int p[3], int *const ca[3], int a, int *const cb[3], int b)
+/* For every block a of the cuts ca that `mine` selects, the ranks owning the blocks of the cuts cb
+ * that meet it (the blocks of cb meeting a form a box of indices, found axis by axis): mark[owner
+ * of b] = 1.  owner_b: the owner of each block of cb. */
+static void mark_meeting(const int p[3], int *const ca[3], int *const cb[3], const unsigned char *mine,
+                         const int *owner_b, unsigned char *mark)
 {
-	int ia[3] = {a / (p[1] * p[2]), (a / p[2]) % p[1], a % p[2]};
-	int ib[3] = {b / (p[1] * p[2]), (b / p[2]) % p[1], b % p[2]};
-	for (int k = 0; k < 3; k++)
-		if (!ranges_meet(ca[k], p[k], ia[k], cb[k], p[k], ib[k])) return 0;
-	return 1;
+	int nb = p[0] * p[1] * p[2];
+	for (int a = 0; a < nb; a++) {
+		if (!mine[a]) continue;
+		int ia[3] = {a / (p[1] * p[2]), (a / p[2]) % p[1], a % p[2]}, j0[3], j1[3];
+		for (int k = 0; k < 3; k++) {
+			j0[k] = 0;
+			while (j0[k] < p[k] - 1 && !ranges_meet(ca[k], p[k], ia[k], cb[k], p[k], j0[k])) j0[k]++;
+			j1[k] = j0[k];
+			while (j1[k] + 1 < p[k] && ranges_meet(ca[k], p[k], ia[k], cb[k], p[k], j1[k] + 1)) j1[k]++;
+		}
+		for (int x = j0[0]; x <= j1[0]; x++)
+			for (int y = j0[1]; y <= j1[1]; y++)
+				for (int z = j0[2]; z <= j1[2]; z++) mark[owner_b[(x * p[1] + y) * p[2] + z]] = 1;
+	}
 }
 
 /* The packed particles one rank sends another: count, then the old block of each (uint32), then
@@ -809,15 +822,23 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 		ret = 1;
 		goto out;
 	}
-	/* 3. who may send to whom: old blocks of one meeting new blocks of the other */
-	for (int a = 0; a < nb; a++)
-		for (int b = 0; b < nb; b++) {
-			int so = sim->blk[a].owner, rn = tide_decomp_owner(sim->p, b, size);
-			if ((so == me || rn == me) && blocks_meet(sim->p, sim->cut, a, newcut, b)) {
-				if (so == me) to[rn] = 1;
-				if (rn == me) from[so] = 1;
-			}
-		}
+	/* 3. who may send to whom: old blocks of one meeting new blocks of the other (a block's
+	 * particles lie in its box, ghost layers counting with the end blocks) */
+	int *own_old = malloc(sizeof(int) * (size_t)nb), *own_new = malloc(sizeof(int) * (size_t)nb);
+	unsigned char *mine_old = calloc((size_t)nb, 1), *mine_new = calloc((size_t)nb, 1);
+	if (!own_old || !own_new || !mine_old || !mine_new) {
+		free(own_old); free(own_new); free(mine_old); free(mine_new);
+		goto out;
+	}
+	for (int b = 0; b < nb; b++) {
+		own_old[b] = sim->blk[b].owner;
+		own_new[b] = tide_decomp_owner(sim->p, b, size);
+		mine_old[b] = own_old[b] == me;
+		mine_new[b] = own_new[b] == me;
+	}
+	mark_meeting(sim->p, sim->cut, newcut, mine_old, own_new, to);
+	mark_meeting(sim->p, newcut, sim->cut, mine_new, own_old, from);
+	free(own_old); free(own_new); free(mine_old); free(mine_new);
 	/* 4. the new blocks' counts and faces (capacities, summed), and the parcels */
 	uint32_t *nto = calloc((size_t)size, sizeof *nto);
 	int64_t *cnt = pj + n3, *face = cnt + nb, *fluid = face + 6 * (size_t)nb, *total = fluid + nb;
