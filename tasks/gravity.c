@@ -277,7 +277,13 @@ static void submit_exchange(tide_gravity *g)
 
 double tide_gravity_far_choice(const char *v, int size, int rank)
 {
+#ifdef TIDE_SIMGRID
+	/* a simulation build computes no virtual root: the near/far choice, made from them on the
+	 * host, would see empty ranks and exchange nothing; all-to-all unless asked */
+	double nu = -1.0;
+#else
 	double nu = size >= TIDE_GRAVITY_FAR_MIN_RANKS ? 1.0 : -1.0;
+#endif
 	if (!v || !*v || !strcmp(v, "auto")) return nu;
 	if (!strcmp(v, "all")) return -1.0;
 	char *end;

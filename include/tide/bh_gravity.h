@@ -116,7 +116,8 @@ enum { TIDE_LET_NONE, TIDE_LET_NODES, TIDE_LET_COARSE };
 int tide_gravity_let_kind(const tide_gravity *g, int q);
 /* The value of TIDE_GRAVITY_FAR for size ranks: far_nu (< 0: all-to-all); a value that is
  * neither "all", "auto" nor a number in [0, 1e6] gets a warning on rank 0 and the automatic
- * choice (coarse trees from TIDE_GRAVITY_FAR_MIN_RANKS ranks, nu = 1). */
+ * choice (coarse trees from TIDE_GRAVITY_FAR_MIN_RANKS ranks, nu = 1; in a simulation build,
+ * TIDE_SIMGRID, all-to-all: the choice reads the virtual roots, which a simulation never computes). */
 #define TIDE_GRAVITY_FAR_MIN_RANKS 8
 /* The value of TIDE_GRAVITY_BOXES: how many boxes (1 .. BH_VROOT_BOXES, the default) cover each
  * rank's particles for the choice of the essential nodes it receives (bh_vroot_cover); another
