@@ -399,7 +399,8 @@ static int dt_tree_wanted(int nranks, int rank)
 	if (nranks < 2) return 0;
 	if (v && !strcmp(v, "tree")) return 1;
 	if (v && !strcmp(v, "all")) return 0;
-	if (v && *v && rank == 0)
+	static int warned; /* once, not at every re-split of the blocks */
+	if (v && *v && rank == 0 && !warned++)
 		fprintf(stderr, "tide: warning: TIDE_DT_REDUCTION='%s' is neither 'all' nor 'tree': "
 		        "choosing by the number of ranks.\n", v);
 	return nranks > TIDE_DT_TREE_MIN_RANKS;
