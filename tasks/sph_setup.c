@@ -712,6 +712,8 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 	sim->verlet_count = saved.verlet_count;
 	sim->last = saved.last;
 	sim->rebalances = saved.rebalances + 1;
+	sim->on_reduce = saved.on_reduce; /* the step trace goes on */
+	sim->on_reduce_arg = saved.on_reduce_arg;
 	/* the floating bodies' states live on (their sums are registered again at the next step) */
 	sim->nrigid = saved.nrigid;
 	sim->rigid_set = saved.rigid_set;
