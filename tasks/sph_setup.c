@@ -318,7 +318,15 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		if (P->scheme == TIDE_SCHEME_GAS)
 			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
 		for (int f = 0; f < k->nface; f++) {
-			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, 0, TIDE_HALO_FIELDS);
+			uint32_t n0 = 0;
+#ifdef TIDE_SIMGRID
+			/* a simulation build's halo_pack computes nothing, so a halo keeps the count it is
+			 * registered with: that of its face at the start (what halo_pack's first step
+			 * gives), for messages of the real halos' size */
+			for (int fi = 0; fi < 6; fi++)
+				if (slot[fi] == f) n0 = face[6 * b + fi];
+#endif
+			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, n0, TIDE_HALO_FIELDS);
 			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
 		}
 		if (sim->mpi) {
@@ -413,7 +421,8 @@ static int dt_tree_wanted(int nranks, int rank)
 	if (nranks < 2) return 0;
 	if (v && !strcmp(v, "tree")) return 1;
 	if (v && !strcmp(v, "all")) return 0;
-	if (v && *v && rank == 0)
+	static int warned; /* once, not at every re-split of the blocks */
+	if (v && *v && rank == 0 && !warned++)
 		fprintf(stderr, "tide: warning: TIDE_DT_REDUCTION='%s' is neither 'all' nor 'tree': "
 		        "choosing by the number of ranks.\n", v);
 	return nranks > TIDE_DT_TREE_MIN_RANKS;
@@ -663,6 +672,8 @@ static void restore_after_rebalance(tide_sim *sim, const tide_sim *saved)
 	sim->verlet_count = saved->verlet_count;
 	sim->last = saved->last;
 	sim->rebalances = saved->rebalances + 1;
+	sim->on_reduce = saved->on_reduce; /* the step trace goes on */
+	sim->on_reduce_arg = saved->on_reduce_arg;
 	/* the floating bodies' states live on (their sums are registered again at the next step) */
 	sim->nrigid = saved->nrigid;
 	sim->rigid_set = saved->rigid_set;
