@@ -146,6 +146,11 @@ tide_box tide_case_default_domain(const tide_case *c)
 double tide_case_default_hswl(const tide_case *c)
 {
 	double top = -INFINITY, floor_z = INFINITY;
+	if (c->generator.type != TIDE_GEN_NONE) { /* the generated gas's height (unused by gas) */
+		tide_box g;
+		tide_gen_box(c, &g);
+		return g.hi[2] - g.lo[2];
+	}
 	for (int i = 0; i < c->nfluid; i++) {
 		top = fmax(top, c->fluid[i].hi[2]);
 		floor_z = fmin(floor_z, c->fluid[i].lo[2]);

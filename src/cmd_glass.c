@@ -2,6 +2,7 @@
 // tide glass: makes a periodic glass (src/glass.h) from a random set, the positions of gas cases
 // with generator.positions: glass.  The shipped cases/glass/glass_4096.txt is its output for
 // the defaults.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,19 +54,20 @@ int tide_cmd_glass(int argc, char **argv)
 			return 2;
 		}
 		const char *v = argv[++i];
-		int bad = 0;
-		if (!strcmp(a, "--out")) out = v;
-		else if (!strcmp(a, "--n")) bad = number(a, v, 8, 1e6, &n) || n != (int)n;
-		else if (!strcmp(a, "--seed")) bad = number(a, v, 0, 4294967295.0, &seed) || seed != (unsigned)seed;
-		else if (!strcmp(a, "--iterations")) bad = number(a, v, 0, 1e6, &iters) || iters != (int)iters;
-		else if (!strcmp(a, "--eta")) bad = number(a, v, 0.5, 3, &eta);
+		double *dst = NULL, lo = 0, hi = 0;
+		if (!strcmp(a, "--out")) { out = v; continue; }
+		if (!strcmp(a, "--n")) { dst = &n; lo = 8; hi = 1e6; }
+		else if (!strcmp(a, "--seed")) { dst = &seed; hi = 4294967295.0; }
+		else if (!strcmp(a, "--iterations")) { dst = &iters; hi = 1e6; }
+		else if (!strcmp(a, "--eta")) { dst = &eta; lo = 0.5; hi = 3; }
 		else {
 			fprintf(stderr, "tide glass: unknown option '%s'.\n\n", a);
 			glass_usage(stderr);
 			return 2;
 		}
-		if (bad) {
-			fprintf(stderr, "tide glass: %s takes %s.\n", a, !strcmp(a, "--eta") ? "a number" : "a whole number");
+		if (number(a, v, lo, hi, dst)) return 2;
+		if (dst != &eta && *dst != floor(*dst)) {
+			fprintf(stderr, "tide glass: %s takes a whole number, got '%s'.\n", a, v);
 			return 2;
 		}
 	}

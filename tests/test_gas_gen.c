@@ -18,9 +18,18 @@
 //    rho_out (pressure equilibrium);
 //  - bad generator keys are refused (a key of another type, a missing key, a sphere outside the
 //    domain, a physics.rho0 that is not the generator's);
+//  - the shipped glass (cases/glass/glass_4096.txt): its SPH density spread (std/mean) below 0.01
+//    (measured 0.0055), which random points do not meet (0.23); a glass file with a point outside
+//    the unit cube is refused, naming the line;
 //  - a run of cases/sod.yaml as it stands to t = 0.2: L1 errors of density, velocity and pressure
 //    against the exact Riemann solution (tests/riemann_exact.h) below bounds about 1.3x those
-//    measured, as tests/test_gas_sod.c does for the same particles made in code.
+//    measured (0.0254, 0.0454, 0.0261, as tests/test_gas_sod.c for the same particles made in
+//    code);
+//  - the same on glass (positions: glass, a 512-point glass made here by the tide glass code, the
+//    cross-section 16 left spacings so that both states' tiles are seamless): the L1 errors are
+//    about half the lattices' (measured 0.0138, 0.0273, 0.0130: the lattices' contact layer
+//    interpenetrates, tests/test_gas_sod.c), bounded at 1.3x those.
+// The whole test takes about 2 minutes on two cores (the two runs).
 // Argument: the source root (for cases/).  GAS_GEN_NO_RUN=1 skips the run.
 #include <math.h>
 #include <stdio.h>
@@ -42,9 +51,9 @@
 #define BOUND_RHO 0.033       /* sod.yaml's L1 errors on lattices (as tests/test_gas_sod.c) */
 #define BOUND_V 0.058
 #define BOUND_P 0.034
-#define GBOUND_RHO 0.05       /* on glass */
-#define GBOUND_V 0.08
-#define GBOUND_P 0.05
+#define GBOUND_RHO 0.018      /* on glass (measured 0.0138, 0.0273, 0.0130) */
+#define GBOUND_V 0.036
+#define GBOUND_P 0.017
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
