@@ -392,7 +392,8 @@ int tide_case_derive(struct ctx *x)
 	if (c->scheme == TIDE_SCHEME_GAS) {
 		/* the gas has its own equation of state (gas.*): c0 is its initial sound speed (what
 		 * the water scheme's c0 stands for in messages and summaries), any gravity is fine */
-		c->c0 = c->gas.eos == TIDE_GAS_IDEAL ? sqrt(c->gas.gamma * (c->gas.gamma - 1) * c->gas.u)
+		double u = c->generator.type != TIDE_GEN_NONE ? tide_gen_u(c) : c->gas.u;
+		c->c0 = c->gas.eos == TIDE_GAS_IDEAL ? sqrt(c->gas.gamma * (c->gas.gamma - 1) * u)
 		                                     : c->gas.cs;
 		return 0;
 	}

@@ -63,6 +63,13 @@ double tide_gen_mass(const tide_case *c)
 	}
 }
 
+double tide_gen_u(const tide_case *c)
+{
+	const tide_generator *g = &c->generator;
+	if (g->type == TIDE_GEN_SHOCK_TUBE) return g->p[0] / ((c->gas.gamma - 1) * g->rho[0]);
+	return g->u;
+}
+
 size_t tide_gen_build(const tide_case *c, tide_block_view *v)
 {
 	const tide_generator *g = &c->generator;

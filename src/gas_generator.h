@@ -15,6 +15,10 @@
 /* The particle mass of the case's generator (c->generator.type != TIDE_GEN_NONE). */
 double tide_gen_mass(const tide_case *c);
 
+/* The specific energy of the generator's reference state (the shock tube's left state, the
+ * Sedov gas's background, the sphere): the case's initial sound speed c0 is the gas's at it. */
+double tide_gen_u(const tide_case *c);
+
 /* With v NULL, the number of particles the generator makes; else appends them to v (room for
  * them; ids from v->count) with every field of the gas scheme set.  Returns the count. */
 size_t tide_gen_build(const tide_case *c, tide_block_view *v);
