@@ -305,6 +305,19 @@ static int check_generator(struct ctx *x)
 			                      "allowed: type, %s.", p, type, allowed);
 		}
 	}
+	/* the values too: a --set of generator.type skips the file's key checks above */
+	int ok = g->type == TIDE_GEN_SHOCK_TUBE ? g->rho[0] > 0 && g->rho[1] > 0 && g->p[0] > 0 && g->p[1] > 0
+	         : g->type == TIDE_GEN_SEDOV ? g->E > 0 && g->rho_gas > 0 && g->half > 0
+	         : g->type == TIDE_GEN_TOP_HAT ? g->rho_in > 0 && g->rho_out > 0 && g->R > 0 && g->half > 0
+	         : g->M > 0 && g->R > 0;
+	if (!ok) {
+		char need[160] = "";
+		for (int i = 0; gen_keys[g->type][i] && strcmp(gen_keys[g->type][i], "|"); i++)
+			snprintf(need + strlen(need), sizeof need - strlen(need), "%s%s", *need ? ", " : "",
+			         gen_keys[g->type][i]);
+		return tide_case_fail(x, line, "key 'generator.type' = %s lacks values of its required "
+		                      "keys (%s); allowed: a generator section that gives them.", type, need);
+	}
 	if (check_glass(x)) return -1;
 	if (g->type == TIDE_GEN_SHOCK_TUBE &&
 	    !(g->x0 > c->domain.lo[g->axis] && g->x0 < c->domain.hi[g->axis]))

@@ -17,7 +17,8 @@
 //    2 % of rho_in V_in + rho_out (V_cube - V_in), thermal energy likewise with u_out = u rho_in /
 //    rho_out (pressure equilibrium);
 //  - bad generator keys are refused (a key of another type, a missing key, a sphere outside the
-//    domain, a physics.rho0 that is not the generator's);
+//    domain, a physics.rho0 that is not the generator's, the water scheme, --set of another
+//    type without its values);
 //  - the shipped glass (cases/glass/glass_4096.txt): its SPH density spread (std/mean) below 0.01
 //    (measured 0.0055), which random points do not meet (0.23); a glass file with a point outside
 //    the unit cube is refused, naming the line;
@@ -240,6 +241,10 @@ static void check_refused(void)
 		tide_case c;
 		EXPECT(load_text(bad[i], &c) != 0, "bad generator case %zu was accepted", i);
 	}
+	/* --set of another type without its values */
+	tide_case c;
+	EXPECT(load_file("sod.yaml", &c) == 0 && tide_case_set(&c, "generator.type=sedov") != 0,
+	       "--set generator.type=sedov on sod.yaml was accepted");
 }
 
 /* ---- the glass ---- */
