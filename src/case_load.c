@@ -134,6 +134,7 @@ static const struct key keys[] = {
 	NUM("physics.self_gravity.theta", self_gravity.theta, R_GT | R_LE, 0, 1.5),
 	NUM("physics.self_gravity.softening", self_gravity.softening, R_GT, 0, 0),
 	{"physics.self_gravity.quadrupole", K_BOOL, OFF(self_gravity.quadrupole), 0, 0, 0, NULL, 0, NULL},
+	NUM("physics.self_gravity.h_factor", self_gravity.h_factor, R_GE | R_LE, 0, 10),  /* gas only */
 	SECTION("gas"),
 	ENUM("gas.eos", gas.eos, tide_case_gas_eos_names),
 	NUM("gas.gamma", gas.gamma, R_GT | R_LE, 1, 10),

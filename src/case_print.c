@@ -114,6 +114,8 @@ static void put_physics(FILE *f, const tide_case *c)
 		fprintf(f, "    theta: %s\n", tide_case_num(c->self_gravity.theta, b));
 		fprintf(f, "    softening: %s\n", tide_case_num(tide_case_softening(c), b));
 		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
+		if (c->scheme == TIDE_SCHEME_GAS)
+			fprintf(f, "    h_factor: %s\n", tide_case_num(c->self_gravity.h_factor, b));
 	}
 }
 

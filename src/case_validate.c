@@ -361,6 +361,10 @@ int tide_case_check_physics(struct ctx *x)
 	if (check_periodic(x)) return -1;
 	if (check_turbulence(x)) return -1;
 	if (check_generator(x)) return -1;
+	if (c->self_gravity.h_factor > 0 && c->scheme != TIDE_SCHEME_GAS)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity.h_factor")],
+		                      "key 'physics.self_gravity.h_factor' needs the gas scheme (softening "
+		                      "tied to each particle's h); allowed: physics.scheme: gas, or 0.");
 	if (c->self_gravity.on && c->dim != 3)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");

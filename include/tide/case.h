@@ -53,6 +53,7 @@ typedef struct tide_self_gravity {
 	double theta;          /* opening angle */
 	double softening;      /* Plummer softening [m]; 0: not given, dp is used */
 	int quadrupole;        /* 1: monopole + quadrupole moments */
+	double h_factor;       /* gas: > 0, each particle's softening h_factor h (bh_soft2); 0: softening */
 } tide_self_gravity;
 
 /* The gas scheme's keys (physics.scheme: gas; section gas; include/tide/gas_math.h). */
