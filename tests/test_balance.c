@@ -6,7 +6,8 @@
 // steps the balancer must see the imbalance in the measured task times, move the cuts, and
 // leave the two ranks with comparable fluid counts; after more steps and checks every id is
 // still present exactly once.  On 4 ranks (one block each: 400 / 2800 / 0 / 0 fluid particles)
-// the first move must bring max/mean - 1 of the fluid per rank below 50 %.  On 2 and 4 ranks
+// the first move must bring max/mean - 1 of the fluid per rank from 250 % below 100 % (the bound
+// the clamp of the measured factors allows under any timing noise).  On 2 and 4 ranks
 // the rebalance that moves particles straight from old to new owner (the default) must give the
 // blocks the gathering one gives (TIDE_REBALANCE=gather): same counts, same particles, same order.
 #include <math.h>
@@ -226,11 +227,13 @@ int main(int argc, char **argv)
 			       100 * last, lb.moves);
 		EXPECT(before > 1.5, "the start is not unbalanced (%.2f): the test proves nothing", before);
 		EXPECT(moved_first == 1, "the first check (step 20) did not move the cuts");
-		/* the measured factors are clamped to [2/3, 1.5] of the estimate: one move leaves a
-		 * rank at most about 1.5 / (2/3) of another's fluid in the worst timing noise; a
-		 * correct move is far inside (the bad start is 250 %) */
-		EXPECT(first < 0.5, "fluid per rank after the first move: max/mean - 1 = %.0f %%", 100 * first);
-		EXPECT(last < 0.6, "fluid per rank at step 100: max/mean - 1 = %.0f %%", 100 * last);
+		/* the measured factors are clamped to [2/3, 1.5] of the estimate: with the worst
+		 * timing noise (one rank's block measured at 2/3, the three others at 1.5) that rank
+		 * takes 1.5 / (1.5 + 3 x 2/3) = 43 % of the fluid, max/mean - 1 = 71 %, plus a cell
+		 * plane of granularity: below 100 % whatever the noise, from 250 %.  Measured here:
+		 * 20 % on a quiet machine, 60 % with the 2 cores shared by other runs. */
+		EXPECT(first < 1.0, "fluid per rank after the first move: max/mean - 1 = %.0f %%", 100 * first);
+		EXPECT(last < 1.0, "fluid per rank at step 100: max/mean - 1 = %.0f %%", 100 * last);
 	} else {
 		EXPECT(lb.moves == 0, "one rank: the balancer moved the cuts %d times", lb.moves);
 	}
