@@ -64,11 +64,11 @@ const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "lamin
 const char *const tide_case_scheme_names[] = {"wcsph", "gas", NULL};      /* enum tide_scheme */
 const char *const tide_case_gas_eos_names[] = {"ideal", "isothermal", "barotropic", NULL};
 const char *const tide_case_units_names[] = {"si", "cgs", "code", NULL};    /* enum tide_units */
-const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
+const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", "swift", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", "internal_energy",
-                                               "smoothing_length", "sound_speed", NULL};
+                                               "smoothing_length", "sound_speed", "mass", NULL};
 const char *const tide_case_gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 
 #define OFF(f) offsetof(tide_case, f)

@@ -290,9 +290,12 @@ int tide_case_check_output(struct ctx *x)
 		return tide_case_fail(x, x->line[tide_case_find_key("output.format")], "key 'output.format' = '%s' needs "
 		            "HDF5, but this tide was built without it (install libhdf5-openmpi-dev and "
 		            "build again); allowed here: vtp.", tide_case_format_names[x->c->output_format]);
-#else
-	(void)x;
 #endif
+	/* SWIFT/GADGET snapshots (swift_output.h) hold gas particles: PartType0 with u and h */
+	if (x->c->output_format == TIDE_OUT_SWIFT && x->c->scheme != TIDE_SCHEME_GAS)
+		return tide_case_fail(x, x->line[tide_case_find_key("output.format")], "key 'output.format' "
+		            "= 'swift' writes gas snapshots (PartType0 with u and h) and needs "
+		            "'physics.scheme: gas'; allowed here: vtp, hdf5, both.");
 	return 0;
 }
 

@@ -341,7 +341,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	int ret = 0;
 	if (rt->rank == 0 && !o->no_output) {
 		if (o->restart) ret = tide_run_reopen_outputs(&out, &c, sim.step);
-		else if ((c.output_format != TIDE_OUT_HDF5 && tide_pvd_open(&out.pvd, path)) ||
+		else if ((tide_case_writes_vtp(&c) && tide_pvd_open(&out.pvd, path)) ||
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}

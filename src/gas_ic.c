@@ -8,7 +8,7 @@
 #include "tide/gas_math.h"
 
 void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
-                      double u, double h)
+                      double m, double u, double h)
 {
 	uint32_t i = v->count++;
 	v->x[i] = p[0];
@@ -26,6 +26,7 @@ void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3]
 	v->TIDE_GAS_FGRAD[i] = 1.f;
 	v->TIDE_GAS_BALSARA[i] = 1.f;
 	v->TIDE_GAS_DTK[i] = 0.f; /* no kick to close before the first step */
+	v->TIDE_GAS_MASS[i] = (float)m;
 }
 
 /* Cells of the lattice of spacing a across [lo, hi) along each axis (at least one). */
@@ -45,7 +46,7 @@ void tide_gas_ic_start(const tide_case *c, tide_block_view *v, size_t n)
 		double rho = v->rho[i] > 0 ? v->rho[i] : c->rho0;
 		uint32_t id = v->id[i], type = v->type[i], k = v->count;
 		v->count = (uint32_t)i;   /* tide_gas_ic_push writes slot count */
-		tide_gas_ic_push(v, p, vel, rho, c->gas.u, c->gas.eta * pow(m / rho, 1.0 / c->dim));
+		tide_gas_ic_push(v, p, vel, rho, m, c->gas.u, c->gas.eta * pow(m / rho, 1.0 / c->dim));
 		v->id[i] = id;
 		v->type[i] = type;
 		v->count = k;
@@ -92,7 +93,7 @@ int tide_gas_ic_shock_tube(const tide_gas_tube *t, uint32_t extra, void **mem, t
 						p[d] += shift; /* wrapped: the tube is periodic across */
 						if (p[d] >= box[s][1][d]) p[d] -= box[s][1][d] - box[s][0][d];
 					}
-					tide_gas_ic_push(v, p, vel, rho, u, h);
+					tide_gas_ic_push(v, p, vel, rho, t->m, u, h);
 				}
 	}
 	return 0;
@@ -117,7 +118,7 @@ int tide_gas_ic_sedov(double half, double m, double rho, double u_bg, double E, 
 					double p[3] = {(i + 0.5) * a, (j + 0.5) * a, (k + 0.5) * a};
 					int hot = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < rin * rin;
 					if (pass == 0) { ninj += hot; continue; }
-					tide_gas_ic_push(v, p, vel, rho, hot ? u_bg + E / (m * ninj) : u_bg, h);
+					tide_gas_ic_push(v, p, vel, rho, m, hot ? u_bg + E / (m * ninj) : u_bg, h);
 				}
 	return ninj;
 }
@@ -139,7 +140,7 @@ int tide_gas_ic_evrard(int n, double R, double M, double u, double eta, void **m
 					double s = sqrt(r / R); /* r' / r = (r / R)^(1/2) */
 					for (int d = 0; d < 3; d++) p[d] *= s;
 					double rho = M / (2 * 3.14159265358979323846 * R * R * r * s);
-					tide_gas_ic_push(v, p, vel, rho, u, eta * cbrt(m / rho));
+					tide_gas_ic_push(v, p, vel, rho, m, u, eta * cbrt(m / rho));
 				}
 		if (pass == 0) {
 			*mem = tide_block_alloc_host(cnt);
