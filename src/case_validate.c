@@ -311,3 +311,28 @@ int tide_case_derived_domain(const tide_case *c)
 	tide_box d = tide_case_default_domain(c);
 	return c->tank.present && box_equal(&d, &c->domain);
 }
+
+/* initial.file (gas_input.h): the whole particle set of a gas case, so the geometry's particles
+ * and the turbulence made for them do not go with it. */
+int tide_case_check_initial(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	int sec = tide_case_find_key("initial");
+	if (x->seen[sec] && !c->initial_file[0])
+		return tide_case_fail(x, x->line[sec], "key 'initial' needs 'initial.file'; allowed: "
+		                      "{file: PATH} (a SWIFT/GADGET HDF5 file or a text file of x y z m lines).");
+	if (!c->initial_file[0]) return 0;
+	int line = x->line[tide_case_find_key("initial.file")];
+	if (c->scheme != TIDE_SCHEME_GAS || c->dim != 3)
+		return tide_case_fail(x, line, "key 'initial.file' needs a 3-D gas case; allowed: "
+		                      "physics.scheme: gas and dim: 3.");
+	const char *other = c->nfluid ? "fluid" : c->nsphere ? "fluid_spheres" : c->nvolume ? "fluid_volumes"
+	                  : c->tank.present ? "tank" : c->nobstacle ? "obstacles" : c->nsolid ? "solids"
+	                  : c->turbulence.on ? "turbulence" : NULL;
+	if (other)
+		return tide_case_fail(x, line, "key 'initial.file' gives all the particles of the case, and "
+		                      "'%s' would add to them or change them; allowed: 'initial.file' "
+		                      "without fluid, fluid_spheres, fluid_volumes, tank, obstacles, solids "
+		                      "and turbulence.", other);
+	return 0;
+}

@@ -201,6 +201,10 @@ typedef struct tide_case {
 	int units;                    /* enum tide_units (gas_params.h) */
 	tide_gas_case gas;            /* physics.scheme = gas */
 	tide_turbulence turbulence;   /* gas only: turbulent initial velocities */
+	char initial_file[1024];      /* initial.file (gas only): the particles from this file, an
+	                               * absolute path (src/gas_input.h); "": from the geometry */
+	double code_length, code_mass;  /* units: code, derived: the cgs length and mass units of
+	                                 * initial.file (gas_input.h); 0: cm and g */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
