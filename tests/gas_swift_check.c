@@ -9,7 +9,11 @@
 //     rho > 0, u >= 0, rho h^3 = m eta^3 (eta 1.2) within 1e-3 where h < h_max (0.6);
 //   gas_swift_check same A B TOL
 //     the two files hold the same particles (matched by id) at the same time: every field's
-//     largest difference within TOL of its largest magnitude (TOL 0: bit for bit).
+//     largest difference within TOL of its largest magnitude (TOL 0: bit for bit);
+//   gas_swift_check break FILE WHAT
+//     spoils the snapshot FILE in place for the bad-file tests: no-masses (PartType0/Masses
+//     removed), short-density (Density one row short), nan-u (InternalEnergy[0] NaN), zero-mass,
+//     negative-mass (Masses[0] 0, -1), outside (Coordinates[0] x = 1e3).
 // Prints what it measured; exit 0 when every check holds, 1 otherwise.
 #include <hdf5.h>
 #include <math.h>
@@ -123,14 +127,65 @@ static void same(const char *pa, const char *pb, double tol)
 	tide_swift_set_free(&b);
 }
 
+/* Overwrites element 0 of a float or double dataset of PartType0 with v. */
+static int set_first(hid_t f, const char *name, double v)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/PartType0/%s", name);
+	hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+	if (d < 0) return -1;
+	hid_t sp = H5Dget_space(d);
+	int nd = H5Sget_simple_extent_ndims(sp);
+	hsize_t start[2] = {0, 0}, count[2] = {1, 1};
+	H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, count, NULL);
+	hid_t mem = H5Screate_simple(nd, count, NULL);
+	herr_t e = H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, sp, H5P_DEFAULT, &v);
+	H5Sclose(mem);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return e < 0 ? -1 : 0;
+}
+
+static int spoil(const char *path, const char *what)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (f < 0) return 1;
+	int rc = 0;
+	if (!strcmp(what, "no-masses")) rc = H5Ldelete(f, "/PartType0/Masses", H5P_DEFAULT) < 0;
+	else if (!strcmp(what, "short-density")) {
+		hid_t d = H5Dopen2(f, "/PartType0/Density", H5P_DEFAULT), sp = H5Dget_space(d);
+		hsize_t n;
+		H5Sget_simple_extent_dims(sp, &n, NULL);
+		H5Sclose(sp);
+		H5Dclose(d);
+		H5Ldelete(f, "/PartType0/Density", H5P_DEFAULT);
+		hsize_t m = n - 1;
+		sp = H5Screate_simple(1, &m, NULL);
+		d = H5Dcreate2(f, "/PartType0/Density", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		float *z = calloc(m, sizeof *z);
+		for (hsize_t i = 0; i < m; i++) z[i] = 1.f;
+		rc = d < 0 || H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, z) < 0;
+		free(z);
+		H5Dclose(d);
+		H5Sclose(sp);
+	} else if (!strcmp(what, "nan-u")) rc = set_first(f, "InternalEnergy", NAN);
+	else if (!strcmp(what, "zero-mass")) rc = set_first(f, "Masses", 0);
+	else if (!strcmp(what, "negative-mass")) rc = set_first(f, "Masses", -1);
+	else if (!strcmp(what, "outside")) rc = set_first(f, "Coordinates", 1e3);
+	else rc = 1;
+	H5Fclose(f);
+	return rc != 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "break")) return spoil(argv[2], argv[3]);
 	if (argc == 6 && !strcmp(argv[1], "layout"))
 		layout(argv[2], strtoull(argv[3], NULL, 10), atof(argv[4]), atof(argv[5]));
 	else if (argc == 5 && !strcmp(argv[1], "same"))
 		same(argv[2], argv[3], atof(argv[4]));
 	else {
-		fprintf(stderr, "usage: gas_swift_check layout FILE N TIME BOX | same A B TOL\n");
+		fprintf(stderr, "usage: gas_swift_check layout FILE N TIME BOX | same A B TOL | break FILE WHAT\n");
 		return 2;
 	}
 	if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
