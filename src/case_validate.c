@@ -157,6 +157,8 @@ double tide_case_default_hswl(const tide_case *c)
 		floor_z = fmin(floor_z, c->volume[i].lo[2]);
 	}
 	if (c->tank.present) floor_z = c->tank.box.lo[2];
+	/* particles from a file (initial.file, a gas case: hswl unused): the domain's height */
+	if (!(top > floor_z)) return c->domain.hi[2] - c->domain.lo[2];
 	return top - floor_z;
 }
 

@@ -16,8 +16,8 @@
 #  4. a text file (x y z m vx vy vz u) starts a run, h from the density pass;
 #  5. bad files: exit code 2 and one sentence naming the file (and dataset or line).
 set -euo pipefail
-tide=$1
-check=$2
+tide=$(realpath "$1")   # absolute: the test works in a directory of its own
+check=$(realpath "$2")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/gas_ball.sh"
 . "$here/mpirun_cpu.sh"
