@@ -13,20 +13,8 @@
 #  (d) a run started from a snapshot (initial.file): its own checkpoint
 #      and restart = its uninterrupted continuation.
 # usage: test_gas_checkpoint.sh TIDE GAS_SWIFT_CHECK
-set -euo pipefail
-tide=$(realpath "$1")   # absolute: the test works in a directory of its own
-check=$(realpath "$2")
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/gas_ball.sh"
-. "$here/mpirun_cpu.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
+. "$(dirname "${BASH_SOURCE[0]}")/gas_swift_setup.sh"
 export STARPU_NCPU=1
-fail() { echo "FAIL: $*"; exit 1; }
-gas_ball 0.3 'gas: {eos: ideal, gamma: 1.6666667, u: 0.05, h_max: 0.6}
-time: {end: 1.2, output: 0.3}
-output: {format: swift}' | sed '/^gas: {eos: isothermal/d; /^time: {end: 0.1/d' > ball.yaml
 run=(run ball.yaml --quiet --checkpoint-every 10steps)
 
 # same_run REF DIR: DIR's final checkpoint, statistics and snapshots are REF's

@@ -15,20 +15,7 @@
 #     ranks afresh: its continuation is compared on 1 rank above);
 #  4. a text file (x y z m vx vy vz u) starts a run, h from the density pass;
 #  5. bad files: exit code 2 and one sentence naming the file (and dataset or line).
-set -euo pipefail
-tide=$(realpath "$1")   # absolute: the test works in a directory of its own
-check=$(realpath "$2")
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/gas_ball.sh"
-. "$here/mpirun_cpu.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-fail() { echo "FAIL: $*"; exit 1; }
-ideal='gas: {eos: ideal, gamma: 1.6666667, u: 0.05, h_max: 0.6}
-time: {end: 1.2, output: 0.3}
-output: {format: swift}'
-gas_ball 0.3 "$ideal" | sed '/^gas: {eos: isothermal/d; /^time: {end: 0.1/d' > ball.yaml
+. "$(dirname "${BASH_SOURCE[0]}")/gas_swift_setup.sh"
 "$tide" run ball.yaml --quiet --out A 2>/dev/null || fail "the ball with output.format swift"
 ls A/snapshot_000{0,1,2,3,4}.hdf5 >/dev/null || fail "snapshots missing: $(ls A)"
 t2=$(sed -n 4p A/statistics.csv | cut -d, -f1)
