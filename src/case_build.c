@@ -395,6 +395,7 @@ static int too_many(const tide_case *c, double est)
 
 int tide_case_check_size(const tide_case *c)
 {
+	if (c->initial_file[0]) return 0;   /* the particles come from the file (gas_input.h) */
 	double est = estimate(c);
 	if (too_many(c, est)) return -1;
 	if (c->generator.type != TIDE_GEN_NONE) return 0; /* it makes gas: counted at loading */

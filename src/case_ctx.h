@@ -108,6 +108,8 @@ int tide_case_check_geometry(struct ctx *x);
 int tide_case_check_physics(struct ctx *x);
 int tide_case_check_surge(struct ctx *x);
 int tide_case_check_output(struct ctx *x);
+/* initial.file: a 3-D gas case, without geometry particles or turbulence. */
+int tide_case_check_initial(struct ctx *x);
 /* c0 from the physics keys (after loading and after every --set). */
 int tide_case_derive(struct ctx *x);
 /* The domain derived from the tank, and the still water level derived from the fluid. */

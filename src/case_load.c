@@ -52,6 +52,7 @@ static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_initial_file(struct ctx *x, const yaml_node_t *v, const char *path);
 
 const char *const tide_case_kernel_names[] = {"cubic", "wendland", NULL};
 const char *const tide_case_integrator_names[] = {"verlet", "symplectic", NULL};
@@ -64,11 +65,11 @@ const char *const tide_case_viscosity_names[] = {"artificial", "laminar", "lamin
 const char *const tide_case_scheme_names[] = {"wcsph", "gas", NULL};      /* enum tide_scheme */
 const char *const tide_case_gas_eos_names[] = {"ideal", "isothermal", "barotropic", NULL};
 const char *const tide_case_units_names[] = {"si", "cgs", "code", NULL};    /* enum tide_units */
-const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", NULL};
+const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", "swift", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", "internal_energy",
-                                               "smoothing_length", "sound_speed", NULL};
+                                               "smoothing_length", "sound_speed", "mass", NULL};
 const char *const tide_case_gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 /* enum tide_gen_type ("none" is the default, not a value a case gives: the list starts after it) */
 const char *const tide_gen_type_names[] = {"none", "shock_tube", "sedov", "evrard", "uniform_sphere",
@@ -151,6 +152,8 @@ static const struct key keys[] = {
 	NUM("gas.alpha_cond", gas.alpha_cond, R_GE | R_LE, 0, 5),
 	NUM("gas.u_min", gas.u_min, R_GE, 0, 0),
 	NUM("gas.u", gas.u, R_GE, 0, 0),
+	SECTION("initial"),      /* gas only: the particles from a file (src/gas_input.h) */
+	LIST("initial.file", list_initial_file, 0),
 	SECTION("turbulence"),   /* gas only: src/turbulence.h */
 	NUM("turbulence.mach", turbulence.mach, R_GE | R_LE, 0, 100),
 	NUM("turbulence.slope", turbulence.slope, R_GE | R_LE, -10, 2),
@@ -734,6 +737,35 @@ static int list_spheres(struct ctx *x, const yaml_node_t *seq, const char *path)
 	return 0;
 }
 
+/* A file named by key q (node v), relative to the case file's directory, kept as an absolute
+ * path in out (size bytes); `what` says what the file is in the message when it cannot be
+ * opened. */
+static int get_path(struct ctx *x, const yaml_node_t *v, const char *q, const char *what,
+                    char *out, size_t size)
+{
+	char rel[1024], full[2100];
+	if (get_string(x, v, q, rel, sizeof rel)) return -1;
+	const char *slash = strrchr(x->file, '/');
+	if (rel[0] == '/' || !slash) snprintf(full, sizeof full, "%s", rel);
+	else snprintf(full, sizeof full, "%.*s/%s", (int)(slash - x->file), x->file, rel);
+	char *abs = realpath(full, NULL);   /* realpath into a buffer could write PATH_MAX bytes */
+	int fits = abs && strlen(abs) < size;
+	if (fits) strcpy(out, abs);
+	free(abs);
+	if (!fits)
+		return tide_case_fail(x, line_of(v), "key '%s' = '%s': cannot open '%s': %s; allowed: %s, "
+		            "its path relative to the case file's directory.", q, rel, full,
+		            strerror(errno), what);
+	return 0;
+}
+
+/* initial.file: the gas particles from a SWIFT/GADGET HDF5 or a text file (gas_input.h). */
+static int list_initial_file(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_path(x, v, path, "a SWIFT/GADGET HDF5 file or a text file of x y z m lines",
+	                x->c->initial_file, sizeof x->c->initial_file);
+}
+
 /* STL meshes {stl, scale, rotate, translate} (+ layers, closed for solids); the file is
  * relative to the case file's directory and kept as an absolute path. */
 static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path, int solid,
@@ -753,22 +785,11 @@ static int get_stl_items(struct ctx *x, const yaml_node_t *seq, const char *path
 	for (int i = 0; i < n; i++) {
 		const yaml_node_t *v[8];
 		tide_stl_item *m = &out[i];
-		char p[160], q[176], rel[1024], full[2100];
+		char p[160], q[176];
 		if (get_item(x, it, i, path, solid ? names : vnames, 1, v, &lines[i], p)) return -1;
 		*m = (tide_stl_item){.scale = 1, .layers = 3, .closed = 1};
 		snprintf(q, sizeof q, "%s.stl", p);
-		if (get_string(x, v[0], q, rel, sizeof rel)) return -1;
-		const char *slash = strrchr(x->file, '/');
-		if (rel[0] == '/' || !slash) snprintf(full, sizeof full, "%s", rel);
-		else snprintf(full, sizeof full, "%.*s/%s", (int)(slash - x->file), x->file, rel);
-		char *abs = realpath(full, NULL);   /* realpath into a buffer could write PATH_MAX bytes */
-		int fits = abs && strlen(abs) < sizeof m->file;
-		if (fits) strcpy(m->file, abs);
-		free(abs);
-		if (!fits)
-			return tide_case_fail(x, line_of(v[0]), "key '%s' = '%s': cannot open '%s': %s; allowed: an STL "
-			            "file, its path relative to the case file's directory.", q, rel, full,
-			            strerror(errno));
+		if (get_path(x, v[0], q, "an STL file", m->file, sizeof m->file)) return -1;
 		snprintf(q, sizeof q, "%s.scale", p);
 		if (v[1] && get_number(x, &scale, v[1], q, 0, &m->scale)) return -1;
 		snprintf(q, sizeof q, "%s.rotate", p);
@@ -877,6 +898,7 @@ static int check_required(struct ctx *x, double dp_override)
 		            x->c->dim);
 	}
 	if (x->c->generator.type != TIDE_GEN_NONE) return 0; /* the generator makes the particles */
+	if (x->c->initial_file[0]) return 0; /* the particles come from the file (gas_input.h) */
 	if (!x->seen[tide_case_find_key("fluid")] && !x->seen[tide_case_find_key("fluid_spheres")] &&
 	    !x->seen[tide_case_find_key("fluid_volumes")])
 		return tide_case_fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
@@ -977,7 +999,9 @@ static int finish_load(struct ctx *x, double dp_override)
 {
 	tide_case *c = x->c;
 	if (dp_override > 0) c->dp = dp_override;
-	if (check_required(x, dp_override) || tide_case_check_surge(x) || tide_case_check_output(x)) return -1;
+	if (check_required(x, dp_override) || tide_case_check_surge(x) || tide_case_check_output(x) ||
+	    tide_case_check_initial(x))
+		return -1;
 	if (!x->seen[tide_case_find_key("domain")]) {
 		if (!c->tank.present && !c->nsolid)
 			return tide_case_fail(x, 1, "missing required key 'domain'; allowed: a domain {lo, hi}, or a "
@@ -1089,7 +1113,9 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (tide_case_derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = tide_case_default_domain(c);
 	if (old->hswl == tide_case_default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = tide_case_default_hswl(c);
-	if (tide_case_check_surge(x) || tide_case_check_output(x) || tide_case_check_geometry(x) || tide_case_check_physics(x)) return -1;
+	if (tide_case_check_surge(x) || tide_case_check_output(x) || tide_case_check_initial(x) ||
+	    tide_case_check_geometry(x) || tide_case_check_physics(x))
+		return -1;
 	return tide_case_derive(x);
 }
 

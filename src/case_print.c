@@ -271,6 +271,11 @@ void tide_case_print(FILE *f, const tide_case *c)
 	put_physics(f, c);
 	put_gas(f, c);
 	put_generator(f, c);
+	if (c->initial_file[0]) { /* the gas particles from a file (gas_input.h) */
+		fputs("initial: {file: ", f);
+		put_str(f, c->initial_file);
+		fputs("}\n", f);
+	}
 	fprintf(f, "time: {end: %s, ", tide_case_num(c->t_end, b));
 	fprintf(f, "output: %s}\n", tide_case_num(c->t_out, b));
 	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],

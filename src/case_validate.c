@@ -164,6 +164,8 @@ double tide_case_default_hswl(const tide_case *c)
 		floor_z = fmin(floor_z, c->volume[i].lo[2]);
 	}
 	if (c->tank.present) floor_z = c->tank.box.lo[2];
+	/* particles from a file (initial.file, a gas case: hswl unused): the domain's height */
+	if (!(top > floor_z)) return c->domain.hi[2] - c->domain.lo[2];
 	return top - floor_z;
 }
 
@@ -444,9 +446,12 @@ int tide_case_check_output(struct ctx *x)
 		return tide_case_fail(x, x->line[tide_case_find_key("output.format")], "key 'output.format' = '%s' needs "
 		            "HDF5, but this tide was built without it (install libhdf5-openmpi-dev and "
 		            "build again); allowed here: vtp.", tide_case_format_names[x->c->output_format]);
-#else
-	(void)x;
 #endif
+	/* SWIFT/GADGET snapshots (swift_output.h) hold gas particles: PartType0 with u and h */
+	if (x->c->output_format == TIDE_OUT_SWIFT && x->c->scheme != TIDE_SCHEME_GAS)
+		return tide_case_fail(x, x->line[tide_case_find_key("output.format")], "key 'output.format' "
+		            "= 'swift' writes gas snapshots (PartType0 with u and h) and needs "
+		            "'physics.scheme: gas'; allowed here: vtp, hdf5, both.");
 	return 0;
 }
 
@@ -461,4 +466,29 @@ int tide_case_derived_domain(const tide_case *c)
 {
 	tide_box d = tide_case_default_domain(c);
 	return c->tank.present && box_equal(&d, &c->domain);
+}
+
+/* initial.file (gas_input.h): the whole particle set of a gas case, so the geometry's particles
+ * and the turbulence made for them do not go with it. */
+int tide_case_check_initial(struct ctx *x)
+{
+	const tide_case *c = x->c;
+	int sec = tide_case_find_key("initial");
+	if (x->seen[sec] && !c->initial_file[0])
+		return tide_case_fail(x, x->line[sec], "key 'initial' needs 'initial.file'; allowed: "
+		                      "{file: PATH} (a SWIFT/GADGET HDF5 file or a text file of x y z m lines).");
+	if (!c->initial_file[0]) return 0;
+	int line = x->line[tide_case_find_key("initial.file")];
+	if (c->scheme != TIDE_SCHEME_GAS || c->dim != 3)
+		return tide_case_fail(x, line, "key 'initial.file' needs a 3-D gas case; allowed: "
+		                      "physics.scheme: gas and dim: 3.");
+	const char *other = c->nfluid ? "fluid" : c->nsphere ? "fluid_spheres" : c->nvolume ? "fluid_volumes"
+	                  : c->tank.present ? "tank" : c->nobstacle ? "obstacles" : c->nsolid ? "solids"
+	                  : c->turbulence.on ? "turbulence" : NULL;
+	if (other)
+		return tide_case_fail(x, line, "key 'initial.file' gives all the particles of the case, and "
+		                      "'%s' would add to them or change them; allowed: 'initial.file' "
+		                      "without fluid, fluid_spheres, fluid_volumes, tank, obstacles, solids "
+		                      "and turbulence.", other);
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include "tide/block_interface.h"
 #include "tide/case.h"
 #include "case_load.h"
+#include "gas_input.h"
 #include "host_blocks.h"
 #include "checkpoint.h"
 #include "commands.h"
@@ -253,10 +254,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
 	void *built = NULL; /* the particles of a fresh run, as a host block */
+	double t_file = 0;  /* initial.file: the time the run starts at (gas_input.h) */
 	if (o->restart) {
 		st.n_fluid = cs.n_fluid0;
 		st.n_bound = cs.n_bound0;
-	} else if ((bad = tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
+	} else if ((bad = c.initial_file[0] ? tide_gas_input_build(&c, nb, &built, &all, &st.n_fluid, &t_file)
+	                                    : tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
 		/* no fluid is the input's fault, the same on every rank: all stop with exit code 2 */
 		return bad == -2 ? 2 : fail_rank(rt);
 	}
@@ -309,6 +312,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		return fail_rank(rt);
 	}
 	out.next_out = c.t_out;
+	if (!o->restart && t_file != 0) { /* a file's particles go on from its time */
+		sim.t = t_file;
+		while (out.next_out <= sim.t + 1e-12) out.next_out += c.t_out;
+	}
 	if (o->restart) {
 		sim.step = cs.step;
 		sim.t = cs.t;
@@ -344,7 +351,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	int ret = 0;
 	if (rt->rank == 0 && !o->no_output) {
 		if (o->restart) ret = tide_run_reopen_outputs(&out, &c, sim.step);
-		else if ((c.output_format != TIDE_OUT_HDF5 && tide_pvd_open(&out.pvd, path)) ||
+		else if ((tide_case_writes_vtp(&c) && tide_pvd_open(&out.pvd, path)) ||
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
 	}

@@ -8,7 +8,7 @@
 #include "tide/gas_math.h"
 
 void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
-                      double u, double h)
+                      double m, double u, double h)
 {
 	uint32_t i = v->count++;
 	v->x[i] = p[0];
@@ -26,6 +26,7 @@ void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3]
 	v->TIDE_GAS_FGRAD[i] = 1.f;
 	v->TIDE_GAS_BALSARA[i] = 1.f;
 	v->TIDE_GAS_DTK[i] = 0.f; /* no kick to close before the first step */
+	v->TIDE_GAS_MASS[i] = (float)m;
 }
 
 /* The points of the positions `g` (NULL: the cubic lattice) of mean spacing a filling the box
@@ -84,7 +85,7 @@ void tide_gas_ic_start(const tide_case *c, tide_block_view *v, size_t n)
 		double rho = v->rho[i] > 0 ? v->rho[i] : c->rho0;
 		uint32_t id = v->id[i], type = v->type[i], k = v->count;
 		v->count = (uint32_t)i;   /* tide_gas_ic_push writes slot count */
-		tide_gas_ic_push(v, p, vel, rho, c->gas.u, c->gas.eta * pow(m / rho, 1.0 / c->dim));
+		tide_gas_ic_push(v, p, vel, rho, m, c->gas.u, c->gas.eta * pow(m / rho, 1.0 / c->dim));
 		v->id[i] = id;
 		v->type[i] = type;
 		v->count = k;
@@ -121,7 +122,7 @@ static void tube_point(void *ctx, const double p0[3], const double a[3])
 		if (p[d] >= c->hi[d]) p[d] -= c->hi[d] - c->lo[d];
 	}
 	uint32_t id = c->v->count;
-	tide_gas_ic_push(c->v, p, c->vel, rho, c->u, c->eta * cbrt(vol));
+	tide_gas_ic_push(c->v, p, c->vel, rho, c->m, c->u, c->eta * cbrt(vol));
 	/* the outer layers of the tube's ends held fixed */
 	double end = c->side ? c->hi[t->axis] - p[t->axis] : p[t->axis] - c->lo[t->axis];
 	if (end < t->fixed * a[t->axis]) c->v->type[id] = TIDE_BOUND;
@@ -165,7 +166,8 @@ static void sedov_point(void *ctx, const double p0[3], const double a[3])
 	c->hot += hot;
 	if (!c->v) return;
 	double vel[3] = {0, 0, 0};
-	tide_gas_ic_push(c->v, p, vel, s->rho, s->u_bg + (hot ? c->e_hot : 0), s->eta * cbrt(s->m / s->rho));
+	tide_gas_ic_push(c->v, p, vel, s->rho, s->m, s->u_bg + (hot ? c->e_hot : 0),
+	                 s->eta * cbrt(s->m / s->rho));
 }
 
 size_t tide_gas_ic_sedov(tide_gas_sedov *s, tide_block_view *v)
@@ -219,7 +221,7 @@ static void sphere_point(void *ctx, const double p0[3], const double a[3])
 		rho = s->M / (2 * M_PI * R * R * r * f);
 	}
 	for (int d = 0; d < 3; d++) p[d] += s->centre[d];
-	tide_gas_ic_push(c->v, p, vel, rho, u, s->eta * cbrt(c->m / rho));
+	tide_gas_ic_push(c->v, p, vel, rho, c->m, u, s->eta * cbrt(c->m / rho));
 }
 
 /* The sphere's points (the cube [-R, R]^3 cut in n per side), or the top hat's background. */

@@ -8,10 +8,11 @@
 #include <stdint.h>
 #include "tide/block.h"
 
-/* Appends one gas particle to v (room assumed): position p, velocity vel, density rho (the
- * first h guess eta (m/rho)^(1/3) comes from it), specific internal energy u. */
+/* Appends one gas particle to v (room assumed): position p, velocity vel, density rho, mass
+ * m (the particle's own: gas_math.h's TIDE_GAS_MASS), specific internal energy u, first guess
+ * of h (the callers take eta (m/rho)^(1/3)). */
 void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3], double rho,
-                      double u, double h);
+                      double m, double u, double h);
 
 /* The gas fields of particles 0..n-1 of a block built from a case's geometry (fluid boxes,
  * balls, volumes: tide_host_block_build): h = eta (m / rho)^(1/dim) with the case's mass,

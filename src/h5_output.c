@@ -103,6 +103,13 @@ static void fill_sound_speed(const h5_src *s, const tide_block_view *v, uint32_t
 	for (uint32_t k = 0; k < n; k++) o[k] = tide_gas_sound(&s->G, v->rho[i0 + k], v->TIDE_GAS_U[i0 + k]);
 }
 
+static void fill_mass(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                      uint64_t row, void *out)
+{
+	(void)s, (void)row;
+	memcpy(out, v->TIDE_GAS_MASS + i0, n * sizeof(float));
+}
+
 static void fill_type(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
                       uint64_t row, void *out)
 {
@@ -164,6 +171,7 @@ static const h5_field fields[] = {
 	{"InternalEnergy", T_F32, 1, 4, fill_internal_energy, "J/kg", TIDE_OUT_INTERNAL_ENERGY},
 	{"SmoothingLength", T_F32, 1, 4, fill_smoothing_length, "m", TIDE_OUT_SMOOTHING_LENGTH},
 	{"SoundSpeed", T_F32, 1, 4, fill_sound_speed, "m/s", TIDE_OUT_SOUND_SPEED},
+	{"Masses", T_F32, 1, 4, fill_mass, "kg", TIDE_OUT_MASS},
 	{"Connectivity", T_U32, 1, 4, fill_connectivity, "1", 0},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))

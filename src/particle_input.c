@@ -53,9 +53,7 @@ static int fits_float(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
 
 /* ---- text: x y z m [vx vy vz] per line ---- */
 
-/* Parses up to 8 numbers of line into v; returns how many, or -1 when a word is not a number
- * (its start in *bad). */
-static int parse_numbers(char *line, double v[8], char **bad)
+int tide_parse_numbers(char *line, double v[8], char **bad)
 {
 	char *hash = strchr(line, '#');
 	if (hash) *hash = '\0';
@@ -94,7 +92,7 @@ static int read_text(const char *path, FILE *f, tide_bodies *b)
 		snprintf(shown, sizeof shown, "%.*s", (int)strcspn(line, "\r\n"), line);
 		double v[8];
 		char *bad = NULL;
-		int k = parse_numbers(line, v, &bad);
+		int k = tide_parse_numbers(line, v, &bad);
 		if (k == 0) continue;
 		if (k < 0 || (k != 4 && k != 7)) {
 			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: '%s' is not 4 numbers (x y z m) or 7 "

@@ -33,6 +33,11 @@ typedef struct tide_bodies {
 	double state[TIDE_NBODY_STATE];
 } tide_bodies;
 
+/* Parses up to 8 numbers of a text line into v ('#' starts a comment, which is cut off the
+ * line); returns how many, or -1 when a word is not a number (its start in *bad).  The text
+ * readers of particle files share it (gas_input.c too). */
+int tide_parse_numbers(char *line, double v[8], char **bad);
+
 /* Reads path into b (HDF5 when the file has its signature or a .hdf5/.h5 name, else text).
  * Returns 0; 2 after one sentence naming the file (and the line of a text file) and the problem:
  * missing datasets, wrong shapes, values not finite or beyond single precision, masses <= 0, a

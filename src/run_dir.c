@@ -82,6 +82,7 @@ static const run_name run_names[] = {
 	{"failed_state.vtp", "", PLAIN},
 	{"particles_", ".vtp", NUMBERED},
 	{"particles_", ".h5", NUMBERED},
+	{"snapshot_", ".hdf5", NUMBERED},    /* output.format swift (swift_output.h) */
 	{"step_profile_rank", ".csv", NUMBERED},
 	{"checkpoint", "", CKPT_DIR},
 	{"checkpoint.prev", "", CKPT_DIR},

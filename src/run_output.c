@@ -213,12 +213,12 @@ int tide_run_reopen_outputs(run_out *out, const tide_case *c, long step)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/particles.pvd", out->dir);
-	if (c->output_format != TIDE_OUT_HDF5 && tide_pvd_open(&out->pvd, path)) return -1;
-	for (int i = 0; i < out->n && c->output_format != TIDE_OUT_HDF5; i++) {
+	if (tide_case_writes_vtp(c) && tide_pvd_open(&out->pvd, path)) return -1;
+	for (int i = 0; i < out->n && tide_case_writes_vtp(c); i++) {
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
 		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
 	}
-	if (c->output_format != TIDE_OUT_VTP &&
+	if (tide_case_writes_h5(c) &&
 	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))
 		return -1;
 	return tide_stats_open(&out->stats, out->dir, c, out->n, step, tide_wtime());

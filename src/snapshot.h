@@ -45,7 +45,7 @@ typedef struct tide_snap_outputs {
 typedef struct tide_snapshots {
 	const tide_case *c;
 	char dir[1024];
-	int rank, size, mpi, vtp, h5;
+	int rank, size, mpi, vtp, h5, swift;   /* swift: output.format swift (swift_output.h) */
 	MPI_Comm comm;                /* the writers' duplicate of the world, or MPI_COMM_NULL */
 	tide_snap_outputs out;
 	tide_snap_stage stage;

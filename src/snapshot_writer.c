@@ -11,6 +11,7 @@
 #include "host_blocks.h"
 #include "log.h"
 #include "snapshot.h"
+#include "swift_output.h"
 
 /* The fields the staging copies: what the files and the statistics computed from the staged
  * copy read (positions, velocity, density, type), and the id when it is written.  (The gauges
@@ -21,8 +22,14 @@ static uint32_t staged_fields(const tide_case *c)
 	             TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) |
 	             TIDE_FIELD_BIT(type);
 	if (c->output_fields & TIDE_OUT_ID) f |= TIDE_FIELD_BIT(id);
-	/* gas runs: u (pressure, sound speed) and h, gas_math.h's aux0 and aux1 */
-	if (c->scheme == TIDE_SCHEME_GAS) f |= TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1); /* TIDE_GAS_H, TIDE_GAS_U */
+	/* gas runs: u (pressure, sound speed), h and m, gas_math.h's aux0, aux1 and aux5 */
+	if (c->scheme == TIDE_SCHEME_GAS) /* TIDE_GAS_H, TIDE_GAS_U, TIDE_GAS_MASS */
+		f |= TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1) | TIDE_FIELD_BIT(aux5);
+	/* SWIFT snapshots: the ids, and the leapfrog's half-step v and u and last kick
+	 * (TIDE_GAS_UHALF, TIDE_GAS_DTK) for a run that goes on from the file (swift_output.h) */
+	if (c->output_format == TIDE_OUT_SWIFT)
+		f |= TIDE_FIELD_BIT(id) | TIDE_FIELD_BIT(vx1) | TIDE_FIELD_BIT(vy1) | TIDE_FIELD_BIT(vz1) |
+		     TIDE_FIELD_BIT(rho1) | TIDE_FIELD_BIT(aux4);
 	return f;
 }
 
@@ -58,6 +65,9 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 		tide_h5_snap snap = {par ? own : w->views, par ? nown : nv, job->t, job->step, w->comm};
 		ok = tide_h5_output(w->out.xmf, w->dir, job->index, &snap, c) == 0;
 	}
+	if (w->swift) /* the ranks together (par), or rank 0 from the gathered blocks */
+		ok = tide_swift_output(w->dir, job->index, par ? own : w->views, par ? nown : nv, c, job->t,
+		                       w->comm) == 0 && ok;
 	if (root) {
 		for (int b = 0; b < nv; b++) tide_set_view_of_block(&w->views[b], &w->sets[b]);
 		char path[1100];
@@ -103,15 +113,16 @@ int tide_snap_init(tide_snapshots *w, const tide_sim *sim, const tide_case *c, c
 	w->rank = sim->rank;
 	w->size = sim->size;
 	w->mpi = sim->mpi;
-	w->vtp = c->output_format != TIDE_OUT_HDF5;
-	w->h5 = c->output_format != TIDE_OUT_VTP;
+	w->vtp = tide_case_writes_vtp(c);
+	w->h5 = tide_case_writes_h5(c);
+	w->swift = c->output_format == TIDE_OUT_SWIFT;
 	if (out) w->out = *out;
 	/* Collective HDF5 writes from this thread need MPI_THREAD_MULTIPLE (StarPU-MPI's thread
 	 * and the main thread call MPI meanwhile): the level MPI gives now, asked again here, and
 	 * every rank must choose alike (or the ranks would wait in different calls).  Then the
 	 * writers get a communicator of their own, so that their collectives never meet the main
 	 * threads' on MPI_COMM_WORLD. */
-	if (w->mpi && w->h5) {
+	if (w->mpi && (w->h5 || w->swift)) {
 		int level = MPI_THREAD_SINGLE, par, all;
 		MPI_Query_thread(&level);
 		par = level == MPI_THREAD_MULTIPLE && tide_h5_ranks_write_together(w->mpi);

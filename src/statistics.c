@@ -45,11 +45,11 @@ static double gas_energy(const tide_case *c, double rho, double u)
 void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case *c, tide_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	double m = tide_case_mass(c), B = tide_case_tait_b(c);
+	double m0 = tide_case_mass(c), B = tide_case_tait_b(c);
 	s->rho_min = INFINITY;
 	s->rho_max = -INFINITY;
 	double v2max = 0;
-	int gas = c->scheme == TIDE_SCHEME_GAS;   /* staged with u (snapshot_writer.c) */
+	int gas = c->scheme == TIDE_SCHEME_GAS;   /* staged with u and m (snapshot_writer.c) */
 	/* the body force's potential along the non-periodic axes only (statistics.h) */
 	double gp[3];
 	for (int a = 0; a < 3; a++) gp[a] = (c->periodic >> a & 1) && a < 2 ? 0.0 : c->gravity[a];
@@ -62,6 +62,9 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 				continue;
 			}
 			s->n_fluid++;
+			/* the gas scheme's particles carry their own masses (gas_math.h) */
+			double m = gas ? (double)all->TIDE_GAS_MASS[i] : m0;
+			s->mass += m;
 			double vx = all->vx[i], vy = all->vy[i], vz = all->vz[i], rho = all->rho[i];
 			double v2 = vx * vx + vy * vy + vz * vz;
 			s->e_kin += 0.5 * m * v2;
@@ -77,7 +80,6 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 			if (rho > s->rho_max) s->rho_max = rho;
 		}
 	}
-	s->mass = m * (double)s->n_fluid;
 	s->v_max = sqrt(v2max);
 	if (!s->n_fluid) s->rho_min = s->rho_max = 0;
 }

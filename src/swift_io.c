@@ -45,6 +45,7 @@ void tide_swift_set_free(tide_swift_set *s)
 {
 	free(s->pos); free(s->vel); free(s->mass); free(s->id); free(s->type);
 	free(s->u); free(s->h); free(s->rho); free(s->acc); free(s->pot);
+	free(s->vh); free(s->uh); free(s->dtk);
 	memset(s, 0, sizeof *s);
 }
 
@@ -62,7 +63,7 @@ typedef struct swift_field {
 	const char *description;
 } swift_field;
 
-enum { F_POS, F_VEL, F_MASS, F_ID, F_POT, F_ACC, F_U, F_H, F_RHO, NFIELD };
+enum { F_POS, F_VEL, F_MASS, F_ID, F_POT, F_ACC, F_U, F_H, F_RHO, F_VH, F_UH, F_DTK, NFIELD };
 
 static const swift_field fields[NFIELD] = {
 	[F_POS] = {"Coordinates", 3, {0, 1, 0, 0, 0}, "U_L [ cm ]", "Positions of the particles."},
@@ -80,6 +81,14 @@ static const swift_field fields[NFIELD] = {
 	         "Smoothing lengths of the particles."},
 	[F_RHO] = {"Density", 1, {-3, 1, 0, 0, 0}, "U_M U_L^-3 [ g cm^-3 ]",
 	           "Densities of the particles."},
+	/* tide's leapfrog state of a gas run (gas_math.h), which SWIFT's readers pass over: a run
+	 * started from the file goes on as the run that wrote it */
+	[F_VH] = {"tide_HalfStepVelocities", 3, {0, 1, -1, 0, 0}, "U_L U_t^-1 [ cm s^-1 ]",
+	          "tide's leapfrog: velocities at the last half step."},
+	[F_UH] = {"tide_HalfStepInternalEnergy", 1, {0, 2, -2, 0, 0}, "U_L^2 U_t^-2 [ cm^2 s^-2 ]",
+	          "tide's leapfrog: specific internal energies at the last half step."},
+	[F_DTK] = {"tide_LastKickStep", 1, {0, 0, 1, 0, 0}, "U_t [ s ]",
+	           "tide's leapfrog: the time step of each particle's last kick."},
 };
 
 /* ---- writing ---- */
@@ -206,7 +215,7 @@ static int write_field(writer *w, hid_t g, int field, hid_t ft, hid_t mt, uint64
 /* What the ranks hold of one type: the total, this rank's first row, and the fields given. */
 typedef struct type_plan {
 	uint64_t n_all, off;
-	unsigned fields;         /* bits F_POT, F_ACC, F_U, F_H, F_RHO */
+	unsigned fields;         /* bits F_POT, F_ACC, F_U, F_H, F_RHO, F_VH, F_UH, F_DTK */
 } type_plan;
 
 static unsigned optional_fields(int k, const tide_swift_out *t)
@@ -214,7 +223,8 @@ static unsigned optional_fields(int k, const tide_swift_out *t)
 	if (t->n == 0) return 0;
 	return (t->pot ? 1u << F_POT : 0) | (t->acc ? 1u << F_ACC : 0) |
 	       (k == 0 && t->u ? 1u << F_U : 0) | (k == 0 && t->h ? 1u << F_H : 0) |
-	       (k == 0 && t->rho ? 1u << F_RHO : 0);
+	       (k == 0 && t->rho ? 1u << F_RHO : 0) |
+	       (k == 0 && t->vh && t->uh && t->dtk ? 1u << F_VH | 1u << F_UH | 1u << F_DTK : 0);
 }
 
 static int write_type(writer *w, hid_t file, int k, const tide_swift_out *t, const type_plan *p,
@@ -231,7 +241,7 @@ static int write_type(writer *w, hid_t file, int k, const tide_swift_out *t, con
 	         write_field(w, g, F_MASS, F, MF, N, o, n, t->mass, u) &&
 	         write_field(w, g, F_ID, H5T_STD_U64LE, H5T_NATIVE_UINT64, N, o, n, t->id, u);
 	const float *opt[NFIELD] = {[F_POT] = t->pot, [F_ACC] = t->acc, [F_U] = t->u, [F_H] = t->h,
-	                            [F_RHO] = t->rho};
+	                            [F_RHO] = t->rho, [F_VH] = t->vh, [F_UH] = t->uh, [F_DTK] = t->dtk};
 	for (int i = F_POT; i < NFIELD && ok; i++)
 		if (p->fields & (1u << i)) ok = write_field(w, g, i, F, MF, N, o, n, opt[i], u);
 	H5Gclose(g);
@@ -617,7 +627,7 @@ static int read_type(const char *path, hid_t f, int k, const header_info *hi, un
 		rc = BAD("%s: %s has no Masses dataset and the Header's MassTable gives no mass for type "
 		         "%d", path, group, k);
 	for (int i = 0; i < NFIELD && !rc; i++) {
-		int gas = i == F_U || i == F_H || i == F_RHO, force = i == F_POT || i == F_ACC;
+		int gas = i >= F_U, force = i == F_POT || i == F_ACC;   /* gas: F_U .. F_DTK */
 		if (d[i] < 0 || (force && !s->acc) || (gas && !(k == 0 && (flags & TIDE_SWIFT_GAS))))
 			continue;
 		if ((rc = dataset_rows(path, group, d[i], &fields[i], &rows))) break;
@@ -660,6 +670,19 @@ static int read_type(const char *path, hid_t f, int k, const header_info *hi, un
 			if (!*dst[i]) { rc = tide_read_nomem(path); break; }
 			rc = read_doubles(path, group, d[F_U + i], &fields[F_U + i], *dst[i]);
 			if (!rc) rc = check_values(path, group, &fields[F_U + i], *dst[i], n, lo[i], open[i]);
+		}
+		/* tide's leapfrog state: all three or none */
+		if (!rc && d[F_VH] >= 0 && d[F_UH] >= 0 && d[F_DTK] >= 0) {
+			s->vh = malloc(sizeof(double) * 3 * (n ? n : 1));
+			s->uh = malloc(sizeof(double) * (n ? n : 1));
+			s->dtk = malloc(sizeof(double) * (n ? n : 1));
+			if (!s->vh || !s->uh || !s->dtk) rc = tide_read_nomem(path);
+			if (!rc) rc = read_doubles(path, group, d[F_VH], &fields[F_VH], s->vh);
+			if (!rc) rc = check_values(path, group, &fields[F_VH], s->vh, 3 * n, -INFINITY, 0);
+			if (!rc) rc = read_doubles(path, group, d[F_UH], &fields[F_UH], s->uh);
+			if (!rc) rc = check_values(path, group, &fields[F_UH], s->uh, n, 0, 0);
+			if (!rc) rc = read_doubles(path, group, d[F_DTK], &fields[F_DTK], s->dtk);
+			if (!rc) rc = check_values(path, group, &fields[F_DTK], s->dtk, n, 0, 0);
 		}
 	}
 	for (int i = 0; i < NFIELD; i++)

@@ -52,6 +52,9 @@ typedef struct tide_swift_out {
 	const float *pot;       /* Potentials */
 	const float *acc;       /* Accelerations, 3 n */
 	const float *u, *h, *rho;
+	/* PartType0, all three or none: tide's leapfrog state (gas_math.h), written as
+	 * tide_HalfStepVelocities (3 n), tide_HalfStepInternalEnergy, tide_LastKickStep */
+	const float *vh, *uh, *dtk;
 } tide_swift_out;
 
 typedef struct tide_swift_header {
@@ -92,6 +95,8 @@ typedef struct tide_swift_set {
 	uint64_t *id;               /* ParticleIDs; 1, 2, ... in file order where a type has none */
 	uint8_t *type;
 	double *u, *h, *rho;        /* count[0] entries each, with TIDE_SWIFT_GAS, NULL when absent */
+	double *vh, *uh, *dtk;      /* tide's leapfrog state (tide_swift_out): 3 count[0], count[0],
+	                             * count[0], with TIDE_SWIFT_GAS when the file has all three */
 	double *acc, *pot;          /* 3 n and n, with TIDE_SWIFT_FORCES when every type has both */
 	double time;
 	int have_time;

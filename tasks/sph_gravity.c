@@ -128,7 +128,8 @@ int tide_sph_gravity_init(tide_sim *sim)
 		box[d] = (float)(c->domain.lo[d] - sg->gather.centre[d]);
 		box[3 + d] = (float)(c->domain.hi[d] - sg->gather.centre[d]);
 	}
-	sg->gather.mass = sim->P.mass[TIDE_FLUID];
+	/* the gas scheme's particles carry their own masses (gas_math.h: TIDE_GAS_MASS) */
+	sg->gather.mass = sim->P.scheme == TIDE_SCHEME_GAS ? -1.f : sim->P.mass[TIDE_FLUID];
 	sg->gather.nblocks = sg->nown;
 	starpu_vector_data_register(&sg->offs, -1, 0, (uint32_t)sg->nown + 1, sizeof(uint32_t));
 	int ret = sg->mpi ? register_bodies(sg, counts[sim->rank], counts, box)

@@ -115,8 +115,10 @@ static void sort_on(const tide_grid *g, const tide_block_view *v, sorted *S)
 	for (uint32_t c = 0; c < ncell; c++) S->start[c + 1] += S->start[c];
 	/* the whole grid is the block: its box index is the global key */
 	S->A = (tide_block_arg){0, g->n[g->axis[0]], 0, g->n[g->axis[1]], 0, g->n[g->axis[2]], 0};
-	S->s = (tide_gas_src){S->x, S->y, S->z, S->vx, S->vy, S->vz, S->rho, S->h, S->u, S->one,
-	                      S->one, S->type, S->key, n};
+	/* 1/Omega, the switch and the masses: 1 (only the candidates are counted here) */
+	S->s = (tide_gas_src){.x = S->x, .y = S->y, .z = S->z, .vx = S->vx, .vy = S->vy, .vz = S->vz,
+	                      .rho = S->rho, .h = S->h, .u = S->u, .fgrad = S->one, .bal = S->one,
+	                      .m = S->one, .type = S->type, .key = S->key, .count = n};
 	S->M = NULL;
 	free(ord);
 }
@@ -303,11 +305,12 @@ int main(int argc, char **argv)
 		for (int j = 0; j < NLAT; j++)
 			for (int k = 0; k < NLAT; k++) {
 				double p[3] = {-R + (i + 0.5) * a, -R + (j + 0.5) * a, -R + (k + 0.5) * a}, v0[3] = {0, 0, 0};
-				if (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < R * R) tide_gas_ic_push(&all, p, v0, rho0, 0, h0);
+				if (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < R * R) tide_gas_ic_push(&all, p, v0, rho0, 0, 0, h0); /* m below */
 			}
 	uint32_t n = all.count;
 	double m = M / n;
 	make_case(&c, cbrt(m / rho0), rho0, CELL_FRAC * h0); /* m = rho0 dp^3 */
+	for (uint32_t i = 0; i < n; i++) all.TIDE_GAS_MASS[i] = (float)m;
 	tide_sim sim;
 	if (tide_sim_setup(&sim, &c, &all, nblocks, tide_runtime_uses_mpi())) return 1;
 	printf("collapse: %u particles of mass %.4g, %d blocks, rho0 %.4g, t_ff %.5f, cs %.3g "

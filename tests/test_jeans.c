@@ -32,7 +32,7 @@ static void *make_block(double rho_top, int varied_u, tide_block_view *v)
 		double p[3] = {i * 0.01, 0, 0}, vel[3] = {0, 0, 0};
 		double rho = i == N - 1 ? rho_top : 1.0 + i / 20.0;
 		double u = varied_u ? (i == 7 ? 0.01 : 1.0 + 0.5 * sin(i)) : 1.0;
-		tide_gas_ic_push(v, p, vel, rho, u, 0.1);
+		tide_gas_ic_push(v, p, vel, rho, 1e-3, u, 0.1);
 	}
 	return mem;
 }

@@ -19,8 +19,9 @@ typedef struct tide_box { double lo[3], hi[3]; } tide_box;
 
 enum tide_integrator { TIDE_VERLET = 0, TIDE_SYMPLECTIC = 1 };
 enum tide_diffusion { TIDE_DIFF_NONE = 0, TIDE_DIFF_MOLTENI = 1, TIDE_DIFF_FOURTAKAS = 2 };
-/* Particle files of a run: .vtp + .pvd, .h5 + .xmf (needs HDF5 at build time), or both. */
-enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2 };
+/* Particle files of a run: .vtp + .pvd, .h5 + .xmf (needs HDF5 at build time), or both; or
+ * (gas runs) SWIFT/GADGET snapshots, snapshot_NNNN.hdf5 (src/swift_output.c). */
+enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2, TIDE_OUT_SWIFT = 3 };
 /* Arrays of the particle files (case key output.fields, in this order; bit i: name i of
  * tide_output_field_names).  Position is always among them: it places the particles. */
 enum tide_output_field {
@@ -28,9 +29,11 @@ enum tide_output_field {
 	TIDE_OUT_TYPE = 16, TIDE_OUT_ID = 32,
 	/* the gas scheme's (physics.scheme: gas), written only by gas runs */
 	TIDE_OUT_INTERNAL_ENERGY = 64, TIDE_OUT_SMOOTHING_LENGTH = 128, TIDE_OUT_SOUND_SPEED = 256,
-	TIDE_OUT_ALL_FIELDS = 511
+	TIDE_OUT_MASS = 512,
+	TIDE_OUT_ALL_FIELDS = 1023
 };
-#define TIDE_OUT_GAS_FIELDS (TIDE_OUT_INTERNAL_ENERGY | TIDE_OUT_SMOOTHING_LENGTH | TIDE_OUT_SOUND_SPEED)
+#define TIDE_OUT_GAS_FIELDS (TIDE_OUT_INTERNAL_ENERGY | TIDE_OUT_SMOOTHING_LENGTH | TIDE_OUT_SOUND_SPEED | \
+                             TIDE_OUT_MASS)
 extern const char *const tide_output_field_names[]; /* "position", ..., NULL */
 
 typedef struct tide_tank {
@@ -228,6 +231,10 @@ typedef struct tide_case {
 	tide_gas_case gas;            /* physics.scheme = gas */
 	tide_turbulence turbulence;   /* gas only: turbulent initial velocities */
 	tide_generator generator;     /* gas only: generated initial conditions (none: the geometry) */
+	char initial_file[1024];      /* initial.file (gas only): the particles from this file, an
+	                               * absolute path (src/gas_input.h); "": from the geometry */
+	double code_length, code_mass;  /* units: code, derived: the cgs length and mass units of
+	                                 * initial.file (gas_input.h); 0: cm and g */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
@@ -256,6 +263,15 @@ typedef struct tide_case {
 /* Derived quantities. */
 static inline double tide_case_h(const tide_case *c) { return c->coefh * c->dp; }
 /* rho0 * dp^dim, the same for fluid and boundary */
+/* Which particle files the run writes (output.format). */
+static inline int tide_case_writes_vtp(const tide_case *c)
+{
+	return c->output_format == TIDE_OUT_VTP || c->output_format == TIDE_OUT_BOTH;
+}
+static inline int tide_case_writes_h5(const tide_case *c)
+{
+	return c->output_format == TIDE_OUT_HDF5 || c->output_format == TIDE_OUT_BOTH;
+}
 static inline double tide_case_mass(const tide_case *c) { return c->rho0 * pow(c->dp, c->dim); }
 /* c0^2 rho0 / gamma */
 static inline double tide_case_tait_b(const tide_case *c)

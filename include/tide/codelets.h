@@ -96,7 +96,7 @@ extern struct starpu_codelet tide_sgrav_apply_cl;
 
 typedef struct tide_sgrav_gather_arg {
 	double centre[3];
-	float mass;          /* of a fluid particle */
+	float mass;          /* of a fluid particle; < 0: each particle's own (the gas scheme) */
 	uint32_t n;          /* bodies */
 	int nblocks;
 	float h_factor;      /* > 0: each body's softening h_factor h (gas: bh_params.soft_h) */

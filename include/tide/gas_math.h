@@ -10,10 +10,11 @@
  *
  * Density and h (Springel & Hernquist 2002; Price 2012, "Smoothed particle hydrodynamics and
  * magnetohydrodynamics", J. Comput. Phys. 231, 759, sections 2.3-2.4):
- *   rho_i = sum_j m_j W(r_ij, h_i)  (self included)  with  rho_i h_i^d = m (eta)^d
- * solved for h_i by Newton-Raphson on f(h) = rho_sum(h) - m (eta/h)^d, kept inside a bracket
- * (bisection when a step leaves it), until |f| <= tol m (eta/h)^d or h reaches h_max.
- *   Omega_i = 1 - sum_j m_j dW/dh (h_i/(d rho_i)) = 1 - S_dw / (d S_w)   (the grad-h factor)
+ *   rho_i = sum_j m_j W(r_ij, h_i)  (self included)  with  rho_i h_i^d = m_i (eta)^d
+ * solved for h_i by Newton-Raphson on f(h) = rho_sum(h) - m_i (eta/h)^d, kept inside a bracket
+ * (bisection when a step leaves it), until |f| <= tol m_i (eta/h)^d or h reaches h_max.
+ * Every particle carries its own mass (TIDE_GAS_MASS, below), every sum weighs j by m_j.
+ *   Omega_i = 1 + sum_j m_j dW/dh (h_i/(d rho_i)) = 1 - S_dw / (d S_w)   (the grad-h factor)
  * A particle held at h_max (too few neighbours: the edge of a cloud) takes Omega = 1, as SWIFT
  * does there.  The same pass gives div v and curl v for the Balsara switch
  *   f_i = |div v| / (|div v| + |curl v| + 1e-4 c_i / h_i).
@@ -70,20 +71,24 @@
  *   aux2  1 / Omega, the grad-h factor         (gas_density; halos)
  *   aux3  the Balsara switch f_i               (gas_density; halos)
  *   aux4  the time step of the particle's last kick (gas_integrate)
+ *   aux5  m, the particle's mass                (set at the start; halos carry it: the sums of
+ *         the density and forces weigh each neighbour by its own m_j, so a run may mix masses)
  *   rho1  u at the half step (the leapfrog's; rho1 is a WCSPH Verlet field the gas never uses)
  *   vx1.. v at the half step (the same)
  *   drho  du/dt (gas_forces to gas_integrate: the same work-space life as WCSPH's drho) */
-#define TIDE_GAS_NAUX 5
+#define TIDE_GAS_NAUX 6
 #define TIDE_GAS_H aux0
 #define TIDE_GAS_U aux1
 #define TIDE_GAS_FGRAD aux2
 #define TIDE_GAS_BALSARA aux3
 #define TIDE_GAS_DTK aux4
+#define TIDE_GAS_MASS aux5
 #define TIDE_GAS_UHALF rho1
 #define TIDE_GAS_DUDT drho
 /* What gas_forces reads of a halo besides TIDE_HALO_BASE_FIELDS. */
 #define TIDE_GAS_HALO_FIELDS                                                                    \
-	(TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1) | TIDE_FIELD_BIT(aux2) | TIDE_FIELD_BIT(aux3))
+	(TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1) | TIDE_FIELD_BIT(aux2) | TIDE_FIELD_BIT(aux3) | \
+	 TIDE_FIELD_BIT(aux5))
 
 /* ---- equations of state ---- */
 
@@ -115,7 +120,7 @@ TIDE_HD float tide_gas_hpow(float inv_h, int n)
 /* ---- what the passes read of a block or halo (cell-sorted; key: global cell key) ---- */
 typedef struct tide_gas_src {
 	const double *x, *y, *z;
-	const float *vx, *vy, *vz, *rho, *h, *u, *fgrad, *bal;
+	const float *vx, *vy, *vz, *rho, *h, *u, *fgrad, *bal, *m;
 	const uint32_t *type, *key;
 	uint32_t count;
 } tide_gas_src;
@@ -123,7 +128,7 @@ typedef struct tide_gas_src {
 TIDE_HD tide_gas_src tide_gas_src_of(const tide_block_view *v)
 {
 	tide_gas_src s = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->TIDE_GAS_H,
-	                  v->TIDE_GAS_U, v->TIDE_GAS_FGRAD, v->TIDE_GAS_BALSARA, v->type, v->key,
+	                  v->TIDE_GAS_U, v->TIDE_GAS_FGRAD, v->TIDE_GAS_BALSARA, v->TIDE_GAS_MASS, v->type, v->key,
 	                  v->count};
 	return s;
 }
@@ -142,9 +147,10 @@ typedef struct tide_gas_ival {
 } tide_gas_ival;
 
 typedef struct tide_gas_sums {
-	/* density pass: sum w, sum (d w + q^2 f), sum f v_ij.x_ij, sum f v_ij x x_ij */
+	/* density pass, each term weighed by m_j: sum m w, sum m (d w + q^2 f), sum m f v_ij.x_ij,
+	 * sum m f v_ij x x_ij */
 	float w, dw, div, curl[3];
-	/* forces pass: acceleration / m, du/dt / m, largest signal velocity */
+	/* forces pass: acceleration, du/dt, largest signal velocity */
 	float a[3], du, vsig;
 	uint32_t ncand;  /* candidates visited (both passes) */
 } tide_gas_sums;
@@ -180,12 +186,13 @@ TIDE_HD void tide_gas_visit_density(const tide_sph_params *P, const tide_gas_iva
 	if (!(q2 < 4.f)) return;
 	float q = sqrtf(q2), w = tide_kernel_w(P->kernel, q), f = tide_kernel_f(P->kernel, q);
 	float dv[3] = {I->v[0] - s->vx[j], I->v[1] - s->vy[j], I->v[2] - s->vz[j]};
-	S->w += w;
-	S->dw += (float)P->dim * w + q2 * f;
-	S->div += f * (dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2]);
-	S->curl[0] += f * (dv[1] * dx[2] - dv[2] * dx[1]);
-	S->curl[1] += f * (dv[2] * dx[0] - dv[0] * dx[2]);
-	S->curl[2] += f * (dv[0] * dx[1] - dv[1] * dx[0]);
+	float mj = s->m[j], mf = mj * f;
+	S->w += mj * w;
+	S->dw += mj * ((float)P->dim * w + q2 * f);
+	S->div += mf * (dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2]);
+	S->curl[0] += mf * (dv[1] * dx[2] - dv[2] * dx[1]);
+	S->curl[1] += mf * (dv[2] * dx[0] - dv[0] * dx[2]);
+	S->curl[2] += mf * (dv[0] * dx[1] - dv[1] * dx[0]);
 }
 
 /* One neighbour j of src in the forces pass (see the head of the file). */
@@ -212,11 +219,11 @@ TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival
 	float Pi = 0.f;
 	if (w < 0.f)
 		Pi = -0.5f * G->alpha_visc * 0.5f * (I->bal + s->bal[j]) * vsig * w / rhobar;
-	float t = I->A * Fi + Aj * Fj + Pi * Fbar;
+	float mj = s->m[j], t = mj * (I->A * Fi + Aj * Fj + Pi * Fbar);
 	for (int k = 0; k < 3; k++) S->a[k] -= t * dx[k];
 	float vsu = sqrtf(fabsf(I->p - pj) / rhobar);
-	S->du += I->A * Fi * vdotr + 0.5f * Pi * Fbar * vdotr +
-	         G->alpha_cond * vsu * (I->u - uj) / rhobar * Fbar * r;
+	S->du += mj * (I->A * Fi * vdotr + 0.5f * Pi * Fbar * vdotr +
+	               G->alpha_cond * vsu * (I->u - uj) / rhobar * Fbar * r);
 	if (vsig > S->vsig) S->vsig = vsig;
 }
 
@@ -328,7 +335,7 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 {
 	const tide_gas_params *G = &P->gas;
 	int d = P->dim, it, clamped = 0;
-	float m = P->mass[TIDE_FLUID];
+	float m = v->TIDE_GAS_MASS[i];   /* the target rho h^d = m_i eta^d is the particle's own */
 	tide_gas_ival I = tide_gas_ival_of(v, i);
 	float h = I.h, hcap = tide_gas_h_cap(P);
 	if (!(h > 0.f)) h = 0.5f * hcap;
@@ -341,7 +348,7 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 		tide_gas_sums_zero(&S);
 		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * h, TIDE_GAS_PASS_DENSITY, &S);
 		float ih = 1.f / h, hd = tide_gas_hpow(ih, d);
-		float rho = m * G->knorm * hd * S.w, rho_h = m * etad * hd;
+		float rho = G->knorm * hd * S.w, rho_h = m * etad * hd;
 		float f = rho - rho_h;
 		if (fabsf(f) <= G->h_tol * rho_h || it > G->h_iter) break;
 		if (f < 0.f) {
@@ -351,7 +358,7 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 			if (h <= G->h_min) break;
 			hhi = h;
 		}
-		float dfdh = -m * G->knorm * hd * ih * S.dw + (float)d * rho_h * ih;
+		float dfdh = -G->knorm * hd * ih * S.dw + (float)d * rho_h * ih;
 		float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
 		if (!(hn > hlo && hn < hhi)) hn = hlo > 0.f ? 0.5f * (hlo + hhi) : 0.5f * h;
 		if (hn > hcap) hn = hcap;
@@ -359,11 +366,11 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 		h = hn;
 	}
 	float ih = 1.f / h;
-	float rho = m * G->knorm * tide_gas_hpow(ih, d) * S.w;
+	float rho = G->knorm * tide_gas_hpow(ih, d) * S.w;
 	float omega = 1.f - S.dw / ((float)d * S.w);
 	float fgrad = clamped || !(omega > 0.1f) ? 1.f : 1.f / omega;
-	/* |div v|, |curl v| up to their common factor m knorm h^-(d+2) / (Omega rho) */
-	float k = m * G->knorm * tide_gas_hpow(ih, d + 2) * fgrad / rho;
+	/* |div v|, |curl v| up to their common factor knorm h^-(d+2) / (Omega rho) */
+	float k = G->knorm * tide_gas_hpow(ih, d + 2) * fgrad / rho;
 	float div = fabsf(S.div) * k;
 	float curl = sqrtf(S.curl[0] * S.curl[0] + S.curl[1] * S.curl[1] + S.curl[2] * S.curl[2]) * k;
 	float c = tide_gas_sound(G, rho, I.u);
@@ -384,7 +391,6 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
                                        const float *M)
 {
 	const tide_gas_params *G = &P->gas;
-	float m = P->mass[TIDE_FLUID];
 	tide_gas_ival I = tide_gas_ival_of(v, i);
 	I.p = tide_gas_pressure(G, I.rho, I.u);
 	I.c = tide_gas_sound(G, I.rho, I.u);
@@ -394,11 +400,11 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
 	S.vsig = 2.f * I.c;
 	float reach = tide_gas_reach_of(P, A, M, &I);
 	tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * reach, TIDE_GAS_PASS_FORCES, &S);
-	float a[3] = {m * S.a[0] + P->g[0], m * S.a[1] + P->g[1], m * S.a[2] + P->g[2]};
+	float a[3] = {S.a[0] + P->g[0], S.a[1] + P->g[1], S.a[2] + P->g[2]};
 	v->ax[i] = a[0];
 	v->ay[i] = a[1];
 	v->az[i] = a[2];
-	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? m * S.du : 0.f;
+	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? S.du : 0.f;
 	float dt = S.vsig > 0.f ? I.h / S.vsig : 3.0e38f;
 	float am = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
 	if (am > 0.f) {

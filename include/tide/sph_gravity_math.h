@@ -33,15 +33,16 @@ TIDE_HD void tide_sgrav_set_eps(const tide_block_view *v, uint32_t i, float h_fa
 }
 
 /* Particle i of a block as body k: position relative to the centre (so that float keeps its
- * digits far from the origin), the fluid mass; boundary particles are walls, not matter: mass 0
- * (they neither attract nor, in sgrav_apply, feel the field). */
+ * digits far from the origin), the fluid mass (mass < 0: the particle's own, the gas scheme's
+ * TIDE_GAS_MASS); boundary particles are walls, not matter: mass 0 (they neither attract nor,
+ * in sgrav_apply, feel the field). */
 TIDE_HD void tide_sgrav_body(const tide_block_view *v, uint32_t i, const double *centre,
                              float mass, bh_body *b)
 {
 	b->x = (float)(v->x[i] - centre[0]);
 	b->y = (float)(v->y[i] - centre[1]);
 	b->z = (float)(v->z[i] - centre[2]);
-	b->m = v->type[i] == TIDE_FLUID ? mass : 0.f;
+	b->m = v->type[i] != TIDE_FLUID ? 0.f : mass >= 0.f ? mass : v->TIDE_GAS_MASS[i];
 }
 
 /* Adds the self-gravity g to fluid particle i's acceleration; returns the CFL force limit
