@@ -10,6 +10,9 @@
 #include "case_ctx.h"
 #include "case_load.h"
 
+/* A floating body's density (or mass / volume) at most this many times the fluid's rho0. */
+#define TIDE_FLOAT_DENSITY_MAX 25.0
+
 enum { G_DENSITY, G_MASS, G_CENTRE, G_INERTIA, G_VELOCITY, G_CONSTRAINTS, G_N };
 static const char *const names[] = {"density", "mass", "centre", "inertia", "velocity",
                                     "constraints", NULL};
@@ -108,6 +111,20 @@ static int derive_one(struct ctx *x, int kind, int i, int k, uint32_t id0, uint3
 		memcpy(ctr, S->centroid, sizeof ctr);
 	}
 	double M = m->mass > 0 ? m->mass : m->density * vol;
+	/* Upper bound: TIDE_FLOAT_DENSITY_MAX rho0, above the densest solids (osmium, 22.6 rho0 of
+	 * water): a body far denser than anything real is a units slip (g/cm^3 for kg/m^3) */
+	const char *list = kind ? "solids" : "obstacles";
+	if (vol > 0 && M / vol > TIDE_FLOAT_DENSITY_MAX * c->rho0) {
+		if (m->mass > 0)
+			return tide_case_fail(x, 0, "key '%s[%d].floating.mass' = %g gives a density of %g "
+			            "kg/m^3 (volume %g), above %g rho0 = %g kg/m^3; allowed: mass / volume <= "
+			            "%g rho0.", list, i, m->mass, M / vol, vol, TIDE_FLOAT_DENSITY_MAX,
+			            TIDE_FLOAT_DENSITY_MAX * c->rho0, TIDE_FLOAT_DENSITY_MAX);
+		return tide_case_fail(x, 0, "key '%s[%d].floating.density' = %g is above %g rho0 = %g "
+		            "kg/m^3; allowed: 0 < density <= %g rho0 (physics.rho0 = %g).", list, i,
+		            m->density, TIDE_FLOAT_DENSITY_MAX, TIDE_FLOAT_DENSITY_MAX * c->rho0,
+		            TIDE_FLOAT_DENSITY_MAX, c->rho0);
+	}
 	if (m->has_centre) memcpy(ctr, m->centre, sizeof ctr);
 	if (m->has_inertia) {
 		for (int a = 0; a < 3; a++) Ib[4 * a] = m->inertia[a];
