@@ -15,6 +15,8 @@
 #    the walls' thickness (1.5 dp; the depth reached is printed); the fluid count of
 #    statistics.csv never drops; the same for cases/sloshing.yaml (a 4 degree roll about the
 #    floor's middle, closed top, mDBC) run for 1.5 s at dp 0.015;
+#  - the roll on 2 MPI ranks (4 blocks): particle and bodies files identical to 1 rank; stopped
+#    at a checkpoint and restarted: the uninterrupted run's particles and bodies.csv;
 #  - bad tank motions (a wave maker type) are refused with exit code 2.
 # usage: test_sloshing.sh TIDE SRC_ROOT
 set -euo pipefail
@@ -27,7 +29,19 @@ export STARPU_NCPU=2
 
 "$tide" run "$src/tests/data/sloshing_decay.yaml" --quiet --out "$work/mdbc"
 "$tide" run "$src/tests/data/sloshing_decay.yaml" --quiet --set physics.boundary=dbc --out "$work/dbc"
-"$tide" run "$src/cases/sloshing.yaml" --quiet --dp 0.015 --set time.end=1.5 --set time.output=0.1 --out "$work/roll"
+roll=(run "$src/cases/sloshing.yaml" --quiet --dp 0.015 --set time.end=1.5 --set time.output=0.1 --blocks 4)
+"$tide" "${roll[@]}" --out "$work/roll"
+source "$src/tests/mpirun_cpu.sh"
+if [ ${#mpi[@]} -gt 0 ]; then
+	nice "${mpi[@]}" -np 2 "$tide" "${roll[@]}" --out "$work/roll2"
+	for f in "$work"/roll/particles_*.vtp "$work"/roll/bodies_*.vtp; do
+		cmp "$f" "$work/roll2/$(basename "$f")" ||
+			{ echo "FAIL: the rolling tank's $(basename "$f") differs on 2 ranks"; exit 1; }
+	done
+	echo "ok: the rolling tank on 2 ranks: particle and bodies files identical to 1 rank"
+else
+	echo "no mpirun: the 2-rank comparison is skipped"
+fi
 
 "$py" - "$work" <<'PY'
 import csv, math, sys
@@ -96,6 +110,16 @@ ok &= ex <= 1.5 * dp
 if not ok:
     sys.exit("FAIL: sloshing")
 PY
+
+# a rolling tank stopped at a checkpoint and restarted = the uninterrupted run
+rs=(run "$src/cases/sloshing.yaml" --quiet --dp 0.015 --set time.end=1)
+"$tide" "${rs[@]}" --max-steps 400 --checkpoint-every 200steps --out "$work/full"
+"$tide" "${rs[@]}" --max-steps 200 --checkpoint-every 200steps --out "$work/half"
+"$tide" run --restart "$work/half/checkpoint" --max-steps 400 --checkpoint-every 200steps --quiet
+cmp "$work/full/checkpoint/particles.bin" "$work/half/checkpoint/particles.bin" &&
+	cmp "$work/full/bodies.csv" "$work/half/bodies.csv" ||
+	{ echo "FAIL: the restarted rolling tank differs from the uninterrupted run"; exit 1; }
+echo "ok: rolling tank restarted at step 200 = uninterrupted (particles, bodies.csv)"
 
 set +e
 source "$src/tests/expect.sh"
