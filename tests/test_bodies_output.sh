@@ -27,19 +27,13 @@ fmt=both
 "$py" - "$work/b" <<'PY'
 import csv, math, os, sys
 import numpy as np
-from vtp_points import read_vtp, pvd_times
+from vtp_points import read_vtp, pvd_times, quat_matrix
 d = sys.argv[1]
 rows = list(csv.DictReader(open(d + "/bodies.csv")))
 parts = pvd_times(d + "/particles.pvd")
 bods = pvd_times(d + "/bodies.pvd")
 assert [t for t, _ in parts] == [t for t, _ in bods], (parts, bods)
 assert len(bods) == 4, bods
-
-def quat_matrix(q):
-    s, x, y, z = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - s * z), 2 * (x * z + s * y)],
-                     [2 * (x * y + s * z), 1 - 2 * (x * x + z * z), 2 * (y * z - s * x)],
-                     [2 * (x * z - s * y), 2 * (y * z + s * x), 1 - 2 * (x * x + y * y)]])
 
 cols = {"Points": ("x[m]", "y[m]", "z[m]"), "Quaternion": ("qw[-]", "qx[-]", "qy[-]", "qz[-]"),
         "Velocity": ("vx[m/s]", "vy[m/s]", "vz[m/s]"),

@@ -46,7 +46,7 @@ fi
 "$py" - "$work" <<'PY'
 import csv, math, sys
 import numpy as np
-from vtp_points import read_vtp, pvd_times
+from vtp_points import read_vtp, pvd_times, quat_matrix
 w = sys.argv[1]
 L, d, g = 0.9, 0.355, 9.81
 k = math.pi / L
@@ -63,12 +63,6 @@ def decay_period(run):
          for i in range(1, len(t)) if (e[i - 1] < 0) != (e[i] < 0)]
     # (L - R) / 2: the amplitude at a wall of the antisymmetric first mode
     return 2 * (z[-1] - z[0]) / (len(z) - 1), len(z), 0.5 * np.abs(e[t < t_stop + 1.5]).max()
-
-def quat_matrix(q):
-    s, x, y, z = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - s * z), 2 * (x * z + s * y)],
-                     [2 * (x * y + s * z), 1 - 2 * (x * x + z * z), 2 * (y * z - s * x)],
-                     [2 * (x * z - s * y), 2 * (y * z + s * x), 1 - 2 * (x * x + y * y)]])
 
 def inside(run, top):
     """Worst excursion of a fluid particle out of the tank's inner box, in the tank's frame."""
