@@ -122,7 +122,8 @@ void tide_gravity_submit_build(tide_gravity *g)
 void tide_gravity_submit_moments(tide_gravity *g)
 {
 	int ret = starpu_task_insert(&g->moments_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
-	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_VALUE, &g->P,
+	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_R, g->hvel,
+	                             STARPU_VALUE, &g->P,
 	                             sizeof g->P, STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
 	                             NULL, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_moments");
@@ -235,6 +236,7 @@ static void submit_let_walks(tide_gravity *g)
 			int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
 			                             STARPU_R, g->hgroups, STARPU_R, g->hlet_in[q],
 			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
+			                             STARPU_R, g->hvel,
 			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
 			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
 			                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
@@ -278,6 +280,7 @@ void tide_gravity_submit_walk(tide_gravity *g)
 		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
+		                             STARPU_R, g->hvel,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
 		                             tree_task_done, g->time_walks ? &g->walk_ns[0] : NULL, 0);
@@ -355,7 +358,16 @@ void tide_gravity_fini(tide_gravity *g)
 void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample, uint32_t ns,
                          bh_params P, double *out, enum tide_where where)
 {
+	P.soft_h = 0;
+	tide_gravity_direct_soft(body, NULL, n, sample, ns, P, out, where);
+}
+
+void tide_gravity_direct_soft(const bh_body *body, const float *vel, uint32_t n,
+                              const uint32_t *sample, uint32_t ns, bh_params P, double *out,
+                              enum tide_where where)
+{
 	if (ns == 0) return;
+	float none[4] = {0.f, 0.f, 0.f, 0.f}; /* no softenings of their own: a placeholder */
 	struct starpu_codelet cl;
 	restrict_cl(&cl, &tide_bh_direct_cl, where);
 	int gpu = starpu_cuda_worker_get_count() > 0 && where != TIDE_WHERE_CPU;
@@ -364,7 +376,10 @@ void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample
 	if (nt < 1) nt = 1;
 	starpu_data_handle_t hb, hs[256], ho[256];
 	if (nt > 256) nt = 256;
+	starpu_data_handle_t hv;
 	starpu_vector_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)body, n ? n : 1, sizeof(bh_body));
+	starpu_vector_data_register(&hv, STARPU_MAIN_RAM, (uintptr_t)(vel ? vel : none),
+	                            vel && n ? n : 1, 4 * sizeof(float));
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t s0 = (uint32_t)((uint64_t)ns * t / nt), s1 = (uint32_t)((uint64_t)ns * (t + 1) / nt);
 		uint32_t cnt = s1 - s0;
@@ -373,7 +388,7 @@ void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample
 		starpu_vector_data_register(&ho[t], STARPU_MAIN_RAM, (uintptr_t)(out + 4 * (size_t)s0),
 		                            cnt, 4 * sizeof(double));
 		int ret = starpu_task_insert(&cl, STARPU_R, hb, STARPU_R, hs[t], STARPU_W, ho[t],
-		                             STARPU_VALUE, &n, sizeof n, STARPU_VALUE, &cnt, sizeof cnt,
+		                             STARPU_R, hv, STARPU_VALUE, &n, sizeof n, STARPU_VALUE, &cnt, sizeof cnt,
 		                             STARPU_VALUE, &P, sizeof P, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_direct");
 	}
@@ -383,6 +398,7 @@ void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample
 		starpu_data_unregister(ho[t]);
 	}
 	starpu_data_unregister(hb);
+	starpu_data_unregister(hv);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -124,6 +124,11 @@ int bh_take_share(const bh_body *b, const float *vel, uint32_t n, int rank, int 
  * sample chunks, on CPU or GPU); out: 4 doubles per sample.  Synchronous. */
 void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample, uint32_t ns,
                          bh_params P, double *out, enum tide_where where);
+/* The same with each body's softening from vel (4 floats per body, bh_body_eps) when P.soft_h:
+ * pairs take bh_soft2 of their two softenings, as the tree's walk does. */
+void tide_gravity_direct_soft(const bh_body *body, const float *vel, uint32_t n,
+                              const uint32_t *sample, uint32_t ns, bh_params P, double *out,
+                              enum tide_where where);
 
 /* Relative acceleration errors |a_tree - a_direct| / |a_direct| of the samples: median, 99th
  * percentile and maximum. */

@@ -52,7 +52,8 @@ typedef struct bh_cell {
 typedef struct bh_mom {
 	float x, y, z, m;                  /* centre of mass and mass */
 	float qxx, qxy, qxz, qyy;          /* Q_ij = sum m (3 d_i d_j - d^2 delta_ij), d from com */
-	float qyz, qzz, rcrit2, pad;       /* rcrit = l/theta + delta, see bh_rcrit2 */
+	float qyz, qzz, rcrit2, eps;       /* rcrit = l/theta + delta, see bh_rcrit2; eps: the
+	                                    * largest softening of the cell's bodies (bh_soft2) */
 } bh_mom;
 
 typedef struct bh_group {
@@ -65,7 +66,26 @@ typedef struct bh_params {
 	float eps;        /* Plummer softening length */
 	float G;          /* gravitational constant */
 	int quadrupole;   /* 1: monopole + quadrupole, 0: monopole */
+	int soft_h;       /* 1: every body has its own softening, in the first word of its velocity
+	                   * (the SPH self-gravity's bodies have no velocity: sph_gravity_math.h);
+	                   * 0: eps for all (bh_soft2) */
 } bh_params;
+
+/* Softening of body i (vel: the bodies' velocities, 4 floats each). */
+TIDE_HD float bh_body_eps(const bh_params *P, const float *vel, int64_t i)
+{
+	return P->soft_h ? vel[4 * i] : P->eps;
+}
+
+/* The squared Plummer softening of a pair whose sides have softenings ei and ej (a body, or a
+ * node: the largest of its bodies'): the mean of the squares, symmetric in i and j so that the
+ * pair forces stay equal and opposite, and exactly eps^2 when both are eps (the walks' inner
+ * loops then round as with one softening).  A mean rather than a max: it is branch-free, so the
+ * CPU walk's loops still vectorize (bh_interact.h). */
+TIDE_HD float bh_soft2(float ei, float ej)
+{
+	return 0.5f * (ei * ei + ej * ej);
+}
 
 /* Upper bounds used to size the handles for n particles.  Cells: leaves are disjoint and
  * non-empty (at most n); a split cell holds more than BH_LEAF particles and cells of one level
@@ -374,8 +394,10 @@ typedef struct bh_acc {
 
 /* The interactions bh_p2p and bh_m2p, in every form the walks use: bh_interact.h. */
 
-/* Moments of a leaf from its particles: com first, then the quadrupole about it. */
-TIDE_HD void bh_leaf_moments(const bh_body *b, int32_t p0, int32_t p1, bh_mom *M)
+/* Moments of a leaf from its particles: com first, then the quadrupole about it; eps the largest
+ * of its bodies' softenings (bh_body_eps). */
+TIDE_HD void bh_leaf_moments(const bh_body *b, const float *vel, const bh_params *P, int32_t p0,
+                             int32_t p1, bh_mom *M)
 {
 	double m = 0, sx = 0, sy = 0, sz = 0;
 	for (int32_t i = p0; i < p1; i++) {
@@ -393,9 +415,14 @@ TIDE_HD void bh_leaf_moments(const bh_body *b, int32_t p0, int32_t p1, bh_mom *M
 		q[2] += mi * 3.f * dx * dz;        q[3] += mi * (3.f * dy * dy - d2);
 		q[4] += mi * 3.f * dy * dz;        q[5] += mi * (3.f * dz * dz - d2);
 	}
+	float e = P->eps;
+	for (int32_t i = p0; i < p1; i++) {
+		float ei = bh_body_eps(P, vel, i);
+		e = i == p0 || ei > e ? ei : e;
+	}
 	M->x = cx; M->y = cy; M->z = cz; M->m = (float)m;
 	M->qxx = q[0]; M->qxy = q[1]; M->qxz = q[2]; M->qyy = q[3]; M->qyz = q[4]; M->qzz = q[5];
-	M->pad = 0.f;
+	M->eps = e;
 }
 
 /* Moments of an internal cell from its children (parallel-axis shift of each quadrupole). */
@@ -417,9 +444,11 @@ TIDE_HD void bh_merge_moments(const bh_mom *ch, int32_t nch, bh_mom *M)
 		q[2] += c->qxz + mi * 3.f * dx * dz;        q[3] += c->qyy + mi * (3.f * dy * dy - d2);
 		q[4] += c->qyz + mi * 3.f * dy * dz;        q[5] += c->qzz + mi * (3.f * dz * dz - d2);
 	}
+	float e = ch[0].eps;
+	for (int32_t k = 1; k < nch; k++) e = ch[k].eps > e ? ch[k].eps : e;
 	M->x = cx; M->y = cy; M->z = cz; M->m = (float)m;
 	M->qxx = q[0]; M->qxy = q[1]; M->qxz = q[2]; M->qyy = q[3]; M->qyz = q[4]; M->qzz = q[5];
-	M->pad = 0.f;
+	M->eps = e;
 }
 
 /* rcrit² = (l/theta + delta)², delta = |com - centre| (the cube's), and the node size l a multiple
