@@ -67,33 +67,54 @@ static void quat_of(const double R[9], double q[4])
 		for (int j = 0; j < 4; j++) q[j] = -q[j];
 }
 
-int tide_bodies_csv_write(tide_gauges *g, const tide_case *c, double t, const tide_rigid *rigid)
+void tide_body_numbers(const tide_case *c, const uint32_t *id, size_t n, int32_t *out)
 {
-	if (!g->f) return 0;
+	for (size_t i = 0; i < n; i++) {
+		int b = tide_motion_body_of(&c->motion, id[i]);
+		out[i] = b < 0 ? -1 : b + 1;
+	}
+}
+
+int tide_body_rows(const tide_case *c, double t, const tide_rigid *rigid, tide_body_row *rows)
+{
 	const tide_motion_table *T = &c->motion;
 	for (int b = 0; b < T->nbody; b++) {
-		double x[3], v[3], r[3], q[4], w[3], F[3] = {NAN, NAN, NAN}, Tq[3] = {NAN, NAN, NAN};
+		tide_body_row *o = &rows[b];
+		double r[3];
 		int k = T->body[b].rigid;
+		o->floating = k != 0;
 		if (k) {
 			const tide_rigid *B = &(rigid ? rigid : c->rigid)[k - 1];
-			tide_rigid_state(B, x, v, r);
-			memcpy(q, B->q, sizeof q);
-			if (q[0] < 0)
-				for (int j = 0; j < 4; j++) q[j] = -q[j];
-			tide_rigid_omega_world(B, w);
-			memcpy(F, B->F, sizeof F);
-			memcpy(Tq, B->T, sizeof Tq);
+			tide_rigid_state(B, o->x, o->v, r);
+			memcpy(o->q, B->q, sizeof o->q);
+			if (o->q[0] < 0)
+				for (int j = 0; j < 4; j++) o->q[j] = -o->q[j];
+			tide_rigid_omega_world(B, o->w);
+			memcpy(o->F, B->F, sizeof o->F);
+			memcpy(o->T, B->T, sizeof o->T);
 		} else {
 			/* the fluid force on a prescribed body is gauges.forces' (gauges.csv) */
 			tide_pose P;
 			double u0[3], cc[3];
-			tide_motion_state(T, b, t, x, v, r);
+			tide_motion_state(T, b, t, o->x, o->v, r);
 			tide_motion_pose(T, b, t, &P);
-			quat_of(P.R, q);
-			tide_motion_velocity_field(T, b, t, u0, w, cc);
+			quat_of(P.R, o->q);
+			tide_motion_velocity_field(T, b, t, u0, o->w, cc);
+			for (int j = 0; j < 3; j++) o->F[j] = o->T[j] = NAN;
 		}
-		fprintf(g->f, "%.9g,%d,%s", t, b + 1, k ? "floating" : "moving");
-		const double *col[6] = {x, q, v, w, F, Tq};
+	}
+	return T->nbody;
+}
+
+int tide_bodies_csv_write(tide_gauges *g, const tide_case *c, double t, const tide_rigid *rigid)
+{
+	if (!g->f) return 0;
+	tide_body_row rows[TIDE_MOTION_MAX_BODIES];
+	int n = tide_body_rows(c, t, rigid, rows);
+	for (int b = 0; b < n; b++) {
+		const tide_body_row *o = &rows[b];
+		fprintf(g->f, "%.9g,%d,%s", t, b + 1, o->floating ? "floating" : "moving");
+		const double *col[6] = {o->x, o->q, o->v, o->w, o->F, o->T};
 		for (int j = 0; j < 6; j++)
 			for (int d = 0; d < (j == 1 ? 4 : 3); d++) fprintf(g->f, ",%.9g", col[j][d]);
 		fputc('\n', g->f);

@@ -411,12 +411,13 @@ int tide_case_check_size(const tide_case *c)
 double tide_case_particle_estimate(const tide_case *c) { return estimate(c); }
 
 int tide_case_body_ids(const tide_case *c, uint32_t first[2][TIDE_CASE_MAX_ITEMS],
-                       uint32_t end[2][TIDE_CASE_MAX_ITEMS])
+                       uint32_t end[2][TIDE_CASE_MAX_ITEMS], uint32_t *tank_end)
 {
 	size_t mark[1 + 2 * TIDE_CASE_MAX_ITEMS];
 	tide_particle_set s = {.mode = TIDE_PSET_COUNT, .mark = mark, .bound_only = 1};
 	int rc = tide_case_build(c, &s);
 	if (rc) return rc;
+	*tank_end = (uint32_t)mark[0];   /* the tank's walls come first (0 without a tank) */
 	for (int m = 0; m < c->nobstacle; m++) {
 		first[0][m] = (uint32_t)mark[m];
 		end[0][m] = (uint32_t)mark[m + 1];

@@ -112,6 +112,9 @@ int tide_case_check_output(struct ctx *x);
 int tide_case_check_initial(struct ctx *x);
 /* c0 from the physics keys (after loading and after every --set). */
 int tide_case_derive(struct ctx *x);
+/* A bound on how far tank.motion moves a point of the tank's outer box by time.end [m]
+ * (src/case_motion.c; 0 for a fixed tank). */
+double tide_case_tank_sweep(const tide_case *c, const tide_box *outer);
 /* The domain derived from the tank, and the still water level derived from the fluid. */
 tide_box tide_case_default_domain(const tide_case *c);
 double tide_case_default_hswl(const tide_case *c);

@@ -10,6 +10,9 @@
 #include "case_ctx.h"
 #include "case_load.h"
 
+/* A floating body's density (or mass / volume) at most this many times the fluid's rho0. */
+#define TIDE_FLOAT_DENSITY_MAX 25.0
+
 enum { G_DENSITY, G_MASS, G_CENTRE, G_INERTIA, G_VELOCITY, G_CONSTRAINTS, G_N };
 static const char *const names[] = {"density", "mass", "centre", "inertia", "velocity",
                                     "constraints", NULL};
@@ -73,10 +76,12 @@ int tide_case_get_floating(struct ctx *x, const yaml_node_t *v, const char *path
 			m->fix[e] = 1;
 		}
 	}
-	if (kind == 1 && !(m->has_centre && m->has_inertia))
-		return tide_case_fail(x, line, "key '%s' of an STL solid needs centre and inertia (the "
-		            "mesh's volume integrals are not computed yet); allowed: centre: [...] and "
-		            "inertia: [Ixx, Iyy, Izz].", path);
+	/* an open surface (closed: false) encloses no volume: nothing to integrate */
+	if (kind == 1 && !c->solid[item].closed && !(m->mass > 0 && m->has_centre && m->has_inertia))
+		return tide_case_fail(x, line, "key '%s' of an open STL solid (closed: false) needs mass, "
+		            "centre and inertia (an open mesh encloses no volume, so they cannot be computed "
+		            "from it); allowed: mass: M, centre: [x, y, z] and inertia: [Ixx, Iyy, Izz], or a "
+		            "closed mesh.", path);
 #undef Q
 	(kind ? c->solid_floating : c->obstacle_floating)[item] = ++c->nfloating;
 	return 0;
@@ -96,11 +101,44 @@ static int derive_one(struct ctx *x, int kind, int i, int k, uint32_t id0, uint3
 		ctr[a] = c->dim == 2 && a == 1 ? 0.0 : 0.5 * (lo[a] + hi[a]);
 		if (c->dim == 3 || a != 1) vol *= L[a];
 	}
-	if (kind) vol = c->solid[i].volume;
+	const tide_stl_item *S = kind ? &c->solid[i] : NULL;
+	if (S && !S->has_mass && !(m->mass > 0 && m->has_centre && m->has_inertia))
+		return tide_case_fail(x, 0, "solids[%d].floating needs the mesh's volume, centre or inertia, "
+		            "but STL file '%s' is not a closed mesh; allowed: a closed mesh, or mass, centre "
+		            "and inertia given.", i, S->file);
+	if (S) { /* the mesh's volume integrals (src/mesh_mass.c), at uniform density */
+		vol = S->volume;
+		memcpy(ctr, S->centroid, sizeof ctr);
+	}
 	double M = m->mass > 0 ? m->mass : m->density * vol;
+	/* Upper bound: TIDE_FLOAT_DENSITY_MAX rho0, above the densest solids (osmium, 22.6 rho0 of
+	 * water): a body far denser than anything real is a units slip (g/cm^3 for kg/m^3) */
+	const char *list = kind ? "solids" : "obstacles";
+	if (vol > 0 && M / vol > TIDE_FLOAT_DENSITY_MAX * c->rho0) {
+		if (m->mass > 0)
+			return tide_case_fail(x, 0, "key '%s[%d].floating.mass' = %g gives a density of %g "
+			            "kg/m^3 (volume %g), above %g rho0 = %g kg/m^3; allowed: mass / volume <= "
+			            "%g rho0.", list, i, m->mass, M / vol, vol, TIDE_FLOAT_DENSITY_MAX,
+			            TIDE_FLOAT_DENSITY_MAX * c->rho0, TIDE_FLOAT_DENSITY_MAX);
+		return tide_case_fail(x, 0, "key '%s[%d].floating.density' = %g is above %g rho0 = %g "
+		            "kg/m^3; allowed: 0 < density <= %g rho0 (physics.rho0 = %g).", list, i,
+		            m->density, TIDE_FLOAT_DENSITY_MAX, TIDE_FLOAT_DENSITY_MAX * c->rho0,
+		            TIDE_FLOAT_DENSITY_MAX, c->rho0);
+	}
 	if (m->has_centre) memcpy(ctr, m->centre, sizeof ctr);
 	if (m->has_inertia) {
 		for (int a = 0; a < 3; a++) Ib[4 * a] = m->inertia[a];
+	} else if (S) {
+		/* M / V J about the centroid, moved to a given centre d away by the parallel axis
+		 * theorem: + M (|d|^2 E - d d^T) */
+		double d[3], d2 = 0;
+		for (int a = 0; a < 3; a++) {
+			d[a] = ctr[a] - S->centroid[a];
+			d2 += d[a] * d[a];
+		}
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				Ib[3 * a + b] = M / vol * S->inertia[3 * a + b] + M * ((a == b ? d2 : 0.0) - d[a] * d[b]);
 	} else {
 		tide_rigid_box_inertia(c->dim, M, L, Ib);
 	}

@@ -46,6 +46,11 @@ static int list_fluid(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_obstacles(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_solids(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_volumes(struct ctx *x, const yaml_node_t *v, const char *path);
+/* tank.motion: the box tank's walls move as one body (src/case_motion.c) */
+static int list_tank_motion(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return tide_case_get_motion(x, v, path, 2, 0);
+}
 static int list_height(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_pressure(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_velocity(struct ctx *x, const yaml_node_t *v, const char *path);
@@ -69,7 +74,7 @@ const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", "swift", NU
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", "internal_energy",
-                                               "smoothing_length", "sound_speed", "mass", NULL};
+                                               "smoothing_length", "sound_speed", "mass", "body", NULL};
 const char *const tide_case_gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
 /* enum tide_gen_type ("none" is the default, not a value a case gives: the list starts after it) */
 const char *const tide_gen_type_names[] = {"none", "shock_tube", "sedov", "evrard", "uniform_sphere",
@@ -102,6 +107,7 @@ static const struct key keys[] = {
 	POINT("tank.hi", tank.box.hi, REQ_IN),
 	{"tank.open_top", K_BOOL, OFF(tank.open_top), 0, 0, 0, NULL, 0, NULL},
 	INT("tank.layers", tank.layers, R_GE | R_LE, 1, 8),
+	LIST("tank.motion", list_tank_motion, 0),
 	LIST("fluid", list_fluid, 0),       /* fluid or fluid_spheres is required */
 	LIST("fluid_spheres", list_spheres, 0),
 	LIST("obstacles", list_obstacles, 0),

@@ -26,10 +26,11 @@ int tide_case_set(tide_case *c, const char *assignment);
 int tide_case_build(const tide_case *c, tide_particle_set *s);
 
 /* The particle ids of every box obstacle (first[0][m] .. end[0][m] - 1) and STL solid
- * (first[1][k] ..) as tide_case_build gives them (a counting pass over the boundaries alone):
- * the moving bodies' id ranges (include/tide/motion.h).  0, or tide_case_build's error. */
+ * (first[1][k] ..) as tide_case_build gives them (a counting pass over the boundaries alone),
+ * and the end of the tank walls' ids (0 .. tank_end - 1): the moving bodies' id ranges
+ * (include/tide/motion.h).  0, or tide_case_build's error. */
 int tide_case_body_ids(const tide_case *c, uint32_t first[2][TIDE_CASE_MAX_ITEMS],
-                       uint32_t end[2][TIDE_CASE_MAX_ITEMS]);
+                       uint32_t end[2][TIDE_CASE_MAX_ITEMS], uint32_t *tank_end);
 
 /* Before building: refuses (one sentence, -1) a dp giving more than the 4e9 particles that ids
  * allow, or no fluid lattice point at all, both from the boxes and walls (counting would take

@@ -150,7 +150,7 @@ int tide_case_get_motion(struct ctx *x, const yaml_node_t *v, const char *path, 
 		return tide_case_fail(x, tide_case_line_of(v), "key '%s' brings the motion segments of the "
 		            "case to %d; allowed: at most %d in all.", path, c->nmotion + n,
 		            TIDE_MOTION_MAX_SEGS);
-	int bodies = 0;
+	int bodies = c->tank_motion[1] > 0;
 	for (int i = 0; i < TIDE_CASE_MAX_ITEMS; i++)
 		bodies += (c->obstacle_motion[i][1] > 0) + (c->solid_motion[i][1] > 0);
 	if (bodies + 1 > TIDE_MOTION_MAX_BODIES)
@@ -164,15 +164,20 @@ int tide_case_get_motion(struct ctx *x, const yaml_node_t *v, const char *path, 
 		else snprintf(p, sizeof p, "%s", path);
 		tide_motion_input *m = &c->motion_in[first + s];
 		if (get_segment(x, seg, p, m)) return -1;
+		/* a tank that is a wave maker would make waves inside itself: not what sloshing is */
+		if (kind == 2 && m->type >= TIDE_MOT_PISTON)
+			return tide_case_fail(x, tide_case_line_of(seg), "key '%s.type' = '%s' is a wave maker; "
+			            "allowed for tank.motion: linear, sine, rotation, rotation_sine.", p,
+			            tide_motion_type_names[m->type]);
 		if (s > 0 && m->start < m[-1].end)
 			return tide_case_fail(x, tide_case_line_of(seg), "key '%s.start' = %g lies before the end "
 			            "of the previous segment (%g s): segments overlap in time; allowed: start "
 			            ">= %g (segments in time order).", p, m->start, m[-1].end, m[-1].end);
 	}
 	c->nmotion += n;
-	int(*slot)[2] = kind ? c->solid_motion : c->obstacle_motion;
-	slot[item][0] = first;
-	slot[item][1] = n;
+	int *slot = kind == 2 ? c->tank_motion : (kind ? c->solid_motion : c->obstacle_motion)[item];
+	slot[0] = first;
+	slot[1] = n;
 	return 0;
 }
 
@@ -240,6 +245,40 @@ static void derive_segment(const tide_case *c, const tide_motion_input *m, doubl
 	}
 }
 
+static const char *const kind_names[] = {"obstacles", "solids", "tank"};
+
+/* The moving body of item i of kind (0 obstacle, 1 solid, 2 the tank) with segments sl, ids
+ * [id0, id1) and reference point ref, into the table. */
+static int add_moving(struct ctx *x, int kind, int i, const int sl[2], uint32_t id0, uint32_t id1,
+                      const double ref[3], double g)
+{
+	tide_case *c = x->c;
+	tide_motion_table *T = &c->motion;
+	char what[32];
+	if (kind == 2) snprintf(what, sizeof what, "tank");
+	else snprintf(what, sizeof what, "%s[%d]", kind_names[kind], i);
+	for (int s = 0; s < sl[1]; s++) {
+		const tide_motion_input *m = &c->motion_in[sl[0] + s];
+		int wm = m->type == TIDE_MOT_PISTON || m->type == TIDE_MOT_FLAP ||
+		         m->type == TIDE_MOT_PISTON_JONSWAP;
+		if (m->type == TIDE_MOT_PISTON_JONSWAP && T->ncomp + (int)m->components > TIDE_MOTION_MAX_COMP)
+			return tide_case_fail(x, 0, "%s brings the irregular wave makers' components to %d; "
+			            "allowed: at most %d in all.", what, T->ncomp + (int)m->components,
+			            TIDE_MOTION_MAX_COMP);
+		if (wm && !(g > 0))
+			return tide_case_fail(x, x->line[tide_case_find_key("physics.gravity")],
+			            "key 'physics.gravity' is zero, but %s is a %s wave maker (its stroke comes "
+			            "from the dispersion relation); allowed: a nonzero gravity.", what,
+			            tide_motion_type_names[m->type]);
+		derive_segment(c, m, g, T, &T->seg[T->nseg + s]);
+	}
+	tide_motion_body *B = &T->body[T->nbody];
+	*B = (tide_motion_body){id0, id1, T->nseg, sl[1], {ref[0], ref[1], ref[2]}, 0};
+	T->nseg += sl[1];
+	T->nbody++;
+	return 0;
+}
+
 int tide_case_derive_motion(struct ctx *x)
 {
 	tide_case *c = x->c;
@@ -247,40 +286,62 @@ int tide_case_derive_motion(struct ctx *x)
 	if (!c->nmotion && !c->nfloating) return 0;
 	double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
 	                c->gravity[2] * c->gravity[2]);
-	uint32_t first[2][TIDE_CASE_MAX_ITEMS], end[2][TIDE_CASE_MAX_ITEMS];
-	if (tide_case_body_ids(c, first, end)) return -1;
-	tide_motion_table *T = &c->motion;
+	uint32_t first[2][TIDE_CASE_MAX_ITEMS], end[2][TIDE_CASE_MAX_ITEMS], tank_end = 0;
+	if (tide_case_body_ids(c, first, end, &tank_end)) return -1;
+	/* moving obstacles, then solids (gauges.c finds the moving obstacles first), then the tank */
 	for (int kind = 0; kind < 2; kind++) {
 		int n = kind ? c->nsolid : c->nobstacle;
 		for (int i = 0; i < n; i++) {
 			const int *sl = kind ? c->solid_motion[i] : c->obstacle_motion[i];
 			if (!sl[1]) continue;
-			for (int s = 0; s < sl[1]; s++) {
-				const tide_motion_input *m = &c->motion_in[sl[0] + s];
-				int wm = m->type == TIDE_MOT_PISTON || m->type == TIDE_MOT_FLAP ||
-				         m->type == TIDE_MOT_PISTON_JONSWAP;
-				if (m->type == TIDE_MOT_PISTON_JONSWAP && T->ncomp + (int)m->components > TIDE_MOTION_MAX_COMP)
-					return tide_case_fail(x, 0, "%s[%d] brings the irregular wave makers' components "
-					            "to %d; allowed: at most %d in all.", kind ? "solids" : "obstacles", i,
-					            T->ncomp + (int)m->components, TIDE_MOTION_MAX_COMP);
-				if (wm && !(g > 0))
-					return tide_case_fail(x, x->line[tide_case_find_key("physics.gravity")],
-					            "key 'physics.gravity' is zero, but %s[%d] is a %s wave maker (its "
-					            "stroke comes from the dispersion relation); allowed: a nonzero "
-					            "gravity.", kind ? "solids" : "obstacles", i,
-					            tide_motion_type_names[m->type]);
-				derive_segment(c, m, g, T, &T->seg[T->nseg + s]);
-			}
-			tide_motion_body *B = &T->body[T->nbody];
-			*B = (tide_motion_body){first[kind][i], end[kind][i], T->nseg, sl[1], {0, 0, 0}, 0};
 			const double *lo = kind ? c->solid[i].lo : c->obstacle[i].lo;
 			const double *hi = kind ? c->solid[i].hi : c->obstacle[i].hi;
-			for (int a = 0; a < 3; a++) B->ref[a] = c->dim == 2 && a == 1 ? 0.0 : 0.5 * (lo[a] + hi[a]);
-			T->nseg += sl[1];
-			T->nbody++;
+			double ref[3];
+			for (int a = 0; a < 3; a++) ref[a] = c->dim == 2 && a == 1 ? 0.0 : 0.5 * (lo[a] + hi[a]);
+			if (add_moving(x, kind, i, sl, first[kind][i], end[kind][i], ref, g)) return -1;
 		}
 	}
+	if (c->tank_motion[1]) { /* the tank's walls: ids [0, tank_end), the builder's first */
+		if (c->periodic)
+			return tide_case_fail(x, x->line[tide_case_find_key("tank.motion")], "key 'tank.motion' is "
+			            "given, but the case is periodic (its tank is open along a periodic axis and "
+			            "the period is fixed in space); allowed: a moving tank without 'periodic'.");
+		double ref[3];
+		for (int a = 0; a < 3; a++)
+			ref[a] = c->dim == 2 && a == 1 ? 0.0 : 0.5 * (c->tank.box.lo[a] + c->tank.box.hi[a]);
+		if (add_moving(x, 2, 0, c->tank_motion, 0, tank_end, ref, g)) return -1;
+	}
 	return tide_case_derive_floating(x, first, end);
+}
+
+/* How far a point of the tank's outer box can move under tank.motion from t = 0 to time.end
+ * [m]: a bound for the derived domain (the segments' displacements added up; a rotation moves
+ * a point at distance r from its centre by at most the chord 2 r sin(angle / 2)). */
+double tide_case_tank_sweep(const tide_case *c, const tide_box *outer)
+{
+	double D = 0;
+	for (int s = 0; s < c->tank_motion[1]; s++) {
+		const tide_motion_input *m = &c->motion_in[c->tank_motion[0] + s];
+		double dur = fmax(0.0, fmin(m->end, c->t_end) - m->start);
+		double len = sqrt(m->vec[0] * m->vec[0] + m->vec[1] * m->vec[1] + m->vec[2] * m->vec[2]);
+		double r = 0, ang = 0;
+		for (int k = 0; k < 8; k++) { /* farthest corner from the axis point, moved so far */
+			double d2 = 0;
+			for (int a = 0; a < 3; a++) {
+				double p = k >> a & 1 ? outer->hi[a] : outer->lo[a];
+				d2 += (p - m->centre[a]) * (p - m->centre[a]);
+			}
+			r = fmax(r, sqrt(d2) + D);
+		}
+		switch (m->type) {
+		case TIDE_MOT_LINEAR: D += len * dur; continue;
+		case TIDE_MOT_SINE: D += 2 * len; continue;
+		case TIDE_MOT_ROTATION: ang = fabs(m->rate) * M_PI / 180 * dur; break;
+		default: ang = 2 * fabs(m->amplitude) * M_PI / 180; break;
+		}
+		D += 2 * r * sin(fmin(ang, M_PI) / 2);
+	}
+	return D;
 }
 
 /* ---- used_parameters.yaml ------------------------------------------------------------------ */

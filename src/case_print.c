@@ -227,8 +227,10 @@ void tide_case_print(FILE *f, const tide_case *c)
 		put_coords(f, c->tank.box.lo, c->dim, axes_of(c->dim));
 		fputs(", hi: ", f);
 		put_coords(f, c->tank.box.hi, c->dim, axes_of(c->dim));
-		fprintf(f, ", open_top: %s, layers: %d}\n", c->tank.open_top ? "true" : "false",
+		fprintf(f, ", open_top: %s, layers: %d", c->tank.open_top ? "true" : "false",
 		        c->tank.layers);
+		if (c->tank_motion[1]) tide_case_put_motion(f, c, c->tank_motion[0], c->tank_motion[1]);
+		fputs("}\n", f);
 	}
 	put_boxes(f, c, "fluid", c->fluid, c->nfluid);
 	fprintf(f, "obstacles:%s\n", c->nobstacle ? "" : " []");
@@ -280,8 +282,8 @@ void tide_case_print(FILE *f, const tide_case *c)
 	fprintf(f, "output: %s}\n", tide_case_num(c->t_out, b));
 	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],
 	        tide_case_precision_names[c->output_single]);
-	/* the gas arrays only where a gas run writes them */
-	unsigned shown = c->output_fields & (c->scheme == TIDE_SCHEME_GAS ? ~0u : ~(unsigned)TIDE_OUT_GAS_FIELDS);
+	/* the gas arrays only where a gas run writes them, Body where there are bodies */
+	unsigned shown = tide_case_written_fields(c);
 	for (int i = 0, n = 0; tide_output_field_names[i]; i++)
 		if (shown >> i & 1u) fprintf(f, "%s%s", n++ ? ", " : "", tide_output_field_names[i]);
 	fputs("]}\n", f);

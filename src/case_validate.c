@@ -138,6 +138,13 @@ tide_box tide_case_default_domain(const tide_case *c)
 		d.lo[a] -= w;
 		if (a != 2 || !c->tank.open_top) d.hi[a] += w;
 	}
+	/* a moving tank (sloshing): room for everywhere its walls go */
+	double D = tide_case_tank_sweep(c, &d);
+	for (int j = 0; j < c->dim && D > 0; j++) {
+		int a = axes_of(c->dim)[j];
+		d.lo[a] -= D;
+		d.hi[a] += D;
+	}
 	d.hi[2] += c->tank.box.hi[2] - c->tank.box.lo[2];
 	return d;
 }

@@ -354,10 +354,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		else if ((tide_case_writes_vtp(&c) && tide_pvd_open(&out.pvd, path)) ||
 		         tide_stats_open(&out.stats, out.dir, &c, -1, sim.step, tide_wtime()))
 			ret = -1;
+		snprintf(path, sizeof path, "%s/bodies.pvd", out.dir);
+		if (!ret && !o->restart && c.motion.nbody && tide_pvd_open(&out.bodies_pvd, path)) ret = -1;
 	}
 	/* every rank takes part (the writer's start and the first snapshot are collective), even
 	 * where rank 0 could not open its files */
-	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.stats};
+	tide_snap_outputs outs = {&out.pvd, &out.xmf, &out.stats, c.motion.nbody ? &out.bodies_pvd : NULL};
 	if (!o->no_output && tide_snap_init(&out.snap, &sim, &c, out.dir, &outs)) ret = -1;
 	/* gauges.csv is written with --no-output too; a restart goes on from its rows up to t */
 	tide_gauge_arg G;
@@ -409,6 +411,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0 && !o->no_output) {
 		tide_pvd_close(&out.pvd);
 		tide_pvd_close(&out.xmf);
+		tide_pvd_close(&out.bodies_pvd);
 		tide_stats_close(&out.stats);
 	}
 	/* the last thing the run prints (as soon as all is saved: Open MPI kills the ranks 1 s after

@@ -44,6 +44,8 @@ int tide_stl_item_check(const tide_case *c, tide_stl_item *it, int need_closed, 
 	memcpy(it->hi, m.hi, sizeof it->hi);
 	it->area = m.area;
 	it->volume = m.volume;
+	/* a floating solid's mass, centre and inertia when the case does not give them */
+	it->has_mass = tide_mesh_mass(&m, &it->volume, it->centroid, it->inertia) == 0;
 	tide_mesh_free(&m);
 	for (int a = 0; c && a < 3; a++) {
 		double tol = 1e-6 * (1 + fabs(c->domain.lo[a]) + fabs(c->domain.hi[a]));

@@ -125,6 +125,13 @@ static void fill_id(const h5_src *s, const tide_block_view *v, uint32_t i0, uint
 	memcpy(out, v->id + i0, n * sizeof(uint32_t));
 }
 
+static void fill_body(const h5_src *s, const tide_block_view *v, uint32_t i0, uint32_t n,
+                      uint64_t row, void *out)
+{
+	(void)row;
+	tide_body_numbers(s->c, v->id + i0, n, out);
+}
+
 /* The Polyvertex cells of the .xmf: cell i is point i (XDMF 3 readers, ParaView's default for
  * .xmf, make no cells without it). */
 static void fill_connectivity(const h5_src *s, const tide_block_view *v, uint32_t i0,
@@ -136,19 +143,19 @@ static void fill_connectivity(const h5_src *s, const tide_block_view *v, uint32_
 }
 
 /* HDF5's type ids are run-time values, so the table names them by code. */
-enum { T_F64, T_F32, T_U8, T_U32 };
+enum { T_F64, T_F32, T_U8, T_U32, T_I32 };
 
 static hid_t mem_type(int t)
 {
 	return t == T_F64 ? H5T_NATIVE_DOUBLE : t == T_F32 ? H5T_NATIVE_FLOAT
-	     : t == T_U8 ? H5T_NATIVE_UINT8 : H5T_NATIVE_UINT32;
+	     : t == T_U8 ? H5T_NATIVE_UINT8 : t == T_I32 ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT32;
 }
 
 /* Stored little-endian whatever the writer, as the .xmf assumes nothing else. */
 static hid_t file_type(int t)
 {
 	return t == T_F64 ? H5T_IEEE_F64LE : t == T_F32 ? H5T_IEEE_F32LE
-	     : t == T_U8 ? H5T_STD_U8LE : H5T_STD_U32LE;
+	     : t == T_U8 ? H5T_STD_U8LE : t == T_I32 ? H5T_STD_I32LE : H5T_STD_U32LE;
 }
 
 typedef struct h5_field {
@@ -172,6 +179,8 @@ static const h5_field fields[] = {
 	{"SmoothingLength", T_F32, 1, 4, fill_smoothing_length, "m", TIDE_OUT_SMOOTHING_LENGTH},
 	{"SoundSpeed", T_F32, 1, 4, fill_sound_speed, "m/s", TIDE_OUT_SOUND_SPEED},
 	{"Masses", T_F32, 1, 4, fill_mass, "kg", TIDE_OUT_MASS},
+	/* cases with bodies only */
+	{"Body", T_I32, 1, 4, fill_body, "1", TIDE_OUT_BODY},
 	{"Connectivity", T_U32, 1, 4, fill_connectivity, "1", 0},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
@@ -377,8 +386,7 @@ static int write_file(h5_writer *w, const h5_src *s, const tide_h5_snap *snap)
 		ok = agree(w, ok);
 	}
 	for (int f = 0; f < NFIELDS && ok; f++)
-		if (!fields[f].out || ((s->c->output_fields & fields[f].out) &&
-		                       (s->gas || !(fields[f].out & TIDE_OUT_GAS_FIELDS))))
+		if (!fields[f].out || (tide_case_written_fields(s->c) & fields[f].out))
 			ok = write_dataset(w, s, &fields[f]);
 	if (w->file >= 0 && H5Fclose(w->file) < 0) ok = failed(w, "cannot complete the file");
 	w->file = -1;
@@ -483,7 +491,7 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap
 	           (unsigned long long)n, tide_wtime() - w0,
 	           snap->comm != MPI_COMM_NULL ? "all ranks" : "rank 0");
 	if (!xmf->path[0] && xmf_path(xmf, dir)) return -1;
-	xmf->fields = c->output_fields & (c->scheme == TIDE_SCHEME_GAS ? ~0u : ~(unsigned)TIDE_OUT_GAS_FIELDS);
+	xmf->fields = tide_case_written_fields(c);
 	xmf->single = c->output_single;
 	return tide_series_append(xmf, path, snap->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
 }
@@ -524,7 +532,7 @@ int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
 {
 	memset(xmf, 0, sizeof *xmf);
 	if (xmf_path(xmf, dir)) return -1;
-	xmf->fields = c->output_fields & (c->scheme == TIDE_SCHEME_GAS ? ~0u : ~(unsigned)TIDE_OUT_GAS_FIELDS);
+	xmf->fields = tide_case_written_fields(c);
 	xmf->single = c->output_single;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	for (int i = 0; i < n; i++) {

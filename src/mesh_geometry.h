@@ -65,4 +65,9 @@ int tide_mesh_cube_meets(const tide_mesh *m, const double *p, double h, const un
 /* Signed distance to the whole mesh (negative inside). */
 double tide_mesh_signed_distance(const tide_mesh *m, const double *p);
 
+/* Mass properties of the solid a closed mesh encloses, at unit density (src/mesh_mass.c): its
+ * volume V, centroid c and inertia tensor J about c (row-major, J = int (|r|^2 E - r r^T) dV with
+ * r = x - c; multiply by the density).  0, or -1 for an open mesh (no volume to integrate). */
+int tide_mesh_mass(const tide_mesh *m, double *V, double c[3], double J[9]);
+
 #endif

@@ -7,6 +7,7 @@
 #ifndef TIDE_OUTPUT_H
 #define TIDE_OUTPUT_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "tide/case.h"
 #include "particle_set.h"
@@ -40,6 +41,9 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 /* Tait pressure [Pa] written for density rho in every particle file: B ((rho/rho0)^gamma - 1),
  * with tait_b = tide_case_tait_b(c). */
 float tide_tait_pressure(const tide_case *c, double tait_b, float rho);
+
+/* 1 on a little-endian host (a VTK file's byte_order). */
+int tide_host_little_endian(void);
 
 /* Writes str escaped for an XML attribute or text (& < > "). */
 void tide_xml_escaped(FILE *f, const char *str);
@@ -142,6 +146,24 @@ int tide_csv_cut_back(tide_gauges *g, double t);
  * and write the rows at time t (rigid: the floating bodies' states by rigid index, NULL: the
  * case's at t = 0).  0 or -1. */
 int tide_bodies_csv_open(tide_gauges *g, const char *dir, const tide_case *c);
+/* The Body array of the particle files: for each of n particle ids, its body's number in
+ * bodies.csv (1, 2, ...: the case's id ranges, motion.h), -1 for a particle of no body. */
+void tide_body_numbers(const tide_case *c, const uint32_t *id, size_t n, int32_t *out);
+/* One moving or floating body at a time t: what a row of bodies.csv and a point of
+ * bodies_NNNN.vtp hold (world frame; q the unit quaternion of the rotation from t = 0 with
+ * qw >= 0; F, T the fluid's force and torque about x on a floating body, NAN on a moving one). */
+typedef struct tide_body_row {
+	int floating;
+	double x[3], q[4], v[3], w[3], F[3], T[3];
+} tide_body_row;
+/* The rows of the case's bodies (c->motion's order: body b + 1 of bodies.csv is rows[b]) at
+ * time t, the floating ones from rigid as tide_bodies_csv_write; returns their count. */
+int tide_body_rows(const tide_case *c, double t, const tide_rigid *rigid, tide_body_row *rows);
+/* bodies_NNNN.vtp (src/bodies_vtp.c): one vertex per body at its centre with the point data
+ * Body (its number in bodies.csv), Floating (0 moving, 1 floating), AxisX, AxisY, AxisZ (the
+ * body's axes: the world images of x, y, z under its rotation), Quaternion, Velocity,
+ * AngularVelocity, Force, Torque (Float64, SI units).  0 or -1 (message printed). */
+int tide_bodies_vtp_write(const char *path, const tide_body_row *rows, int n);
 int tide_bodies_csv_reopen(tide_gauges *g, const char *dir, const tide_case *c, double t);
 int tide_bodies_csv_write(tide_gauges *g, const tide_case *c, double t, const tide_rigid *rigid);
 /* Appends (and flushes) one row at time t from the summed gauges (tide_gauge_arg_of_case's

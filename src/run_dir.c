@@ -83,6 +83,9 @@ static const run_name run_names[] = {
 	{"particles_", ".vtp", NUMBERED},
 	{"particles_", ".h5", NUMBERED},
 	{"snapshot_", ".hdf5", NUMBERED},    /* output.format swift (swift_output.h) */
+	{"bodies.csv", "", PLAIN},
+	{"bodies.pvd", "", PLAIN},
+	{"bodies_", ".vtp", NUMBERED},
 	{"step_profile_rank", ".csv", NUMBERED},
 	{"checkpoint", "", CKPT_DIR},
 	{"checkpoint.prev", "", CKPT_DIR},

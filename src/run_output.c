@@ -72,6 +72,7 @@ int tide_run_write_output(run_out *o, tide_sim *sim, const tide_case *c, const c
 		check_jeans(o, sim, c);
 		tide_snap_job job = {.index = o->n, .t = sim->t, .dt = sim->last.dt, .step = sim->step,
 		                     .wall = tide_wtime(), .e_self = tide_sim_self_gravity_energy(sim)};
+		job.nbody = tide_body_rows(c, sim->t, sim->rigid_set ? sim->rigid : NULL, job.body);
 		int ret = tide_snap_submit(&o->snap, sim, &job);
 		if (!ret && sim->rank == 0) ret = tide_run_note_time(o, sim->t);
 		o->n++;
@@ -221,5 +222,13 @@ int tide_run_reopen_outputs(run_out *out, const tide_case *c, long step)
 	if (tide_case_writes_h5(c) &&
 	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))
 		return -1;
+	if (c->motion.nbody) {
+		snprintf(path, sizeof path, "%s/bodies.pvd", out->dir);
+		if (tide_pvd_open(&out->bodies_pvd, path)) return -1;
+		for (int i = 0; i < out->n; i++) {
+			snprintf(path, sizeof path, "%s/bodies_%04d.vtp", out->dir, i);
+			if (access(path, F_OK) == 0 && tide_pvd_add(&out->bodies_pvd, path, out->times[i])) return -1;
+		}
+	}
 	return tide_stats_open(&out->stats, out->dir, c, out->n, step, tide_wtime());
 }

@@ -16,6 +16,7 @@ typedef struct run_out {
 	char dir[1024];
 	tide_pvd pvd;
 	tide_pvd xmf;                 /* the .h5 series (output.format hdf5 or both) */
+	tide_pvd bodies_pvd;          /* bodies.pvd: the bodies_NNNN.vtp (a case with bodies) */
 	tide_gauges gauges;
 	tide_gauges bodies;           /* bodies.csv (rank 0; f NULL without bodies) */
 	tide_gauge_tasks gt;          /* the gauges' tasks (every rank) */

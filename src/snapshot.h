@@ -33,6 +33,8 @@ typedef struct tide_snap_job {
 	long step;
 	double wall;                  /* wall clock at the output (statistics' wall_per_step) */
 	double e_self;                /* self-gravity energy for the statistics row (0: none) */
+	int nbody;                    /* the moving and floating bodies at t (bodies_NNNN.vtp) */
+	tide_body_row body[TIDE_MOTION_MAX_BODIES];
 } tide_snap_job;
 
 /* Rank 0's series and tables, written by the writer thread while a snapshot is pending and by
@@ -40,6 +42,7 @@ typedef struct tide_snap_job {
 typedef struct tide_snap_outputs {
 	tide_pvd *pvd, *xmf;
 	tide_stats_file *stats;
+	tide_pvd *bodies;             /* bodies.pvd (NULL: a case without bodies) */
 } tide_snap_outputs;
 
 typedef struct tide_snapshots {

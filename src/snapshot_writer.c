@@ -21,7 +21,8 @@ static uint32_t staged_fields(const tide_case *c)
 	uint32_t f = TIDE_FIELD_BIT(x) | TIDE_FIELD_BIT(y) | TIDE_FIELD_BIT(z) | TIDE_FIELD_BIT(vx) |
 	             TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) |
 	             TIDE_FIELD_BIT(type);
-	if (c->output_fields & TIDE_OUT_ID) f |= TIDE_FIELD_BIT(id);
+	/* the Body array comes from the ids */
+	if (tide_case_written_fields(c) & (TIDE_OUT_ID | TIDE_OUT_BODY)) f |= TIDE_FIELD_BIT(id);
 	/* gas runs: u (pressure, sound speed), h and m, gas_math.h's aux0, aux1 and aux5 */
 	if (c->scheme == TIDE_SCHEME_GAS) /* TIDE_GAS_H, TIDE_GAS_U, TIDE_GAS_MASS */
 		f |= TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1) | TIDE_FIELD_BIT(aux5);
@@ -75,6 +76,11 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 		if (ok && w->vtp)
 			ok = !tide_vtp_write_sets(path, w->sets, nv, c, c->output_fields, c->output_single) &&
 			     !tide_pvd_add(w->out.pvd, path, job->t);
+		if (ok && w->out.bodies && job->nbody) {
+			snprintf(path, sizeof path, "%s/bodies_%04d.vtp", w->dir, job->index);
+			ok = !tide_bodies_vtp_write(path, job->body, job->nbody) &&
+			     !tide_pvd_add(w->out.bodies, path, job->t);
+		}
 		if (w->out.stats) w->out.stats->e_self = job->e_self;
 		if (ok && w->out.stats)
 			ok = !tide_stats_write_views(w->out.stats, w->views, nv, c, job->t, job->step, job->dt,

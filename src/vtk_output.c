@@ -150,6 +150,11 @@ static void fill_id(const vtp_ctx *x, size_t first, size_t count, void *buf)
 	memcpy(buf, x->s->id + first, count * sizeof(uint32_t));
 }
 
+static void fill_body(const vtp_ctx *x, size_t first, size_t count, void *buf)
+{
+	tide_body_numbers(x->c, x->s->id + first, count, buf);
+}
+
 /* Vertex cell i holds point i; its offset (end of its connectivity) is i + 1. */
 static void fill_index(const vtp_ctx *x, size_t first, size_t count, void *buf, size_t plus)
 {
@@ -170,7 +175,7 @@ static void fill_offsets(const vtp_ctx *x, size_t first, size_t count, void *buf
 	fill_index(x, first, count, buf, 1);
 }
 
-static int host_is_little_endian(void)
+int tide_host_little_endian(void)
 {
 	const uint16_t one = 1;
 	return *(const uint8_t *)&one == 1;
@@ -183,7 +188,7 @@ static void write_xml(FILE *f, const vtp_array *arr, int narr, size_t n)
 	           "  <PolyData>\n"
 	           "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
 	           "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
-	        host_is_little_endian() ? "LittleEndian" : "BigEndian", n, n);
+	        tide_host_little_endian() ? "LittleEndian" : "BigEndian", n, n);
 	uint64_t offset = 0;
 	const char *open = NULL;
 	int has_density = 0, has_velocity = 0;
@@ -253,11 +258,16 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 		{ "PointData", "InternalEnergy", "Float32", 1, 4, fill_internal_energy },
 		{ "PointData", "SmoothingLength", "Float32", 1, 4, fill_smoothing_length },
 		{ "PointData", "SoundSpeed", "Float32", 1, 4, fill_sound_speed },
+		{ "PointData", "Body", "Int32", 1, 4, fill_body },
 	};
 	if (!gas) fields &= ~(unsigned)TIDE_OUT_GAS_FIELDS;
-	vtp_array arr[12];
+	/* Body: a case with bodies, from the ids (every set must carry them) */
+	int ids = 1;
+	for (int k = 0; k < nsets; k++) ids = ids && sets[k].id;
+	if (!c->motion.nbody || !ids) fields &= ~(unsigned)TIDE_OUT_BODY;
+	vtp_array arr[13];
 	int narr = 0;
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < 9; k++)
 		if (fields & (TIDE_OUT_VELOCITY << k)) arr[narr++] = point_data[k];
 	arr[narr++] = single ? (vtp_array){ "Points", "Points", "Float32", 3, 4, fill_points_single }
 	                     : (vtp_array){ "Points", "Points", "Float64", 3, 8, fill_points };
@@ -310,7 +320,7 @@ static int pvd_rewrite(const tide_pvd *p)
 	fprintf(af.f, "<?xml version=\"1.0\"?>\n"
 	              "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"%s\">\n"
 	              "  <Collection>\n",
-	        host_is_little_endian() ? "LittleEndian" : "BigEndian");
+	        tide_host_little_endian() ? "LittleEndian" : "BigEndian");
 	for (size_t i = 0; i < p->n; i++) {
 		fprintf(af.f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"", p->time[i]);
 		tide_xml_escaped(af.f, p->file[i]);

@@ -67,6 +67,7 @@ int tide_xdmf_write(const tide_pvd *x)
 		if (m & TIDE_OUT_SMOOTHING_LENGTH) attribute(f, file, n, "SmoothingLength", 1, "Float", 4);
 		if (m & TIDE_OUT_SOUND_SPEED) attribute(f, file, n, "SoundSpeed", 1, "Float", 4);
 		if (m & TIDE_OUT_MASS) attribute(f, file, n, "Masses", 1, "Float", 4);
+		if (m & TIDE_OUT_BODY) attribute(f, file, n, "Body", 1, "Int", 4);
 		fputs("      </Grid>\n", f);
 	}
 	int ok = fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f) >= 0;

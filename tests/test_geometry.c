@@ -17,46 +17,11 @@
 #include "mesh_geometry.h"
 #include "stl_read.h"
 #include "test_util.h"
+#include "test_mesh_soup.h"
 
 static char errbuf[4096];
 
 /* ---- meshes ------------------------------------------------------------------------------------ */
-
-typedef struct soup { size_t n, cap; float *v; } soup;
-
-static void add_tri(soup *s, const double *a, const double *b, const double *c)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = realloc(s->v, s->cap * 9 * sizeof(float));
-	}
-	const double *p[3] = {a, b, c};
-	for (int k = 0; k < 3; k++)
-		for (int a2 = 0; a2 < 3; a2++) s->v[9 * s->n + 3 * k + a2] = (float)p[k][a2];
-	s->n++;
-}
-
-/* Box [lo, hi], faces cut into n x n quads, counter-clockwise seen from outside. */
-static void box_soup(soup *s, const double *lo, const double *hi, int n)
-{
-	for (int a = 0; a < 3; a++)
-		for (int side = 0; side < 2; side++) {
-			int b = (a + 1) % 3, c = (a + 2) % 3;
-			for (int i = 0; i < n; i++)
-				for (int j = 0; j < n; j++) {
-					double q[4][3];
-					int di[4] = {0, 1, 1, 0}, dj[4] = {0, 0, 1, 1};
-					for (int k = 0; k < 4; k++) {
-						q[k][a] = side ? hi[a] : lo[a];
-						q[k][b] = lo[b] + (hi[b] - lo[b]) * (i + di[k]) / n;
-						q[k][c] = lo[c] + (hi[c] - lo[c]) * (j + dj[k]) / n;
-					}
-					/* (b, c) order is counter-clockwise about +a: reversed on the lo side */
-					if (side) { add_tri(s, q[0], q[1], q[2]); add_tri(s, q[0], q[2], q[3]); }
-					else { add_tri(s, q[0], q[2], q[1]); add_tri(s, q[0], q[3], q[2]); }
-				}
-		}
-}
 
 /* Unit icosphere subdivided `level` times, scaled to radius r about c. */
 static void sphere_soup(soup *s, const double *c, double r, int level)
@@ -236,19 +201,7 @@ static void check_sphere(void)
 
 static int load_quiet(const char *path, tide_case *c)
 {
-	fflush(stderr);
-	int keep = dup(2), fd = open(tmp_path("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
-	close(fd);
-	int rc = tide_case_load(path, 0, c);
-	fflush(stderr);
-	dup2(keep, 2);
-	close(keep);
-	FILE *f = fopen(tmp_path("stderr.txt"), "r");
-	size_t n = f ? fread(errbuf, 1, sizeof errbuf - 1, f) : 0;
-	errbuf[n] = 0;
-	if (f) fclose(f);
-	return rc;
+	return test_load_quiet(path, c, errbuf, sizeof errbuf);
 }
 
 /* Loads and builds a case; 0 or -1. */

@@ -5,13 +5,16 @@
 #ifndef TIDE_TEST_UTIL_H
 #define TIDE_TEST_UTIL_H
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "tide/case.h"
+#include "case_load.h"
 
 static int failures;
 
@@ -66,6 +69,26 @@ static inline int test_finish(const char *name)
 	nftw(tmpdir, test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	printf("%s: all checks passed\n", name);
 	return 0;
+}
+
+/* tide_case_load with its message (if any) caught into err[n] instead of stderr. */
+static inline int test_load_quiet(const char *path, tide_case *c, char *err, size_t n)
+{
+	char tmp[340];
+	snprintf(tmp, sizeof tmp, "%s/stderr.txt", tmpdir);
+	fflush(stderr);
+	int keep = dup(2), fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fd, 2);
+	close(fd);
+	int rc = tide_case_load(path, 0, c);
+	fflush(stderr);
+	dup2(keep, 2);
+	close(keep);
+	FILE *f = fopen(tmp, "r");
+	size_t k = f ? fread(err, 1, n - 1, f) : 0;
+	err[k] = 0;
+	if (f) fclose(f);
+	return rc;
 }
 
 /* A hand-made case: water (rho0 1000, gamma 7), gravity -9.81 along z, h = coefh dp and

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Reads tide's .vtp particle files (raw appended data, UInt64 headers) and their .pvd: the test
 scripts' view of a run without VTK.  read_vtp(path) -> {array name: numpy array};
-pvd_times(path) -> [(time, file name)]."""
+pvd_times(path) -> [(time, file name)]; quat_matrix(q) -> the rotation matrix of a unit
+quaternion (qw, qx, qy, qz) of bodies_NNNN.vtp / bodies.csv."""
 import re
 import numpy as np
 
@@ -27,3 +28,10 @@ def pvd_times(path):
     text = open(path).read()
     return [(float(m.group(1)), m.group(2))
             for m in re.finditer(r'timestep="([^"]+)"[^>]*file="([^"]+)"', text)]
+
+
+def quat_matrix(q):
+    s, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - s * z), 2 * (x * z + s * y)],
+                     [2 * (x * y + s * z), 1 - 2 * (x * x + z * z), 2 * (y * z - s * x)],
+                     [2 * (x * z - s * y), 2 * (y * z + s * x), 1 - 2 * (x * x + y * y)]])

@@ -30,7 +30,10 @@ enum tide_output_field {
 	/* the gas scheme's (physics.scheme: gas), written only by gas runs */
 	TIDE_OUT_INTERNAL_ENERGY = 64, TIDE_OUT_SMOOTHING_LENGTH = 128, TIDE_OUT_SOUND_SPEED = 256,
 	TIDE_OUT_MASS = 512,
-	TIDE_OUT_ALL_FIELDS = 1023
+	/* written only by cases with moving or floating bodies: the particle's body (its number in
+	 * bodies.csv), -1 for none, found from the id ranges at output time (no bytes per particle) */
+	TIDE_OUT_BODY = 1024,
+	TIDE_OUT_ALL_FIELDS = 2047
 };
 #define TIDE_OUT_GAS_FIELDS (TIDE_OUT_INTERNAL_ENERGY | TIDE_OUT_SMOOTHING_LENGTH | TIDE_OUT_SOUND_SPEED | \
                              TIDE_OUT_MASS)
@@ -123,6 +126,9 @@ typedef struct tide_stl_item {
 	int closed;            /* solids: 1 the mesh must be closed (fluid volumes always) */
 	double lo[3], hi[3];   /* bounding box once placed (checked when the case is loaded) */
 	double area, volume;   /* surface area and enclosed volume once placed (particle estimate) */
+	int has_mass;          /* 1: the mesh is closed and the next two hold its mass properties */
+	double centroid[3];    /* centroid of the enclosed solid [m] */
+	double inertia[9];     /* its inertia tensor about the centroid at unit density [m^5] */
 } tide_stl_item;
 
 /* Types of motion segments (case key obstacles[i].motion.type, solids[i].motion.type). */
@@ -197,6 +203,7 @@ typedef struct tide_case {
 	tide_motion_input motion_in[TIDE_MOTION_MAX_SEGS];
 	int obstacle_motion[TIDE_CASE_MAX_ITEMS][2];  /* first segment and count (0: fixed) */
 	int solid_motion[TIDE_CASE_MAX_ITEMS][2];
+	int tank_motion[2];                       /* tank.motion: the walls sway or roll (sloshing) */
 	tide_motion_table motion;                 /* derived: what body_motion gets, ids included */
 	/* floating bodies (obstacles[i].floating, solids[i].floating) */
 	int nfloating;
@@ -261,6 +268,15 @@ typedef struct tide_case {
 } tide_case;
 
 /* Derived quantities. */
+/* The arrays a run's particle files hold: output.fields less the gas scheme's arrays in a water
+ * run and the Body array in a case without bodies. */
+static inline unsigned tide_case_written_fields(const tide_case *c)
+{
+	unsigned f = c->output_fields;
+	if (c->scheme != TIDE_SCHEME_GAS) f &= ~(unsigned)TIDE_OUT_GAS_FIELDS;
+	if (!c->motion.nbody) f &= ~(unsigned)TIDE_OUT_BODY;
+	return f;
+}
 static inline double tide_case_h(const tide_case *c) { return c->coefh * c->dp; }
 /* rho0 * dp^dim, the same for fluid and boundary */
 /* Which particle files the run writes (output.format). */
