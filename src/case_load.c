@@ -24,6 +24,7 @@
 #include "run_dir.h"
 #include "tide/sph_kernel.h"
 #include "tide/sph_sim.h"
+#include "tide/sink.h"      /* TIDE_SINK_MAX */
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
 
@@ -151,6 +152,11 @@ static const struct key keys[] = {
 	NUM("turbulence.solenoidal", turbulence.solenoidal, R_GE | R_LE, 0, 1),
 	INT("turbulence.seed", turbulence.seed, R_GE, 0, 0),
 	INT("turbulence.grid", turbulence.grid, R_GE | R_LE, 8, TIDE_TURB_GRID_MAX),
+	SECTION("sinks"),        /* gas with self-gravity only: include/tide/sink.h */
+	NUM("sinks.density_threshold", sinks.density_threshold, R_GT | REQ_IN, 0, 0),
+	NUM("sinks.accretion_radius", sinks.accretion_radius, R_GT | REQ_IN, 0, 0),
+	NUM("sinks.softening", sinks.softening, R_GE, 0, 0),
+	INT("sinks.max", sinks.max, R_GE | R_LE, 1, TIDE_SINK_MAX),
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
@@ -384,6 +390,7 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		if (!strcmp(path, "tank")) x->c->tank.present = 1;
 		if (!strcmp(path, "gauges.surge_front")) x->c->surge_front = 1;
 		if (!strcmp(path, "turbulence")) x->c->turbulence.on = 1;
+		if (!strcmp(path, "sinks")) x->c->sinks.on = 1;
 		if (!strcmp(path, "physics.self_gravity")) {
 			x->c->self_gravity.on = 1;
 			/* "self_gravity:" alone (null) turns it on with the defaults */
@@ -919,6 +926,8 @@ void tide_case_gas_defaults(tide_case *c)
 	c->turbulence.solenoidal = 0.5;   /* the natural mix of an unprojected field */
 	c->turbulence.seed = 1;
 	c->turbulence.grid = 64;
+	c->sinks.softening = 0;          /* the accretion radius */
+	c->sinks.max = TIDE_SINK_MAX;
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */
@@ -1045,6 +1054,7 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	if (!strncmp(key, "gauges.surge_front.", 19)) c->surge_front = 1;
 	if (!strncmp(key, "physics.self_gravity.", 21)) c->self_gravity.on = 1;
 	if (!strncmp(key, "turbulence.", 11)) c->turbulence.on = 1;
+	if (!strncmp(key, "sinks.", 6)) c->sinks.on = 1;
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (tide_case_derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = tide_case_default_domain(c);
 	if (old->hswl == tide_case_default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = tide_case_default_hswl(c);

@@ -23,6 +23,7 @@
 #include "run_log.h"
 #include "runtime.h"
 #include "tide/sph_sim.h"
+#include "tide/sinks.h"
 #include "stall_watchdog.h"
 #include "statistics.h"
 #include "tide/load_balance.h"
@@ -318,6 +319,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 			memcpy(sim.rigid, cs.rigid, sizeof sim.rigid);
 			memcpy(sim.rigid_pose, cs.rigid_pose, sizeof sim.rigid_pose);
 		}
+		tide_sim_sinks_restore(&sim, &cs.sinks); /* the sinks go on too */
 		out.next_out = cs.next_out;
 		for (int i = 0; i < cs.n_outputs; i++)
 			if (tide_run_note_time(&out, cs.out_time[i]) == 0) out.n++;
@@ -371,6 +373,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.jeans_mass_min = out.jeans_mj;
 	st.jeans_rho = out.jeans_rho;
 	st.jeans_unresolved_t = out.jeans_lost ? out.jeans_lost_t : -1;
+	st.n_sinks = sim.sinks ? sim.sinks->n : 0;
+	st.sink_mass = tide_sinks_mass(sim.sinks);
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
 	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;

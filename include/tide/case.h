@@ -83,6 +83,15 @@ typedef struct tide_turbulence {
 } tide_turbulence;
 #define TIDE_TURB_GRID_MAX 256
 
+/* Sink particles of a self-gravitating gas case (section sinks; include/tide/sink.h). */
+typedef struct tide_sinks_case {
+	int on;                   /* section sinks present */
+	double density_threshold; /* creation: gas density above this */
+	double accretion_radius;  /* r_acc */
+	double softening;         /* Plummer softening of the sinks' gravity; 0: r_acc */
+	int max;                  /* most sinks (<= TIDE_SINK_MAX) */
+} tide_sinks_case;
+
 /* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
 typedef struct tide_stl_item {
 	char file[1024];       /* absolute path (the case gives it relative to its own directory) */
@@ -198,6 +207,7 @@ typedef struct tide_case {
 	int units;                    /* enum tide_units (gas_params.h) */
 	tide_gas_case gas;            /* physics.scheme = gas */
 	tide_turbulence turbulence;   /* gas only: turbulent initial velocities */
+	tide_sinks_case sinks;        /* gas with self-gravity only: sink particles */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];

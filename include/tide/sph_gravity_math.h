@@ -48,6 +48,8 @@ TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint3
 	v->ax[i] = ax;
 	v->ay[i] = ay;
 	v->az[i] = az;
+	/* runs with sinks keep the potential, for their creation test (sink.h: aux5) */
+	if (v->naux > TIDE_GAS_NAUX) v->aux5[i] = g->pot;
 	float a = sqrtf(ax * ax + ay * ay + az * az);
 	if (!isfinite(a)) {
 		*bad = 1;
