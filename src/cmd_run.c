@@ -96,6 +96,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		{
 			double fill;
 			size_t n = tide_sim_count(sim, &fill);
+			/* gas that sinks accreted has not left the domain */
+			if (sim->sinks) n += (size_t)sim->sinks->n_accreted;
 			unsigned long long d = tide_device_bytes_used();
 			if (d > peak_dev) peak_dev = d;
 			if (n < n0 && n0 - n > nfluid0 / 100 + 10) {

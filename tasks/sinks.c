@@ -11,14 +11,16 @@
 //   ... gas_integrate, migration ...
 //   host: the sinks' kick and drift over the step's dt, with the gas's pull summed over F[]
 //   sink_accrete(B[b]) -> A[b]        accretion by the existing sinks, the creation candidates
-//   host: the gains added to the sinks; the candidates, densest first, TIDE_SINK_CAND of them
+//   host: the gains added to the sinks; the candidates, deepest potential first,
+//         TIDE_SINK_CAND of them
 //   sink_region(B[b]) -> Rg[b]        (when there are candidates) the gas within their r_acc
 //   host: the creation tests of each candidate on its region in id order; new sinks
 //   sink_accrete(B[b]) -> A[b]        (when a sink was created) the new sinks take their region
 // The host waits for each pass: a sink run's step has two more syncs (four when it creates).
 //
-// Creation tests of a candidate c (density above the threshold, outside every sink's r_acc),
-// over the gas within r_acc of it (its region, c included):
+// Creation tests of a candidate c (density above the threshold, farther than 2 r_acc from every
+// sink: its region cannot overlap a sink's accretion sphere), over the gas within r_acc of it
+// (its region, c included):
 //   converging  the region's net radial inflow towards c, sum m (v_j - v_c).(x_j - x_c)/|x_j -
 //               x_c| < 0 (the mass-weighted mean radial velocity; Federrath's div v < 0 over
 //               the region rather than at c alone)
@@ -26,7 +28,7 @@
 //               the region's own potential energy by a direct sum over its pairs (Plummer,
 //               the self-gravity's softening)
 //   minimum     c has the lowest potential (tree + sinks, TIDE_SINK_POT) of its region
-//   not inside  c is not within r_acc of a sink created earlier in the same step
+//   apart       c is not within 2 r_acc of a sink created earlier in the same step
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,7 +297,7 @@ static void take(tide_sink_state *p, const tide_sink_gain *G, const float *vref)
 }
 
 /* One accretion pass with the table as it is (its last nnew sinks new); returns the
- * candidates found (densest first) in cand, their count. */
+ * candidates found (deepest potential first) in cand, their count. */
 static uint32_t accrete(tide_sim *sim, tide_sinks *T, int nnew, tide_sink_cand *cand)
 {
 	tide_sink_set S;
@@ -383,8 +385,8 @@ static int creation_test(const tide_sinks *T, const tide_sink_cand *c, const tid
 	return 0;
 }
 
-/* The regions of the candidates, the tests in density order; returns the sinks created (added
- * at the end of the table). */
+/* The regions of the candidates, the tests in the candidates' order; returns the sinks created
+ * (added at the end of the table). */
 static int create(tide_sim *sim, tide_sinks *T, const tide_sink_cand *cand, uint32_t nc,
                   double t_new, double dt)
 {
@@ -427,7 +429,7 @@ static int create(tide_sim *sim, tide_sinks *T, const tide_sink_cand *cand, uint
 		for (int s = T->n - made; s < T->n; s++) {
 			double r2 = 0;
 			for (int k = 0; k < 3; k++) r2 += (cand[c].x[k] - T->s[s].x[k]) * (cand[c].x[k] - T->s[s].x[k]);
-			near |= r2 < T->r_acc * T->r_acc;
+			near |= r2 < 4 * T->r_acc * T->r_acc;
 		}
 		int why = overflow ? 4 : near ? -1 : creation_test(T, &cand[c], all + from, (uint32_t)(to - from));
 		from = to;

@@ -59,15 +59,18 @@ typedef struct tide_sink_gain {
 	double m, mx[3], mvh[3], mv[3], L[3];
 } tide_sink_gain;
 
-/* A creation candidate: a gas particle above the threshold, outside every sink's r_acc. */
+/* A creation candidate: a gas particle above the threshold, farther than 2 r_acc from every
+ * sink (so that its region, r_acc around it, cannot reach into a sink's accretion sphere). */
 typedef struct tide_sink_cand {
 	double x[3];
 	float v[3], rho, h;
+	float pot;     /* its potential: candidates go deepest first */
 	uint32_t id;
 } tide_sink_cand;
 
 /* One block's accretion record (sink_accrete): the gains, the particles accreted, and its best
- * TIDE_SINK_CAND candidates (densest first, ties by id); raw is the GPU's work space. */
+ * TIDE_SINK_CAND candidates (deepest potential first, ties by id); raw is the GPU's work
+ * space. */
 typedef struct tide_sink_accrete_rec {
 	tide_sink_gain g[TIDE_SINK_MAX];
 	uint32_t nacc, ncand, nraw, pad;
@@ -169,7 +172,7 @@ TIDE_HD void tide_sink_force_on(const tide_sink_set *S, int s, const tide_block_
 
 /* The sink gas particle i goes to (-1: none): the first new sink whose r_acc holds it, else
  * among the sinks whose r_acc holds it the one it is most bound to and approaching.  *inside:
- * whether any sink's r_acc holds it (a candidate must be outside all). */
+ * whether it is within 2 r_acc of a sink (a candidate must be farther from all). */
 TIDE_HD int tide_sink_target(const tide_sink_set *S, const tide_block_view *v, uint32_t i,
                              int *inside)
 {
@@ -180,8 +183,8 @@ TIDE_HD int tide_sink_target(const tide_sink_set *S, const tide_block_view *v, u
 	for (int s = 0; s < S->n; s++) {
 		double dx[3] = {v->x[i] - S->x[s][0], v->y[i] - S->x[s][1], v->z[i] - S->x[s][2]};
 		float r2 = (float)(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
+		if (r2 < 4.f * S->r_acc2) *inside = 1;
 		if (!(r2 < S->r_acc2)) continue;
-		*inside = 1;
 		if (s >= S->n - S->nnew) return s;
 		float w[3] = {v->vx[i] - S->v[s][0], v->vy[i] - S->v[s][1], v->vz[i] - S->v[s][2]};
 		float e = 0.5f * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) -
@@ -226,11 +229,12 @@ TIDE_HD void tide_sink_gain_add(tide_sink_gain *a, const tide_sink_gain *b)
 	}
 }
 
-/* Whether candidate a goes before b: denser first, then the lower id (any order of finding
- * them gives the same list). */
+/* Whether candidate a goes before b: the deeper potential first (the creation tests want the
+ * potential minimum of its region: the deepest are the likeliest to pass), then the lower id
+ * (any order of finding them gives the same list). */
 TIDE_HD int tide_sink_cand_before(const tide_sink_cand *a, const tide_sink_cand *b)
 {
-	return a->rho > b->rho || (a->rho == b->rho && a->id < b->id);
+	return a->pot < b->pot || (a->pot == b->pot && a->id < b->id);
 }
 
 /* Inserts c into the sorted list L of *n (at most cap) entries, keeping the best cap. */
@@ -247,8 +251,8 @@ TIDE_HD void tide_sink_cand_insert(tide_sink_cand *L, uint32_t *n, uint32_t cap,
 	if (*n < cap) (*n)++;
 }
 
-/* Gas particle i as a candidate (call when it is outside every sink's r_acc): 1 when its
- * density is above the threshold. */
+/* Gas particle i as a candidate (call when it is farther than 2 r_acc from every sink): 1 when
+ * its density is above the threshold. */
 TIDE_HD int tide_sink_cand_of(const tide_sink_set *S, const tide_block_view *v, uint32_t i,
                               tide_sink_cand *c)
 {
@@ -257,6 +261,7 @@ TIDE_HD int tide_sink_cand_of(const tide_sink_set *S, const tide_block_view *v, 
 	c->v[0] = v->vx[i]; c->v[1] = v->vy[i]; c->v[2] = v->vz[i];
 	c->rho = v->rho[i];
 	c->h = v->TIDE_GAS_H[i];
+	c->pot = v->naux >= TIDE_SINK_NAUX ? v->TIDE_SINK_POT[i] : -v->rho[i];
 	c->id = v->id[i];
 	return 1;
 }
