@@ -13,12 +13,14 @@
 //              [0.9, 1.1] t_ff (the gas reaches the threshold 10^3 rho0 at 0.986 t_ff in the
 //              pressureless solution) and within 3 h (h at the threshold) of the centre; it
 //              then holds more than half of the mass at 1.03 t_ff; mass conserved to 1e-6.
-//   turbulent  the same sphere, warmer (cs = 0.1) with Mach 4 turbulence (turbulence key,
-//              P(k) ~ k^-4, seed 1): at least 3 sinks by t = 0.7 t_ff (a collapse without
-//              fragments would make one, near t_ff); mass conserved to 1e-6.
+//   turbulent  the same sphere (12 lattice points across: 912 particles), warmer (cs = 0.1)
+//              with Mach 4 turbulence (turbulence key, P(k) ~ k^-4, seed 1), threshold 100 rho0,
+//              r_acc 0.07: at least 3 sinks by t = 0.7 t_ff (a collapse without fragments would
+//              make one, near t_ff; 4 form); mass conserved to 1e-6.
 //   ranks OUT  the turbulent run to 0.7 t_ff; rank 0 writes the sinks (id, mass, position,
 //              velocity) to OUT (test_sinks_ranks.sh runs it on 1 and 2 ranks);
-//   compare A B  the two files: the same count, masses within 2 %, positions within 0.02 R.
+//   compare A B  the two files: the same count, masses within 2 % (one gas particle of a sink's
+//              ~20 more or less would be 5 %), positions within 1e-3 R.
 //   --cuda     (sinks_cuda) the conserve run with the sink codelets on the GPU against the same
 //              on the CPU: the same sinks, masses and positions within 1e-4 (SKIP without a
 //              CUDA worker).
@@ -382,7 +384,7 @@ static int collapse(const setup *u, double t_end_ff, int want_min, int want_max,
 }
 
 static const setup laminar_setup = {16, 2, 0.05, 0, 1000, 0.03, 0};
-static const setup turbulent_setup = {16, 2, 0.1, 4, 100, 0.05, 0};
+static const setup turbulent_setup = {12, 2, 0.1, 4, 100, 0.07, 0};
 
 static int compare(const char *a, const char *b)
 {
@@ -406,7 +408,7 @@ static int compare(const char *a, const char *b)
 	}
 	printf("sinks: N ranks against 1: masses within %.2e (relative), positions within %.2e\n", dm, dx);
 	EXPECT(dm < 0.02, "sink masses differ by %.3g", dm);
-	EXPECT(dx < 0.02, "sink positions differ by %.3g", dx);
+	EXPECT(dx < 1e-3, "sink positions differ by %.3g", dx);
 	fclose(f[0]);
 	fclose(f[1]);
 	return failures != 0;

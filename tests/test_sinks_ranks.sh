@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sink particles on 2 ranks form the sinks of 1 rank (tests/test_sinks.c, mode ranks: the
-# turbulent top-hat to 0.7 t_ff): the same count, masses within 2 %, positions within 0.02 R.
+# turbulent top-hat to 0.7 t_ff): the same count, masses within 2 %, positions within 1e-3 R.
 # (Not bit for bit: the Barnes-Hut field of 2 ranks walks other trees.)  Usage: EXE [RANKS]
 set -euo pipefail
 exe=$1

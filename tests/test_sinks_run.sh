@@ -4,8 +4,9 @@
 # with sinks: {density_threshold: 0.2, accretion_radius: 0.5} (below the ball's density: the
 # centre's particle becomes a sink as soon as the ball starts to fall in); used_parameters.yaml
 # names every sinks key and runs again to the same sinks.csv; sinks.csv has its header and a
-# sink at every output after the first; run_summary.json says n_sinks; bad sinks keys get one
-# sentence naming the key and exit 2.
+# sink at every output after the first; run_summary.json says n_sinks; a run restarted from a
+# checkpoint goes on with the same sinks (sinks.csv and the gas bit for bit); bad sinks keys get
+# one sentence naming the key and exit 2.
 set -euo pipefail
 tide=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +28,14 @@ grep -q "sinks at t = .*: 1, holding mass" "$dir/stdout" || { echo "FAIL: the lo
 STARPU_NCPU=1 "$tide" run "$used" --blocks 2 --quiet --out "$dir/b"
 cmp "$csv" "$dir/b/sinks.csv" || { echo "FAIL: sinks.csv differs when run from used_parameters.yaml"; exit 1; }
 echo "run: $rows sink rows in sinks.csv: $(tail -1 "$csv")"
+# checkpoints carry the sinks: 16 steps in one go = 8, a checkpoint, a restart, 8 more (bit for bit)
+sed 's/time: {end: 0.1, output: 0.05}/time: {end: 1.0, output: 0.1}/' "$dir/ball.yaml" > "$dir/long.yaml"
+STARPU_NCPU=1 "$tide" run "$dir/long.yaml" --blocks 2 --quiet --max-steps 16 --checkpoint-every 8steps --out "$dir/full" 2> /dev/null
+STARPU_NCPU=1 "$tide" run "$dir/long.yaml" --blocks 2 --quiet --max-steps 8 --checkpoint-every 8steps --out "$dir/half" 2> /dev/null
+STARPU_NCPU=1 "$tide" run --restart "$dir/half/checkpoint" --max-steps 16 --checkpoint-every 8steps --quiet 2> /dev/null
+cmp "$dir/full/sinks.csv" "$dir/half/sinks.csv" || { echo "FAIL: sinks.csv after a restart differs"; diff "$dir/full/sinks.csv" "$dir/half/sinks.csv" | head; exit 1; }
+cmp "$dir/full/checkpoint/particles.bin" "$dir/half/checkpoint/particles.bin" || { echo "FAIL: the gas after a restart differs"; exit 1; }
+echo "restart: sinks.csv ($(grep -c "^[0-9]" "$dir/full/sinks.csv") rows) and the gas bit for bit after 8 + 8 steps"
 # bad keys: exit 2, one sentence naming the key
 bad() {
 	local what=$1 extra=$2 key=$3 base=${4:-}
@@ -47,4 +56,4 @@ bad "max" "sinks: {density_threshold: 1, accretion_radius: 0.5, max: 1000}" "sin
 bad "unknown key" "sinks: {density_threshold: 1, accretion_radius: 0.5, radius: 2}" "radius"
 nograv=$(gas_ball 0.1 | sed 's/cfl: 0.3,$/cfl: 0.3}/; /self_gravity/d')
 bad "no self-gravity" "sinks: {density_threshold: 1, accretion_radius: 0.5}" "sinks" "$nograv"
-echo "ok: sinks in a run: used parameters, sinks.csv, summary, log, bad keys"
+echo "ok: sinks in a run: used parameters, sinks.csv, summary, log, restart, bad keys"
