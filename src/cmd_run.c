@@ -31,6 +31,7 @@
 #include "snapshot.h"
 #include "run_agree.h"
 #include "run_opts.h"
+#include "step_trace.h"
 #include "run_output.h"
 
 static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0, long step0)
@@ -88,7 +89,9 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	if (out->ckpt_step >= 0) tide_watchdog_checkpointed(out->ckpt_step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
-		if (tide_sim_step(sim)) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
+		int bad = tide_sim_step(sim);
+		if (bad == -2) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "the step trace stopped at step %ld", sim->step); break; }
+		if (bad) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
 		double dt_wall = tide_wtime() - ts;
 		tide_watchdog_beat(sim->step, sim->t);
 		if (sim->step == step0 + 1) st->first_step_s = dt_wall;
@@ -369,7 +372,20 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!ret && !o->restart && tide_run_write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
+	tide_step_trace trace = {0};
+	if (!ret && (o->record_steps || o->replay_steps)) {
+		const char *tp = o->record_steps ? o->record_steps : o->replay_steps;
+		if (tide_step_trace_open(&trace, tp, o->replay_steps != NULL, rt->rank == 0,
+		                         (unsigned long)(st.n_fluid + st.n_bound))) {
+			/* the other ranks would wait for this one in the first step */
+			if (rt->size > 1) tide_run_abort_ranks();
+			ret = -1;
+		}
+		sim.on_reduce = tide_step_trace_reduce;
+		sim.on_reduce_arg = &trace;
+	}
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
+	if (tide_step_trace_close(&trace) && ret == 0) ret = -1;
 	tide_snap_fini(&out.snap);
 	st.n_outputs = out.n;
 	st.jeans_mass_min = out.jeans_mj;
@@ -428,6 +444,7 @@ int tide_cmd_run(int argc, char **argv)
 	tide_log_capture();
 	run_opts o;
 	if (tide_run_parse_opts(argc, argv, &o)) return 2;
+	if (o.replay_steps && tide_step_trace_check(o.replay_steps)) return 2;
 	o.argc = argc;
 	o.argv = argv;
 	tide_cmd_key key;

@@ -3,6 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#ifdef TIDE_SIMGRID
+/* StarPU's SimGrid mode: its own main starts the simulation (and SMPI's MPI) and then calls
+ * ours, renamed starpu_main by this header */
+#include <starpu_simgrid_wrap.h>
+#endif
 
 static void usage(FILE *f)
 {

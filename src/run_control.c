@@ -34,11 +34,15 @@ static void decide_cpu(void *buffers[], void *cl_arg)
 	memcpy((void *)STARPU_VARIABLE_GET_PTR(buffers[0]), v, sizeof v);
 }
 
+/* a model, as every codelet has: a simulation build (SimGrid) times tasks by their models */
+static struct starpu_perfmodel decide_model = {.type = STARPU_HISTORY_BASED, .symbol = "tide_run_control"};
+
 static struct starpu_codelet decide_cl = {
 	.name = "run_control",
 	.cpu_funcs = {decide_cpu},
 	.nbuffers = 1,
 	.modes = {STARPU_W},
+	.model = &decide_model,
 };
 
 void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, long every_steps,

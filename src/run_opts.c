@@ -31,6 +31,11 @@ static void run_usage(FILE *f)
 	        "  --max-steps N     stop after N steps\n"
 	        "  --no-output       no particle files or statistics (benchmarks); gauges.csv (at\n"
 	        "                    gauges.every) and the summary are still written\n"
+	        "  --record-steps FILE  write each step's reduction (time step, health, particle\n"
+	        "                    count) to FILE, for a replay\n"
+	        "  --replay-steps FILE  take each step's reduction from FILE (recorded by the same\n"
+	        "                    case and options) instead of the data: a simulation build\n"
+	        "                    (SimGrid) needs it; its run has the recorded run's steps\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
 	        "                    DIR/step_profile_rankN.csv (N: the MPI rank, 0 alone)\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
@@ -146,6 +151,11 @@ int tide_run_parse_opts(int argc, char **argv, run_opts *o)
 			if (i + 1 >= argc) { fprintf(stderr, "tide run: --restart needs a checkpoint directory.\n"); return -1; }
 			if (tide_opt_once("run", a, &o->restart, argv[++i])) return -1;
 		}
+		else if (!strcmp(a, "--record-steps") || !strcmp(a, "--replay-steps")) {
+			const char **dst = a[4] == 'c' ? &o->record_steps : &o->replay_steps;
+			if (i + 1 >= argc || !argv[i + 1][0]) { fprintf(stderr, "tide run: %s needs a file.\n", a); return -1; }
+			if (tide_opt_once("run", a, dst, argv[++i])) return -1;
+		}
 		else if (!strcmp(a, "--checkpoint-every")) {
 			const char *v = i + 1 < argc ? argv[++i] : NULL;
 			if (v && tide_opt_once("run", a, &ckpt_every, v)) return -1;
@@ -230,6 +240,19 @@ int tide_run_parse_opts(int argc, char **argv, run_opts *o)
 		        "with the run it continues.\n");
 		return -1;
 	}
+	if (o->record_steps && o->replay_steps) {
+		fprintf(stderr, "tide run: --record-steps and --replay-steps exclude each other (a "
+		        "replayed run's steps are the record's).\n");
+		return -1;
+	}
+#ifdef TIDE_SIMGRID
+	if (!o->replay_steps) {
+		fprintf(stderr, "tide run: a simulation build (SimGrid) computes nothing, so it needs the "
+		        "steps of a real run: give --replay-steps FILE, recorded by a normal build's "
+		        "tide run --record-steps FILE.\n");
+		return -1;
+	}
+#endif
 	if (!o->case_path && !o->restart) {
 		fprintf(stderr, "tide run: missing the case file.\n\n");
 		run_usage(stderr);
@@ -252,6 +275,7 @@ void tide_run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
 	snprintf(n, sizeof n, "%ld", o->max_steps);
 	tide_cmd_key_add(k, "--max-steps", "%s", o->max_steps >= 0 ? n : "(not given)");
 	tide_cmd_key_add(k, "--no-output", "%s", o->no_output ? "given" : "not given");
+	tide_cmd_key_add(k, "--replay-steps", "%s", o->replay_steps ? o->replay_steps : "(not given)");
 	tide_cmd_key_add(k, "--with-cpus", "%s", o->with_cpus ? "given" : "not given");
 	tide_cmd_key_add(k, "--profile", "%s", o->profile ? "given" : "not given");
 	tide_cmd_key_add(k, "--overwrite", "%s", o->overwrite ? "given" : "not given");

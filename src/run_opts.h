@@ -9,6 +9,7 @@
 
 typedef struct run_opts {
 	const char *case_path, *out_dir, *restart;
+	const char *record_steps, *replay_steps; /* the step trace (src/step_trace.h) */
 	double dp, ckpt_every_s, stall_timeout_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile, overwrite;

@@ -16,6 +16,11 @@
 #include "starpu_env.h"
 
 static int with_mpi, mpi_ours, mpi_multiple;
+#ifdef TIDE_SIMGRID
+#define TIDE_SIMULATED 1
+#else
+#define TIDE_SIMULATED 0
+#endif
 
 /* Launched by mpirun (or srun) with more than one rank?  A lone process skips MPI, so StarPU
  * keeps the core its MPI progress thread would take. */
@@ -180,7 +185,13 @@ int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_run
 	if (with_mpi) place_local_ranks(); /* before starpu_conf_init, which reads the environment */
 	struct starpu_conf conf;
 	int ret;
-	if (with_mpi) {
+#ifdef TIDE_SIMGRID
+	/* a simulation build under starpu_smpirun: StarPU's own main (starpu_simgrid_wrap.h in
+	 * main.c) has started SMPI's MPI in its communication actor, and this actor may not call MPI
+	 * itself (no agreement of the ranks' commands before StarPU: the script gives them all one); StarPU-MPI gives the rank once it is up */
+	with_mpi = 1;
+#endif
+	if (with_mpi && !TIDE_SIMULATED) {
 		int inited = 0, provided = 0;
 		MPI_Initialized(&inited);
 		if (!inited) {
@@ -195,8 +206,8 @@ int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_run
 		mpi_multiple = provided == MPI_THREAD_MULTIPLE;
 	}
 	/* every rank runs the same command and has a usable environment, or none starts StarPU */
-	int rank, size;
-	mpi_world(&rank, &size);
+	int rank = 0, size = 1;
+	if (!TIDE_SIMULATED) mpi_world(&rank, &size);
 	int agreed = tide_cmd_agree(&key, rank, size);
 	if (agreed) {
 		if (mpi_ours) MPI_Finalize();

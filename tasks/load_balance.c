@@ -17,11 +17,15 @@ static void publish_cpu(void *buffers[], void *cl_arg)
 	*(double *)STARPU_VARIABLE_GET_PTR(buffers[0]) = v;
 }
 
+/* a model, as every codelet has: a simulation build (SimGrid) times tasks by their models */
+static struct starpu_perfmodel publish_model = {.type = STARPU_HISTORY_BASED, .symbol = "tide_balance_publish"};
+
 static struct starpu_codelet publish_cl = {
 	.name = "balance_publish",
 	.cpu_funcs = {publish_cpu},
 	.nbuffers = 1,
 	.modes = {STARPU_W},
+	.model = &publish_model,
 };
 
 int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double threshold)

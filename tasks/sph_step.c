@@ -506,6 +506,7 @@ int tide_sim_step(tide_sim *sim)
 	starpu_data_acquire(sim->red, STARPU_R);
 	tide_step_reduce r = *(tide_step_reduce *)starpu_variable_get_local_ptr(sim->red);
 	starpu_data_release(sim->red);
+	if (sim->on_reduce && sim->on_reduce(sim->on_reduce_arg, sim->step, &r)) return -2;
 	sim->last = r;
 	/* the gas scheme's halos follow its largest h (include/tide/gas_math.h) */
 	if (sim->P.scheme == TIDE_SCHEME_GAS) sim->P.grid.halo_now = tide_gas_halo_depth(&sim->P.grid, r.hmax);

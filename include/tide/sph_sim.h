@@ -61,6 +61,11 @@ typedef struct tide_sim {
 	long step;
 	double t;
 	tide_step_reduce last;                     /* reduction of the last step */
+	/* Called with each step's reduction before the host uses it (src/step_trace.c: records it
+	 * for --record-steps, replaces it from the record for --replay-steps, as a simulated run
+	 * must, whose tasks compute nothing); NULL: none.  0, or -1 to stop the run. */
+	int (*on_reduce)(void *arg, long step, tide_step_reduce *r);
+	void *on_reduce_arg;
 	size_t n_total;                            /* particles at the last count */
 	int rebalances;
 	struct tide_sph_gravity *grav;             /* self-gravity (NULL: off), sph_gravity.h */
@@ -146,8 +151,9 @@ int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_vi
  * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
  * does not fit and what to do. */
 int tide_sim_check_memory(const tide_sim *sim);
-/* Submits one time step and waits for its reduction (dt, health).  Returns 0, or -1 if the step
- * went unphysical (message printed; the particles are those after the bad step). */
+/* Submits one time step and waits for its reduction (dt, health).  Returns 0, -1 if the step
+ * went unphysical (message printed; the particles are those after the bad step), or -2 if
+ * on_reduce stopped the run (it printed why). */
 int tide_sim_step(tide_sim *sim);
 /* Copies every particle into host memory on rank `root` (-1: on every rank), growing *mem and
  * *all as needed.  Collective: every rank calls it.  0 or -1. */
