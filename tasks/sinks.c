@@ -38,6 +38,12 @@
 #include "tide/codelets.h"
 #include "tide/sinks.h"
 #include "tide/sph_sim.h"
+#include "tide/step_profile.h"
+
+/* With --profile (and the load balancer's block times), the sink tasks count as "sinks". */
+#define PROFILE_B(b) STARPU_CALLBACK_WITH_ARG_NFREE,                                           \
+	tide_profile_enabled() || tide_profile_blocks_enabled() ? tide_profile_cb : NULL,         \
+	tide_profile_arg(TIDE_K_SINKS, b)
 
 /* ---- the table and the blocks' records ---- */
 
@@ -223,7 +229,7 @@ void tide_sim_sinks_gravity(tide_sim *sim)
 		STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sink_gravity_cl, STARPU_RW,
 		        sim->blk[b].B, STARPU_W, T->hf[b], STARPU_REDUX, red_part(sim), STARPU_VALUE,
 		        &sim->P, sizeof sim->P, STARPU_VALUE, &S, sizeof S, STARPU_NAME, "sink_gravity",
-		        0), "task insert");
+		        PROFILE_B(b), 0), "task insert");
 	}
 	T->grav_pending = 1;
 }
@@ -307,7 +313,7 @@ static uint32_t accrete(tide_sim *sim, tide_sinks *T, int nnew, tide_sink_cand *
 		STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sink_accrete_cl, STARPU_RW,
 		        sim->blk[b].B, STARPU_SCRATCH, sim->scratch, STARPU_W, T->ha[b], STARPU_VALUE,
 		        &sim->P, sizeof sim->P, STARPU_VALUE, &S, sizeof S, STARPU_NAME, "sink_accrete",
-		        0), "task insert");
+		        PROFILE_B(b), 0), "task insert");
 	}
 	wait_own(sim, T->ha);
 	uint32_t nc = 0, nacc = 0;
@@ -399,7 +405,8 @@ static int create(tide_sim *sim, tide_sinks *T, const tide_sink_cand *cand, uint
 		if (sim->blk[b].owner != sim->rank) continue;
 		STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sink_region_cl, STARPU_R,
 		        sim->blk[b].B, STARPU_W, T->hr[b], STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &A, sizeof A, STARPU_NAME, "sink_region", 0), "task insert");
+		        STARPU_VALUE, &A, sizeof A, STARPU_NAME, "sink_region",
+		        PROFILE_B(b), 0), "task insert");
 	}
 	wait_own(sim, T->hr);
 	size_t tot = 0;
