@@ -157,6 +157,8 @@ static const struct key keys[] = {
 	NUM("sinks.accretion_radius", sinks.accretion_radius, R_GT | REQ_IN, 0, 0),
 	NUM("sinks.softening", sinks.softening, R_GE, 0, 0),
 	INT("sinks.max", sinks.max, R_GE | R_LE, 1, TIDE_SINK_MAX),
+	SECTION("bonnor_ebert"), /* gas only: src/bonnor_ebert.h */
+	NUM("bonnor_ebert.xi_max", bonnor_ebert.xi_max, R_GT | R_LE, 0, 50),
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
@@ -391,6 +393,13 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		if (!strcmp(path, "gauges.surge_front")) x->c->surge_front = 1;
 		if (!strcmp(path, "turbulence")) x->c->turbulence.on = 1;
 		if (!strcmp(path, "sinks")) x->c->sinks.on = 1;
+		if (!strcmp(path, "bonnor_ebert")) {
+			x->c->bonnor_ebert.on = 1;
+			/* "bonnor_ebert:" alone (null) turns it on with the critical xi_max */
+			if (v->type == YAML_SCALAR_NODE && (!*text(v) || !strcmp(text(v), "~") ||
+			                                    !strcmp(text(v), "null")))
+				return 0;
+		}
 		if (!strcmp(path, "physics.self_gravity")) {
 			x->c->self_gravity.on = 1;
 			/* "self_gravity:" alone (null) turns it on with the defaults */
@@ -928,6 +937,7 @@ void tide_case_gas_defaults(tide_case *c)
 	c->turbulence.grid = 64;
 	c->sinks.softening = 0;          /* the accretion radius */
 	c->sinks.max = TIDE_SINK_MAX;
+	c->bonnor_ebert.xi_max = 6.451;  /* the critical Bonnor-Ebert sphere */
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */
@@ -1055,6 +1065,7 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	if (!strncmp(key, "physics.self_gravity.", 21)) c->self_gravity.on = 1;
 	if (!strncmp(key, "turbulence.", 11)) c->turbulence.on = 1;
 	if (!strncmp(key, "sinks.", 6)) c->sinks.on = 1;
+	if (!strncmp(key, "bonnor_ebert.", 13)) c->bonnor_ebert.on = 1;
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (tide_case_derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = tide_case_default_domain(c);
 	if (old->hswl == tide_case_default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = tide_case_default_hswl(c);

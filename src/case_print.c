@@ -156,6 +156,8 @@ static void put_gas(FILE *f, const tide_case *c)
 		                                                               : s->accretion_radius, b));
 		fprintf(f, "  max: %d\n", s->max);
 	}
+	if (c->bonnor_ebert.on)
+		fprintf(f, "bonnor_ebert:\n  xi_max: %s\n", tide_case_num(c->bonnor_ebert.xi_max, b));
 	if (!c->turbulence.on) return;
 	const tide_turbulence *t = &c->turbulence;
 	fprintf(f, "turbulence:\n  mach: %s\n", tide_case_num(t->mach, b));

@@ -231,6 +231,12 @@ int tide_case_check_physics(struct ctx *x)
 	if (check_periodic(x)) return -1;
 	if (check_turbulence(x)) return -1;
 	if (check_sinks(x)) return -1;
+	if (x->c->bonnor_ebert.on && (x->c->scheme != TIDE_SCHEME_GAS || x->c->dim != 3 ||
+	                              x->c->nsphere < 1))
+		return tide_case_fail(x, x->line[tide_case_find_key("bonnor_ebert")], "key "
+		                      "'bonnor_ebert' shapes the first of 'fluid_spheres' of a 3-D gas "
+		                      "case; allowed: physics.scheme: gas, dim: 3 and fluid_spheres, or "
+		                      "no bonnor_ebert section.");
 	if (c->self_gravity.on && c->dim != 3)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");

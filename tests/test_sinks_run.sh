@@ -55,5 +55,6 @@ bad "radius missing" "sinks: {density_threshold: 1}" "sinks.accretion_radius"
 bad "max" "sinks: {density_threshold: 1, accretion_radius: 0.5, max: 1000}" "sinks.max"
 bad "unknown key" "sinks: {density_threshold: 1, accretion_radius: 0.5, radius: 2}" "radius"
 nograv=$(gas_ball 0.1 | sed 's/cfl: 0.3,$/cfl: 0.3}/; /self_gravity/d')
+bad "bonnor_ebert xi_max" "bonnor_ebert: {xi_max: 0}" "bonnor_ebert.xi_max"
 bad "no self-gravity" "sinks: {density_threshold: 1, accretion_radius: 0.5}" "sinks" "$nograv"
 echo "ok: sinks in a run: used parameters, sinks.csv, summary, log, restart, bad keys"

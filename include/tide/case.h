@@ -208,6 +208,10 @@ typedef struct tide_case {
 	tide_gas_case gas;            /* physics.scheme = gas */
 	tide_turbulence turbulence;   /* gas only: turbulent initial velocities */
 	tide_sinks_case sinks;        /* gas with self-gravity only: sink particles */
+	struct {
+		int on;               /* section bonnor_ebert present (src/bonnor_ebert.h) */
+		double xi_max;        /* the profile's truncation (6.451: the critical sphere) */
+	} bonnor_ebert;
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
