@@ -24,6 +24,7 @@
 #include "runtime.h"
 #include "tide/sph_sim.h"
 #include "tide/sinks.h"
+#include "sinks_csv.h"
 #include "stall_watchdog.h"
 #include "statistics.h"
 #include "tide/load_balance.h"
@@ -368,6 +369,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	    (o->restart ? tide_bodies_csv_reopen(&out.bodies, out.dir, &c, sim.t)
 	                : tide_bodies_csv_open(&out.bodies, out.dir, &c)))
 		ret = -1;
+	if (rt->rank == 0 && !ret && o->restart && tide_sinks_csv_reopen(out.dir, &c, sim.t)) ret = -1;
 	if (!ret && o->restart) out.gauge_k = (long)floor(sim.t / tide_case_gauge_every(&c) + 1e-9) + 1;
 	if (!ret && !o->restart && tide_run_write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;

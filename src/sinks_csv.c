@@ -8,6 +8,37 @@
 #include "sinks_csv.h"
 #include "tide/sinks.h"
 
+int tide_sinks_csv_reopen(const char *dir, const tide_case *c, double t)
+{
+	if (!c->sinks.on) return 0;
+	char path[1200], tmp[1210], line[1024];
+	snprintf(path, sizeof path, "%s/sinks.csv", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *in = fopen(path, "r");
+	if (!in) return 0; /* nothing written before the checkpoint */
+	FILE *out = fopen(tmp, "w");
+	if (!out) {
+		fclose(in);
+		fprintf(stderr, "tide: cannot write %s.\n", tmp);
+		return -1;
+	}
+	/* the header, and the rows of outputs up to the checkpoint's time (written with 9 digits:
+	 * a row of the checkpoint's own step may read a little later than t; the next output is a
+	 * whole step later) */
+	while (fgets(line, sizeof line, in)) {
+		double tr;
+		if (sscanf(line, "%lf,", &tr) == 1 && tr > t + 1e-8 * fabs(t) + 1e-300) continue;
+		fputs(line, out);
+	}
+	fclose(in);
+	int bad = ferror(out);
+	if (fclose(out) || bad || rename(tmp, path)) {
+		fprintf(stderr, "tide: cannot write %s.\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int tide_sinks_csv_write(const char *dir, const tide_case *c, double t, const tide_sinks *T)
 {
 	if (!c->sinks.on) return 0;
