@@ -156,10 +156,15 @@ static size_t block_get_alloc_size(starpu_data_handle_t handle)
 	return block_bytes(b->cap);
 }
 
+/* A block's cost class: its particle count.  A halo buffer's (any mask other than all fields)
+ * is none: the task that fills it decides its count, and the count its main-memory copy shows
+ * when a task is submitted is not the halo's (measured: always its registered 0), so that a
+ * simulation build, which registers halos with their real count (tasks/sph_setup.c), finds the
+ * models calibrated by real runs. */
 static uint32_t block_footprint(starpu_data_handle_t handle)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
-	return tide_iface_footprint(b->count);
+	return tide_iface_footprint(b->fields == tide_block_all_fields() ? b->count : 0);
 }
 
 static int block_compare(void *a, void *b)

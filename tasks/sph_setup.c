@@ -299,7 +299,15 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		if (P->scheme == TIDE_SCHEME_GAS)
 			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
 		for (int f = 0; f < k->nface; f++) {
-			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, 0, TIDE_HALO_FIELDS);
+			uint32_t n0 = 0;
+#ifdef TIDE_SIMGRID
+			/* a simulation build's halo_pack computes nothing, so a halo keeps the count it is
+			 * registered with: that of its face at the start (what halo_pack's first step
+			 * gives), for messages of the real halos' size */
+			for (int fi = 0; fi < 6; fi++)
+				if (slot[fi] == f) n0 = face[6 * b + fi];
+#endif
+			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, n0, TIDE_HALO_FIELDS);
 			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
 		}
 		if (sim->mpi) {
