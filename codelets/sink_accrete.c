@@ -23,14 +23,13 @@ static void sink_accrete_cpu(void *buffers[], void *cl_arg)
 	tide_sink_accrete_rec *R = (tide_sink_accrete_rec *)STARPU_VARIABLE_GET_PTR(buffers[2]);
 	memset(R, 0, TIDE_SINK_REC_SHARED);
 	R->nraw = 0;
-	float m = P.mass[TIDE_FLUID];
 	uint32_t keep = 0;
 	for (uint32_t i = 0; i < v.count; i++) {
 		int inside;
 		int s = tide_sink_target(&S, &v, i, &inside);
 		if (s >= 0) {
 			tide_sink_gain g;
-			tide_sink_gain_of(&S, s, &v, i, m, &g);
+			tide_sink_gain_of(&S, s, &v, i, tide_sink_mass_of(&P, &v, i), &g);
 			tide_sink_gain_add(&R->g[s], &g);
 			R->nacc++;
 			continue;

@@ -27,8 +27,8 @@ __device__ static void gain_atomic(tide_sink_gain *a, const tide_sink_gain *b)
 	}
 }
 
-__global__ static void label_kernel(tide_sink_set S, tide_block_view v, float m, uint32_t *lab,
-                                    tide_sink_accrete_rec *R)
+__global__ static void label_kernel(tide_sph_params P, tide_sink_set S, tide_block_view v,
+                                    uint32_t *lab, tide_sink_accrete_rec *R)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= v.count) return;
@@ -37,7 +37,7 @@ __global__ static void label_kernel(tide_sink_set S, tide_block_view v, float m,
 	lab[i] = s >= 0;
 	if (s >= 0) {
 		tide_sink_gain g;
-		tide_sink_gain_of(&S, s, &v, i, m, &g);
+		tide_sink_gain_of(&S, s, &v, i, tide_sink_mass_of(&P, &v, i), &g);
 		gain_atomic(&R->g[s], &g);
 		atomicAdd(&R->nacc, 1u);
 		return;
@@ -80,7 +80,7 @@ extern "C" void tide_sink_accrete_cuda(void *buffers[], void *cl_arg)
 	uint32_t *cnt_d = (uint32_t *)scr;
 	char *cub_tmp = scr + 256;
 	size_t cub_avail = scr_bytes - 256;
-	label_kernel<<<tide_blocks_for(n, TPB), TPB, 0, st>>>(S, v, P.mass[TIDE_FLUID], lab, R);
+	label_kernel<<<tide_blocks_for(n, TPB), TPB, 0, st>>>(P, S, v, lab, R);
 	pick_kernel<<<1, 1, 0, st>>>(R);
 	uint32_t nacc;
 	TIDE_CUDA_CHECK(cudaMemcpyAsync(&nacc, &R->nacc, sizeof nacc, cudaMemcpyDeviceToHost, st));

@@ -23,14 +23,13 @@ static void sink_gravity_cpu(void *buffers[], void *cl_arg)
 	tide_step_reduce r;
 	tide_step_reduce_init(&r);
 	r.dt = S.dt_max;
-	float m = P.mass[TIDE_FLUID];
 	for (uint32_t i = 0; i < v.count; i++) {
 		if (v.type[i] != TIDE_FLUID) continue;
 		float dt = tide_sink_gravity_one(&P, &S, &v, i);
 		if (dt < r.dt) r.dt = dt;
 		for (int s = 0; s < S.n; s++) {
 			double f[3];
-			tide_sink_force_on(&S, s, &v, i, m, f);
+			tide_sink_force_on(&S, s, &v, i, tide_sink_mass_of(&P, &v, i), f);
 			for (int k = 0; k < 3; k++) F->f[s][k] += f[k];
 		}
 	}

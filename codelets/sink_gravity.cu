@@ -25,7 +25,7 @@ __global__ static void pull_kernel(tide_sph_params P, tide_sink_set S, tide_bloc
 	if (threadIdx.x == 0) atomic_min_pos(&red->dt, s_dt);
 }
 
-__global__ static void force_kernel(tide_sink_set S, tide_block_view v, float m,
+__global__ static void force_kernel(tide_sph_params P, tide_sink_set S, tide_block_view v,
                                     tide_sink_force *F)
 {
 	__shared__ double sf[3][TPB];
@@ -34,7 +34,7 @@ __global__ static void force_kernel(tide_sink_set S, tide_block_view v, float m,
 	for (uint32_t i = threadIdx.x; i < v.count; i += TPB) {
 		if (v.type[i] != TIDE_FLUID) continue;
 		double f[3];
-		tide_sink_force_on(&S, s, &v, i, m, f);
+		tide_sink_force_on(&S, s, &v, i, tide_sink_mass_of(&P, &v, i), f);
 		for (int k = 0; k < 3; k++) acc[k] += f[k];
 	}
 	for (int k = 0; k < 3; k++) sf[k][threadIdx.x] = acc[k];
@@ -60,6 +60,6 @@ extern "C" void tide_sink_gravity_cuda(void *buffers[], void *cl_arg)
 	TIDE_CUDA_CHECK(cudaMemsetAsync(F, 0, sizeof *F, st));
 	unsigned nb = v.count ? tide_blocks_for(v.count, TPB) : 1;
 	pull_kernel<<<nb, TPB, 0, st>>>(P, S, v, red);
-	if (S.n > 0 && v.count > 0) force_kernel<<<S.n, TPB, 0, st>>>(S, v, P.mass[TIDE_FLUID], F);
+	if (S.n > 0 && v.count > 0) force_kernel<<<S.n, TPB, 0, st>>>(P, S, v, F);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

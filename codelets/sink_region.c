@@ -22,7 +22,7 @@ static void sink_region_cpu(void *buffers[], void *cl_arg)
 	for (uint32_t i = 0; i < v.count; i++)
 		for (int c = tide_sink_region_of(&A, &v, i, 0); c >= 0;
 		     c = tide_sink_region_of(&A, &v, i, c + 1)) {
-			if (R->n < TIDE_SINK_REGION) tide_sink_rpart_of(&P.gas, &v, i, c, &R->p[R->n++]);
+			if (R->n < TIDE_SINK_REGION) tide_sink_rpart_of(&P, &v, i, c, &R->p[R->n++]);
 			else R->overflow = 1;
 		}
 }

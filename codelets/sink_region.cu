@@ -13,14 +13,14 @@ extern "C" {
 
 #define TPB 256
 
-__global__ static void region_kernel(tide_gas_params G, tide_sink_region_arg A,
+__global__ static void region_kernel(tide_sph_params P, tide_sink_region_arg A,
                                      tide_block_view v, tide_sink_region_rec *R)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= v.count) return;
 	for (int c = tide_sink_region_of(&A, &v, i, 0); c >= 0; c = tide_sink_region_of(&A, &v, i, c + 1)) {
 		uint32_t k = atomicAdd(&R->n, 1u);
-		if (k < TIDE_SINK_REGION) tide_sink_rpart_of(&G, &v, i, c, &R->p[k]);
+		if (k < TIDE_SINK_REGION) tide_sink_rpart_of(&P, &v, i, c, &R->p[k]);
 		else R->overflow = 1;
 	}
 }
@@ -35,6 +35,6 @@ extern "C" void tide_sink_region_cuda(void *buffers[], void *cl_arg)
 	cudaStream_t st = starpu_cuda_get_local_stream();
 	TIDE_CUDA_CHECK(cudaMemsetAsync(R, 0, 2 * sizeof(uint32_t), st));
 	if (v.count == 0) return;
-	region_kernel<<<tide_blocks_for(v.count, TPB), TPB, 0, st>>>(P.gas, A, v, R);
+	region_kernel<<<tide_blocks_for(v.count, TPB), TPB, 0, st>>>(P, A, v, R);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

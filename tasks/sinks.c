@@ -106,7 +106,6 @@ tide_sinks *tide_sim_sinks_table(tide_sim *sim)
 		T->eps_gas = tide_case_softening(c);
 		T->G = c->self_gravity.G;
 		T->cfl = c->cfl;
-		T->m_gas = (double)sim->P.mass[TIDE_FLUID];
 		T->max = c->sinks.max > 0 && c->sinks.max <= TIDE_SINK_MAX ? c->sinks.max : TIDE_SINK_MAX;
 		sim->sinks = T;
 	}
@@ -348,7 +347,7 @@ static int by_cand_id(const void *a, const void *b)
 static int creation_test(const tide_sinks *T, const tide_sink_cand *c, const tide_sink_rpart *R,
                          uint32_t n)
 {
-	double m = T->m_gas, inflow = 0, M = 0, mv[3] = {0, 0, 0}, pot_c = 0;
+	double inflow = 0, M = 0, mv[3] = {0, 0, 0}, pot_c = 0;
 	float pot_min = 3.0e38f;
 	int self = -1;
 	for (uint32_t j = 0; j < n; j++) {
@@ -365,25 +364,25 @@ static int creation_test(const tide_sinks *T, const tide_sink_cand *c, const tid
 		}
 		r = sqrt(r);
 		for (int k = 0; k < 3; k++) vr += w[k] * d[k];
-		if (r > 0) inflow += m * vr / r;
+		if (r > 0) inflow += R[j].m * vr / r;
 		if (R[j].pot < pot_min) pot_min = R[j].pot;
 	}
 	if (!(inflow < 0)) return 1;
 	for (uint32_t j = 0; j < n; j++) {
-		M += m;
-		for (int k = 0; k < 3; k++) mv[k] += m * R[j].v[k];
+		M += R[j].m;
+		for (int k = 0; k < 3; k++) mv[k] += R[j].m * R[j].v[k];
 	}
 	double ekin = 0, eth = 0, egr = 0, e2 = T->eps_gas * T->eps_gas;
 	for (uint32_t j = 0; j < n; j++) {
 		for (int k = 0; k < 3; k++) {
 			double w = R[j].v[k] - mv[k] / M;
-			ekin += 0.5 * m * w * w;
+			ekin += 0.5 * R[j].m * w * w;
 		}
-		eth += m * R[j].eth;
+		eth += R[j].m * R[j].eth;
 		for (uint32_t i = j + 1; i < n; i++) {
 			double r2 = e2;
 			for (int k = 0; k < 3; k++) r2 += (R[i].x[k] - R[j].x[k]) * (R[i].x[k] - R[j].x[k]);
-			egr -= T->G * m * m / sqrt(r2);
+			egr -= T->G * R[i].m * R[j].m / sqrt(r2);
 		}
 	}
 	if (!(ekin + eth < -egr)) return 2;

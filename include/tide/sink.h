@@ -27,10 +27,21 @@
 #define TIDE_SINK_RAW 256      /* GPU: candidates a block collects before keeping the best */
 #define TIDE_SINK_REGION 2048  /* region particles a block reports in one creation test */
 
-/* The gas particles' gravitational potential (tree + sinks, per unit mass, G included): an aux
- * field after the gas scheme's, active only in runs with sinks (the potential-minimum test). */
-#define TIDE_SINK_POT aux5
+/* The gas particles' gravitational potential (tree + sinks, per unit mass, G included): the aux
+ * field after the gas scheme's (aux<TIDE_GAS_NAUX>, whatever their number), active only in runs
+ * with sinks (the potential-minimum test). */
+#define TIDE_SINK_AUX_(n) aux##n
+#define TIDE_SINK_AUX(n) TIDE_SINK_AUX_(n)
+#define TIDE_SINK_POT TIDE_SINK_AUX(TIDE_GAS_NAUX)
 #define TIDE_SINK_NAUX (TIDE_GAS_NAUX + 1)
+
+/* The mass of gas particle i (the one place the sink codelets and records take it from). */
+TIDE_HD float tide_sink_mass_of(const tide_sph_params *P, const tide_block_view *v, uint32_t i)
+{
+	(void)v;
+	(void)i;
+	return P->mass[TIDE_FLUID];
+}
 
 /* The sink table as the codelets see it (by value). */
 typedef struct tide_sink_set {
@@ -86,9 +97,9 @@ typedef struct tide_sink_rpart {
 	float v[3];
 	float eth;     /* specific thermal energy */
 	float pot;     /* potential (TIDE_SINK_POT) */
+	float m;       /* mass */
 	uint32_t id;
 	uint32_t cand; /* which candidate's region, its index in tide_sink_region_arg */
-	uint32_t pad;
 } tide_sink_rpart;
 
 typedef struct tide_sink_region_rec {
@@ -287,16 +298,17 @@ TIDE_HD int tide_sink_region_of(const tide_sink_region_arg *A, const tide_block_
 	return -1;
 }
 
-TIDE_HD void tide_sink_rpart_of(const tide_gas_params *G, const tide_block_view *v, uint32_t i,
+TIDE_HD void tide_sink_rpart_of(const tide_sph_params *P, const tide_block_view *v, uint32_t i,
                                 int c, tide_sink_rpart *p)
 {
+	const tide_gas_params *G = &P->gas;
+	p->m = tide_sink_mass_of(P, v, i);
 	p->x[0] = v->x[i]; p->x[1] = v->y[i]; p->x[2] = v->z[i];
 	p->v[0] = v->vx[i]; p->v[1] = v->vy[i]; p->v[2] = v->vz[i];
 	p->eth = tide_sink_eth(G, v, i);
 	p->pot = v->naux >= TIDE_SINK_NAUX ? v->TIDE_SINK_POT[i] : 0.f;
 	p->id = v->id[i];
 	p->cand = (uint32_t)c;
-	p->pad = 0;
 }
 
 #endif

@@ -30,7 +30,7 @@ typedef struct tide_sink_state {
 
 typedef struct tide_sinks {
 	/* parameters (the case's sinks section; G and the gas softening from self_gravity) */
-	double rho_thr, r_acc, eps, eps_gas, G, cfl, m_gas;
+	double rho_thr, r_acc, eps, eps_gas, G, cfl;
 	int max;
 	/* the table */
 	int n;
