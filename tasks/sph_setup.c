@@ -402,7 +402,8 @@ static int dt_tree_wanted(int nranks, int rank)
 	if (nranks < 2) return 0;
 	if (v && !strcmp(v, "tree")) return 1;
 	if (v && !strcmp(v, "all")) return 0;
-	if (v && *v && rank == 0)
+	static int warned; /* once, not at every re-split of the blocks */
+	if (v && *v && rank == 0 && !warned++)
 		fprintf(stderr, "tide: warning: TIDE_DT_REDUCTION='%s' is neither 'all' nor 'tree': "
 		        "choosing by the number of ranks.\n", v);
 	return nranks > TIDE_DT_TREE_MIN_RANKS;
@@ -716,6 +717,8 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 	sim->verlet_count = saved.verlet_count;
 	sim->last = saved.last;
 	sim->rebalances = saved.rebalances + 1;
+	sim->on_reduce = saved.on_reduce; /* the step trace goes on */
+	sim->on_reduce_arg = saved.on_reduce_arg;
 	/* the floating bodies' states live on (their sums are registered again at the next step) */
 	sim->nrigid = saved.nrigid;
 	sim->rigid_set = saved.rigid_set;

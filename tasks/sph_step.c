@@ -212,29 +212,47 @@ static void submit_combine(tide_sim *sim, starpu_data_handle_t out, starpu_data_
  * record with that of q xor 2^k, so that after L = log2 P rounds each holds all N records, and
  * ranks >= P get the result back from q - P: log2 N + 2 messages per rank at most, where the
  * one-hop exchange takes N - 1.  Every combination is a min, max or integer sum (the step
- * record), so the result is the same bits in any order. */
+ * record), so the result is the same bits in any order.
+ *
+ * A rank submits only the combinations it runs or feeds (StarPU-MPI needs no other rank's
+ * tasks to post its sends and receives), in the same order on every rank: O(log N) tasks per
+ * rank and step where all of them would be O(N log N). */
+static starpu_data_handle_t dt_tree_in(const tide_sim *sim, int k, int q)
+{
+	int n = sim->size, P = 1 << sim->dt_levels;
+	if (k > 0) return sim->tree[(size_t)k * (size_t)n + (size_t)q];
+	return q + P < n ? sim->tree[q] : sim->part[0][q]; /* after the fold */
+}
+
+/* A record received from another rank: its owner rewrites it next step in a task this rank
+ * does not submit, so StarPU-MPI's receive cache here must forget it (or the next step would
+ * read the old value without receiving the new). */
+static void received(starpu_data_handle_t h)
+{
+	starpu_mpi_cache_flush(MPI_COMM_WORLD, h);
+}
+
 static void finish_reduction_tree(tide_sim *sim)
 {
-	int n = sim->size, L = sim->dt_levels, P = 1 << L;
-	starpu_data_handle_t *cur = malloc(sizeof *cur * (size_t)P * 2), *nxt = cur + P;
-	STARPU_ASSERT_MSG(cur, "out of memory");
-	for (int q = 0; q < P; q++) {
-		if (q + P < n) {
+	int n = sim->size, L = sim->dt_levels, P = 1 << L, me = sim->rank;
+	for (int q = 0; q + P < n; q++)
+		if (me == q || me == q + P) {
 			submit_combine(sim, sim->tree[q], sim->part[0][q], sim->part[0][q + P]);
-			cur[q] = sim->tree[q];
-		} else {
-			cur[q] = sim->part[0][q];
+			if (me == q) received(sim->part[0][q + P]);
 		}
-	}
-	for (int k = 0; k < L; k++) {
+	for (int k = 0; k < L; k++)
 		for (int q = 0; q < P; q++) {
-			nxt[q] = k == L - 1 ? sim->all[q] : sim->tree[(size_t)(k + 1) * (size_t)n + (size_t)q];
-			submit_combine(sim, nxt[q], cur[q], cur[q ^ (1 << k)]);
+			int o = q ^ (1 << k);
+			if (me != q && me != o) continue;
+			starpu_data_handle_t out = k == L - 1 ? sim->all[q] : dt_tree_in(sim, k + 1, q);
+			submit_combine(sim, out, dt_tree_in(sim, k, q), dt_tree_in(sim, k, o));
+			if (me == q) received(dt_tree_in(sim, k, o));
 		}
-		for (int q = 0; q < P; q++) cur[q] = nxt[q];
-	}
-	for (int q = P; q < n; q++) submit_combine(sim, sim->all[q], sim->all[q - P], NULL);
-	free(cur);
+	for (int q = P; q < n; q++)
+		if (me == q || me == q - P) {
+			submit_combine(sim, sim->all[q], sim->all[q - P], NULL);
+			if (me == q) received(sim->all[q - P]);
+		}
 }
 
 /* After the last contribution to the first stage's reduction (sph_forces, sgrav_apply): under

@@ -6,7 +6,8 @@
 #  (b) the replay really replaces the data's reduction: a trace with every time step halved
 #      gives a run whose simulated time is exactly the sum of the halved steps (half the
 #      recorded time) and whose particles differ;
-#  (c) 2 ranks record the same trace as 1 rank;
+#  (c) 2 ranks record the same trace as 1 rank; a run that re-splits its blocks goes on
+#      recording and replaying;
 #  (d) a trace shorter than the run, a file that is not a trace, a missing file, a trace of
 #      another particle count and both options together are refused with one sentence.
 # usage: test_step_trace.sh TIDE SRC_ROOT
@@ -56,6 +57,16 @@ sys.exit(0 if ok else 1)
 PY
 cmp -s rec/particles_0002.vtp half/particles_0002.vtp && fail "halved steps left the particles unchanged" ||
 	echo "ok: halved steps move the particles differently"
+
+# re-split blocks (a new simulation of the same particles) go on recording and replaying
+"$tide" "${dam[@]}" --no-output --rebalance-every 10 --out rb --record-steps rb.trace ||
+	fail "the re-splitting recording run"
+n=$(grep -vc '^#' rb.trace)
+[ "$n" = 40 ] && echo "ok: re-split every 10 steps: 40 records" || fail "re-split every 10 steps: $n records"
+"$tide" "${dam[@]}" --no-output --rebalance-every 10 --out rb2 --replay-steps half.trace 2>/dev/null &&
+	python3 -c 'import csv,sys; t=float(next(csv.DictReader(open(sys.argv[1])))["t_sim[s]"]); s=sum(float.fromhex(l.split()[1]) for l in open(sys.argv[2]) if l[0] != "#"); sys.exit(abs(t - s) > 1e-9 * s)' rb2/run_summary.csv half.trace &&
+	echo "ok: re-split every 10 steps: the replay's time is the halved trace's" ||
+	fail "re-split every 10 steps: the replay did not follow the trace"
 
 # (c) 2 ranks record the same steps
 if [ ${#mpi[@]} -gt 0 ]; then
