@@ -11,6 +11,14 @@
 #      GR_RATIO_SIZES (default 7 M: on the 16-core H200 node a 7 M evaluation takes ~6 s on the
 #      CPU tree and the ten runs ~150 s; GR_RATIO_SIZES="7000000 20000000" adds 20 M, ~19 s per
 #      CPU evaluation and ~400 s for its runs, so give it GR_BUDGET=700 or a call of its own);
+#   4. exchange (GR_EXPERIMENTS="exchange", CPU ranks, e.g. on a laptop): bytes of essential
+#      nodes sent per rank per evaluation against the number of ranks GR_EXCHANGE_RANKS (1 2 4 8
+#      16): experiment exchange_all1, the exchange before issue 25 (all-to-all, one box per
+#      receiver: TIDE_GRAVITY_FAR=all TIDE_GRAVITY_BOXES=1), against exchange_near, near/far
+#      ranks with a coarse tree for the far ones and each receiver's cover of boxes
+#      (TIDE_GRAVITY_FAR=GR_FAR_NU, default 1; TIDE_GRAVITY_BOXES default); GR_EXCHANGE_N
+#      particles (default 100000) of GR_EXCHANGE_DIST (uniform), STARPU_NCPU=1 per rank; summary
+#      column bytes_per_rank (mean over the ranks);
 #   3. weak:   GR_WEAK_PER_RANK particles per rank (default 0.5 M) on R ranks, GPU, with the share
 #      of the essential nodes, twice: of the walk time (tide gravity times every rank's walk
 #      tasks over its own tree and over the essential nodes it received, StarPU's task
@@ -61,6 +69,12 @@ budget=${GR_BUDGET:-330}
 run_timeout=${GR_TIMEOUT:-90}
 read -r -a mpirun <<< "${MPIRUN:-mpirun --allow-run-as-root --bind-to none --oversubscribe}"
 PY=/usr/bin/python3; [ -x $PY ] || PY=python3
+exchange_ranks=${GR_EXCHANGE_RANKS:-1 2 4 8 16}
+exchange_n=${GR_EXCHANGE_N:-100000}
+exchange_dist=${GR_EXCHANGE_DIST:-uniform}
+far_nu=${GR_FAR_NU:-1}
+dist=plummer
+export TIDE_GRAVITY_FAR=${TIDE_GRAVITY_FAR:-auto} TIDE_GRAVITY_BOXES=${TIDE_GRAVITY_BOXES:-16}
 csv="$out/gravity_ranks.csv"
 echo "experiment,device,n,ranks,ncpu_per_rank,status,t_step_s,t_walk_s,t_build_s,t_moments_s,cells,groups,let_cells,let_particles,let_bytes,wall_s,walk_exec_s,walk_let_exec_s" >"$csv"
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1; echo "cores $cores"; echo "mps $mps"; git rev-parse HEAD; } \
@@ -75,6 +89,7 @@ run() {
 	local ncpu ncuda reps
 	if [ "$dev" = cuda ]; then ncpu=$gpu_ncpu ncuda=1 reps=$repeat
 	else ncpu=$(( cores / r > 0 ? cores / r : 1 )) ncuda=0 reps=1; fi
+	[ "${exp%%_*}" = exchange ] && ncpu=1
 	local tag="${exp}_${dev}_n${n}_r${r}" raw="$out/raw/${exp}_${dev}_n${n}_r${r}.csv"
 	rm -f "$raw"
 	if [ "$t" -lt 5 ]; then
@@ -87,8 +102,8 @@ run() {
 	local t0=$SECONDS status=ok
 	STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda STARPU_WORKERS_NOBIND=1 \
 	timeout -k 10 "$t" "${mpirun[@]}" -np "$r" -x LD_LIBRARY_PATH -x STARPU_HOME -x STARPU_SILENT \
-		-x STARPU_NCPU -x STARPU_NCUDA -x STARPU_WORKERS_NOBIND \
-		"$tide" gravity --n "$n" --dist plummer --theta "$theta" --quadrupole --device "$dev" \
+		-x STARPU_NCPU -x STARPU_NCUDA -x STARPU_WORKERS_NOBIND -x TIDE_GRAVITY_FAR -x TIDE_GRAVITY_BOXES \
+		"$tide" gravity --n "$n" --dist "$dist" --theta "$theta" --quadrupole --device "$dev" \
 		--repeat "$reps" --check 0 --csv "$raw" >"$out/logs/$tag.log" 2>&1
 	local rc=$? wall=$(( SECONDS - t0 ))
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && status=timeout
@@ -120,7 +135,11 @@ for exp in $experiments; do
 	strong) for n in $sizes; do for r in $ranks; do run strong "$dev_strong" "$n" "$r"; done; done ;;
 	ratio) for n in $ratio_sizes; do for r in $ranks; do for d in $devices_ratio; do run ratio "$d" "$n" "$r"; done; done; done ;;
 	weak) for r in $ranks; do run weak "$dev_weak" $(( weak_per_rank * r )) "$r"; done ;;
-	*) echo "gravity_ranks.sh: unknown experiment '$exp' (strong, ratio, weak)" >&2; exit 2 ;;
+	exchange) for r in $exchange_ranks; do
+		dist=$exchange_dist TIDE_GRAVITY_FAR=all TIDE_GRAVITY_BOXES=1 run exchange_all1 cpu "$exchange_n" "$r"
+		dist=$exchange_dist TIDE_GRAVITY_FAR=$far_nu TIDE_GRAVITY_BOXES=16 run exchange_near cpu "$exchange_n" "$r"
+	done ;;
+	*) echo "gravity_ranks.sh: unknown experiment '$exp' (strong, ratio, weak, exchange)" >&2; exit 2 ;;
 	esac
 done
 
@@ -138,11 +157,12 @@ def find(exp, dev, n, R):
 out = open(sys.argv[2], 'w')
 w = csv.writer(out)
 w.writerow(['experiment', 'device', 'n', 'ranks', 't_step_s', 't_walk_s', 'speedup_vs_1_rank',
-            'efficiency', 'gpu_over_cpu_speedup', 'essential_share', 'essential_time_share'])
+            'efficiency', 'gpu_over_cpu_speedup', 'essential_share', 'essential_time_share',
+            'bytes_per_rank'])
 lines = []
 for r in rows:
     if r['status'] != 'ok':
-        w.writerow([r['experiment'], r['device'], r['n'], r['ranks'], r['status'], '', '', '', '', '', ''])
+        w.writerow([r['experiment'], r['device'], r['n'], r['ranks'], r['status'], '', '', '', '', '', '', ''])
         lines.append(f"{r['experiment']:6} {r['device']:4} n {int(r['n']):>9} R {int(r['ranks']):>2}: {r['status']}")
         continue
     R = int(r['ranks'])
@@ -167,13 +187,15 @@ for r in rows:
         own, let = float(r['walk_exec_s']), float(r['walk_let_exec_s'])
         if own + let > 0: tshare = let / (own + let)
     f = lambda v, p: f"{v:.{p}f}" if v != '' else ''
+    bpr = float(r['let_bytes']) / R if r['let_bytes'] else ''
     w.writerow([r['experiment'], r['device'], r['n'], R, r['t_step_s'], r['t_walk_s'], f(sp, 3),
-                f(eff, 3), f(ratio, 2), f(share, 3), f(tshare, 3)])
+                f(eff, 3), f(ratio, 2), f(share, 3), f(tshare, 3), f(bpr, 0)])
     lines.append(f"{r['experiment']:6} {r['device']:4} n {int(r['n']):>9} R {R:>2}: step {t(r):8.4f} s  walk "
                  f"{float(r['t_walk_s']):8.4f} s  speedup {f(sp, 2) or '-':>6}  eff {f(eff, 2) or '-':>5}"
                  + (f"  GPU/CPU {f(ratio, 1)}" if ratio != '' else '')
                  + (f"  essential share {f(share, 2)} of items" if share != '' else '')
-                 + (f", {f(tshare, 2)} of walk time" if tshare != '' else ''))
+                 + (f", {f(tshare, 2)} of walk time" if tshare != '' else '')
+                 + (f"  {bpr / 1e3:.1f} kB sent per rank" if bpr != '' and R > 1 else ''))
 out.close()
 print('\n'.join(lines))
 PY

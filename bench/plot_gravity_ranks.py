@@ -3,7 +3,8 @@
 """Plot bench/gravity_ranks.sh's summary CSV: time per gravity step against the rank count for
 the strong and weak runs, the GPU/CPU speedup per rank count (the Barnes-Hut paper's Fig. 12),
 and the weak runs' share of the essential nodes in the walk time and in the items walked
-(its Figs. 15-17).
+(its Figs. 15-17); with exchange runs (issue 25) a fourth panel: bytes of essential nodes sent
+per rank per evaluation, the exchange before issue 25 against near/far ranks with covers.
 
 usage: bench/plot_gravity_ranks.py SUMMARY.csv OUT.png"""
 import csv
@@ -34,7 +35,21 @@ def main():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
+    exch = {}
+    for r in rows:
+        if r["experiment"].startswith("exchange") and num(r.get("bytes_per_rank")) is not None:
+            exch.setdefault(r["experiment"], []).append((int(r["ranks"]), float(r["bytes_per_rank"])))
+    fig, ax = plt.subplots(1, 4 if exch else 3, figsize=(20 if exch else 15, 4.2))
+    for exp, pts in sorted(exch.items()):
+        pts = sorted(p for p in pts if p[0] > 1)
+        label = {"exchange_all1": "all-to-all, one box (before issue 25)",
+                 "exchange_near": "near/far ranks, covers of 16 boxes"}.get(exp, exp)
+        ax[3].plot([p[0] for p in pts], [p[1] / 1e3 for p in pts], "o-", label=label)
+    if exch:
+        ax[3].set_xscale("log", base=2)
+        ax[3].set_xlabel("MPI ranks (CPU, N fixed)")
+        ax[3].set_ylabel("essential nodes sent per rank per evaluation [kB]")
+        ax[3].legend(fontsize=7)
     series = {}
     for r in rows:
         if num(r["t_step_s"]) is None:  # empty, or the status of a run cut off or failed

@@ -9,17 +9,18 @@ extern "C" {
 
 #define DIRECT_TPB 256
 
-__global__ static void direct_kernel(const bh_body *b, uint32_t n, const uint32_t *sample,
-                                     double *out, double eps2, double G)
+__global__ static void direct_kernel(const bh_body *b, const float *vel, uint32_t n,
+                                     const uint32_t *sample, double *out, bh_params P)
 {
 	__shared__ double red[4][DIRECT_TPB];
 	uint32_t i = sample[blockIdx.x];
 	double x = b[i].x, y = b[i].y, z = b[i].z, ax = 0, ay = 0, az = 0, pot = 0;
+	float ei = bh_body_eps(&P, vel, i);
 	for (uint32_t j = threadIdx.x; j < n; j += DIRECT_TPB) {
 		if (j == i) continue;
 		bh_body s = b[j];
 		double dx = s.x - x, dy = s.y - y, dz = s.z - z;
-		double r2 = dx * dx + dy * dy + dz * dz + eps2;
+		double r2 = dx * dx + dy * dy + dz * dz + bh_soft2(ei, bh_body_eps(&P, vel, j));
 		if (r2 <= 0) continue;
 		double rinv = rsqrt(r2), mr = s.m * rinv, mr3 = mr * rinv * rinv;
 		ax += mr3 * dx; ay += mr3 * dy; az += mr3 * dz; pot -= mr;
@@ -32,7 +33,7 @@ __global__ static void direct_kernel(const bh_body *b, uint32_t n, const uint32_
 			for (int k = 0; k < 4; k++) red[k][threadIdx.x] += red[k][threadIdx.x + w];
 		__syncthreads();
 	}
-	if (threadIdx.x < 4) out[4 * blockIdx.x + threadIdx.x] = G * red[threadIdx.x][0];
+	if (threadIdx.x < 4) out[4 * blockIdx.x + threadIdx.x] = (double)P.G * red[threadIdx.x][0];
 }
 
 extern "C" void tide_bh_direct_cuda(void *buffers[], void *cl_arg)
@@ -42,8 +43,9 @@ extern "C" void tide_bh_direct_cuda(void *buffers[], void *cl_arg)
 	starpu_codelet_unpack_args(cl_arg, &n, &ns, &P);
 	if (ns == 0) return;
 	direct_kernel<<<ns, DIRECT_TPB, 0, starpu_cuda_get_local_stream()>>>(
-	        (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]), n,
+	        (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
+	        (const float *)STARPU_VECTOR_GET_PTR(buffers[3]), n,
 	        (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
-	        (double *)STARPU_VECTOR_GET_PTR(buffers[2]), (double)P.eps * P.eps, (double)P.G);
+	        (double *)STARPU_VECTOR_GET_PTR(buffers[2]), P);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // bh_essential: the locally essential nodes of this rank's tree for one remote rank.  A breadth-
-// first traversal from the root against the remote rank's particle box (its virtual root): a cell
-// that passes the opening test against the whole box (minimum distance from the box, so it is
-// safe for every point in it) goes out as a multipole; a leaf that fails goes out with its
+// first traversal from the root against the remote rank's boxes (its virtual root's cover): a cell
+// that passes the opening test against every box (minimum distance from the box, so it is safe for
+// every point in it) goes out as a multipole; a leaf that fails goes out with its
 // particles; an internal cell that fails goes out with its children, which are visited in turn.
 // The output is a small tree in the local tree's own layout (children contiguous), so the
 // receiver walks it with its groups like its own tree and opens the upper cells where its groups
@@ -18,15 +18,13 @@ static void essential_cpu(void *buffers[], void *cl_arg)
 {
 	bh_essential_io io = bh_essential_unpack(buffers, cl_arg);
 	if (io.n == 0 || io.vroot->n == 0) return; /* nothing to send, or nobody there to need it */
-	bh_box box;
-	bh_vroot_box(io.vroot, &box);
 	bh_cell *oc = io.oc;
 	int32_t nc = 1, np = 0;
 	oc[0].child = 0;
 	for (int32_t i = 0; i < nc; i++) {
 		const bh_cell *C = &io.cells[oc[i].child];
 		const bh_mom *M = &io.mom[oc[i].child];
-		int k = io.whole ? (C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(C, M, &box);
+		int k = bh_let_choose(C, M, io.vroot, io.whole, io.far2);
 		int32_t first = 0;
 		if (k == BH_LET_KEEP_OPEN) {
 			first = nc;

@@ -24,16 +24,14 @@ __global__ static void let_init(const bh_vroot *vr, bh_cell *oc, int32_t *ctr)
 
 __global__ static void let_level(const bh_body *body, const bh_cell *cells, const bh_mom *mom,
                                  const bh_vroot *vr, bh_cell *oc, bh_mom *om, bh_body *op,
-                                 int32_t *ctr, int whole)
+                                 int32_t *ctr, int whole, float far2)
 {
 	int32_t b = ctr[CTR_BEGIN], e = ctr[CTR_END];
-	bh_box box;
-	bh_vroot_box(vr, &box);
 	for (int32_t i = b + blockIdx.x * blockDim.x + threadIdx.x; i < e; i += gridDim.x * blockDim.x) {
 		int32_t src = oc[i].child;
 		bh_cell C = cells[src];
 		bh_mom M = mom[src];
-		int k = whole ? (C.nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF) : bh_let_kind(&C, &M, &box);
+		int k = bh_let_choose(&C, &M, vr, whole, far2);
 		int32_t first = 0;
 		if (k == BH_LET_KEEP_OPEN) {
 			first = atomicAdd(&ctr[CTR_CELLS], C.nchild);
@@ -63,7 +61,7 @@ extern "C" void tide_bh_essential_cuda(void *buffers[], void *cl_arg)
 	let_init<<<1, 1, 0, s>>>(io.vroot, io.oc, ctr);
 	for (int level = 0; level <= BH_MAXLEVEL; level++) {
 		let_level<<<grid, 256, 0, s>>>(io.body, io.cells, io.mom, io.vroot, io.oc, io.om, io.op, ctr,
-		                               io.whole);
+		                               io.whole, io.far2);
 		let_next<<<1, 1, 0, s>>>(ctr);
 	}
 	int32_t used[2];

@@ -16,15 +16,16 @@ static void moments_cpu(void *buffers[], void *cl_arg)
 	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
 	bh_mom *mom = (bh_mom *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[4]); /* softenings (soft_h) */
 	for (int L = BH_MAXLEVEL; L >= 0; L--) {
 		for (int32_t c = meta[BH_META_LEVEL + L]; c < meta[BH_META_LEVEL + L + 1]; c++) {
 			const bh_cell *C = &cells[c];
 			if (C->nchild) bh_merge_moments(&mom[C->child], C->nchild, &mom[c]);
-			else bh_leaf_moments(body, C->pbegin, C->pend, &mom[c]);
+			else bh_leaf_moments(body, vel, &P, C->pbegin, C->pend, &mom[c]);
 			mom[c].rcrit2 = bh_rcrit2(C, &mom[c], P.theta, P.quadrupole);
 		}
 	}
 }
 
-TIDE_CODELET(bh_moments, moments_cpu, tide_bh_moments_cuda, 4,
-             STARPU_R, STARPU_R, STARPU_R, STARPU_W);
+TIDE_CODELET(bh_moments, moments_cpu, tide_bh_moments_cuda, 5,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_R);

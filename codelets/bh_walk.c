@@ -45,90 +45,100 @@ size_t bh_walk_scratch_bytes(void)
 
 #define WALK_LIST 64 /* interactions of one kind collected before they are applied */
 
-/* The group's particles and their field, one array per component; entries past the group's
- * np particles repeat its last particle and are computed but never stored. */
+/* The group's particles, their softenings (bh_body_eps) and their field, one array per
+ * component; entries past the group's np particles repeat its last particle and are computed but
+ * never stored. */
 typedef struct walk_targets {
-	float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP];
+	float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP], e[BH_GROUP];
 	float ax[BH_GROUP], ay[BH_GROUP], az[BH_GROUP], pot[BH_GROUP];
 } walk_targets;
 
-/* Collected multipoles: centre of mass, mass and (quadrupoles) the six components. */
+/* Collected multipoles: centre of mass, mass, softening (bh_mom.eps) and (quadrupoles) the six
+ * components. */
 typedef struct walk_mlist {
 	int n;
-	float x[WALK_LIST], y[WALK_LIST], z[WALK_LIST], m[WALK_LIST];
+	float x[WALK_LIST], y[WALK_LIST], z[WALK_LIST], m[WALK_LIST], e[WALK_LIST];
 	float qxx[WALK_LIST], qxy[WALK_LIST], qxz[WALK_LIST];
 	float qyy[WALK_LIST], qyz[WALK_LIST], qzz[WALK_LIST];
 } walk_mlist;
 
-/* Collected source particles. */
+/* Collected source particles and their softenings. */
 typedef struct walk_plist {
 	int n;
-	float x[WALK_LIST], y[WALK_LIST], z[WALK_LIST], m[WALK_LIST];
+	float x[WALK_LIST], y[WALK_LIST], z[WALK_LIST], m[WALK_LIST], e[WALK_LIST];
 } walk_plist;
 
-/* Every listed node on every target (bh_m2p_lane, one target per SIMD lane); inlined into one
- * clone per order, so that monopoles skip the quadrupole terms. */
+/* Every listed node on every target (bh_m2p_lane, one target per SIMD lane, the pair's
+ * softening bh_soft2); inlined into one clone per order, so that monopoles skip the quadrupole
+ * terms. */
 static inline __attribute__((always_inline)) void
-multipole_loop(walk_targets *restrict T, const walk_mlist *restrict L, float eps2, const int quad)
+multipole_loop(walk_targets *restrict T, const walk_mlist *restrict L, const int quad)
 {
 	for (int j = 0; j < L->n; j++) {
-		const float mx = L->x[j], my = L->y[j], mz = L->z[j], mm = L->m[j];
+		const float mx = L->x[j], my = L->y[j], mz = L->z[j], mm = L->m[j], me = L->e[j];
 		const bh_quad q = {quad ? L->qxx[j] : 0.f, quad ? L->qxy[j] : 0.f,
 		                   quad ? L->qxz[j] : 0.f, quad ? L->qyy[j] : 0.f,
 		                   quad ? L->qyz[j] : 0.f, quad ? L->qzz[j] : 0.f};
 		for (int i = 0; i < BH_GROUP; i++) {
-			bh_acc f = bh_m2p_lane(mx - T->x[i], my - T->y[i], mz - T->z[i], mm, q, eps2, quad);
+			bh_acc f = bh_m2p_lane(mx - T->x[i], my - T->y[i], mz - T->z[i], mm, q,
+			                       bh_soft2(T->e[i], me), quad);
 			T->ax[i] += f.ax; T->ay[i] += f.ay; T->az[i] += f.az;
 			T->pot[i] += f.pot;
 		}
 	}
 }
 WALK_SIMD_CLONES
-static void apply_quadrupoles(walk_targets *restrict T, const walk_mlist *restrict L, float eps2)
+static void apply_quadrupoles(walk_targets *restrict T, const walk_mlist *restrict L)
 {
-	multipole_loop(T, L, eps2, 1);
+	multipole_loop(T, L, 1);
 }
 WALK_SIMD_CLONES
-static void apply_monopoles(walk_targets *restrict T, const walk_mlist *restrict L, float eps2)
+static void apply_monopoles(walk_targets *restrict T, const walk_mlist *restrict L)
 {
-	multipole_loop(T, L, eps2, 0);
+	multipole_loop(T, L, 0);
 }
-static void apply_multipoles(walk_targets *T, const walk_mlist *L, float eps2, int quad)
+static void apply_multipoles(walk_targets *T, const walk_mlist *L, int quad)
 {
-	if (quad) apply_quadrupoles(T, L, eps2);
-	else apply_monopoles(T, L, eps2);
+	if (quad) apply_quadrupoles(T, L);
+	else apply_monopoles(T, L);
 }
 
 /* Every listed particle on every target (bh_p2p_lane). */
 WALK_SIMD_CLONES
-static void apply_particles(walk_targets *restrict T, const walk_plist *restrict L, float eps2)
+static void apply_particles(walk_targets *restrict T, const walk_plist *restrict L)
 {
 	for (int j = 0; j < L->n; j++) {
-		const float sx = L->x[j], sy = L->y[j], sz = L->z[j], sm = L->m[j];
+		const float sx = L->x[j], sy = L->y[j], sz = L->z[j], sm = L->m[j], se = L->e[j];
 		for (int i = 0; i < BH_GROUP; i++) {
-			bh_acc f = bh_p2p_lane(sx - T->x[i], sy - T->y[i], sz - T->z[i], sm, eps2);
+			bh_acc f = bh_p2p_lane(sx - T->x[i], sy - T->y[i], sz - T->z[i], sm,
+			                       bh_soft2(T->e[i], se));
 			T->ax[i] += f.ax; T->ay[i] += f.ay; T->az[i] += f.az;
 			T->pot[i] += f.pot;
 		}
 	}
 }
 
-static void push_multipole(walk_targets *T, walk_mlist *L, const bh_mom *M, float eps2, int quad)
+/* The node's softening: its bodies' largest (soft_h) or eps. */
+static void push_multipole(walk_targets *T, walk_mlist *L, const bh_mom *M, const bh_params *P)
 {
 	int k = L->n;
 	L->x[k] = M->x; L->y[k] = M->y; L->z[k] = M->z; L->m[k] = M->m;
+	L->e[k] = P->soft_h ? M->eps : P->eps;
 	L->qxx[k] = M->qxx; L->qxy[k] = M->qxy; L->qxz[k] = M->qxz;
 	L->qyy[k] = M->qyy; L->qyz[k] = M->qyz; L->qzz[k] = M->qzz;
-	if (++L->n == WALK_LIST) { apply_multipoles(T, L, eps2, quad); L->n = 0; }
+	if (++L->n == WALK_LIST) { apply_multipoles(T, L, P->quadrupole); L->n = 0; }
 }
 
-static void push_particles(walk_targets *T, walk_plist *L, const bh_body *src, int32_t b, int32_t e,
-                           float eps2)
+/* The particles of an opened leaf; their softenings from vel (the local tree's), else (the
+ * received essential nodes carry none) the leaf's largest, leaf_eps. */
+static void push_particles(walk_targets *T, walk_plist *L, const bh_body *src, const float *vel,
+                           float leaf_eps, int32_t b, int32_t e, const bh_params *P)
 {
 	for (int32_t j = b; j < e; j++) {
 		int k = L->n;
 		L->x[k] = src[j].x; L->y[k] = src[j].y; L->z[k] = src[j].z; L->m[k] = src[j].m;
-		if (++L->n == WALK_LIST) { apply_particles(T, L, eps2); L->n = 0; }
+		L->e[k] = !P->soft_h ? P->eps : vel ? vel[4 * (size_t)j] : leaf_eps;
+		if (++L->n == WALK_LIST) { apply_particles(T, L); L->n = 0; }
 	}
 }
 
@@ -149,13 +159,13 @@ static void group_box(const bh_body *b, int32_t p0, int32_t p1, bh_box *box)
 }
 
 /* The field of a source tree (cells, mom; src: the particles its leaves index) on the groups of
- * the particles tgt[r0, r1).  let = 0: the local tree (src = tgt), out = the field without the
- * self-energy; let = 1: received essential nodes, out += their field. */
-static void walk_groups(const bh_body *tgt, const bh_group *groups, int32_t ng, const bh_cell *cells,
-                        const bh_mom *mom, const bh_body *src, bh_acc *out, int let, bh_params P,
-                        bh_range R)
+ * the particles tgt[r0, r1) (vel: their velocities, whose first words are their softenings with
+ * P.soft_h).  let = 0: the local tree (src = tgt), out = the field without the self-energy;
+ * let = 1: received essential nodes, out += their field. */
+static void walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups, int32_t ng,
+                        const bh_cell *cells, const bh_mom *mom, const bh_body *src, bh_acc *out,
+                        int let, bh_params P, bh_range R)
 {
-	float eps2 = P.eps * P.eps, self = P.eps > 0.f && !let ? 1.f / P.eps : 0.f;
 	/* depth-first, one node at a time: at most 7 pending siblings per level */
 	int32_t stack[8 * (BH_MAXLEVEL + 2)];
 	walk_targets T;
@@ -168,8 +178,10 @@ static void walk_groups(const bh_body *tgt, const bh_group *groups, int32_t ng, 
 		if (p0 >= p1) continue;
 		int32_t np = p1 - p0;
 		for (int i = 0; i < BH_GROUP; i++) {
-			const bh_body *b = &tgt[p0 + (i < np ? i : np - 1)];
+			int32_t k = p0 + (i < np ? i : np - 1);
+			const bh_body *b = &tgt[k];
 			T.x[i] = b->x; T.y[i] = b->y; T.z[i] = b->z;
+			T.e[i] = bh_body_eps(&P, vel, k);
 			T.ax[i] = T.ay[i] = T.az[i] = T.pot[i] = 0.f;
 		}
 		/* the box of the whole group even where this task's range cuts it: the same
@@ -183,16 +195,17 @@ static void walk_groups(const bh_body *tgt, const bh_group *groups, int32_t ng, 
 			int32_t c = stack[--top];
 			const bh_cell *C = &cells[c];
 			if (C->nchild == BH_LET_MULTIPOLE || bh_accept(&mom[c], C, &box))
-				push_multipole(&T, &ml, &mom[c], eps2, P.quadrupole);
+				push_multipole(&T, &ml, &mom[c], &P);
 			else if (C->nchild == 0)
-				push_particles(&T, &pl, src, C->pbegin, C->pend, eps2);
+				push_particles(&T, &pl, src, let ? NULL : vel, mom[c].eps, C->pbegin, C->pend, &P);
 			else
 				for (int32_t k = C->nchild - 1; k >= 0; k--) stack[top++] = C->child + k;
 		}
-		apply_multipoles(&T, &ml, eps2, P.quadrupole);
-		apply_particles(&T, &pl, eps2);
+		apply_multipoles(&T, &ml, P.quadrupole);
+		apply_particles(&T, &pl);
 		for (int32_t i = 0; i < np; i++) {
 			bh_acc *o = &out[p0 + i - (int32_t)R.r0];
+			float self = T.e[i] > 0.f && !let ? 1.f / T.e[i] : 0.f;
 			bh_acc f = {P.G * T.ax[i], P.G * T.ay[i], P.G * T.az[i],
 			            P.G * (T.pot[i] + tgt[p0 + i].m * self)}; /* no self-energy */
 			if (let) { o->ax += f.ax; o->ay += f.ay; o->az += f.az; o->pot += f.pot; }
@@ -208,7 +221,8 @@ static void walk_cpu(void *buffers[], void *cl_arg)
 	starpu_codelet_unpack_args(cl_arg, &P, &R);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-	walk_groups(body, (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]), meta[BH_META_NGROUPS],
+	walk_groups(body, (const float *)STARPU_VECTOR_GET_PTR(buffers[7]),
+	            (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]), meta[BH_META_NGROUPS],
 	            (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
 	            (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body,
 	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), 0, P, R);
@@ -224,13 +238,14 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 	if (L->ncells == 0) return;
 	void *let = (void *)L->ptr;
 	walk_groups((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
+	            (const float *)STARPU_VECTOR_GET_PTR(buffers[6]),
 	            (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]), meta[BH_META_NGROUPS],
 	            bh_let_cells(let), bh_let_moms(let, L->cap_cells), bh_let_parts(let, L->cap_cells),
 	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
 }
 
-TIDE_CODELET(bh_walk, walk_cpu, tide_bh_walk_cuda, 7,
-             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH);
+TIDE_CODELET(bh_walk, walk_cpu, tide_bh_walk_cuda, 8,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH, STARPU_R);
 
-TIDE_CODELET(bh_walk_let, walk_let_cpu, tide_bh_walk_let_cuda, 6,
-             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH);
+TIDE_CODELET(bh_walk_let, walk_let_cpu, tide_bh_walk_let_cuda, 7,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH, STARPU_R);

@@ -81,17 +81,16 @@ __device__ static inline float warp_max(float v)
 
 template <bool LET>
 __global__ static void __launch_bounds__(WALK_TPB)
-walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
-            const bh_mom *__restrict__ mom, const bh_body *__restrict__ src, const int32_t *meta,
-            const bh_group *groups, bh_acc *out, bh_params P, bh_range R, int32_t *counter,
-            int32_t *stacks)
+walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
+            const bh_cell *__restrict__ cells, const bh_mom *__restrict__ mom,
+            const bh_body *__restrict__ src, const int32_t *meta, const bh_group *groups,
+            bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
 {
 	const unsigned full = 0xffffffffu;
 	int lane = threadIdx.x & 31;
 	int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	int32_t *stack = stacks + (size_t)warp * WALK_STACK;
 	int32_t ng = meta[BH_META_NGROUPS];
-	float eps2 = P.eps * P.eps, self = P.eps > 0.f && !LET ? 1.f / P.eps : 0.f;
 	for (;;) {
 		int32_t g = 0;
 		if (lane == 0) g = atomicAdd(counter, 1);
@@ -102,6 +101,7 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 		int32_t i = p0 + lane;
 		bool active = i < p1;
 		bh_body me = body[active ? i : p0];
+		float me_e = bh_body_eps(&P, vel, active ? i : p0); /* softening (bh_soft2) */
 		bh_box box;
 		{
 			float lx = warp_min(me.x), ly = warp_min(me.y), lz = warp_min(me.z);
@@ -146,14 +146,21 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 			for (unsigned m = __ballot_sync(full, acc); m; m &= m - 1) {
 				int32_t c = __shfl_sync(full, node, __ffs(m) - 1);
 				bh_mom M = mom[c];
-				bh_m2p(&a, me.x, me.y, me.z, &M, eps2, P.quadrupole);
+				bh_m2p(&a, me.x, me.y, me.z, &M, bh_soft2(me_e, P.soft_h ? M.eps : P.eps),
+				       P.quadrupole);
 			}
 			for (unsigned m = __ballot_sync(full, leaf); m; m &= m - 1) {
 				int32_t c = __shfl_sync(full, node, __ffs(m) - 1);
 				int32_t b = cells[c].pbegin, e = cells[c].pend;
+				/* the received essential nodes' particles carry no softening: their leaf's */
+				float leaf_e = P.soft_h ? mom[c].eps : P.eps;
 				for (int32_t j0 = b; j0 < e; j0 += 32) {
 					bh_body s = {0.f, 0.f, 0.f, 0.f};
-					if (j0 + lane < e) s = src[j0 + lane];
+					float se = 0.f;
+					if (j0 + lane < e) {
+						s = src[j0 + lane];
+						se = LET ? leaf_e : bh_body_eps(&P, vel, j0 + lane);
+					}
 					int cnt = min(32, e - j0);
 					for (int j = 0; j < cnt; j++) {
 						bh_body t;
@@ -161,12 +168,14 @@ walk_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
 						t.y = __shfl_sync(full, s.y, j);
 						t.z = __shfl_sync(full, s.z, j);
 						t.m = __shfl_sync(full, s.m, j);
-						bh_p2p(&a, me.x, me.y, me.z, &t, eps2);
+						float te = __shfl_sync(full, se, j);
+						bh_p2p(&a, me.x, me.y, me.z, &t, bh_soft2(me_e, te));
 					}
 				}
 			}
 		}
 		if (active) {
+			float self = me_e > 0.f && !LET ? 1.f / me_e : 0.f; /* no self-energy */
 			bh_acc o = {P.G * a.ax, P.G * a.ay, P.G * a.az, P.G * (a.pot + me.m * self)};
 			bh_acc *d = &out[i - (int32_t)R.r0];
 			if (LET) { d->ax += o.ax; d->ay += o.ay; d->az += o.az; d->pot += o.pot; }
@@ -194,6 +203,7 @@ static_assert(offsetof(bh_cell, child) == 16 && offsetof(bh_cell, pend) == 28, "
 struct walk_buffers {
 	float4 mp[3][32];
 	float4 body[32];
+	float mpe[32], pe[32];  /* the multipoles' and the particles' softenings (bh_soft2) */
 };
 
 /* The interactions: bh_p2p_fast and bh_m2p_fast of bh_interact.h (MUFU.RSQ), beside the
@@ -214,30 +224,32 @@ __device__ __forceinline__ void m2p_fast(bh_acc &a, float x, float y, float z, f
 
 /* Entry slot of the multipole buffer (the quadrupole words only when they are used). */
 template <bool QUAD>
-__device__ __forceinline__ void put_multipole(walk_buffers &B, int slot, float4 m0, float4 m1, float4 m2)
+__device__ __forceinline__ void put_multipole(walk_buffers &B, int slot, float4 m0, float4 m1, float4 m2,
+                                              float e)
 {
 	B.mp[0][slot] = m0;
 	if (QUAD) { B.mp[1][slot] = m1; B.mp[2][slot] = m2; }
+	B.mpe[slot] = e;
 }
 
 /* The first n entries of the multipole / particle buffer on the lane's particle.  Called with
  * n = 32 (a full buffer: constant trip count) or with the rest at the end of a group. */
 template <bool QUAD>
-__device__ __forceinline__ void apply_multipoles(bh_acc &a, float x, float y, float z,
-                                                 const walk_buffers &B, int n, float eps2)
+__device__ __forceinline__ void apply_multipoles(bh_acc &a, float x, float y, float z, float e,
+                                                 const walk_buffers &B, int n)
 {
 #pragma unroll 4
 	for (int j = 0; j < n; j++) {
 		float4 c0 = B.mp[0][j], c1 = make_float4(0.f, 0.f, 0.f, 0.f), c2 = c1;
 		if (QUAD) { c1 = B.mp[1][j]; c2 = B.mp[2][j]; }
-		m2p_fast<QUAD>(a, x, y, z, c0, c1, c2, eps2);
+		m2p_fast<QUAD>(a, x, y, z, c0, c1, c2, bh_soft2(e, B.mpe[j]));
 	}
 }
-__device__ __forceinline__ void apply_particles(bh_acc &a, float x, float y, float z,
-                                                const walk_buffers &B, int n, float eps2)
+__device__ __forceinline__ void apply_particles(bh_acc &a, float x, float y, float z, float e,
+                                                const walk_buffers &B, int n)
 {
 #pragma unroll 8
-	for (int j = 0; j < n; j++) p2p_fast(a, x, y, z, B.body[j], eps2);
+	for (int j = 0; j < n; j++) p2p_fast(a, x, y, z, B.body[j], bh_soft2(e, B.pe[j]));
 }
 
 /* Exclusive prefix sum over the warp; *total: the sum of all lanes. */
@@ -257,10 +269,10 @@ __device__ static inline int warp_exclusive_sum(int v, int lane, int *total)
  * spills for monopoles. */
 template <bool LET, bool QUAD>
 __global__ static void __launch_bounds__(FAST_TPB, 8)
-walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ cells,
-                 const bh_mom *__restrict__ mom, const bh_body *__restrict__ src,
-                 const int32_t *meta, const bh_group *groups, bh_acc *out, bh_params P, bh_range R,
-                 int32_t *counter, int32_t *stacks)
+walk_fast_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
+                 const bh_cell *__restrict__ cells, const bh_mom *__restrict__ mom,
+                 const bh_body *__restrict__ src, const int32_t *meta, const bh_group *groups,
+                 bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
 {
 	__shared__ walk_buffers buffers[FAST_TPB / 32];
 	const unsigned full = 0xffffffffu;
@@ -275,7 +287,6 @@ walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ c
 	const float4 *src4 = reinterpret_cast<const float4 *>(src);
 	const float4 *body4 = reinterpret_cast<const float4 *>(body);
 	int32_t ng = meta[BH_META_NGROUPS];
-	float eps2 = P.eps * P.eps, self = P.eps > 0.f && !LET ? 1.f / P.eps : 0.f;
 	for (;;) {
 		int32_t g = 0;
 		if (lane == 0) g = atomicAdd(counter, 1);
@@ -286,6 +297,7 @@ walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ c
 		int32_t i = p0 + lane;
 		bool active = i < p1;
 		float4 me = __ldg(&body4[active ? i : p0]); /* idle lanes compute for p0, unused */
+		float me_e = bh_body_eps(&P, vel, active ? i : p0); /* softening (bh_soft2) */
 		bh_box box;
 		{
 			float lx = warp_min(me.x), ly = warp_min(me.y), lz = warp_min(me.z);
@@ -340,12 +352,13 @@ walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ c
 			if (am) {
 				int na = __popc(am);
 				int slot = nmp + __popc(am & below);
-				if (acc && slot < 32) put_multipole<QUAD>(B, slot, m0, m1, m2);
+				float ne = P.soft_h ? m2.w : P.eps; /* the node's: bh_mom.eps */
+				if (acc && slot < 32) put_multipole<QUAD>(B, slot, m0, m1, m2, ne);
 				if (nmp + na >= 32) {
 					__syncwarp();
-					apply_multipoles<QUAD>(a, me.x, me.y, me.z, B, 32, eps2);
+					apply_multipoles<QUAD>(a, me.x, me.y, me.z, me_e, B, 32);
 					__syncwarp();
-					if (acc && slot >= 32) put_multipole<QUAD>(B, slot - 32, m0, m1, m2);
+					if (acc && slot >= 32) put_multipole<QUAD>(B, slot - 32, m0, m1, m2, ne);
 				}
 				nmp = (nmp + na) & 31; /* nmp + na < 64 */
 			}
@@ -364,27 +377,34 @@ walk_fast_kernel(const bh_body *__restrict__ body, const bh_cell *__restrict__ c
 					if (e <= s) owner += step;
 				}
 				int j = __shfl_sync(full, lbegin, owner) + (s - __shfl_sync(full, pfirst, owner));
+				/* the received essential nodes' particles carry no softening: their leaf's */
+				float leaf_e = __shfl_sync(full, m2.w, owner);
 				int k = min(32, ptotal - s0);
 				bool valid = lane < k;
 				float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
-				if (valid) p = __ldg(&src4[j]);
+				float pe = 0.f;
+				if (valid) {
+					p = __ldg(&src4[j]);
+					pe = !P.soft_h ? P.eps : LET ? leaf_e : __ldg(&vel[4 * (size_t)j]);
+				}
 				int slot = npart + lane;
-				if (valid && slot < 32) B.body[slot] = p;
+				if (valid && slot < 32) { B.body[slot] = p; B.pe[slot] = pe; }
 				if (npart + k >= 32) {
 					__syncwarp();
-					apply_particles(a, me.x, me.y, me.z, B, 32, eps2);
+					apply_particles(a, me.x, me.y, me.z, me_e, B, 32);
 					__syncwarp();
-					if (valid && slot >= 32) B.body[slot - 32] = p;
+					if (valid && slot >= 32) { B.body[slot - 32] = p; B.pe[slot - 32] = pe; }
 				}
 				npart = (npart + k) & 31; /* npart + k < 64 */
 			}
 		}
 		/* what is left in the buffers */
 		__syncwarp();
-		if (nmp) apply_multipoles<QUAD>(a, me.x, me.y, me.z, B, nmp, eps2);
-		if (npart) apply_particles(a, me.x, me.y, me.z, B, npart, eps2);
+		if (nmp) apply_multipoles<QUAD>(a, me.x, me.y, me.z, me_e, B, nmp);
+		if (npart) apply_particles(a, me.x, me.y, me.z, me_e, B, npart);
 		__syncwarp(); /* read before the next group writes */
 		if (active) {
+			float self = me_e > 0.f && !LET ? 1.f / me_e : 0.f; /* no self-energy */
 			bh_acc o = {P.G * a.ax, P.G * a.ay, P.G * a.az, P.G * (a.pot + me.w * self)};
 			bh_acc *d = &out[i - (int32_t)R.r0];
 			if (LET) { d->ax += o.ax; d->ay += o.ay; d->az += o.az; d->pot += o.pot; }
@@ -423,9 +443,10 @@ static int walk_blocks(K kernel, int tpb)
 
 /* Launches the persistent warps over the groups of the particles [r0, r1). */
 template <bool LET>
-static void launch_walk(const bh_body *body, const bh_cell *cells, const bh_mom *mom,
-                        const bh_body *src, const int32_t *meta, const bh_group *groups, bh_acc *out,
-                        bh_params P, bh_range R, void *scratch_buf)
+static void launch_walk(const bh_body *body, const float *vel, const bh_cell *cells,
+                        const bh_mom *mom, const bh_body *src, const int32_t *meta,
+                        const bh_group *groups, bh_acc *out, bh_params P, bh_range R,
+                        void *scratch_buf)
 {
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(scratch_buf);
 	size_t scr_bytes = STARPU_VECTOR_GET_NX(scratch_buf) * STARPU_VECTOR_GET_ELEMSIZE(scratch_buf);
@@ -440,16 +461,16 @@ static void launch_walk(const bh_body *body, const bh_cell *cells, const bh_mom 
 	if (walk_use_fast() && aligned) {
 		if (P.quadrupole) {
 			walk_fast_kernel<LET, true><<<walk_blocks(walk_fast_kernel<LET, true>, FAST_TPB), FAST_TPB, 0,
-			                              s>>>(body, cells, mom, src, meta, groups, out, P, R, counter,
-			                                   stacks);
+			                              s>>>(body, vel, cells, mom, src, meta, groups, out, P, R,
+			                                   counter, stacks);
 		} else {
 			walk_fast_kernel<LET, false><<<walk_blocks(walk_fast_kernel<LET, false>, FAST_TPB), FAST_TPB,
-			                               0, s>>>(body, cells, mom, src, meta, groups, out, P, R,
-			                                       counter, stacks);
+			                               0, s>>>(body, vel, cells, mom, src, meta, groups, out, P,
+			                                       R, counter, stacks);
 		}
 	} else {
 		walk_kernel<LET><<<walk_blocks(walk_kernel<LET>, WALK_TPB), WALK_TPB, 0, s>>>(
-		        body, cells, mom, src, meta, groups, out, P, R, counter, stacks);
+		        body, vel, cells, mom, src, meta, groups, out, P, R, counter, stacks);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }
@@ -460,7 +481,8 @@ extern "C" void tide_bh_walk_cuda(void *buffers[], void *cl_arg)
 	bh_range R;
 	starpu_codelet_unpack_args(cl_arg, &P, &R);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	launch_walk<false>(body, (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
+	launch_walk<false>(body, (const float *)STARPU_VECTOR_GET_PTR(buffers[7]),
+	                   (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
 	                   (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body,
 	                   (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
 	                   (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]),
@@ -475,7 +497,8 @@ extern "C" void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg)
 	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
 	if (L->ncells == 0) return;
 	void *let = (void *)L->ptr;
-	launch_walk<true>((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]), bh_let_cells(let),
+	launch_walk<true>((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
+	                  (const float *)STARPU_VECTOR_GET_PTR(buffers[6]), bh_let_cells(let),
 	                  bh_let_moms(let, L->cap_cells), bh_let_parts(let, L->cap_cells),
 	                  (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
 	                  (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]),

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tide/case.h"
 #include "case_load.h"
+#include "gas_generator.h"
 #include "geometry_fill.h"
 #include "log.h"
 
@@ -312,6 +313,7 @@ static int fluid_taken(const tide_case *c, const double *p)
 /* Upper bound of the particle count, from the lattice sizes alone. */
 static double estimate(const tide_case *c)
 {
+	if (c->generator.type != TIDE_GEN_NONE) return (double)tide_gen_build(c, NULL); /* exact */
 	double total = 0, L = c->tank.layers;
 	int y = c->dim == 3;
 	for (int b = 0; b < c->nfluid; b++) {
@@ -395,6 +397,7 @@ int tide_case_check_size(const tide_case *c)
 {
 	double est = estimate(c);
 	if (too_many(c, est)) return -1;
+	if (c->generator.type != TIDE_GEN_NONE) return 0; /* it makes gas: counted at loading */
 	double fluid = 0;
 	for (int b = 0; b < c->nfluid; b++) fluid += fluid_cells(c, &c->fluid[b]);
 	if (fluid < 1 && c->nsphere == 0 && c->nvolume == 0) {

@@ -56,6 +56,8 @@ extern const char *const tide_case_gauge_mode_names[];
 int tide_case_fail(const struct ctx *x, int line, const char *fmt, ...);
 /* The index of key path in the key table, or -1. */
 int tide_case_find_key(const char *path);
+/* The path of key k of the table ("physics.rho0"), or NULL past its end. */
+const char *tide_case_key_path(int k);
 /* Builds every STL mesh of the case once (kinds 1: the solids only, to measure them for a
  * derived domain; 2: solids and fluid volumes, checked against the domain), so that a bad one is
  * refused while loading (case_load.c).  0, or -1 after the message. */

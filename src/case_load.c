@@ -71,6 +71,11 @@ const char *const tide_output_field_names[] = {"position", "velocity", "density"
                                                "type", "id", "internal_energy",
                                                "smoothing_length", "sound_speed", NULL};
 const char *const tide_case_gauge_mode_names[] = {"column", "highest", NULL}; /* enum tide_gauge_mode */
+/* enum tide_gen_type ("none" is the default, not a value a case gives: the list starts after it) */
+const char *const tide_gen_type_names[] = {"none", "shock_tube", "sedov", "evrard", "uniform_sphere",
+                                           "top_hat", NULL};
+const char *const tide_case_axis_names[] = {"x", "y", "z", NULL};
+const char *const tide_gen_positions_names[] = {"lattice", "glass", NULL};
 
 #define OFF(f) offsetof(tide_case, f)
 #define SZ(f) sizeof(((tide_case *)0)->f)
@@ -130,6 +135,7 @@ static const struct key keys[] = {
 	NUM("physics.self_gravity.theta", self_gravity.theta, R_GT | R_LE, 0, 1.5),
 	NUM("physics.self_gravity.softening", self_gravity.softening, R_GT, 0, 0),
 	{"physics.self_gravity.quadrupole", K_BOOL, OFF(self_gravity.quadrupole), 0, 0, 0, NULL, 0, NULL},
+	NUM("physics.self_gravity.h_factor", self_gravity.h_factor, R_GE | R_LE, 0, 10),  /* gas only */
 	SECTION("gas"),
 	ENUM("gas.eos", gas.eos, tide_case_gas_eos_names),
 	NUM("gas.gamma", gas.gamma, R_GT | R_LE, 1, 10),
@@ -152,6 +158,34 @@ static const struct key keys[] = {
 	NUM("turbulence.solenoidal", turbulence.solenoidal, R_GE | R_LE, 0, 1),
 	INT("turbulence.seed", turbulence.seed, R_GE, 0, 0),
 	INT("turbulence.grid", turbulence.grid, R_GE | R_LE, 8, TIDE_TURB_GRID_MAX),
+	/* gas only: generated initial conditions (src/gas_generator.c); which keys each type takes
+	 * is checked by tide_case_check_generator (case_validate.c) */
+	SECTION("generator"),
+	ENUM("generator.type", generator.type, tide_gen_type_names),
+	ENUM("generator.axis", generator.axis, tide_case_axis_names),
+	NUM("generator.x0", generator.x0, 0, 0, 0),
+	SECTION("generator.left"),
+	NUM("generator.left.rho", generator.rho[0], R_GT | REQ_IN, 0, 0),
+	NUM("generator.left.p", generator.p[0], R_GT | REQ_IN, 0, 0),
+	NUM("generator.left.v", generator.v[0], 0, 0, 0),
+	SECTION("generator.right"),
+	NUM("generator.right.rho", generator.rho[1], R_GT | REQ_IN, 0, 0),
+	NUM("generator.right.p", generator.p[1], R_GT | REQ_IN, 0, 0),
+	NUM("generator.right.v", generator.v[1], 0, 0, 0),
+	INT("generator.fixed_layers", generator.fixed_layers, R_GE | R_LE, 0, 16),
+	NUM("generator.E", generator.E, R_GT, 0, 0),
+	NUM("generator.r_inj", generator.r_inj, R_GE, 0, 0),
+	NUM("generator.half", generator.half, R_GT, 0, 0),
+	NUM("generator.rho", generator.rho_gas, R_GT, 0, 0),
+	NUM("generator.u", generator.u, R_GE, 0, 0),
+	NUM("generator.M", generator.M, R_GT, 0, 0),
+	NUM("generator.R", generator.R, R_GT, 0, 0),
+	POINT("generator.centre", generator.centre, 0),
+	NUM("generator.rho_in", generator.rho_in, R_GT, 0, 0),
+	NUM("generator.rho_out", generator.rho_out, R_GT, 0, 0),
+	NUM("generator.u_out", generator.u_out, R_GE, 0, 0),
+	ENUM("generator.positions", generator.positions, tide_gen_positions_names),
+	STR("generator.glass", generator.glass),
 	SECTION("sinks"),        /* gas with self-gravity only: include/tide/sink.h */
 	NUM("sinks.density_threshold", sinks.density_threshold, R_GT | REQ_IN, 0, 0),
 	NUM("sinks.accretion_radius", sinks.accretion_radius, R_GT | REQ_IN, 0, 0),
@@ -357,6 +391,8 @@ int tide_case_find_key(const char *path)
 		if (!strcmp(keys[i].path, path)) return (int)i;
 	return -1;
 }
+
+const char *tide_case_key_path(int k) { return k >= 0 && (size_t)k < NKEYS ? keys[k].path : NULL; }
 
 /* Is key k a direct child of section prefix ("" = the top level)? */
 static int child_of(const struct key *k, const char *prefix)
@@ -856,6 +892,7 @@ static int check_required(struct ctx *x, double dp_override)
 		return tide_case_fail(x, line, "missing required key '%s'; allowed: a list of %d numbers.", k->path,
 		            x->c->dim);
 	}
+	if (x->c->generator.type != TIDE_GEN_NONE) return 0; /* the generator makes the particles */
 	if (!x->seen[tide_case_find_key("fluid")] && !x->seen[tide_case_find_key("fluid_spheres")] &&
 	    !x->seen[tide_case_find_key("fluid_volumes")])
 		return tide_case_fail(x, 1, "missing required key 'fluid'; allowed: a list of 1 to %d boxes "
@@ -938,6 +975,10 @@ void tide_case_gas_defaults(tide_case *c)
 	c->sinks.softening = 0;          /* the accretion radius */
 	c->sinks.max = TIDE_SINK_MAX;
 	c->bonnor_ebert.xi_max = 6.451;  /* the critical Bonnor-Ebert sphere */
+	c->generator.type = TIDE_GEN_NONE;
+	c->generator.axis = 2;
+	c->generator.fixed_layers = 3;
+	c->generator.u_out = -1;   /* pressure equilibrium */
 }
 
 /* dim decides how many numbers every point has, so it is read before anything else. */

@@ -114,6 +114,8 @@ static void put_physics(FILE *f, const tide_case *c)
 		fprintf(f, "    theta: %s\n", tide_case_num(c->self_gravity.theta, b));
 		fprintf(f, "    softening: %s\n", tide_case_num(tide_case_softening(c), b));
 		fprintf(f, "    quadrupole: %s\n", c->self_gravity.quadrupole ? "true" : "false");
+		if (c->scheme == TIDE_SCHEME_GAS)
+			fprintf(f, "    h_factor: %s\n", tide_case_num(c->self_gravity.h_factor, b));
 	}
 }
 
@@ -164,6 +166,52 @@ static void put_gas(FILE *f, const tide_case *c)
 	fprintf(f, "  slope: %s\n", tide_case_num(t->slope, b));
 	fprintf(f, "  solenoidal: %s\n", tide_case_num(t->solenoidal, b));
 	fprintf(f, "  seed: %d\n  grid: %d\n", t->seed, t->grid);
+}
+
+/* The generator's section (gas only): the keys of its type (case_validate.c's gen_keys). */
+static void put_generator(FILE *f, const tide_case *c)
+{
+	char b[32];
+	const tide_generator *g = &c->generator;
+	if (g->type == TIDE_GEN_NONE) return;
+	fprintf(f, "generator:\n  type: %s\n", tide_gen_type_names[g->type]);
+	fprintf(f, "  positions: %s\n", tide_gen_positions_names[g->positions]);
+	if (*g->glass) {
+		fputs("  glass: ", f);
+		put_str(f, g->glass);
+		fputc('\n', f);
+	} else if (g->positions == TIDE_GEN_GLASS) {
+		fputs("  # glass: not given, the shipped cases/glass/glass_4096.txt\n", f);
+	}
+	if (g->type == TIDE_GEN_SHOCK_TUBE) {
+		fprintf(f, "  axis: %c\n  x0: %s\n", "xyz"[g->axis], tide_case_num(g->x0, b));
+		for (int s = 0; s < 2; s++) {
+			fprintf(f, "  %s: {rho: %s, ", s ? "right" : "left", tide_case_num(g->rho[s], b));
+			fprintf(f, "p: %s, ", tide_case_num(g->p[s], b));
+			fprintf(f, "v: %s}\n", tide_case_num(g->v[s], b));
+		}
+		fprintf(f, "  fixed_layers: %d\n", g->fixed_layers);
+		return;
+	}
+	if (g->type == TIDE_GEN_SEDOV) {
+		fprintf(f, "  E: %s\n", tide_case_num(g->E, b));
+		fprintf(f, "  rho: %s\n", tide_case_num(g->rho_gas, b));
+		fprintf(f, "  r_inj: %s\n", tide_case_num(g->r_inj, b));
+	} else if (g->type == TIDE_GEN_TOP_HAT) {
+		fprintf(f, "  rho_in: %s\n", tide_case_num(g->rho_in, b));
+		fprintf(f, "  rho_out: %s\n", tide_case_num(g->rho_out, b));
+		fprintf(f, "  R: %s\n", tide_case_num(g->R, b));
+		if (g->u_out >= 0) fprintf(f, "  u_out: %s\n", tide_case_num(g->u_out, b));
+		else fputs("  # u_out: not given, pressure equilibrium\n", f);
+	} else {
+		fprintf(f, "  M: %s\n", tide_case_num(g->M, b));
+		fprintf(f, "  R: %s\n", tide_case_num(g->R, b));
+	}
+	if (g->type == TIDE_GEN_SEDOV || g->type == TIDE_GEN_TOP_HAT)
+		fprintf(f, "  half: %s\n", tide_case_num(g->half, b));
+	fprintf(f, "  u: %s\n  centre: ", tide_case_num(g->u, b));
+	put_coords(f, g->centre, 3, axes3);
+	fputc('\n', f);
 }
 
 void tide_case_print(FILE *f, const tide_case *c)
@@ -232,6 +280,7 @@ void tide_case_print(FILE *f, const tide_case *c)
 	put_units(f, c);
 	put_physics(f, c);
 	put_gas(f, c);
+	put_generator(f, c);
 	fprintf(f, "time: {end: %s, ", tide_case_num(c->t_end, b));
 	fprintf(f, "output: %s}\n", tide_case_num(c->t_out, b));
 	fprintf(f, "output: {format: %s, precision: %s, fields: [", tide_case_format_names[c->output_format],

@@ -8,6 +8,8 @@
 #include "tide/case.h"
 #include "case_ctx.h"
 #include "case_load.h"
+#include "gas_generator.h"
+#include "glass.h"
 
 /* ---- whole-case checks and derived values ----------------------------------------------- */
 
@@ -144,6 +146,11 @@ tide_box tide_case_default_domain(const tide_case *c)
 double tide_case_default_hswl(const tide_case *c)
 {
 	double top = -INFINITY, floor_z = INFINITY;
+	if (c->generator.type != TIDE_GEN_NONE) { /* the generated gas's height (unused by gas) */
+		tide_box g;
+		tide_gen_box(c, &g);
+		return g.hi[2] - g.lo[2];
+	}
 	for (int i = 0; i < c->nfluid; i++) {
 		top = fmax(top, c->fluid[i].hi[2]);
 		floor_z = fmin(floor_z, c->fluid[i].lo[2]);
@@ -206,6 +213,147 @@ static int check_turbulence(struct ctx *x)
 	return 0;
 }
 
+/* ---- generated initial conditions (section generator; src/gas_generator.h) ---- */
+
+/* The keys under generator. that each type takes (enum tide_gen_type): the required ones, then
+ * after "|" the optional ones. */
+static const char *const gen_keys[][12] = {
+	[TIDE_GEN_SHOCK_TUBE] = {"left", "right", "|", "axis", "x0", "fixed_layers", "positions",
+	                         "glass", NULL},
+	[TIDE_GEN_SEDOV] = {"E", "rho", "half", "|", "u", "r_inj", "centre", "positions", "glass", NULL},
+	[TIDE_GEN_EVRARD] = {"M", "R", "u", "|", "centre", "positions", "glass", NULL},
+	[TIDE_GEN_UNIFORM_SPHERE] = {"M", "R", "u", "|", "centre", "positions", "glass", NULL},
+	[TIDE_GEN_TOP_HAT] = {"rho_in", "rho_out", "R", "u", "half", "|", "u_out", "centre",
+	                      "positions", "glass", NULL},
+};
+
+/* generator.glass: relative to the case file's directory (as STL files), kept absolute; read
+ * once here so that a bad file is refused before any run. */
+static int check_glass(struct ctx *x)
+{
+	tide_generator *g = &x->c->generator;
+	int k = tide_case_find_key("generator.glass");
+	if (*g->glass && g->positions != TIDE_GEN_GLASS)
+		return tide_case_fail(x, x->line[k], "key 'generator.glass' without generator.positions: "
+		                      "glass; allowed: both, or neither.");
+	if (g->positions != TIDE_GEN_GLASS) return 0;
+	if (*g->glass && g->glass[0] != '/' && x->file && strrchr(x->file, '/')) {
+		char full[2200];
+		const char *slash = strrchr(x->file, '/');
+		snprintf(full, sizeof full, "%.*s/%s", (int)(slash - x->file), x->file, g->glass);
+		if (strlen(full) >= sizeof g->glass)
+			return tide_case_fail(x, x->line[k], "key 'generator.glass': the path '%s' is too "
+			                      "long; allowed: at most %zu characters.", full, sizeof g->glass - 1);
+		strcpy(g->glass, full);
+	}
+	tide_glass gl;
+	char why[1200];
+	if (tide_gen_glass(x->c, &gl, why, sizeof why))
+		return tide_case_fail(x, x->line[k] ? x->line[k] : x->line[tide_case_find_key("generator")],
+		                      "key 'generator.glass': %s; allowed: a glass file of 'x y z' lines in "
+		                      "[0, 1) (tide glass makes one).", why);
+	tide_glass_free(&gl);
+	return 0;
+}
+
+static int gen_takes(int type, const char *leaf, int *required)
+{
+	*required = 1;
+	for (int i = 0; gen_keys[type][i]; i++) {
+		if (!strcmp(gen_keys[type][i], "|")) *required = 0;
+		else if (!strcmp(gen_keys[type][i], leaf)) return 1;
+	}
+	return 0;
+}
+
+/* The keys of the type, and no others (a Sedov E in a shock tube would be silently unused);
+ * the particles only from the generator, inside the domain; rho0 derived from its mass. */
+static int check_generator(struct ctx *x)
+{
+	tide_case *c = x->c;
+	const tide_generator *g = &c->generator;
+	int line = x->line[tide_case_find_key("generator")], req;
+	if (g->type == TIDE_GEN_NONE) return 0;
+	const char *type = tide_gen_type_names[g->type];
+	if (c->scheme != TIDE_SCHEME_GAS || c->dim != 3)
+		return tide_case_fail(x, line, "key 'generator' needs a 3-D gas case; allowed: "
+		                      "physics.scheme: gas and dim: 3, or no generator section.");
+	if (c->nfluid || c->nsphere || c->nvolume || c->nobstacle || c->nsolid || c->tank.present)
+		return tide_case_fail(x, line, "key 'generator' with fluid, fluid_spheres, fluid_volumes, "
+		                      "obstacles, solids or a tank: the generator makes all the particles; "
+		                      "allowed: one or the other.");
+	if (!x->set) { /* --set only changes values: the file's keys were checked when it was read */
+		char path[64];
+		for (int i = 0; gen_keys[g->type][i]; i++) {
+			if (!strcmp(gen_keys[g->type][i], "|")) break;
+			snprintf(path, sizeof path, "generator.%s", gen_keys[g->type][i]);
+			if (!x->seen[tide_case_find_key(path)])
+				return tide_case_fail(x, line, "missing required key '%s' for generator type %s.",
+				                      path, type);
+		}
+		for (int k = tide_case_find_key("generator.axis"); k >= 0; k++) {
+			const char *p = tide_case_key_path(k);
+			if (!p || strncmp(p, "generator.", 10)) break;
+			const char *leaf = p + 10;
+			if (strchr(leaf, '.') || !x->seen[k] || gen_takes(g->type, leaf, &req)) continue;
+			char allowed[160] = "";
+			for (int i = 0; gen_keys[g->type][i]; i++)
+				if (strcmp(gen_keys[g->type][i], "|"))
+					snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+					         *allowed ? ", " : "", gen_keys[g->type][i]);
+			return tide_case_fail(x, x->line[k], "key '%s' is not used by generator type %s; "
+			                      "allowed: type, %s.", p, type, allowed);
+		}
+	}
+	/* the values too: a --set of generator.type skips the file's key checks above */
+	int ok = g->type == TIDE_GEN_SHOCK_TUBE ? g->rho[0] > 0 && g->rho[1] > 0 && g->p[0] > 0 && g->p[1] > 0
+	         : g->type == TIDE_GEN_SEDOV ? g->E > 0 && g->rho_gas > 0 && g->half > 0
+	         : g->type == TIDE_GEN_TOP_HAT ? g->rho_in > 0 && g->rho_out > 0 && g->R > 0 && g->half > 0
+	         : g->M > 0 && g->R > 0;
+	if (!ok) {
+		char need[160] = "";
+		for (int i = 0; gen_keys[g->type][i] && strcmp(gen_keys[g->type][i], "|"); i++)
+			snprintf(need + strlen(need), sizeof need - strlen(need), "%s%s", *need ? ", " : "",
+			         gen_keys[g->type][i]);
+		return tide_case_fail(x, line, "key 'generator.type' = %s lacks values of its required "
+		                      "keys (%s); allowed: a generator section that gives them.", type, need);
+	}
+	if (check_glass(x)) return -1;
+	if (g->type == TIDE_GEN_SHOCK_TUBE &&
+	    !(g->x0 > c->domain.lo[g->axis] && g->x0 < c->domain.hi[g->axis]))
+		return tide_case_fail(x, x->line[tide_case_find_key("generator.x0")], "key 'generator.x0' "
+		                      "= %g is not inside the domain along %c (%g..%g); allowed: a point "
+		                      "strictly inside.", g->x0, "xyz"[g->axis], c->domain.lo[g->axis],
+		                      c->domain.hi[g->axis]);
+	if (g->type == TIDE_GEN_TOP_HAT && !(g->half > g->R))
+		return tide_case_fail(x, x->line[tide_case_find_key("generator.half")], "key "
+		                      "'generator.half' = %g is not larger than generator.R = %g; allowed: "
+		                      "a background cube larger than the sphere.", g->half, g->R);
+	tide_box b;
+	tide_gen_box(c, &b);
+	if (!box_inside(c, &b, &c->domain)) {
+		char bb[128], ob[128];
+		tide_case_box_text(c, &b, bb, sizeof bb);
+		tide_case_box_text(c, &c->domain, ob, sizeof ob);
+		return tide_case_fail(x, line, "key 'generator': its particles fill %s, outside the domain "
+		                      "%s; allowed: a generator inside the domain.", bb, ob);
+	}
+	double est = (double)tide_gen_build(c, NULL);
+	if (!(est >= 1) || est > 4e9)
+		return tide_case_fail(x, line, "key 'generator' with dp = %g makes %.3g particles; "
+		                      "allowed: 1 to 4e9 (change dp).", c->dp, est);
+	/* rho0 is the generator's: m / dp^3; a given one (a used_parameters.yaml read back) must
+	 * be that */
+	double rho0 = tide_gen_mass(c) / (c->dp * c->dp * c->dp);
+	int k = tide_case_find_key("physics.rho0");
+	if (!x->set && x->seen[k] && fabs(c->rho0 - rho0) > 1e-9 * rho0)
+		return tide_case_fail(x, x->line[k], "key 'physics.rho0' = %g with a generator: rho0 is "
+		                      "derived from the generator's particle mass m as m / dp^3 = %.10g; "
+		                      "allowed: no physics.rho0 (or that value).", c->rho0, rho0);
+	c->rho0 = rho0;
+	return 0;
+}
+
 /* Sink particles: a 3-D self-gravitating gas, both required keys (--set may turn the section on
  * with one of them). */
 static int check_sinks(struct ctx *x)
@@ -237,6 +385,11 @@ int tide_case_check_physics(struct ctx *x)
 		                      "'bonnor_ebert' shapes the first of 'fluid_spheres' of a 3-D gas "
 		                      "case; allowed: physics.scheme: gas, dim: 3 and fluid_spheres, or "
 		                      "no bonnor_ebert section.");
+	if (check_generator(x)) return -1;
+	if (c->self_gravity.h_factor > 0 && c->scheme != TIDE_SCHEME_GAS)
+		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity.h_factor")],
+		                      "key 'physics.self_gravity.h_factor' needs the gas scheme (softening "
+		                      "tied to each particle's h); allowed: physics.scheme: gas, or 0.");
 	if (c->self_gravity.on && c->dim != 3)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity")], "key 'physics.self_gravity' "
 		            "needs a 3-D case (the Barnes-Hut field is 3-D); allowed: dim: 3.");
@@ -281,7 +434,8 @@ int tide_case_derive(struct ctx *x)
 	if (c->scheme == TIDE_SCHEME_GAS) {
 		/* the gas has its own equation of state (gas.*): c0 is its initial sound speed (what
 		 * the water scheme's c0 stands for in messages and summaries), any gravity is fine */
-		c->c0 = c->gas.eos == TIDE_GAS_IDEAL ? sqrt(c->gas.gamma * (c->gas.gamma - 1) * c->gas.u)
+		double u = c->generator.type != TIDE_GEN_NONE ? tide_gen_u(c) : c->gas.u;
+		c->c0 = c->gas.eos == TIDE_GAS_IDEAL ? sqrt(c->gas.gamma * (c->gas.gamma - 1) * u)
 		                                     : c->gas.cs;
 		return 0;
 	}

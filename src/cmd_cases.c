@@ -10,6 +10,7 @@
 #include "tide/case.h"
 #include "case_load.h"
 #include "commands.h"
+#include "gas_generator.h"
 #include "geometry_fill.h"
 
 static void cases_usage(FILE *f)
@@ -49,6 +50,10 @@ static double lattice(const tide_case *c, const double lo[3], const double hi[3]
 static void estimate(const tide_case *c, double *fluid, double *bound)
 {
 	*fluid = *bound = 0;
+	if (c->generator.type != TIDE_GEN_NONE) { /* gas generators count exactly, walls included */
+		*fluid = (double)tide_gen_build(c, NULL);
+		return;
+	}
 	for (int i = 0; i < c->nfluid; i++) *fluid += lattice(c, c->fluid[i].lo, c->fluid[i].hi, 0, 0);
 	/* balls: their volume (area in 2-D) over the lattice cell */
 	for (int i = 0; i < c->nsphere; i++)

@@ -280,13 +280,17 @@ int tide_cmd_gravity(int argc, char **argv)
 	/* per rank: cells, groups, the essential nodes it sent, and its walk tasks' execution time
 	 * per evaluation over its own tree and over the essential nodes it received; summed on
 	 * rank 0 */
-	enum { NV = 7 };
-	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps};
+	enum { NV = 9 };
+	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps,
+	                   0, 0};
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
+		int kind = tide_gravity_let_kind(&g, q);
 		tide_gravity_let_sent(&g, q, &nc, &np);
 		mine[2] += nc; mine[3] += np;
-		if (q != rt.rank) mine[4] += (double)tide_let_message_bytes(nc, np);
+		if (kind != TIDE_LET_NONE) mine[4] += (double)tide_let_message_bytes(nc, np);
+		mine[7] += kind == TIDE_LET_NODES; /* messages of essential nodes, of the coarse tree */
+		mine[8] += kind == TIDE_LET_COARSE;
 	}
 	double *per_rank = malloc(sizeof(double) * NV * rt.size);
 	if (!per_rank) return out_of_memory(n);
@@ -324,8 +328,17 @@ int tide_cmd_gravity(int argc, char **argv)
 		       tot[1] > 0 ? n / tot[1] : 0.0, rt.size > 1 ? ", all ranks" : "");
 		if (rt.size > 1) {
 			tide_info("ranks: %d, particles per rank %u .. %u (Morton split); essential nodes sent: "
-			       "%.0f cells + %.0f particles, %.3f MB in %d messages\n", rt.size, counts[0],
-			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, rt.size * (rt.size - 1));
+			       "%.0f cells + %.0f particles, %.3f MB in %.0f messages\n", rt.size, counts[0],
+			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, tot[7] + tot[8]);
+			double bmax = 0;
+			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
+			if (g.far_nu < 0)
+				tide_info("exchange: all-to-all; bytes sent per rank per evaluation: mean %.0f, max %.0f\n",
+				          tot[4] / rt.size, bmax);
+			else
+				tide_info("exchange: near/far (TIDE_GRAVITY_FAR nu %g): %.0f pairs near (own essential "
+				          "nodes), %.0f far (coarse tree); bytes sent per rank per evaluation: mean %.0f, "
+				          "max %.0f\n", g.far_nu, tot[7], tot[8], tot[4] / rt.size, bmax);
 			for (int q = 0; q < rt.size; q++)
 				tide_info("  rank %d: %u particles, %.0f cells; sent %.0f essential cells + %.0f "
 				       "particles (%.3f MB); walk tasks %.4f s own tree + %.4f s essential nodes\n",

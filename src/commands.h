@@ -8,4 +8,5 @@ int tide_cmd_cases(int argc, char **argv);
 int tide_cmd_gravity(int argc, char **argv);
 int tide_cmd_nbody(int argc, char **argv);
 int tide_cmd_probe(int argc, char **argv);
+int tide_cmd_glass(int argc, char **argv);
 #endif

@@ -11,6 +11,7 @@
 #include "case_load.h"
 #include "gas_ic.h"
 #include "bonnor_ebert.h"
+#include "gas_generator.h"
 #include "tide/gas_math.h"
 #include "turbulence.h"
 #include "host_blocks.h"
@@ -101,10 +102,11 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 	/* counting and making 1e9 particles takes minutes: say so rather than stay silent */
 	if (est > 2e7) tide_info("building about %.3g particles (counted, then made)\n", est);
 	*mem = NULL;
-	int bad = tide_case_build(c, &s);
+	int gen = c->generator.type != TIDE_GEN_NONE; /* the generator's gas, every field set */
+	int bad = gen ? 0 : tide_case_build(c, &s);
 	if (bad) return bad; /* -2: the input gives no fluid */
 	double t1 = tide_wtime();
-	size_t n = s.n;
+	size_t n = gen ? tide_gen_build(c, NULL) : s.n;
 	uint32_t cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
 	*mem = tide_block_alloc_host_pin(cap, nblocks == 1); /* else a temporary */
 	if (!*mem) {
@@ -114,11 +116,18 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 		return -1;
 	}
 	*v = tide_block_view_make(*mem, cap, 0);
+	if (gen && tide_gen_build(c, v) != n) {
+		fprintf(stderr, "tide: internal error: the generator made %u particles after counting "
+		        "%zu.\n", v->count, n);
+		tide_block_free_host(*mem, cap);
+		*mem = NULL;
+		return -1;
+	}
 	s = (tide_particle_set){.n = 0, .cap = n, .x = v->x, .y = v->y, .z = v->z, .vx = v->vx,
 	                        .vy = v->vy, .vz = v->vz, .rho = v->rho, .id = v->id,
 	                        .type = v->type, .nx = v->TIDE_BN_X, .ny = v->TIDE_BN_Y,
 	                        .nz = v->TIDE_BN_Z, .mode = TIDE_PSET_FIXED};
-	if (tide_case_build(c, &s) || s.n != n) {
+	if (!gen && (tide_case_build(c, &s) || s.n != n)) {
 		if (s.n != n)
 			fprintf(stderr, "tide: internal error: the case builder made %zu particles after "
 			        "counting %zu.\n", s.n, n);
@@ -126,14 +135,14 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 		*mem = NULL;
 		return -1;
 	}
-	start_history(v, n);
+	if (!gen) start_history(v, n);
 	/* the Bonnor-Ebert profile first: the gas's h follows its densities */
-	if (c->bonnor_ebert.on && tide_bonnor_ebert_apply(c, v, n)) {
+	if (!gen && c->bonnor_ebert.on && tide_bonnor_ebert_apply(c, v, n)) {
 		tide_block_free_host(*mem, cap);
 		*mem = NULL;
 		return -1;
 	}
-	if (c->scheme == TIDE_SCHEME_GAS) tide_gas_ic_start(c, v, n);
+	if (!gen && c->scheme == TIDE_SCHEME_GAS) tide_gas_ic_start(c, v, n);
 	/* every rank builds the whole set: the same velocities whatever the number of ranks */
 	if (c->scheme == TIDE_SCHEME_GAS && c->turbulence.on && add_turbulence(c, v, n)) {
 		fprintf(stderr, "tide: out of host memory for the turbulence grid of %d^3 points%s.\n",

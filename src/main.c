@@ -22,6 +22,7 @@ static void usage(FILE *f)
 	        "  nbody        N-body run (Plummer sphere, cold collapse); tide nbody --help\n"
 	        "  info         StarPU version, workers (CPUs, GPUs), scheduler, MPI world size\n"
 	        "  cases        list the shipped cases with their size and description\n"
+	        "  glass        make a periodic glass file (gas initial positions); tide glass --help\n"
 	        "  probe INPUT  velocity, pressure, density, water height at points from saved output\n"
 	        "               (CSV); tide probe --help\n"
 	        "\n"
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "gravity")) return tide_cmd_gravity(argc - 1, argv + 1);
 	if (!strcmp(cmd, "nbody")) return tide_cmd_nbody(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probe")) return tide_cmd_probe(argc - 1, argv + 1);
+	if (!strcmp(cmd, "glass")) return tide_cmd_glass(argc - 1, argv + 1);
 	fprintf(stderr, "tide: unknown command or option '%s'.\n\n", cmd);
 	usage(stderr);
 	return 2;

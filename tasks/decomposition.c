@@ -230,14 +230,29 @@ float tide_decomp_cost(uint32_t type)
 	return type == TIDE_FLUID ? TIDE_COST_FLUID : TIDE_COST_BOUND;
 }
 
+/* The cuts of axis k from the cost projected on its cells. */
+static void cuts_of_axis(const tide_grid *g, const double *w, int k, int pk, int *cut)
+{
+	int n = g->n[g->axis[k]], gh = tide_ghost(g, g->axis[k]);
+	if (pk == 1) { /* one range: no need to weigh a billion particles */
+		cut[0] = gh;
+		cut[1] = n - gh;
+		return;
+	}
+	/* the cuts of the real cells: the ghost layers are no block's */
+	int minw = tide_halo_max(g);
+	if (minw * pk > n - 2 * gh) minw = 1; /* a grid made before the halos deepened */
+	cut_axis(w + gh, n - 2 * gh, pk, minw, cut);
+	for (int j = 0; j <= pk; j++) cut[j] += gh;
+}
+
 void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const float *wt,
                       const int p[3], int *cut[3])
 {
 	for (int k = 0; k < 3; k++) {
-		int n = g->n[g->axis[k]], gh = tide_ghost(g, g->axis[k]);
-		if (p[k] == 1) { /* one range: no need to weigh a billion particles */
-			cut[k][0] = gh;
-			cut[k][1] = n - gh;
+		int n = g->n[g->axis[k]];
+		if (p[k] == 1) {
+			cuts_of_axis(g, NULL, k, 1, cut[k]);
 			continue;
 		}
 		double *w = calloc((size_t)n, sizeof *w);
@@ -247,13 +262,14 @@ void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const floa
 			tide_cell_k(g, all->x[i], all->y[i], all->z[i], c);
 			w[c[k]] += wt ? wt[i] : tide_decomp_cost(all->type[i]);
 		}
-		/* the cuts of the real cells: the ghost layers are no block's */
-		int minw = tide_halo_max(g);
-		if (minw * p[k] > n - 2 * gh) minw = 1; /* a grid made before the halos deepened */
-		cut_axis(w + gh, n - 2 * gh, p[k], minw, cut[k]);
-		for (int j = 0; j <= p[k]; j++) cut[k][j] += gh;
+		cuts_of_axis(g, w, k, p[k], cut[k]);
 		free(w);
 	}
+}
+
+void tide_decomp_cuts_projected(const tide_grid *g, double *const w[3], const int p[3], int *cut[3])
+{
+	for (int k = 0; k < 3; k++) cuts_of_axis(g, w[k], k, p[k], cut[k]);
 }
 
 tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b)

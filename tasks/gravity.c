@@ -20,11 +20,38 @@
 // cross-rank tasks can name them; they never leave their rank.  A rank without particles takes
 // part: its virtual root says n = 0, it sends empty buffers and receives the others'.
 //
+// The receiver's boxes: a virtual root carries, besides the particle box, a cover of up to
+// BH_VROOT_BOXES (TIDE_GRAVITY_BOXES) cubes of the rank's top cells, each holding whole walk
+// groups (bh_vroot_cover); bh_essential keeps a multipole only when it passes against every box.
+// A Morton piece's bounding box reaches into its neighbours' pieces, its top cells do not: fewer
+// nodes sent, the same forces (the walk takes every node from the same cells, see below).
+//
+// Near and far ranks (Bonsai's boundary tree; TIDE_GRAVITY_FAR, tide_gravity_far_choice): from
+// TIDE_GRAVITY_FAR_MIN_RANKS ranks on, every rank's virtual root goes to every rank and is read
+// on the host (the local walks are submitted first and run meanwhile), and each rank s splits the
+// others by the gap between their particle boxes: near when no farther than nu x the largest side of
+// s's box, far otherwise.  Near ranks get their own essential nodes as above; all far ranks get
+// one coarse tree of s, made once (bh_let_kind_far with radius R_s, the smallest gap to a far
+// rank).  Why a far rank
+// gets the forces it would get from its own essential nodes, bit for bit: every point p of a far
+// rank's box is at least R_s from every point of s's box, hence from every centre of mass of s's
+// tree; a cell the coarse tree keeps as a multipole has rcrit and its cube's diameter below R_s
+// (minus a rounding margin), so p is outside its cube and farther than rcrit from its centre of
+// mass: bh_accept takes it for every group of the far rank.  (The gap is measured from s's whole
+// particle box, which holds every centre of mass of its tree, to the nearest box of the far
+// rank's cover, one of which holds each of its walk groups: bh_vroot_cover.)  Its ancestors are open in the coarse
+// tree, so the group walk tests them as in the full tree, and the first cell on each path that
+// the group accepts (what the single tree's walk uses) is reached in both trees, in the same
+// order (children in octant order).  So a coarse cell never needs opening: no fall-back.
+// All ranks decide from the same virtual roots, so sender and receiver agree on every pair.
+// Pairs where one side has no particles exchange nothing.
+//
 // Where the code lives: the whole graph, for one rank or several, is this file (gravity.c
 // calls nothing of gravity_ranks.c); moving particles between ranks outside the graph (gather,
 // scatter, the Morton split of a set over the ranks) is gravity_ranks.c, which uses this file's
 // registration and acquire/release only.  The MPI tags both use are laid out in gravity_ranks.h.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -122,7 +149,8 @@ void tide_gravity_submit_build(tide_gravity *g)
 void tide_gravity_submit_moments(tide_gravity *g)
 {
 	int ret = starpu_task_insert(&g->moments_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
-	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_VALUE, &g->P,
+	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_R, g->hvel,
+	                             STARPU_VALUE, &g->P,
 	                             sizeof g->P, STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
 	                             NULL, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_moments");
@@ -166,6 +194,12 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 	g->hvroot = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->hlet_out = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->hlet_in = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->hcoarse = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->vr = must_alloc((size_t)size * sizeof(bh_vroot), 1);
+	g->sent = must_alloc((size_t)size, 1);
+	g->far_nu = tide_gravity_far_choice(getenv("TIDE_GRAVITY_FAR"), size, rank);
+	g->nbox = tide_gravity_boxes_choice(getenv("TIDE_GRAVITY_BOXES"), rank);
+	g->fill = tide_bh_group_fill();
 	for (int q = 0; q < size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
@@ -180,6 +214,8 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 		for (int k = 0; k < 4; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
 		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
 		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
+		tide_let_register(&g->hcoarse[q], bh_max_cells(nq), nq ? nq : 1);
+		starpu_mpi_data_register(g->hcoarse[q], tag_rank(g, q, T_COARSE), q);
 		if (q == rank) continue;
 		/* capacity: the sender's whole tree, the case where every node is essential */
 		tide_let_register(&g->hlet_out[q], bh_max_cells(counts[rank]), counts[rank] ? counts[rank] : 1);
@@ -192,28 +228,39 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 
 /* bh_essential(s → r) on s; every rank that calls it for the pair takes part (s runs it, r sends
  * its virtual root if s lacks the current one). */
-static void submit_essential(tide_gravity *g, int s, int r, starpu_data_handle_t out)
+static void submit_essential_far(tide_gravity *g, int s, int r, starpu_data_handle_t out, float far2)
 {
 	starpu_data_handle_t *t = tree_of(g, s);
 	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->essential_cl, STARPU_R, t[0], STARPU_R, t[1],
 	                                 STARPU_R, t[2], STARPU_R, g->hvroot[r], STARPU_W, out,
 	                                 STARPU_SCRATCH, g->hescr, STARPU_VALUE, &g->counts[s],
 	                                 sizeof g->counts[s], STARPU_VALUE, &g->let_whole_tree,
-	                                 sizeof g->let_whole_tree, 0);
+	                                 sizeof g->let_whole_tree, STARPU_VALUE, &far2, sizeof far2, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
+}
+
+static void submit_essential(tide_gravity *g, int s, int r, starpu_data_handle_t out)
+{
+	submit_essential_far(g, s, r, out, -1.f);
+}
+
+static void submit_vroots(tide_gravity *g)
+{
+	/* every rank sees every virtual root written, so that no rank keeps a stale cached copy */
+	for (int q = 0; q < g->size; q++) {
+		starpu_data_handle_t *t = tree_of(g, q);
+		int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
+		                                 t[2], STARPU_R, t[1], STARPU_W, g->hvroot[q], STARPU_VALUE,
+		                                 &g->counts[q], sizeof g->counts[q], STARPU_VALUE, &g->fill,
+		                                 sizeof g->fill, STARPU_VALUE, &g->nbox, sizeof g->nbox, 0);
+		STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
+	}
 }
 
 static void submit_exchange(tide_gravity *g)
 {
 	int me = g->rank;
-	/* every rank sees every virtual root written, so that no rank keeps a stale cached copy */
-	for (int q = 0; q < g->size; q++) {
-		starpu_data_handle_t *t = tree_of(g, q);
-		int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
-		                                 t[2], STARPU_W, g->hvroot[q], STARPU_VALUE, &g->counts[q],
-		                                 sizeof g->counts[q], 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
-	}
+	submit_vroots(g);
 	/* the essential nodes of each ordered pair are submitted by its two ranks only */
 	for (int q = 0; q < g->size; q++) {
 		if (q == me) continue;
@@ -227,14 +274,158 @@ static void submit_exchange(tide_gravity *g)
 	}
 }
 
+/* ---- near and far ranks (the head of the file) ---- */
+
+double tide_gravity_far_choice(const char *v, int size, int rank)
+{
+#ifdef TIDE_SIMGRID
+	/* a simulation build computes no virtual root: the near/far choice, made from them on the
+	 * host, would see empty ranks and exchange nothing; all-to-all unless asked */
+	double nu = -1.0;
+#else
+	double nu = size >= TIDE_GRAVITY_FAR_MIN_RANKS ? 1.0 : -1.0;
+#endif
+	if (!v || !*v || !strcmp(v, "auto")) return nu;
+	if (!strcmp(v, "all")) return -1.0;
+	char *end;
+	double x = strtod(v, &end);
+	if (end != v && !*end && x >= 0 && x <= 1e6) return x;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_FAR='%s' is neither 'all', 'auto' nor a number "
+		        "from 0 to 1e6: choosing by the number of ranks.\n", v);
+	return nu;
+}
+
+int tide_gravity_boxes_choice(const char *v, int rank)
+{
+	if (!v || !*v) return BH_VROOT_BOXES;
+	char *end;
+	long k = strtol(v, &end, 10);
+	if (end != v && !*end && k >= 1 && k <= BH_VROOT_BOXES) return (int)k;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_BOXES='%s' is not a whole number from 1 to %d: "
+		        "using %d.\n", v, BH_VROOT_BOXES, BH_VROOT_BOXES);
+	return BH_VROOT_BOXES;
+}
+
+static double largest_side(const bh_vroot *v)
+{
+	double m = 0;
+	for (int d = 0; d < 3; d++) m = fmax(m, (double)v->hi[d] - v->lo[d]);
+	return m;
+}
+
+/* The gap between two boxes lo x, y, z, hi x, y, z (0 when they touch or overlap). */
+static double gap6(const float *a, const float *b)
+{
+	double s = 0;
+	for (int d = 0; d < 3; d++) {
+		double g = fmax((double)a[d] - b[3 + d], (double)b[d] - a[3 + d]);
+		if (g > 0) s += g * g;
+	}
+	return sqrt(s);
+}
+
+/* The gap from the particle box of sender a (which holds every centre of mass of its tree) to
+ * the nearest box of receiver b's cover (one of which holds each of its walk groups). */
+static double box_gap(const bh_vroot *a, const bh_vroot *b)
+{
+	float whole[6] = {a->lo[0], a->lo[1], a->lo[2], a->hi[0], a->hi[1], a->hi[2]};
+	double m = INFINITY;
+	for (uint32_t i = 0; i < b->nbox; i++) m = fmin(m, gap6(whole, b->box[i]));
+	return m;
+}
+
+/* Whether the exchange goes by near and far ranks (else all-to-all). */
+static int uses_far(const tide_gravity *g) { return g->mpi && g->far_nu >= 0 && !g->let_whole_tree; }
+
+/* What s sends r at this evaluation, from the virtual roots every rank holds alike. */
+static int pair_kind(const tide_gravity *g, int s, int r)
+{
+	if (s == r || g->vr[s].n == 0 || g->vr[r].n == 0) return TIDE_LET_NONE;
+	return box_gap(&g->vr[s], &g->vr[r]) <= g->far_nu * largest_side(&g->vr[s]) ? TIDE_LET_NODES
+	                                                                         : TIDE_LET_COARSE;
+}
+
+/* far2 of s's coarse tree: R_s squared, R_s the smallest gap to a far rank (at least nu times
+ * the largest side of s's box: the farther the far ranks, the coarser the tree), less a margin
+ * for the rounding of the receiver's test (1e-5 of R_s, and 1e-6 of the largest coordinate: a
+ * few float ulps of the group boxes and centres of mass the test subtracts). */
+static float coarse_far2(const tide_gravity *g, int s)
+{
+	double big = 0, gap = INFINITY;
+	for (int q = 0; q < g->size; q++) {
+		for (int d = 0; d < 3; d++)
+			big = fmax(big, fmax(fabs((double)g->vr[q].lo[d]), fabs((double)g->vr[q].hi[d])));
+		if (pair_kind(g, s, q) == TIDE_LET_COARSE) gap = fmin(gap, box_gap(&g->vr[s], &g->vr[q]));
+	}
+	double r = gap * (1 - 1e-5) - 1e-6 * big;
+	return r > 0 ? (float)(r * r) * (1.f - 1e-6f) : 0.f;
+}
+
+/* Every virtual root to every rank, read on the host (waits for every rank's tree). */
+static void share_vroots(tide_gravity *g)
+{
+	submit_vroots(g);
+	for (int q = 0; q < g->size; q++) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, g->hvroot[q]);
+	for (int q = 0; q < g->size; q++) {
+		starpu_data_acquire(g->hvroot[q], STARPU_R);
+		g->vr[q] = *(const bh_vroot *)starpu_data_get_local_ptr(g->hvroot[q]);
+		starpu_data_release(g->hvroot[q]);
+	}
+}
+
+/* The exchange with near and far ranks: the essential nodes of each near pair (both ranks
+ * submit them), and each rank's coarse tree (submitted by its owner and by every rank that
+ * reads it now, so that none of them keeps a stale cached copy) sent to its far ranks. */
+static void submit_exchange_far(tide_gravity *g)
+{
+	int me = g->rank;
+	share_vroots(g);
+	for (int s = 0; s < g->size; s++) {
+		int nfar = 0;
+		for (int r = 0; r < g->size; r++) nfar += pair_kind(g, s, r) == TIDE_LET_COARSE;
+		if (!nfar || (s != me && pair_kind(g, s, me) != TIDE_LET_COARSE)) continue;
+		submit_essential_far(g, s, s, g->hcoarse[s], coarse_far2(g, s));
+		if (s != me) {
+			starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hcoarse[s], me, NULL, NULL);
+			continue;
+		}
+		for (int r = 0; r < g->size; r++)
+			if (pair_kind(g, me, r) == TIDE_LET_COARSE)
+				starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hcoarse[me], r, NULL, NULL);
+	}
+	for (int q = 0; q < g->size; q++) {
+		g->sent[q] = (unsigned char)pair_kind(g, me, q);
+		if (g->sent[q] == TIDE_LET_NODES) {
+			submit_essential(g, me, q, g->hlet_out[q]);
+			starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hlet_out[q], q, NULL, NULL);
+		}
+		if (pair_kind(g, q, me) == TIDE_LET_NODES) {
+			submit_essential(g, q, me, g->hlet_in[q]);
+			starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hlet_in[q], me, NULL, NULL);
+		}
+	}
+}
+
+/* What this rank walks of rank q's tree: its essential nodes, its coarse tree, or nothing. */
+static starpu_data_handle_t received_from(const tide_gravity *g, int q)
+{
+	if (!uses_far(g)) return g->hlet_in[q];
+	int k = pair_kind(g, q, g->rank);
+	return k == TIDE_LET_NODES ? g->hlet_in[q] : k == TIDE_LET_COARSE ? g->hcoarse[q] : NULL;
+}
+
 static void submit_let_walks(tide_gravity *g)
 {
 	for (int q = 0; q < g->size; q++) {
-		if (q == g->rank) continue;
+		starpu_data_handle_t in = q == g->rank ? NULL : received_from(g, q);
+		if (!in) continue;
 		for (int k = 0; k < g->nparts; k++) {
 			int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
-			                             STARPU_R, g->hgroups, STARPU_R, g->hlet_in[q],
+			                             STARPU_R, g->hgroups, STARPU_R, in,
 			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
+			                             STARPU_R, g->hvel,
 			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
 			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
 			                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
@@ -243,13 +434,21 @@ static void submit_let_walks(tide_gravity *g)
 	}
 }
 
+int tide_gravity_let_kind(const tide_gravity *g, int q)
+{
+	if (!g->mpi || q == g->rank) return TIDE_LET_NONE;
+	return uses_far(g) ? g->sent[q] : TIDE_LET_NODES;
+}
+
 void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *nparts)
 {
 	*ncells = *nparts = 0;
-	if (!g->mpi || q == g->rank) return;
-	starpu_data_acquire(g->hlet_out[q], STARPU_R);
-	tide_let_counts(g->hlet_out[q], ncells, nparts);
-	starpu_data_release(g->hlet_out[q]);
+	int k = tide_gravity_let_kind(g, q);
+	if (k == TIDE_LET_NONE) return;
+	starpu_data_handle_t h = k == TIDE_LET_NODES ? g->hlet_out[q] : g->hcoarse[g->rank];
+	starpu_data_acquire(h, STARPU_R);
+	tide_let_counts(h, ncells, nparts);
+	starpu_data_release(h);
 }
 
 static void ranks_fini(tide_gravity *g)
@@ -259,6 +458,7 @@ static void ranks_fini(tide_gravity *g)
 		if (q != g->rank)
 			for (int k = 0; k < 4; k++) starpu_data_unregister_no_coherency(tree_of(g, q)[k]);
 		starpu_data_unregister_no_coherency(g->hvroot[q]);
+		starpu_data_unregister_no_coherency(g->hcoarse[q]);
 		if (q == g->rank) continue;
 		starpu_data_unregister_no_coherency(g->hlet_out[q]);
 		starpu_data_unregister_no_coherency(g->hlet_in[q]);
@@ -266,6 +466,7 @@ static void ranks_fini(tide_gravity *g)
 	starpu_data_unregister_no_coherency(g->hescr);
 	starpu_mpi_tags_free(g->tag0);
 	free(g->counts); free(g->rtree); free(g->hvroot); free(g->hlet_out); free(g->hlet_in);
+	free(g->hcoarse); free(g->vr); free(g->sent);
 	g->mpi = 0;
 }
 
@@ -273,16 +474,19 @@ static void ranks_fini(tide_gravity *g)
 
 void tide_gravity_submit_walk(tide_gravity *g)
 {
-	if (g->mpi) submit_exchange(g); /* in flight while the local walk runs */
+	int far = uses_far(g);
+	if (g->mpi && !far) submit_exchange(g); /* in flight while the local walk runs */
 	for (int k = 0; k < g->nparts; k++) {
 		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
+		                             STARPU_R, g->hvel,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
 		                             tree_task_done, g->time_walks ? &g->walk_ns[0] : NULL, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
+	if (far) submit_exchange_far(g); /* waits for the virtual roots while the local walk runs */
 	if (g->mpi) submit_let_walks(g);
 }
 
@@ -355,7 +559,16 @@ void tide_gravity_fini(tide_gravity *g)
 void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample, uint32_t ns,
                          bh_params P, double *out, enum tide_where where)
 {
+	P.soft_h = 0;
+	tide_gravity_direct_soft(body, NULL, n, sample, ns, P, out, where);
+}
+
+void tide_gravity_direct_soft(const bh_body *body, const float *vel, uint32_t n,
+                              const uint32_t *sample, uint32_t ns, bh_params P, double *out,
+                              enum tide_where where)
+{
 	if (ns == 0) return;
+	float none[4] = {0.f, 0.f, 0.f, 0.f}; /* no softenings of their own: a placeholder */
 	struct starpu_codelet cl;
 	restrict_cl(&cl, &tide_bh_direct_cl, where);
 	int gpu = starpu_cuda_worker_get_count() > 0 && where != TIDE_WHERE_CPU;
@@ -364,7 +577,10 @@ void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample
 	if (nt < 1) nt = 1;
 	starpu_data_handle_t hb, hs[256], ho[256];
 	if (nt > 256) nt = 256;
+	starpu_data_handle_t hv;
 	starpu_vector_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)body, n ? n : 1, sizeof(bh_body));
+	starpu_vector_data_register(&hv, STARPU_MAIN_RAM, (uintptr_t)(vel ? vel : none),
+	                            vel && n ? n : 1, 4 * sizeof(float));
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t s0 = (uint32_t)((uint64_t)ns * t / nt), s1 = (uint32_t)((uint64_t)ns * (t + 1) / nt);
 		uint32_t cnt = s1 - s0;
@@ -373,7 +589,7 @@ void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample
 		starpu_vector_data_register(&ho[t], STARPU_MAIN_RAM, (uintptr_t)(out + 4 * (size_t)s0),
 		                            cnt, 4 * sizeof(double));
 		int ret = starpu_task_insert(&cl, STARPU_R, hb, STARPU_R, hs[t], STARPU_W, ho[t],
-		                             STARPU_VALUE, &n, sizeof n, STARPU_VALUE, &cnt, sizeof cnt,
+		                             STARPU_R, hv, STARPU_VALUE, &n, sizeof n, STARPU_VALUE, &cnt, sizeof cnt,
 		                             STARPU_VALUE, &P, sizeof P, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_direct");
 	}
@@ -383,6 +599,7 @@ void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample
 		starpu_data_unregister(ho[t]);
 	}
 	starpu_data_unregister(hb);
+	starpu_data_unregister(hv);
 }
 
 static int cmp_double(const void *a, const void *b)

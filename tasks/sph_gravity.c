@@ -103,6 +103,11 @@ int tide_sph_gravity_init(tide_sim *sim)
 	sg->bp.eps = (float)tide_case_softening(c);
 	sg->bp.G = (float)c->self_gravity.G;
 	sg->bp.quadrupole = c->self_gravity.quadrupole;
+	/* softening tied to h (gas only: the water scheme's particles have no h of their own) */
+	if (c->scheme == TIDE_SCHEME_GAS && c->self_gravity.h_factor > 0) {
+		sg->bp.soft_h = 1;
+		sg->gather.h_factor = (float)c->self_gravity.h_factor;
+	}
 	sg->where = where_of_sph();
 	sg->own = malloc(sizeof(int) * (size_t)sim->nblocks);
 	sg->lidx = malloc(sizeof(int) * (size_t)sim->nblocks);

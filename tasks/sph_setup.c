@@ -12,6 +12,7 @@
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/decomposition.h"
+#include "rank_exchange.h"
 #include "sph_gravity.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_sim.h"
@@ -145,15 +146,23 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	g->plane = (uint32_t)g->n[g->axis[1]] * (uint32_t)g->n[g->axis[2]];
 }
 
-int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
+/* The block of a point for the cuts cut of the grid p (the ghost layers count with the first and
+ * last blocks of their axis). */
+static int block_of_cuts(const tide_grid *g, const int p[3], int *const cut[3], double x, double y,
+                         double z)
 {
 	int k[3], i[3];
-	tide_cell_k(&sim->P.grid, x, y, z, k);
+	tide_cell_k(g, x, y, z, k);
 	for (int a = 0; a < 3; a++) {
 		i[a] = 0;
-		while (i[a] < sim->p[a] - 1 && k[a] >= sim->cut[a][i[a] + 1]) i[a]++;
+		while (i[a] < p[a] - 1 && k[a] >= cut[a][i[a] + 1]) i[a]++;
 	}
-	return (i[0] * sim->p[1] + i[1]) * sim->p[2] + i[2];
+	return (i[0] * p[1] + i[1]) * p[2] + i[2];
+}
+
+int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
+{
+	return block_of_cuts(&sim->P.grid, sim->p, sim->cut, x, y, z);
 }
 
 /* Handles of a block: B, C, then its halo and migration buffers. */
@@ -163,8 +172,16 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
  * block of its cell (in the order of `all`); otherwise block b takes the next counts[b]
  * particles of `all`, in order (each must lie in the block's box).  caps == NULL / halo_cap
  * == 0: capacities are computed from the counts; otherwise they are the given ones. */
+/* The whole split as the rebalance without a gather knows it (every rank alike): particles of
+ * every block, the fullest face of any block (halo capacity), and all particles. */
+typedef struct split_totals {
+	const uint32_t *count;
+	uint32_t maxface;
+	size_t total;
+} split_totals;
+
 static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
-                        const uint32_t *caps, uint32_t halo_cap, void **adopt)
+                        const uint32_t *caps, uint32_t halo_cap, void **adopt, const split_totals *tot)
 {
 	const tide_sph_params *P = &sim->P;
 	const tide_grid *g = &P->grid;
@@ -234,12 +251,17 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	uint32_t maxface = 0;
 	for (int f = 0; f < 6 * nb; f++)
 		if (face[f] > maxface) maxface = face[f];
+	/* all holds only this rank's particles: the capacities come from the whole split */
+	if (tot) {
+		maxface = tot->maxface;
+		memcpy(cnt, tot->count, sizeof *cnt * (size_t)nb);
+	}
 
 	/* Room to grow: blocks gain particles as the flow moves; the run rebalances before a
 	 * block or a halo fills up (tide_sim_step checks). */
 	/* two periodic axes: a face halo also holds the images of two rows (halo_pack.c) */
 	sim->halo_cap = halo_cap ? halo_cap : (g->periodic == 3 ? 4 : 2) * maxface + 256;
-	uint32_t avg = (uint32_t)(all->count / (uint32_t)nb);
+	uint32_t avg = (uint32_t)((tot ? tot->total : all->count) / (uint32_t)nb);
 	size_t maxcap = 1;
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
@@ -293,7 +315,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			}
 		}
 		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
-		else tide_block_register(&k->B, -1, NULL, k->cap, cnt[b]);
+		else tide_block_register(&k->B, -1, NULL, k->cap, tot ? tot->count[b] : cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
 		k->R = NULL;
 		if (P->scheme == TIDE_SCHEME_GAS)
@@ -463,7 +485,7 @@ static int register_rank_reductions(tide_sim *sim)
 }
 
 /* What both setups share after the blocks: the step reductions, the self-gravity. */
-static int setup_end(tide_sim *sim, const tide_block_view *all)
+static int setup_end(tide_sim *sim, size_t total)
 {
 	if (sim->mpi) {
 		if (register_rank_reductions(sim)) return -1;
@@ -477,8 +499,8 @@ static int setup_end(tide_sim *sim, const tide_block_view *all)
 		starpu_data_set_reduction_methods(sim->red, &tide_dt_redux_cl, &tide_dt_init_cl);
 		starpu_data_set_reduction_methods(sim->red2, &tide_dt_redux_cl, &tide_dt_init_cl);
 	}
-	sim->n_total = all->count;
-	sim->last.count = all->count;
+	sim->n_total = total;
+	sim->last.count = total;
 	return tide_sph_gravity_init(sim);
 }
 
@@ -489,8 +511,8 @@ static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_vi
 	if (setup_begin(sim, c, nblocks, NULL, mpi)) return -1;
 	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
-	if (register_all(sim, all, NULL, NULL, 0, adopt)) return -1;
-	return setup_end(sim, all);
+	if (register_all(sim, all, NULL, NULL, 0, adopt, NULL)) return -1;
+	return setup_end(sim, all->count);
 }
 
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks,
@@ -515,8 +537,8 @@ int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_vi
 	}
 	if (setup_begin(sim, c, nblocks, ranges, mpi)) return -1;
 	for (int b = 0; b < nblocks; b++) sim->blk[b].range = ranges[b];
-	if (register_all(sim, all, counts, caps, halo_cap, NULL)) return -1;
-	return setup_end(sim, all);
+	if (register_all(sim, all, counts, caps, halo_cap, NULL, NULL)) return -1;
+	return setup_end(sim, all->count);
 }
 
 size_t tide_sim_count(const tide_sim *sim, double *max_fill)
@@ -647,11 +669,318 @@ static int same_cuts(const tide_sim *sim, const tide_block_view *all, const floa
 	return same;
 }
 
+/* What a rebalance carries over from the simulation it replaced. */
+static void restore_after_rebalance(tide_sim *sim, const tide_sim *saved)
+{
+	sim->step = saved->step;
+	sim->t = saved->t;
+	sim->verlet_count = saved->verlet_count;
+	sim->last = saved->last;
+	sim->rebalances = saved->rebalances + 1;
+	sim->on_reduce = saved->on_reduce; /* the step trace goes on */
+	sim->on_reduce_arg = saved->on_reduce_arg;
+	/* the floating bodies' states live on (their sums are registered again at the next step) */
+	sim->nrigid = saved->nrigid;
+	sim->rigid_set = saved->rigid_set;
+	memcpy(sim->rigid, saved->rigid, sizeof sim->rigid);
+	memcpy(sim->rigid_pose, saved->rigid_pose, sizeof sim->rigid_pose);
+	sim->sinks = saved->sinks; /* the sink table lives on (its records: registered again) */
+}
+
+/* ---- the rebalance without a gather (several ranks) ----
+ * Each rank keeps its particles until it knows where they go: the cost projected on the cells of
+ * every key axis is summed over the ranks (tide_rank_allsum, in fixed point so that every rank
+ * has the same bits and hence the same cuts), the cuts are placed from it as from all particles
+ * (tide_decomp_cuts_projected), the new blocks' particle and face counts are summed the same way
+ * (capacities), and every particle goes from its old owner straight to its new one
+ * (tide_rank_exchange), between the pairs of ranks whose old and new blocks overlap, which both
+ * sides know from the cuts.  Within a new block the particles keep the order the gather gave
+ * them (by old block, then by place in it), so the run goes on exactly as after a gather. */
+
+/* 2^30: a particle weight (a float of 2/3 .. 1.5 times a cost) is an integer multiple of 2^-30
+ * down to 2^-7, and 4e9 particles of weight 1.5 stay below 2^63. */
+#define COST_FIXED 1073741824.0
+
+/* Whether the ranges [a0, a1) and [b0, b1) of cells of one axis share a cell, the first and last
+ * range of each list reaching to the ends (ghost layers, clamped particles). */
+static int ranges_meet(const int *ca, int pa, int ia, const int *cb, int pb, int ib)
+{
+	long a0 = ia == 0 ? -(1L << 40) : ca[ia], a1 = ia == pa - 1 ? 1L << 40 : ca[ia + 1];
+	long b0 = ib == 0 ? -(1L << 40) : cb[ib], b1 = ib == pb - 1 ? 1L << 40 : cb[ib + 1];
+	return a0 < b1 && b0 < a1;
+}
+
+/* For every block a of the cuts ca that `mine` selects, the ranks owning the blocks of the cuts cb
+ * that meet it (the blocks of cb meeting a form a box of indices, found axis by axis): mark[owner
+ * of b] = 1.  owner_b: the owner of each block of cb. */
+static void mark_meeting(const int p[3], int *const ca[3], int *const cb[3], const unsigned char *mine,
+                         const int *owner_b, unsigned char *mark)
+{
+	int nb = p[0] * p[1] * p[2];
+	for (int a = 0; a < nb; a++) {
+		if (!mine[a]) continue;
+		int ia[3] = {a / (p[1] * p[2]), (a / p[2]) % p[1], a % p[2]}, j0[3], j1[3];
+		for (int k = 0; k < 3; k++) {
+			j0[k] = 0;
+			while (j0[k] < p[k] - 1 && !ranges_meet(ca[k], p[k], ia[k], cb[k], p[k], j0[k])) j0[k]++;
+			j1[k] = j0[k];
+			while (j1[k] + 1 < p[k] && ranges_meet(ca[k], p[k], ia[k], cb[k], p[k], j1[k] + 1)) j1[k]++;
+		}
+		for (int x = j0[0]; x <= j1[0]; x++)
+			for (int y = j0[1]; y <= j1[1]; y++)
+				for (int z = j0[2]; z <= j1[2]; z++) mark[owner_b[(x * p[1] + y) * p[2] + z]] = 1;
+	}
+}
+
+/* The packed particles one rank sends another: count, then the old block of each (uint32), then
+ * the particles as a block of capacity count (tide_block_view_make). */
+typedef struct parcel {
+	uint32_t count;
+	uint32_t *old;
+	tide_block_view v;
+	void *mem;
+} parcel;
+
+static void *parcel_alloc(parcel *pc, uint32_t n)
+{
+	size_t bytes = sizeof(uint32_t) * (1 + (size_t)n) + (size_t)n * tide_block_bpp();
+	pc->mem = malloc(bytes);
+	if (!pc->mem) return NULL;
+	pc->count = n;
+	*(uint32_t *)pc->mem = n;
+	pc->old = (uint32_t *)pc->mem + 1;
+	pc->v = tide_block_view_make(pc->old + n, n ? n : 1, 0);
+	return pc->mem;
+}
+
+static size_t parcel_bytes(uint32_t n) { return sizeof(uint32_t) * (1 + (size_t)n) + (size_t)n * tide_block_bpp(); }
+
+static void parcel_view(parcel *pc, void *mem)
+{
+	pc->mem = mem;
+	pc->count = mem ? *(uint32_t *)mem : 0;
+	pc->old = mem ? (uint32_t *)mem + 1 : NULL;
+	pc->v = tide_block_view_make(pc->old + pc->count, pc->count ? pc->count : 1, pc->count);
+}
+
+static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
+                            uint32_t *fluid_new)
+{
+	const tide_grid *g = &sim->P.grid;
+	int nb = sim->nblocks, me = sim->rank, size = sim->size, ret = -1;
+	int n3 = g->n[g->axis[0]] + g->n[g->axis[1]] + g->n[g->axis[2]];
+	/* the sums: est bits and fluid of the old blocks [2 nb], the projections [n3], then of the
+	 * new blocks: counts [nb], faces [6 nb], fluid [nb], and the total [1] */
+	size_t nnew = 8 * (size_t)nb + 1, nsum = 2 * (size_t)nb + (size_t)n3 + nnew;
+	int64_t *sum = calloc(nsum, sizeof *sum);
+	double *est = calloc((size_t)nb, sizeof *est), *proj = calloc((size_t)n3, sizeof *proj);
+	int *newcut[3] = {NULL, NULL, NULL};
+	parcel *out = calloc((size_t)size, sizeof *out), *in = calloc((size_t)size, sizeof *in);
+	unsigned char *to = calloc(2 * (size_t)size, 1), *from = to + size;
+	void **sendp = calloc(2 * (size_t)size, sizeof(void *)), **recvp = sendp + size;
+	size_t *sendb = calloc(2 * (size_t)size, sizeof(size_t)), *recvb = sendb + size;
+	uint32_t *newcount = calloc((size_t)nb, sizeof *newcount);
+	if (!sum || !est || !proj || !out || !in || !to || !sendp || !sendb || !newcount) goto out;
+	for (int k = 0; k < 3; k++)
+		if (!(newcut[k] = calloc((size_t)nb + g->n[g->axis[k]] + 1, sizeof(int)))) goto out;
+	/* 1. this rank's blocks on the host; the estimated cost and fluid of every old block (one
+	 * owner each: the sums carry its numbers, a double's bits included, unchanged) */
+	for (int b = 0; b < nb; b++) {
+		if (sim->blk[b].owner != me) continue;
+		starpu_data_acquire(sim->blk[b].B, STARPU_R);
+		tide_block_view v = ram_view(sim->blk[b].B);
+		double e = 0;
+		for (uint32_t i = 0; i < v.count; i++) {
+			e += tide_decomp_cost(v.type[i]);
+			sum[nb + b] += v.type[i] == TIDE_FLUID;
+		}
+		memcpy(&sum[b], &e, sizeof e);
+	}
+	if (tide_rank_allsum(sum, 2 * (size_t)nb, me, size)) goto out;
+	double tsum = 0, esum = 0;
+	for (int b = 0; b < nb; b++) {
+		memcpy(&est[b], &sum[b], sizeof est[b]);
+		if (fluid_old) fluid_old[sim->blk[b].owner] += (uint32_t)sum[nb + b];
+		if (block_time) tsum += block_time[b];
+		esum += est[b];
+	}
+	double mean = esum > 0 && tsum > 0 ? tsum / esum : 1.0;
+	/* 2. the weights (as in rebalance) projected on the cells of each axis, summed */
+	int64_t *pj = sum + 2 * nb;
+	int off[3] = {0, g->n[g->axis[0]], g->n[g->axis[0]] + g->n[g->axis[1]]};
+	for (int b = 0; b < nb; b++) {
+		if (sim->blk[b].owner != me) continue;
+		tide_block_view v = ram_view(sim->blk[b].B);
+		double f = 1.0;
+		if (block_time) {
+			f = est[b] > 0 && block_time[b] > 0 ? block_time[b] / est[b] / mean : 1.0;
+			f = f < 2.0 / 3.0 ? 2.0 / 3.0 : (f > 1.5 ? 1.5 : f); /* see rebalance */
+		}
+		for (uint32_t i = 0; i < v.count; i++) {
+			float w = block_time ? (float)(tide_decomp_cost(v.type[i]) * f) : tide_decomp_cost(v.type[i]);
+			int64_t q = llround((double)w * COST_FIXED);
+			int c[3];
+			tide_cell_k(g, v.x[i], v.y[i], v.z[i], c);
+			for (int k = 0; k < 3; k++) pj[off[k] + c[k]] += q;
+		}
+	}
+	if (tide_rank_allsum(pj, (size_t)n3, me, size)) goto out;
+	for (int i = 0; i < n3; i++) proj[i] = (double)pj[i] / COST_FIXED;
+	double *w3[3] = {proj + off[0], proj + off[1], proj + off[2]};
+	tide_decomp_cuts_projected(g, w3, sim->p, newcut);
+	int same = 1;
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j <= sim->p[k]; j++) same &= newcut[k][j] == sim->cut[k][j];
+	if (same && block_time) {
+		/* the measured costs put the cuts where they are: nothing to move */
+		for (int b = 0; b < nb; b++)
+			if (sim->blk[b].owner == me) starpu_data_release(sim->blk[b].B);
+		if (fluid_new && fluid_old) memcpy(fluid_new, fluid_old, sizeof *fluid_new * (size_t)size);
+		ret = 1;
+		goto out;
+	}
+	/* 3. who may send to whom: old blocks of one meeting new blocks of the other (a block's
+	 * particles lie in its box, ghost layers counting with the end blocks) */
+	int *own_old = malloc(sizeof(int) * (size_t)nb), *own_new = malloc(sizeof(int) * (size_t)nb);
+	unsigned char *mine_old = calloc((size_t)nb, 1), *mine_new = calloc((size_t)nb, 1);
+	if (!own_old || !own_new || !mine_old || !mine_new) {
+		free(own_old); free(own_new); free(mine_old); free(mine_new);
+		goto out;
+	}
+	for (int b = 0; b < nb; b++) {
+		own_old[b] = sim->blk[b].owner;
+		own_new[b] = tide_decomp_owner(sim->p, b, size);
+		mine_old[b] = own_old[b] == me;
+		mine_new[b] = own_new[b] == me;
+	}
+	mark_meeting(sim->p, sim->cut, newcut, mine_old, own_new, to);
+	mark_meeting(sim->p, newcut, sim->cut, mine_new, own_old, from);
+	free(own_old); free(own_new); free(mine_old); free(mine_new);
+	/* 4. the new blocks' counts and faces (capacities, summed), and the parcels */
+	uint32_t *nto = calloc((size_t)size, sizeof *nto);
+	int64_t *cnt = pj + n3, *face = cnt + nb, *fluid = face + 6 * (size_t)nb, *total = fluid + nb;
+	int L = tide_halo_max(g);
+	if (!nto) goto out;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int b = 0; b < nb; b++) {
+			if (sim->blk[b].owner != me) continue;
+			tide_block_view v = ram_view(sim->blk[b].B);
+			for (uint32_t i = 0; i < v.count; i++) {
+				int bn = block_of_cuts(g, sim->p, newcut, v.x[i], v.y[i], v.z[i]);
+				int q = tide_decomp_owner(sim->p, bn, size);
+				if (pass == 0) {
+					if (!to[q] && q != me) {
+						fprintf(stderr, "tide: internal error: rebalance: particle id %u of block %d "
+						        "lands in block %d of rank %d, which no cut let meet.\n", v.id[i], b, bn, q);
+						abort();
+					}
+					nto[q]++;
+					cnt[bn]++;
+					fluid[bn] += v.type[i] == TIDE_FLUID;
+					int c[3], lo[3], hi[3];
+					tide_block_arg A = tide_decomp_box(sim->p, newcut, bn);
+					tide_cell_k(g, v.x[i], v.y[i], v.z[i], c);
+					tide_box_bounds(&A, lo, hi);
+					for (int k = 0; k < 3; k++) {
+						if (c[k] < lo[k] + L) face[6 * bn + 2 * k]++;
+						if (c[k] >= hi[k] - L) face[6 * bn + 2 * k + 1]++;
+					}
+					continue;
+				}
+				parcel *pc = &out[q];
+				pc->old[pc->v.count] = (uint32_t)b;
+				tide_copy_particle(&pc->v, pc->v.count++, &v, i);
+			}
+		}
+		if (pass == 0) {
+			for (int q = 0; q < size; q++)
+				if ((to[q] || q == me) && !parcel_alloc(&out[q], nto[q])) { free(nto); goto out; }
+		}
+	}
+	free(nto);
+	for (int b = 0; b < nb; b++)
+		if (sim->blk[b].owner == me) starpu_data_release(sim->blk[b].B);
+	for (int b = 0; b < nb; b++) *total += cnt[b];
+	if (tide_rank_allsum(cnt, nnew, me, size)) goto out;
+	/* 5. the parcels to their ranks */
+	for (int q = 0; q < size; q++) {
+		sendp[q] = out[q].mem;
+		sendb[q] = out[q].mem ? parcel_bytes(out[q].count) : 0;
+	}
+	if (tide_rank_exchange(me, size, to, from, sendp, sendb, recvp, recvb)) goto out;
+	for (int q = 0; q < size; q++) {
+		if (q == me) { in[q] = out[q]; out[q].mem = NULL; continue; }
+		parcel_view(&in[q], recvp[q]);
+		recvp[q] = NULL;
+	}
+	/* 6. this rank's new particles in the gather's order: old block by old block, each from
+	 * its one old owner's parcel, in which it is contiguous */
+	uint32_t mine = 0, *at = calloc((size_t)size, sizeof *at);
+	if (!at) goto out;
+	for (int q = 0; q < size; q++) mine += in[q].count;
+	void *mem = malloc((size_t)(mine ? mine : 1) * tide_block_bpp());
+	if (!mem) { free(at); goto out; }
+	tide_block_view all = tide_block_view_make(mem, mine ? mine : 1, 0);
+	for (int b = 0; b < nb; b++) {
+		parcel *pc = &in[sim->blk[b].owner];
+		while (at[sim->blk[b].owner] < pc->count && pc->old[at[sim->blk[b].owner]] == (uint32_t)b)
+			tide_copy_particle(&all, all.count++, &pc->v, at[sim->blk[b].owner]++);
+	}
+	free(at);
+	if (all.count != mine) {
+		fprintf(stderr, "tide: internal error: rebalance: %u of %u particles received in block order.\n",
+		        all.count, mine);
+		abort();
+	}
+	uint32_t maxface = 0;
+	for (int f = 0; f < 6 * nb; f++)
+		if ((uint32_t)face[f] > maxface) maxface = (uint32_t)face[f];
+	for (int b = 0; b < nb; b++) newcount[b] = (uint32_t)cnt[b];
+	split_totals tot = {newcount, maxface, (size_t)*total};
+	/* 7. the new blocks, registered as setup_weighted would, with these cuts */
+	tide_sim saved = *sim;
+	unregister_all(sim);
+	int r = setup_begin(sim, saved.c, saved.nblocks_wanted, NULL, saved.mpi);
+	if (!r) {
+		for (int k = 0; k < 3; k++) memcpy(sim->cut[k], newcut[k], sizeof(int) * (size_t)(sim->p[k] + 1));
+		for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
+		r = register_all(sim, &all, NULL, NULL, 0, NULL, &tot);
+		if (!r) r = setup_end(sim, tot.total);
+	}
+	free(mem);
+	if (!r && fluid_new)
+		for (int b = 0; b < nb; b++) fluid_new[tide_decomp_owner(sim->p, b, size)] += (uint32_t)fluid[b];
+	restore_after_rebalance(sim, &saved);
+	ret = r;
+out:
+	for (int q = 0; size > 0 && out && in && q < size; q++) { free(out[q].mem); free(in[q].mem); }
+	for (int q = 0; recvp && q < size; q++) free(recvp[q]);
+	for (int k = 0; k < 3; k++) free(newcut[k]);
+	free(sum); free(est); free(proj); free(out); free(in); free(to); free(sendp);
+	free(sendb); free(newcount);
+	return ret;
+}
+
+/* TIDE_REBALANCE: direct (the default: rebalance_direct) or gather (every particle to every
+ * rank, then the split as at the start: the reference the tests compare with). */
+static int rebalance_gathers(int rank)
+{
+	const char *v = getenv("TIDE_REBALANCE");
+	if (!v || !*v || !strcmp(v, "direct")) return 0;
+	if (!strcmp(v, "gather")) return 1;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_REBALANCE='%s' is neither 'direct' nor 'gather': "
+		        "moving particles directly.\n", v);
+	return 0;
+}
+
 /* Gathers every particle on every rank and splits them again (weights: see setup_weighted);
  * block_time (or NULL) turns the measured time of each old block into per-particle weights. */
 static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                      uint32_t *fluid_new)
 {
+	if (sim->mpi && sim->size > 1 && !rebalance_gathers(sim->rank))
+		return rebalance_direct(sim, block_time, fluid_old, fluid_new);
 	void *mem = NULL;
 	tide_block_view all;
 	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
@@ -712,19 +1041,7 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 	free(mem);
 	free(counts);
 	free(w);
-	sim->step = saved.step;
-	sim->t = saved.t;
-	sim->verlet_count = saved.verlet_count;
-	sim->last = saved.last;
-	sim->rebalances = saved.rebalances + 1;
-	sim->on_reduce = saved.on_reduce; /* the step trace goes on */
-	sim->on_reduce_arg = saved.on_reduce_arg;
-	/* the floating bodies' states live on (their sums are registered again at the next step) */
-	sim->nrigid = saved.nrigid;
-	sim->rigid_set = saved.rigid_set;
-	memcpy(sim->rigid, saved.rigid, sizeof sim->rigid);
-	memcpy(sim->rigid_pose, saved.rigid_pose, sizeof sim->rigid_pose);
-	sim->sinks = saved.sinks; /* the sink table lives on (its records: registered again) */
+	restore_after_rebalance(sim, &saved);
 	return ret;
 }
 

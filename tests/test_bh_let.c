@@ -27,6 +27,15 @@ static int failures;
 
 static tide_runtime rt;
 
+/* The exchange the next distributed() uses: far_nu of bh_gravity.h (-2: the default of
+ * TIDE_GRAVITY_FAR), and what it sent: bytes of the messages, pairs by kind. */
+static double use_nu = -2;
+static int use_nbox = 0; /* boxes of the receivers' covers (0: the default) */
+static int use_evals = 1; /* force evaluations of the same particles (the last one is checked):
+                           * later ones reuse StarPU-MPI's cached copies of the exchange */
+static double sent_bytes;
+static int sent_kinds[3];
+
 /* The distributed forces of all n particles, by input index (on rank 0; NULL elsewhere), and
  * the essential cells and particles this rank sent (in all, and to each rank when sent_to). */
 static bh_acc *distributed(const bh_body *all, uint32_t n, bh_params P, int whole,
@@ -44,12 +53,20 @@ static bh_acc *distributed(const bh_body *all, uint32_t n, bh_params P, int whol
 	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, 0, TIDE_WHERE_CPU,
 	                        tide_runtime_uses_mpi());
 	g.let_whole_tree = whole;
-	tide_gravity_submit_forces(&g);
-	tide_gravity_wait(&g);
+	if (use_nu > -2) g.far_nu = use_nu;
+	if (use_nbox > 0) g.nbox = use_nbox;
+	for (int e = 0; e < use_evals; e++) {
+		tide_gravity_submit_forces(&g);
+		tide_gravity_wait(&g);
+	}
 	*sent_items = 0;
+	sent_bytes = 0;
+	memset(sent_kinds, 0, sizeof sent_kinds);
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
 		tide_gravity_let_sent(&g, q, &nc, &np);
+		sent_kinds[tide_gravity_let_kind(&g, q)]++;
+		if (tide_gravity_let_kind(&g, q) != TIDE_LET_NONE) sent_bytes += tide_let_message_bytes(nc, np);
 		*sent_items += nc + np;
 		if (sent_to) sent_to[q] = nc + np;
 		if (q != rt.rank)
@@ -213,6 +230,110 @@ static void two_clumps(uint32_t n)
 	free(acc); free(items_to); free(all); free(v);
 }
 
+/* Near and far ranks (tasks/gravity.c): eight uniform clumps of side 1 at (+-10, +-10, +-1.5),
+ * one octant each, so that on 8 ranks each rank holds one clump, whose partner across z = 0 is
+ * near (gap 2 < nu = 3 sides) and the six others far; on 4 ranks a rank holds such a pair (box
+ * side 4, all others 19 or more away: far), on 2 ranks four clumps (side 21: all near).  The
+ * forces must be those of the all-to-all exchange bit for bit (the proof at the head of
+ * tasks/gravity.c; the third of three evaluations, so that cached copies are exercised), and
+ * within the tree's error of the direct sum (99th percentile 1e-3 at theta 0.5, monopoles).  The bytes each rank sent both ways are printed (bench figure). */
+static void near_far(uint32_t n)
+{
+	bh_body *all = malloc(sizeof(bh_body) * n);
+	float *v = malloc(16 * (size_t)n);
+	bh_ic_make(BH_DIST_UNIFORM, n, 5, all, v);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)((uint64_t)i * 8 / n);
+		all[i].x = 0.5f * all[i].x + (c & 1 ? 10.f : -10.f);
+		all[i].y = 0.5f * all[i].y + (c & 2 ? 10.f : -10.f);
+		all[i].z = 0.5f * all[i].z + (c & 4 ? 1.5f : -1.5f);
+	}
+	bh_params P = {.theta = 0.5f, .eps = 0.f, .G = 1.f, .quadrupole = 0};
+	uint64_t items;
+	use_nu = -1;
+	bh_acc *a2a = distributed(all, n, P, 0, &items, NULL);
+	double bytes_a2a = sent_bytes;
+	use_nu = 3;
+	use_evals = 3; /* the coarse trees and near nodes of the third, after two that cached theirs */
+	bh_acc *acc = distributed(all, n, P, 0, &items, NULL);
+	int kinds[3] = {sent_kinds[0], sent_kinds[1], sent_kinds[2]};
+	use_nu = -2;
+	use_evals = 1;
+	printf("    rank %d: all-to-all %.1f kB, near/far %.1f kB (%d near ranks, %d far)\n", rt.rank,
+	       bytes_a2a / 1e3, sent_bytes / 1e3, kinds[TIDE_LET_NODES], kinds[TIDE_LET_COARSE]);
+	if (rt.size == 8)
+		EXPECT(kinds[TIDE_LET_NODES] == 1 && kinds[TIDE_LET_COARSE] == 6, "near/far: rank %d has %d "
+		       "near and %d far ranks, not 1 and 6", rt.rank, kinds[TIDE_LET_NODES], kinds[TIDE_LET_COARSE]);
+	if (rt.size == 4)
+		EXPECT(kinds[TIDE_LET_COARSE] == 3, "near/far: rank %d has %d far ranks, not 3", rt.rank,
+		       kinds[TIDE_LET_COARSE]);
+	if (rt.rank == 0) {
+		double p99 = against_direct("near/far", all, n, P, acc);
+		EXPECT(p99 <= 1e-3, "near/far: 99th percentile %.2e > 1e-3", p99);
+		uint32_t differ = 0;
+		for (uint32_t i = 0; i < n; i++) differ += memcmp(&acc[i], &a2a[i], sizeof acc[i]) != 0;
+		printf("  near/far vs all-to-all on %d rank(s): %u of %u forces differ\n", rt.size, differ, n);
+		EXPECT(differ == 0, "near/far: %u forces differ from the all-to-all exchange", differ);
+	}
+	free(acc); free(a2a); free(all); free(v);
+}
+
+/* The essential nodes chosen against each receiver's cover of BH_VROOT_BOXES boxes (the
+ * default) against its one bounding box (TIDE_GRAVITY_BOXES=1), both all-to-all: the same forces
+ * bit for bit (each walk group lies in one box of the cover), and from 4 ranks on at least 5 %
+ * fewer bytes sent in all (measured: 2 % on 2 ranks, 16 % on 4, 11 % on 8) (a Morton piece of a uniform cube has a bounding box that reaches into
+ * its neighbours' pieces; the cubes of its top cells do not; on a Plummer sphere of 3e4 the gain
+ * is 0 on 2 and 4 ranks, 12 % on 8, where the dense core is cut in every case). */
+static void cover_bytes(uint32_t n)
+{
+	bh_body *all = malloc(sizeof(bh_body) * n);
+	float *v = malloc(16 * (size_t)n);
+	bh_ic_make(BH_DIST_UNIFORM, n, 11, all, v);
+	bh_params P = {.theta = 0.6f, .eps = 0.f, .G = 1.f, .quadrupole = 1};
+	uint64_t items;
+	double b[2];
+	use_nu = -1;
+	use_nbox = 1;
+	bh_acc *one = distributed(all, n, P, 0, &items, NULL);
+	b[0] = sent_bytes;
+	use_nbox = BH_VROOT_BOXES;
+	bh_acc *cov = distributed(all, n, P, 0, &items, NULL);
+	b[1] = sent_bytes;
+	use_nu = -2;
+	use_nbox = 0;
+	double mine[2] = {b[0], b[1]}, tot[2] = {0, 0};
+	double *every = rt.rank == 0 ? malloc(sizeof(double) * 2 * (size_t)rt.size) : NULL;
+	if (rt.size > 1) {
+		/* the bytes of every rank, on rank 0 (a solver of nothing, for its gather only) */
+		tide_gravity g;
+		uint32_t *counts = calloc((size_t)rt.size, sizeof *counts);
+		bh_body dummy = {0, 0, 0, 0};
+		float dv[4] = {0, 0, 0, 0};
+		bh_acc da;
+		tide_gravity_init_ranks(&g, &dummy, dv, &da, counts, NULL, P, 1, TIDE_WHERE_CPU, 1);
+		tide_gravity_gather_values(&g, 0, mine, 2, every);
+		tide_gravity_fini(&g);
+		free(counts);
+	} else if (every) {
+		every[0] = mine[0]; every[1] = mine[1];
+	}
+	if (rt.rank == 0) {
+		for (int q = 0; q < rt.size; q++) { tot[0] += every[2 * q]; tot[1] += every[2 * q + 1]; }
+		uint32_t differ = 0;
+		for (uint32_t i = 0; i < n; i++) differ += memcmp(&one[i], &cov[i], sizeof one[i]) != 0;
+		printf("  cover: uniform %u theta 0.6 on %d rank(s): bytes sent per rank %.1f kB with one box, "
+		       "%.1f kB with a cover of %d; %u forces differ\n", n, rt.size, tot[0] / rt.size / 1e3,
+		       tot[1] / rt.size / 1e3, BH_VROOT_BOXES, differ);
+		EXPECT(differ == 0, "cover: %u forces differ between one box and the cover", differ);
+		/* on 2 ranks the two halves face each other along the whole split plane: little to
+		 * prune; from 4 ranks on the cover prunes */
+		if (rt.size > 1)
+			EXPECT(rt.size < 4 ? tot[1] <= tot[0] : tot[1] < 0.95 * tot[0], "cover: %.0f bytes sent "
+			       "with the cover, %.0f with one box", tot[1], tot[0]);
+	}
+	free(every); free(one); free(cov); free(all); free(v);
+}
+
 /* Fewer particles than ranks: the empty ranks send empty buffers and receive. */
 static void few(uint32_t n)
 {
@@ -247,6 +368,8 @@ int main(int argc, char **argv)
 	accuracy(BH_DIST_PLUMMER, 20000);
 	accuracy(BH_DIST_UNIFORM, 50000); /* at 2e4 the single-rank tree itself is at 1.1e-3 */
 	two_clumps(10000);
+	near_far(8000);
+	cover_bytes(30000);
 	few(3);
 	few(1);
 	few(0);

@@ -6,7 +6,7 @@
 set -euo pipefail
 tide=$1; src=$2
 fail() { echo "FAIL: $*"; exit 1; }
-for cmd in "" run info cases gravity nbody probe; do
+for cmd in "" run info cases gravity nbody probe glass; do
 	out=$("$tide" $cmd --help) || fail "tide $cmd --help exited with $?"
 	grep -q "usage: tide" <<<"$out" || fail "tide $cmd --help prints no usage line"
 done

@@ -76,7 +76,10 @@ int main(int argc, char **argv)
 	tide_case c;
 	make_case(&c, 1.0); /* the aux fields first: the generator allocates */
 	tide_sim_set_aux(&c);
-	if (tide_gas_ic_evrard(NLAT, 1.0, 1.0, 0.05, 1.2, &mem, &all, &n)) return 1;
+	tide_gas_sphere ev = {.evrard = 1, .n = NLAT, .R = 1.0, .M = 1.0, .u = 0.05, .eta = 1.2};
+	n = (uint32_t)tide_gas_ic_sphere(&ev, NULL);
+	if (tide_gas_ic_alloc(n, 0, &mem, &all)) return 1;
+	tide_gas_ic_sphere(&ev, &all);
 	double m = 1.0 / n;
 	make_case(&c, m);
 	tide_sim sim;

@@ -33,7 +33,9 @@ int main(int argc, char **argv)
 	tide_sim_set_aux(&c);
 	void *mem = NULL;
 	tide_block_view all;
-	if (tide_gas_ic_sedov(half, m, 1.0, 1e-5, 1.0, 0, 1.2, &mem, &all) < 0) return 1;
+	tide_gas_sedov sd = {.half = half, .m = m, .rho = 1.0, .u_bg = 1e-5, .E = 1.0, .eta = 1.2};
+	if (tide_gas_ic_alloc(tide_gas_ic_sedov(&sd, NULL), 0, &mem, &all)) return 1;
+	tide_gas_ic_sedov(&sd, &all);
 	tide_sim sim;
 	if (tide_sim_setup(&sim, &c, &all, nblocks, tide_runtime_uses_mpi())) return 1;
 	int bad = 0;

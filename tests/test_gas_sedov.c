@@ -86,8 +86,13 @@ int main(int argc, char **argv)
 	tide_sim_set_aux(&c); /* the gas fields, before any block exists */
 	void *mem = NULL;
 	tide_block_view all;
-	int ninj = tide_gas_ic_sedov(HALF, m, 1.0, 1e-5, E, 0, 1.2, &mem, &all);
-	if (ninj < 0) { fprintf(stderr, "out of memory\n"); return 1; }
+	tide_gas_sedov sd = {.half = HALF, .m = m, .rho = 1.0, .u_bg = 1e-5, .E = E, .eta = 1.2};
+	if (tide_gas_ic_alloc(tide_gas_ic_sedov(&sd, NULL), 0, &mem, &all)) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	tide_gas_ic_sedov(&sd, &all);
+	int ninj = sd.ninj;
 	double e0 = energy(&all, m);
 	tide_sim sim;
 	if (tide_sim_setup(&sim, &c, &all, 2, tide_runtime_uses_mpi())) return 1;

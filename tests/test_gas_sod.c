@@ -12,10 +12,8 @@
 // states, which is the exact solution there until t = 0.2 (the rarefaction's head reaches
 // z = -0.24, the shock z = 0.35; the tube is [-0.5, 0.5]).
 //
-// The exact solver (Toro, "Riemann Solvers and Numerical Methods for Fluid Dynamics", ch. 4:
-// the pressure function's root by bisection, then sampling) is written here, independent of the
-// SPH code, and checked first against Toro's table 4.2 for Sod's problem (p* = 0.30313,
-// u* = 0.92745).  Asserted: the L1 errors (mean over the moving particles with -0.45 < z < 0.45
+// The exact solver (tests/riemann_exact.h, independent of the SPH code) is checked first against
+// Toro's table 4.2 for Sod's problem (p* = 0.30313, u* = 0.92745).  Asserted: the L1 errors (mean over the moving particles with -0.45 < z < 0.45
 // of |q_SPH - q_exact(z, t)|) of density, velocity and pressure below the bounds BOUND_*, about
 // 1.3x the errors measured (density 0.0254, velocity 0.0452, pressure 0.0261 at a = 1/80); the
 // shock's position (the largest z with rho > 0.2) within 3a of the exact one (measured 1.6a
@@ -44,68 +42,10 @@
 #include "gas_ic.h"
 #include "runtime.h"
 #include "test_gas_case.h"
+#include "riemann_exact.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
-/* ---- the exact Riemann solver (ideal gas) ---- */
-typedef struct state { double rho, u, p; } state;
-
-static double sound(const state *s, double g) { return sqrt(g * s->p / s->rho); }
-
-/* Toro's f_K(p): the velocity change across the left or right wave for a star pressure p. */
-static double fk(double p, const state *s, double g)
-{
-	if (p > s->p) {
-		double A = 2.0 / ((g + 1) * s->rho), B = (g - 1) / (g + 1) * s->p;
-		return (p - s->p) * sqrt(A / (p + B));
-	}
-	return 2.0 * sound(s, g) / (g - 1) * (pow(p / s->p, (g - 1) / (2 * g)) - 1);
-}
-
-static void star(const state *L, const state *R, double g, double *ps, double *us)
-{
-	double lo = 1e-12, hi = 100 * (L->p > R->p ? L->p : R->p);
-	for (int it = 0; it < 200; it++) { /* f is increasing in p */
-		double m = 0.5 * (lo + hi);
-		if (fk(m, L, g) + fk(m, R, g) + (R->u - L->u) > 0) hi = m;
-		else lo = m;
-	}
-	*ps = 0.5 * (lo + hi);
-	*us = 0.5 * (L->u + R->u) + 0.5 * (fk(*ps, R, g) - fk(*ps, L, g));
-}
-
-/* The solution at x / t = S (the interface at x = 0). */
-static state sample(const state *L, const state *R, double g, double ps, double us, double S)
-{
-	double g6 = (g - 1) / (g + 1), e = (g - 1) / (2 * g);
-	if (S <= us) {
-		double c = sound(L, g), pr = ps / L->p;
-		if (ps > L->p) {
-			double SL = L->u - c * sqrt((g + 1) / (2 * g) * pr + e);
-			if (S <= SL) return *L;
-			return (state){L->rho * (pr + g6) / (g6 * pr + 1), us, ps};
-		}
-		double cs = c * pow(pr, e);
-		if (S <= L->u - c) return *L;
-		if (S > us - cs) return (state){L->rho * pow(pr, 1 / g), us, ps};
-		double u = 2 / (g + 1) * (c + (g - 1) / 2 * L->u + S);
-		double cf = 2 / (g + 1) * (c + (g - 1) / 2 * (L->u - S));
-		return (state){L->rho * pow(cf / c, 2 / (g - 1)), u, L->p * pow(cf / c, 2 * g / (g - 1))};
-	}
-	double c = sound(R, g), pr = ps / R->p;
-	if (ps > R->p) {
-		double SR = R->u + c * sqrt((g + 1) / (2 * g) * pr + e);
-		if (S >= SR) return *R;
-		return (state){R->rho * (pr + g6) / (g6 * pr + 1), us, ps};
-	}
-	double cs = c * pow(pr, e);
-	if (S >= R->u + c) return *R;
-	if (S <= us + cs) return (state){R->rho * pow(pr, 1 / g), us, ps};
-	double u = 2 / (g + 1) * (-c + (g - 1) / 2 * R->u + S);
-	double cf = 2 / (g + 1) * (c - (g - 1) / 2 * (R->u - S));
-	return (state){R->rho * pow(cf / c, 2 / (g - 1)), u, R->p * pow(cf / c, 2 * g / (g - 1))};
-}
 
 /* ---- the SPH run ---- */
 static double A_SP = 1.0 / 80;   /* left-state spacing */
@@ -147,15 +87,15 @@ int main(int argc, char **argv)
 	if (getenv("SOD_RHOR")) R.rho = atof(getenv("SOD_RHOR"));
 	tide_gas_tube tube = {.axis = 2, .lo = {0, 0, -0.5}, .hi = {NT * A_SP, NT * A_SP, 0.5},
 	                      .x0 = 0, .rho = {1, R.rho}, .p = {1, 0.1}, .vel = {0, 0},
-	                      .m = A_SP * A_SP * A_SP, .gamma = GAMMA, .eta = 1.2};
+	                      .m = A_SP * A_SP * A_SP, .gamma = GAMMA, .eta = 1.2,
+	                      .fixed = 3}; /* the three end layers of each state are fixed */
 	void *mem = NULL;
 	tide_block_view all;
-	if (tide_gas_ic_shock_tube(&tube, 0, &mem, &all)) { fprintf(stderr, "out of memory\n"); return 1; }
-	/* the three end layers of each state are fixed */
-	for (uint32_t i = 0; i < all.count; i++) {
-		double a = all.z[i] < 0 ? A_SP : 2 * A_SP;
-		if (all.z[i] < -0.5 + 3 * a || all.z[i] > 0.5 - 3 * a) all.type[i] = TIDE_BOUND;
+	if (tide_gas_ic_alloc(tide_gas_ic_shock_tube(&tube, NULL), 0, &mem, &all)) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
 	}
+	tide_gas_ic_shock_tube(&tube, &all);
 	uint32_t n = all.count;
 	double e_init = 0;
 	for (uint32_t i = 0; i < all.count; i++)

@@ -20,13 +20,15 @@ size_t bh_build_scratch_bytes(uint32_t n);
  * BH_GROUP_CELL), cells:K, or leaves (0); read at every build. */
 int tide_bh_group_fill(void);
 
-/* bh_moments.  Buffers: bodies (R), cells (R), meta (R), moments (W, bh_mom).  Args:
- * bh_params.  Bottom-up mass, centre of mass, quadrupole and rcrit of every cell. */
+/* bh_moments.  Buffers: bodies (R), cells (R), meta (R), moments (W, bh_mom), velocities (R:
+ * the bodies' softenings with bh_params.soft_h, bh_body_eps).  Args: bh_params.  Bottom-up
+ * mass, centre of mass, quadrupole, rcrit and largest softening of every cell. */
 extern struct starpu_codelet tide_bh_moments_cl;
 
 /* bh_walk.  Buffers: bodies (R), cells (R), moments (R), meta (R), groups (R),
  * acc (W, float4 ax, ay, az, potential for the particles [r0, r1) in Morton order),
- * scratch (bh_walk_scratch_bytes).  Args: bh_params, bh_range. */
+ * scratch (bh_walk_scratch_bytes), velocities (R: the softenings, as for bh_moments; pairs
+ * softened by bh_soft2).  Args: bh_params, bh_range. */
 typedef struct bh_range {
 	uint32_t r0, r1;
 } bh_range;
@@ -35,17 +37,22 @@ size_t bh_walk_scratch_bytes(void);
 
 /* bh_walk_let: the field of the essential nodes received from one other rank, added to acc.
  * Buffers: bodies (R), meta (R), groups (R), received nodes (R, let_interface.h), acc (RW, as for
- * bh_walk), scratch (bh_walk_scratch_bytes).  Args: bh_params, bh_range. */
+ * bh_walk), scratch (bh_walk_scratch_bytes), velocities (R, the targets' softenings).  Args:
+ * bh_params, bh_range.  The received particles carry no softening: with soft_h each takes its
+ * leaf's largest (bh_mom.eps). */
 extern struct starpu_codelet tide_bh_walk_let_cl;
 
-/* bh_vroot: this rank's virtual root.  Buffers: meta (R), moments (R), vroot (W, one bh_vroot).
- * Args: uint32_t n. */
+/* bh_vroot: this rank's virtual root.  Buffers: meta (R), moments (R), cells (R), vroot (W, one
+ * bh_vroot).  Args: uint32_t n, int fill (tide_bh_group_fill: how the walk groups were cut), int
+ * kmax (boxes of the cover, 1 .. BH_VROOT_BOXES; bh_vroot_cover). */
 extern struct starpu_codelet tide_bh_vroot_cl;
 
 /* bh_essential: the essential nodes of this rank's tree for another rank.  Buffers: bodies (R),
  * cells (R), moments (R), the other rank's vroot (R), out (W, let_interface.h, capacity: this
  * rank's bh_max_cells and particle count), scratch (BH_ESSENTIAL_SCRATCH bytes).  Args: uint32_t
- * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests). */
+ * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests),
+ * float far2 (>= 0: the coarse tree for far ranks, see bh_let_kind_far; the vroot given is then
+ * this rank's own and only says whether it has particles; < 0: the nodes for the vroot's box). */
 extern struct starpu_codelet tide_bh_essential_cl;
 #define BH_ESSENTIAL_SCRATCH 64
 
@@ -54,6 +61,9 @@ extern struct starpu_codelet tide_bh_essential_cl;
 typedef struct bh_essential_io {
 	uint32_t n;            /* the sender's particles */
 	int whole;             /* send the whole tree (tests) */
+	float far2;            /* >= 0: the coarse tree for every box at least sqrt(far2) away
+	                        * (bh_let_kind_far; vroot is then the sender's own), < 0: the
+	                        * essential nodes for the receiver's box */
 	const bh_body *body;
 	const bh_cell *cells;
 	const bh_mom *mom;
@@ -68,7 +78,7 @@ typedef struct bh_essential_io {
 static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 {
 	bh_essential_io io;
-	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole);
+	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2);
 	io.body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	io.cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	io.mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -83,8 +93,9 @@ static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 }
 
 /* bh_direct: double-precision direct sum on sampled particles (the accuracy reference).
- * Buffers: bodies (R), sample indices (R, uint32), out (W, double[4] per sample).
- * Args: uint32_t n, uint32_t nsample, bh_params (eps, G used). */
+ * Buffers: bodies (R), sample indices (R, uint32), out (W, double[4] per sample), velocities (R:
+ * the softenings with soft_h; pairs by bh_soft2).  Args: uint32_t n, uint32_t nsample,
+ * bh_params (eps, soft_h, G used). */
 extern struct starpu_codelet tide_bh_direct_cl;
 
 /* bh_kick: v += a dt for particles [r0, r1).  Buffers: velocities (RW, float4), acc part (R).

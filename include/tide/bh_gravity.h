@@ -42,6 +42,17 @@ typedef struct tide_gravity {
 	starpu_data_handle_t *hlet_in;  /* [size]: essential nodes of rank q for this rank */
 	starpu_data_handle_t hescr;
 	int let_whole_tree;            /* tests: send whole trees (must not change the forces) */
+	/* The coarse tree for far ranks (tasks/gravity.c, "Near and far ranks"): rank r is near
+	 * rank s when their particle boxes are closer than far_nu times the largest side of s's;
+	 * s sends near ranks their own essential nodes and all far ones one coarse tree.
+	 * far_nu < 0: every rank gets its own essential nodes (all-to-all). */
+	double far_nu;
+	int nbox;                      /* boxes of each rank's cover (TIDE_GRAVITY_BOXES, bh_vroot_cover) */
+	int fill;                      /* tide_bh_group_fill of the build: how the groups were cut */
+	starpu_data_handle_t *hcoarse; /* [size]: coarse tree of rank q */
+	bh_vroot *vr;                  /* [size]: the virtual roots of the last evaluation (host) */
+	unsigned char *sent;           /* [size]: what this rank sent q by the last evaluation
+	                                * (TIDE_LET_NONE, _NODES, _COARSE) */
 	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl;
 	/* tide_gravity_time_walks: execution time of this rank's walk tasks, [0] over its own tree,
 	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
@@ -99,6 +110,20 @@ void tide_gravity_scatter(tide_gravity *g, int root, const bh_body *body, const 
 void tide_gravity_gather_values(tide_gravity *g, int root, const double *mine, int k, double *all);
 /* Essential nodes this rank sent to rank q by the last evaluation (0 for itself; waits). */
 void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *nparts);
+/* What this rank sent rank q by the last evaluation: its essential nodes for q's box, its coarse
+ * tree (q is far), or nothing (q itself, or one of the two has no particles, coarse mode). */
+enum { TIDE_LET_NONE, TIDE_LET_NODES, TIDE_LET_COARSE };
+int tide_gravity_let_kind(const tide_gravity *g, int q);
+/* The value of TIDE_GRAVITY_FAR for size ranks: far_nu (< 0: all-to-all); a value that is
+ * neither "all", "auto" nor a number in [0, 1e6] gets a warning on rank 0 and the automatic
+ * choice (coarse trees from TIDE_GRAVITY_FAR_MIN_RANKS ranks, nu = 1; in a simulation build,
+ * TIDE_SIMGRID, all-to-all: the choice reads the virtual roots, which a simulation never computes). */
+#define TIDE_GRAVITY_FAR_MIN_RANKS 8
+/* The value of TIDE_GRAVITY_BOXES: how many boxes (1 .. BH_VROOT_BOXES, the default) cover each
+ * rank's particles for the choice of the essential nodes it receives (bh_vroot_cover); another
+ * value gets a warning on rank 0 and the default. */
+int tide_gravity_boxes_choice(const char *v, int rank);
+double tide_gravity_far_choice(const char *v, int size, int rank);
 
 /* The particle's index in the input, carried in the spare fourth velocity component (bits, not a
  * number: the build moves it with the particle and nothing computes with it). */
@@ -124,6 +149,11 @@ int bh_take_share(const bh_body *b, const float *vel, uint32_t n, int rank, int 
  * sample chunks, on CPU or GPU); out: 4 doubles per sample.  Synchronous. */
 void tide_gravity_direct(const bh_body *body, uint32_t n, const uint32_t *sample, uint32_t ns,
                          bh_params P, double *out, enum tide_where where);
+/* The same with each body's softening from vel (4 floats per body, bh_body_eps) when P.soft_h:
+ * pairs take bh_soft2 of their two softenings, as the tree's walk does. */
+void tide_gravity_direct_soft(const bh_body *body, const float *vel, uint32_t n,
+                              const uint32_t *sample, uint32_t ns, bh_params P, double *out,
+                              enum tide_where where);
 
 /* Relative acceleration errors |a_tree - a_direct| / |a_direct| of the samples: median, 99th
  * percentile and maximum. */

@@ -52,7 +52,8 @@ typedef struct bh_cell {
 typedef struct bh_mom {
 	float x, y, z, m;                  /* centre of mass and mass */
 	float qxx, qxy, qxz, qyy;          /* Q_ij = sum m (3 d_i d_j - d^2 delta_ij), d from com */
-	float qyz, qzz, rcrit2, pad;       /* rcrit = l/theta + delta, see bh_rcrit2 */
+	float qyz, qzz, rcrit2, eps;       /* rcrit = l/theta + delta, see bh_rcrit2; eps: the
+	                                    * largest softening of the cell's bodies (bh_soft2) */
 } bh_mom;
 
 typedef struct bh_group {
@@ -65,7 +66,26 @@ typedef struct bh_params {
 	float eps;        /* Plummer softening length */
 	float G;          /* gravitational constant */
 	int quadrupole;   /* 1: monopole + quadrupole, 0: monopole */
+	int soft_h;       /* 1: every body has its own softening, in the first word of its velocity
+	                   * (the SPH self-gravity's bodies have no velocity: sph_gravity_math.h);
+	                   * 0: eps for all (bh_soft2) */
 } bh_params;
+
+/* Softening of body i (vel: the bodies' velocities, 4 floats each). */
+TIDE_HD float bh_body_eps(const bh_params *P, const float *vel, int64_t i)
+{
+	return P->soft_h ? vel[4 * i] : P->eps;
+}
+
+/* The squared Plummer softening of a pair whose sides have softenings ei and ej (a body, or a
+ * node: the largest of its bodies'): the mean of the squares, symmetric in i and j so that the
+ * pair forces stay equal and opposite, and exactly eps^2 when both are eps (the walks' inner
+ * loops then round as with one softening).  A mean rather than a max: it is branch-free, so the
+ * CPU walk's loops still vectorize (bh_interact.h). */
+TIDE_HD float bh_soft2(float ei, float ej)
+{
+	return 0.5f * (ei * ei + ej * ej);
+}
 
 /* Upper bounds used to size the handles for n particles.  Cells: leaves are disjoint and
  * non-empty (at most n); a split cell holds more than BH_LEAF particles and cells of one level
@@ -78,11 +98,14 @@ static inline uint32_t bh_max_cells(uint32_t n)
 static inline uint32_t bh_max_groups(uint32_t n) { return n + n / BH_GROUP + 1; }
 
 /* The virtual root of a rank: what every other rank knows of it. */
+#define BH_VROOT_BOXES 16
 typedef struct bh_vroot {
 	float lo[3], hi[3];  /* bounding box of the rank's particles (all 0 without particles) */
 	float x, y, z, m;    /* centre of mass and mass */
 	uint32_t n;          /* particles */
-	uint32_t pad[3];
+	uint32_t nbox;       /* boxes in box[]: 1 .. BH_VROOT_BOXES with particles (bh_vroot_cover) */
+	uint32_t pad[2];
+	float box[BH_VROOT_BOXES][6]; /* lo x, y, z, hi x, y, z: together they hold every walk group */
 } bh_vroot;
 
 /* A received essential node used as a multipole for every particle of the receiving rank. */
@@ -300,16 +323,22 @@ TIDE_HD void bh_meta_get_box(const int32_t *meta, float lo[3], float hi[3])
 	memcpy(hi, meta + BH_META_BOX + 3, 3 * sizeof(float));
 }
 
-/* Centre and half extents of a rank's particle box, widened by a few ulps so that rounding the
- * centre cannot leave a particle of the box outside it (the essential nodes must be safe for
- * every point of the box). */
-TIDE_HD void bh_vroot_box(const bh_vroot *v, bh_box *b)
+/* Centre and half extents of box i of a rank's virtual root, widened by a few ulps so that
+ * rounding the centre cannot leave a particle of the box outside it (the essential nodes must be
+ * safe for every point of the box), and by 1e-5 of its largest half side (a particle's Morton key,
+ * rounded, may put it that far outside its cell's cube). */
+TIDE_HD void bh_vroot_box_i(const bh_vroot *v, int i, bh_box *b)
 {
-	float c[3], h[3];
+	float c[3], h[3], hm = 0.f;
+	const float *lo = v->box[i], *hi = v->box[i] + 3;
 	for (int d = 0; d < 3; d++) {
-		c[d] = 0.5f * (v->lo[d] + v->hi[d]);
-		float a = fabsf(v->lo[d]) > fabsf(v->hi[d]) ? fabsf(v->lo[d]) : fabsf(v->hi[d]);
-		h[d] = 0.5f * (v->hi[d] - v->lo[d]) + 4e-7f * a + 1e-30f;
+		float e = 0.5f * (hi[d] - lo[d]);
+		hm = e > hm ? e : hm;
+	}
+	for (int d = 0; d < 3; d++) {
+		c[d] = 0.5f * (lo[d] + hi[d]);
+		float a = fabsf(lo[d]) > fabsf(hi[d]) ? fabsf(lo[d]) : fabsf(hi[d]);
+		h[d] = 0.5f * (hi[d] - lo[d]) + 4e-7f * a + 1e-5f * hm + 1e-30f;
 	}
 	b->cx = c[0]; b->cy = c[1]; b->cz = c[2];
 	b->hx = h[0]; b->hy = h[1]; b->hz = h[2];
@@ -342,6 +371,67 @@ TIDE_HD void bh_vroot_make(const int32_t *meta, const bh_mom *root, uint32_t n, 
 	if (n == 0) return;
 	bh_meta_get_box(meta, v->lo, v->hi);
 	v->x = root->x; v->y = root->y; v->z = root->z; v->m = root->m;
+	v->nbox = 1; /* the whole box, until bh_vroot_cover */
+	for (int d = 0; d < 3; d++) { v->box[0][d] = v->lo[d]; v->box[0][3 + d] = v->hi[d]; }
+}
+
+/* Whether the cover of bh_vroot_cover may replace cell c by its children: every walk group
+ * (bh_cell_groups with that fill) must stay inside one box.  With fill > 1 a group lies in a
+ * cell of at most fill particles, or in a leaf: split cells that hold more.  With leaf runs
+ * (fill <= 1) a group may span the leaf children of one cell: split only cells without leaf
+ * children. */
+TIDE_HD int bh_cover_splits(const bh_cell *cells, int32_t c, int fill)
+{
+	const bh_cell *C = &cells[c];
+	if (C->nchild <= 0) return 0;
+	if (fill > 1) return C->pend - C->pbegin > fill;
+	for (int32_t k = 0; k < C->nchild; k++)
+		if (cells[C->child + k].nchild == 0) return 0;
+	return 1;
+}
+
+/* The boxes of v (after bh_vroot_make): the cubes of at most kmax cells of the rank's tree that
+ * together hold all its particles, each cut to the particle box.  From the root, the splittable
+ * cell with the largest cube (then the most particles, then the first) is replaced by its children
+ * while they fit.  The essential nodes for the rank are then chosen against every box (a cell
+ * goes out as a multipole only when it passes against all): a Morton piece of a sphere has a
+ * bounding box that overlaps its neighbours' and reaches the dense centre, while its cells' cubes
+ * stay near its own particles. */
+TIDE_HD void bh_vroot_cover(const bh_cell *cells, int fill, int kmax, bh_vroot *v)
+{
+	int32_t f[BH_VROOT_BOXES];
+	int nf = 1;
+	f[0] = 0;
+	if (kmax > BH_VROOT_BOXES) kmax = BH_VROOT_BOXES;
+	for (;;) {
+		int best = -1;
+		for (int i = 0; i < nf; i++) {
+			const bh_cell *C = &cells[f[i]];
+			if (!bh_cover_splits(cells, f[i], fill) || nf - 1 + C->nchild > kmax) continue;
+			if (best >= 0) {
+				const bh_cell *B = &cells[f[best]];
+				if (C->half < B->half) continue;
+				if (C->half == B->half && C->pend - C->pbegin <= B->pend - B->pbegin) continue;
+			}
+			best = i;
+		}
+		if (best < 0) break;
+		const bh_cell *C = &cells[f[best]];
+		int32_t first = C->child, nch = C->nchild;
+		f[best] = first;
+		for (int32_t k = 1; k < nch; k++) f[nf++] = first + k;
+	}
+	v->nbox = (uint32_t)nf;
+	for (int i = 0; i < nf; i++) {
+		const bh_cell *C = &cells[f[i]];
+		const float c[3] = {C->cx, C->cy, C->cz};
+		for (int d = 0; d < 3; d++) {
+			float lo = c[d] - C->half, hi = c[d] + C->half;
+			v->box[i][d] = lo > v->lo[d] ? lo : v->lo[d];
+			v->box[i][3 + d] = hi < v->hi[d] ? hi : v->hi[d];
+			if (v->box[i][3 + d] < v->box[i][d]) v->box[i][3 + d] = v->box[i][d];
+		}
+	}
 }
 
 /* What the essential nodes for a remote box keep of a cell of the sender's tree: its multipole
@@ -352,6 +442,36 @@ TIDE_HD int bh_let_kind(const bh_cell *C, const bh_mom *M, const bh_box *b)
 {
 	if (bh_accept(M, C, b)) return BH_LET_KEEP_MULTIPOLE;
 	return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+}
+
+/* The same choice for every box at least sqrt(far2) from the sender's particles (the coarse
+ * tree that all far ranks share, tasks/gravity.c): the multipole goes when both its opening
+ * radius and the diameter of its cube (2 sqrt(3) half: no point of the cube is farther from the
+ * centre of mass, which lies inside it) are shorter than that distance.  Then no far box can
+ * overlap the cube nor come within rcrit of the centre of mass, so bh_accept takes the cell for
+ * every group of a far rank, as bh_let_kind does for one receiver's box.  The caller's far2
+ * keeps a margin for the rounding of the receiver's test. */
+TIDE_HD int bh_let_kind_far(const bh_cell *C, const bh_mom *M, float far2)
+{
+	float diam2 = bh_mul_rn(12.f, bh_mul_rn(C->half, C->half));
+	float reach2 = M->rcrit2 > diam2 ? M->rcrit2 : diam2;
+	if (reach2 < far2) return BH_LET_KEEP_MULTIPOLE;
+	return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+}
+
+/* The choice of bh_essential (CPU and CUDA): the whole tree (whole, tests), the coarse tree
+ * (far2 >= 0) or the essential nodes for the receiver's boxes (v: a multipole only when it passes
+ * against every box, since each walk group lies in one of them). */
+TIDE_HD int bh_let_choose(const bh_cell *C, const bh_mom *M, const bh_vroot *v, int whole, float far2)
+{
+	if (whole) return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+	if (far2 >= 0.f) return bh_let_kind_far(C, M, far2);
+	for (uint32_t i = 0; i < v->nbox; i++) {
+		bh_box b;
+		bh_vroot_box_i(v, (int)i, &b);
+		if (!bh_accept(M, C, &b)) return C->nchild ? BH_LET_KEEP_OPEN : BH_LET_KEEP_LEAF;
+	}
+	return BH_LET_KEEP_MULTIPOLE;
 }
 
 /* Writes the buffer's copy of cell C (moments M) of kind k; first: where its children (opened) or
@@ -374,8 +494,10 @@ typedef struct bh_acc {
 
 /* The interactions bh_p2p and bh_m2p, in every form the walks use: bh_interact.h. */
 
-/* Moments of a leaf from its particles: com first, then the quadrupole about it. */
-TIDE_HD void bh_leaf_moments(const bh_body *b, int32_t p0, int32_t p1, bh_mom *M)
+/* Moments of a leaf from its particles: com first, then the quadrupole about it; eps the largest
+ * of its bodies' softenings (bh_body_eps). */
+TIDE_HD void bh_leaf_moments(const bh_body *b, const float *vel, const bh_params *P, int32_t p0,
+                             int32_t p1, bh_mom *M)
 {
 	double m = 0, sx = 0, sy = 0, sz = 0;
 	for (int32_t i = p0; i < p1; i++) {
@@ -393,9 +515,14 @@ TIDE_HD void bh_leaf_moments(const bh_body *b, int32_t p0, int32_t p1, bh_mom *M
 		q[2] += mi * 3.f * dx * dz;        q[3] += mi * (3.f * dy * dy - d2);
 		q[4] += mi * 3.f * dy * dz;        q[5] += mi * (3.f * dz * dz - d2);
 	}
+	float e = P->eps;
+	for (int32_t i = p0; i < p1; i++) {
+		float ei = bh_body_eps(P, vel, i);
+		e = i == p0 || ei > e ? ei : e;
+	}
 	M->x = cx; M->y = cy; M->z = cz; M->m = (float)m;
 	M->qxx = q[0]; M->qxy = q[1]; M->qxz = q[2]; M->qyy = q[3]; M->qyz = q[4]; M->qzz = q[5];
-	M->pad = 0.f;
+	M->eps = e;
 }
 
 /* Moments of an internal cell from its children (parallel-axis shift of each quadrupole). */
@@ -417,9 +544,11 @@ TIDE_HD void bh_merge_moments(const bh_mom *ch, int32_t nch, bh_mom *M)
 		q[2] += c->qxz + mi * 3.f * dx * dz;        q[3] += c->qyy + mi * (3.f * dy * dy - d2);
 		q[4] += c->qyz + mi * 3.f * dy * dz;        q[5] += c->qzz + mi * (3.f * dz * dz - d2);
 	}
+	float e = ch[0].eps;
+	for (int32_t k = 1; k < nch; k++) e = ch[k].eps > e ? ch[k].eps : e;
 	M->x = cx; M->y = cy; M->z = cz; M->m = (float)m;
 	M->qxx = q[0]; M->qxy = q[1]; M->qxz = q[2]; M->qyy = q[3]; M->qyz = q[4]; M->qzz = q[5];
-	M->pad = 0.f;
+	M->eps = e;
 }
 
 /* rcrit² = (l/theta + delta)², delta = |com - centre| (the cube's), and the node size l a multiple

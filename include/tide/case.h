@@ -53,6 +53,7 @@ typedef struct tide_self_gravity {
 	double theta;          /* opening angle */
 	double softening;      /* Plummer softening [m]; 0: not given, dp is used */
 	int quadrupole;        /* 1: monopole + quadrupole moments */
+	double h_factor;       /* gas: > 0, each particle's softening h_factor h (bh_soft2); 0: softening */
 } tide_self_gravity;
 
 /* The gas scheme's keys (physics.scheme: gas; section gas; include/tide/gas_math.h). */
@@ -91,6 +92,33 @@ typedef struct tide_sinks_case {
 	double softening;         /* Plummer softening of the sinks' gravity; 0: r_acc */
 	int max;                  /* most sinks (<= TIDE_SINK_MAX) */
 } tide_sinks_case;
+/* Generated initial conditions of a gas case (section generator; src/gas_generator.c builds
+ * them with src/gas_ic.c's formulas, in the case's units; docs/case-format.md). */
+enum tide_gen_type {
+	TIDE_GEN_NONE = 0, TIDE_GEN_SHOCK_TUBE = 1, TIDE_GEN_SEDOV = 2, TIDE_GEN_EVRARD = 3,
+	TIDE_GEN_UNIFORM_SPHERE = 4, TIDE_GEN_TOP_HAT = 5
+};
+extern const char *const tide_gen_type_names[]; /* "none", "shock_tube", ..., NULL */
+typedef struct tide_generator {
+	int type;              /* enum tide_gen_type */
+	/* shock_tube: the tube fills the domain along `axis`, left state below x0 */
+	int axis;              /* 0 x, 1 y, 2 z */
+	double x0;
+	double rho[2], p[2], v[2];   /* left (0) and right (1) states */
+	int fixed_layers;      /* lattice layers at each end held fixed */
+	/* sedov */
+	double E, r_inj, half; /* half: half the side of the gas cube (sedov, top_hat) */
+	double rho_gas;        /* sedov: density */
+	double u;              /* sedov: background; spheres: the sphere's specific energy */
+	/* evrard, uniform_sphere, top_hat */
+	double M, R, centre[3];
+	double rho_in, rho_out;  /* top_hat */
+	double u_out;          /* top_hat: the background's u; < 0: pressure equilibrium */
+	int positions;         /* enum tide_gen_positions */
+	char glass[1024];      /* positions: glass: the glass file (absolute; "": the shipped one) */
+} tide_generator;
+enum tide_gen_positions { TIDE_GEN_LATTICE = 0, TIDE_GEN_GLASS = 1 };
+extern const char *const tide_gen_positions_names[]; /* "lattice", "glass", NULL */
 
 /* An STL mesh of the case (solids, fluid_volumes): file, placement, and what loading found. */
 typedef struct tide_stl_item {
@@ -212,6 +240,7 @@ typedef struct tide_case {
 		int on;               /* section bonnor_ebert present (src/bonnor_ebert.h) */
 		double xi_max;        /* the profile's truncation (6.451: the critical sphere) */
 	} bonnor_ebert;
+	tide_generator generator;     /* gas only: generated initial conditions (none: the geometry) */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];

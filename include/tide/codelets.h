@@ -109,6 +109,7 @@ typedef struct tide_sgrav_gather_arg {
 	float mass;          /* of a fluid particle */
 	uint32_t n;          /* bodies */
 	int nblocks;
+	float h_factor;      /* > 0: each body's softening h_factor h (gas: bh_params.soft_h) */
 } tide_sgrav_gather_arg;
 
 typedef struct tide_sgrav_unsort_arg {

@@ -46,6 +46,11 @@ float tide_decomp_cost(uint32_t type);
 void tide_decomp_cuts(const tide_grid *g, const tide_block_view *all, const float *w,
                       const int p[3], int *cut[3]);
 
+/* The same cuts from the cost already projected on the cells of each key axis: w[k][c] for the
+ * g->n[axis[k]] cells of axis k, ghost layers included (w[k] unused, may be NULL, when p[k] is
+ * 1).  The rebalance without a gather (tasks/sph_setup.c) sums these over the ranks. */
+void tide_decomp_cuts_projected(const tide_grid *g, double *const w[3], const int p[3], int *cut[3]);
+
 /* The box of block b of the aligned grid. */
 tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b);
 

@@ -3,8 +3,8 @@
  * work: every `every` steps the ranks share how long each block's tasks took (one small task per
  * block on its owner, broadcast by StarPU-MPI), add them up per rank, and when the slowest
  * rank's load exceeds the mean by more than `threshold` the cuts are moved so that every block
- * carries the same measured cost (tide_sim_rebalance_measured).  Particles are gathered and dealt
- * out again, so none is lost or duplicated.
+ * carries the same measured cost (tide_sim_rebalance_measured).  Particles move from their old
+ * owner straight to the new one (tasks/sph_setup.c, rebalance_direct), none lost or duplicated.
  *
  * Hysteresis: cuts move by whole cell planes, so a case whose balance point lies between two
  * planes flips from one side to the other at every check (SPHERIC 2 on 2 ranks: 10 % off either

@@ -26,6 +26,13 @@ TIDE_HD uint32_t tide_sgrav_get_id(const float *vel4)
 	return id;
 }
 
+/* The softening of a body from its particle's smoothing length (physics.self_gravity.h_factor:
+ * eps = h_factor h, in the velocity's first word, bh_body_eps), after tide_sgrav_set_id. */
+TIDE_HD void tide_sgrav_set_eps(const tide_block_view *v, uint32_t i, float h_factor, float *vel4)
+{
+	vel4[0] = h_factor > 0.f ? h_factor * v->TIDE_GAS_H[i] : 0.f;
+}
+
 /* Particle i of a block as body k: position relative to the centre (so that float keeps its
  * digits far from the origin), the fluid mass; boundary particles are walls, not matter: mass 0
  * (they neither attract nor, in sgrav_apply, feel the field). */

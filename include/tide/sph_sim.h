@@ -163,7 +163,10 @@ int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view 
                            uint32_t *counts);
 /* Particle count and fullest block or halo (count/capacity), from the last step's reduction. */
 size_t tide_sim_count(const tide_sim *sim, double *max_fill);
-/* Re-splits the blocks by the current particle positions (load balance, capacity). */
+/* Re-splits the blocks by the current particle positions (load balance, capacity).  On several
+ * ranks no rank gathers the particles: the cuts come from cost projections summed over the ranks
+ * and each particle goes from its old owner to its new one (TIDE_REBALANCE=gather: the gather,
+ * the same blocks bit for bit). */
 int tide_sim_rebalance(tide_sim *sim);
 /* The same with the cuts placed by measured cost: block_time[b] is the time block b's tasks
  * took (any unit, the same on every rank); its particles share it.  fluid_old / fluid_new (NULL
