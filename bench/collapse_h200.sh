@@ -4,7 +4,10 @@
 # (cases/sp_tl.yaml: gas + self-gravity + turbulent initial velocities) at about 1, 4 and 16
 # million particles: time per step and its split between the gas (density with its h
 # iterations, forces), the tree (self-gravity: build, moments, walk) and the rest, from
-# tide run --profile.  Sinks are not in tide yet (issue 24 part 3): the sinks column is 0.
+# tide run --profile, the sinks (sink_gravity, sink_accrete, sink_region, issue 24) apart.
+# The case's sinks section (threshold 10^4 rho0) gets r_acc = 2 h at the threshold for each dp
+# (--set sinks.accretion_radius); the first steps from t = 0 make no sink yet, so sinks_ms is
+# the per-step accretion and candidate pass of a run with sinks on.
 # Compare with the paper's Table 4 (a FLASH AMR step with its GPU tree) only loosely: its cells
 # are not tide's particles.
 #
@@ -44,7 +47,10 @@ for target in "${list[@]}"; do
 	dir="$out/runs/sp_tl_$target"
 	rm -rf "$dir"
 	printf '[%s] SP-TL, target %s: dp %s\n' "$(date +%H:%M:%S)" "$target" "$dp" >&2
+	# r_acc = 2 h at the threshold: 2 eta dp (rho0 / rho_thr)^(1/3), eta 1.2, rho_thr = 10^4 rho0
+	racc=$("$py" -c "import sys; print(f'{2 * 1.2 * float(sys.argv[1]) * 1e-4 ** (1 / 3):.5g}')" "$dp")
 	if ! "$tide" run "$repo/cases/sp_tl.yaml" --dp "$dp" --max-steps "$((steps + 1))" --no-output \
+		--set sinks.accretion_radius="$racc" \
 		--profile --quiet --out "$dir" > "$dir.log" 2>&1; then
 		echo "collapse_h200.sh: the run at $target failed: $(tail -n 2 "$dir.log" | tr '\n' ' ')" >&2
 		continue
@@ -58,8 +64,9 @@ n = s["n_fluid"] + s["n_bound"]
 step = 1e3 * s["later_step_s"]
 gas = prof.get("gas_density", 0.0) + prof.get("sph_forces", 0.0)
 tree = prof.get("self_gravity", 0.0) + prof.get("gravity_tree", 0.0)
-other = sum(prof.values()) - gas - tree
-print(f"{target},{n},{dp},{s['steps']},{step:.4f},{gas:.4f},{tree:.4f},0,{other:.4f},{1e6 * step / n:.4f}")
+sinks = prof.get("sinks", 0.0)
+other = sum(prof.values()) - gas - tree - sinks
+print(f"{target},{n},{dp},{s['steps']},{step:.4f},{gas:.4f},{tree:.4f},{sinks:.4f},{other:.4f},{1e6 * step / n:.4f}")
 PY
 done
 column -s, -t < "$csv" || cat "$csv"

@@ -24,6 +24,7 @@
 #include "run_dir.h"
 #include "tide/sph_kernel.h"
 #include "tide/sph_sim.h"
+#include "tide/sink.h"      /* TIDE_SINK_MAX */
 
 enum kind { K_SECTION, K_LIST, K_NUM, K_INT, K_BOOL, K_STR, K_ENUM, K_POINT };
 
@@ -194,6 +195,13 @@ static const struct key keys[] = {
 	NUM("generator.u_out", generator.u_out, R_GE, 0, 0),
 	ENUM("generator.positions", generator.positions, tide_gen_positions_names),
 	STR("generator.glass", generator.glass),
+	SECTION("sinks"),        /* gas with self-gravity only: include/tide/sink.h */
+	NUM("sinks.density_threshold", sinks.density_threshold, R_GT | REQ_IN, 0, 0),
+	NUM("sinks.accretion_radius", sinks.accretion_radius, R_GT | REQ_IN, 0, 0),
+	NUM("sinks.softening", sinks.softening, R_GE, 0, 0),
+	INT("sinks.max", sinks.max, R_GE | R_LE, 1, TIDE_SINK_MAX),
+	SECTION("bonnor_ebert"), /* gas only: src/bonnor_ebert.h */
+	NUM("bonnor_ebert.xi_max", bonnor_ebert.xi_max, R_GT | R_LE, 0, 50),
 	STR("decomposition", decomp),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
@@ -429,6 +437,14 @@ static int apply(struct ctx *x, int i, const yaml_node_t *v, const char *path)
 		if (!strcmp(path, "tank")) x->c->tank.present = 1;
 		if (!strcmp(path, "gauges.surge_front")) x->c->surge_front = 1;
 		if (!strcmp(path, "turbulence")) x->c->turbulence.on = 1;
+		if (!strcmp(path, "sinks")) x->c->sinks.on = 1;
+		if (!strcmp(path, "bonnor_ebert")) {
+			x->c->bonnor_ebert.on = 1;
+			/* "bonnor_ebert:" alone (null) turns it on with the critical xi_max */
+			if (v->type == YAML_SCALAR_NODE && (!*text(v) || !strcmp(text(v), "~") ||
+			                                    !strcmp(text(v), "null")))
+				return 0;
+		}
 		if (!strcmp(path, "physics.self_gravity")) {
 			x->c->self_gravity.on = 1;
 			/* "self_gravity:" alone (null) turns it on with the defaults */
@@ -984,6 +1000,9 @@ void tide_case_gas_defaults(tide_case *c)
 	c->turbulence.solenoidal = 0.5;   /* the natural mix of an unprojected field */
 	c->turbulence.seed = 1;
 	c->turbulence.grid = 64;
+	c->sinks.softening = 0;          /* the accretion radius */
+	c->sinks.max = TIDE_SINK_MAX;
+	c->bonnor_ebert.xi_max = 6.451;  /* the critical Bonnor-Ebert sphere */
 	c->generator.type = TIDE_GEN_NONE;
 	c->generator.axis = 2;
 	c->generator.fixed_layers = 3;
@@ -1116,6 +1135,8 @@ static int set_value(struct ctx *x, const tide_case *old, const char *key, const
 	if (!strncmp(key, "gauges.surge_front.", 19)) c->surge_front = 1;
 	if (!strncmp(key, "physics.self_gravity.", 21)) c->self_gravity.on = 1;
 	if (!strncmp(key, "turbulence.", 11)) c->turbulence.on = 1;
+	if (!strncmp(key, "sinks.", 6)) c->sinks.on = 1;
+	if (!strncmp(key, "bonnor_ebert.", 13)) c->bonnor_ebert.on = 1;
 	/* A domain or hswl that was derived (not given) follows the parameters it came from. */
 	if (tide_case_derived_domain(old) && strncmp(key, "domain.", 7)) c->domain = tide_case_default_domain(c);
 	if (old->hswl == tide_case_default_hswl(old) && strcmp(key, "physics.hswl")) c->hswl = tide_case_default_hswl(c);

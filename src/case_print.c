@@ -150,6 +150,16 @@ static void put_gas(FILE *f, const tide_case *c)
 	fprintf(f, "  alpha_cond: %s\n", tide_case_num(g->alpha_cond, b));
 	fprintf(f, "  u_min: %s\n", tide_case_num(g->u_min, b));
 	fprintf(f, "  u: %s\n", tide_case_num(g->u, b));
+	if (c->sinks.on) {
+		const tide_sinks_case *s = &c->sinks;
+		fprintf(f, "sinks:\n  density_threshold: %s\n", tide_case_num(s->density_threshold, b));
+		fprintf(f, "  accretion_radius: %s\n", tide_case_num(s->accretion_radius, b));
+		fprintf(f, "  softening: %s\n", tide_case_num(s->softening > 0 ? s->softening
+		                                                               : s->accretion_radius, b));
+		fprintf(f, "  max: %d\n", s->max);
+	}
+	if (c->bonnor_ebert.on)
+		fprintf(f, "bonnor_ebert:\n  xi_max: %s\n", tide_case_num(c->bonnor_ebert.xi_max, b));
 	if (!c->turbulence.on) return;
 	const tide_turbulence *t = &c->turbulence;
 	fprintf(f, "turbulence:\n  mach: %s\n", tide_case_num(t->mach, b));

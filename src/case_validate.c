@@ -363,12 +363,37 @@ static int check_generator(struct ctx *x)
 	return 0;
 }
 
+/* Sink particles: a 3-D self-gravitating gas, both required keys (--set may turn the section on
+ * with one of them). */
+static int check_sinks(struct ctx *x)
+{
+	const tide_sinks_case *s = &x->c->sinks;
+	int line = x->line[tide_case_find_key("sinks")];
+	if (!s->on) return 0;
+	if (x->c->scheme != TIDE_SCHEME_GAS || x->c->dim != 3 || !x->c->self_gravity.on)
+		return tide_case_fail(x, line, "key 'sinks' needs a 3-D self-gravitating gas case; "
+		                      "allowed: physics.scheme: gas, dim: 3 and physics.self_gravity, or "
+		                      "no sinks section.");
+	if (!(s->density_threshold > 0) || !(s->accretion_radius > 0))
+		return tide_case_fail(x, line, "key 'sinks' needs %s; allowed: a number > 0.",
+		                      s->density_threshold > 0 ? "sinks.accretion_radius"
+		                                               : "sinks.density_threshold");
+	return 0;
+}
+
 /* Self-gravity, equation of state, viscosity and periodic checks: they need the whole case. */
 int tide_case_check_physics(struct ctx *x)
 {
 	const tide_case *c = x->c;
 	if (check_periodic(x)) return -1;
 	if (check_turbulence(x)) return -1;
+	if (check_sinks(x)) return -1;
+	if (x->c->bonnor_ebert.on && (x->c->scheme != TIDE_SCHEME_GAS || x->c->dim != 3 ||
+	                              x->c->nsphere < 1))
+		return tide_case_fail(x, x->line[tide_case_find_key("bonnor_ebert")], "key "
+		                      "'bonnor_ebert' shapes the first of 'fluid_spheres' of a 3-D gas "
+		                      "case; allowed: physics.scheme: gas, dim: 3 and fluid_spheres, or "
+		                      "no bonnor_ebert section.");
 	if (check_generator(x)) return -1;
 	if (c->self_gravity.h_factor > 0 && c->scheme != TIDE_SCHEME_GAS)
 		return tide_case_fail(x, x->line[tide_case_find_key("physics.self_gravity.h_factor")],

@@ -90,6 +90,7 @@ static void put_header(buf *b, const tide_ckpt_state *st)
 	PUT(b, st->nrigid);
 	PUT(b, st->rigid);
 	PUT(b, st->rigid_pose);
+	PUT(b, st->sinks);
 	PUT(b, st->nranks);
 	PUT(b, st->n_total);
 	PUT(b, st->n_fluid0);
@@ -443,6 +444,7 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	GET(&b, st->nrigid);
 	GET(&b, st->rigid);
 	GET(&b, st->rigid_pose);
+	GET(&b, st->sinks);
 	GET(&b, st->nranks);
 	GET(&b, st->n_total);
 	GET(&b, st->n_fluid0);

@@ -31,10 +31,11 @@
 #include "tide/block.h"
 #include "tide/case.h"
 #include "tide/sph_params.h"
+#include "tide/sinks.h"
 
 #define TIDE_CKPT_MAGIC "TIDECKPT"
-#define TIDE_CKPT_VERSION 3u  /* 2: blocks are boxes (2-D / 3-D decompositions); 3: floating
-                               * bodies' states */
+#define TIDE_CKPT_VERSION 4u  /* 2: blocks are boxes (2-D / 3-D decompositions); 3: floating
+                               * bodies' states; 4: the sink table */
 
 typedef struct tide_ckpt_state {
 	char tide_version[32];
@@ -50,6 +51,8 @@ typedef struct tide_ckpt_state {
 	int32_t nrigid;
 	tide_rigid rigid[TIDE_MAX_FLOAT];
 	tide_pose rigid_pose[TIDE_MAX_FLOAT];
+	/* sink particles (include/tide/sinks.h; n = 0: none) */
+	tide_sinks_saved sinks;
 	/* blocks */
 	int32_t nblocks;
 	uint32_t halo_cap;

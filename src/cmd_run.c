@@ -24,6 +24,8 @@
 #include "run_log.h"
 #include "runtime.h"
 #include "tide/sph_sim.h"
+#include "tide/sinks.h"
+#include "sinks_csv.h"
 #include "stall_watchdog.h"
 #include "statistics.h"
 #include "tide/load_balance.h"
@@ -99,6 +101,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		{
 			double fill;
 			size_t n = tide_sim_count(sim, &fill);
+			/* gas that sinks accreted has not left the domain */
+			if (sim->sinks) n += (size_t)sim->sinks->n_accreted;
 			unsigned long long d = tide_device_bytes_used();
 			if (d > peak_dev) peak_dev = d;
 			if (n < n0 && n0 - n > nfluid0 / 100 + 10) {
@@ -328,6 +332,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 			memcpy(sim.rigid, cs.rigid, sizeof sim.rigid);
 			memcpy(sim.rigid_pose, cs.rigid_pose, sizeof sim.rigid_pose);
 		}
+		tide_sim_sinks_restore(&sim, &cs.sinks); /* the sinks go on too */
 		out.next_out = cs.next_out;
 		for (int i = 0; i < cs.n_outputs; i++)
 			if (tide_run_note_time(&out, cs.out_time[i]) == 0) out.n++;
@@ -373,6 +378,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	    (o->restart ? tide_bodies_csv_reopen(&out.bodies, out.dir, &c, sim.t)
 	                : tide_bodies_csv_open(&out.bodies, out.dir, &c)))
 		ret = -1;
+	if (rt->rank == 0 && !ret && o->restart && tide_sinks_csv_reopen(out.dir, &c, sim.t)) ret = -1;
 	if (!ret && o->restart) out.gauge_k = (long)floor(sim.t / tide_case_gauge_every(&c) + 1e-9) + 1;
 	if (!ret && !o->restart && tide_run_write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;
@@ -396,6 +402,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.jeans_mass_min = out.jeans_mj;
 	st.jeans_rho = out.jeans_rho;
 	st.jeans_unresolved_t = out.jeans_lost ? out.jeans_lost_t : -1;
+	st.n_sinks = sim.sinks ? sim.sinks->n : 0;
+	st.sink_mass = tide_sinks_mass(sim.sinks);
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
 	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;

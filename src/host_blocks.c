@@ -10,6 +10,7 @@
 #include "tide/sph_sim.h"
 #include "case_load.h"
 #include "gas_ic.h"
+#include "bonnor_ebert.h"
 #include "gas_generator.h"
 #include "tide/gas_math.h"
 #include "turbulence.h"
@@ -135,6 +136,12 @@ int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_bloc
 		return -1;
 	}
 	if (!gen) start_history(v, n);
+	/* the Bonnor-Ebert profile first: the gas's h follows its densities */
+	if (!gen && c->bonnor_ebert.on && tide_bonnor_ebert_apply(c, v, n)) {
+		tide_block_free_host(*mem, cap);
+		*mem = NULL;
+		return -1;
+	}
 	if (!gen && c->scheme == TIDE_SCHEME_GAS) tide_gas_ic_start(c, v, n);
 	/* every rank builds the whole set: the same velocities whatever the number of ranks */
 	if (c->scheme == TIDE_SCHEME_GAS && c->turbulence.on && add_turbulence(c, v, n)) {

@@ -195,6 +195,9 @@ typedef struct tide_run_stats {
 	 * the least Jeans mass at an output, the density there, the first output's time at which
 	 * some particle had M_J < N_ngb m (-1: never) */
 	double jeans_mass_min, jeans_rho, jeans_unresolved_t;
+	/* sink particles (include/tide/sinks.h; 0 without): how many at the end, their mass */
+	int n_sinks;
+	double sink_mass;
 } tide_run_stats;
 
 /* Writes dir/run_summary.csv (a header row with units and one value row) and

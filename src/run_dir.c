@@ -76,6 +76,7 @@ static const run_name run_names[] = {
 	{"run_summary.json", "", PLAIN},
 	{"run.log", "", PLAIN},
 	{"gauges.csv", "", PLAIN},
+	{"sinks.csv", "", PLAIN},
 	{"statistics.csv", "", PLAIN},
 	{"particles.pvd", "", PLAIN},
 	{"particles.xmf", "", PLAIN},

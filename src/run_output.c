@@ -15,6 +15,7 @@
 #include "stall_watchdog.h"
 #include "run_output.h"
 #include "tide/jeans.h"
+#include "sinks_csv.h"
 
 /* Rank 0 could not write: the other ranks would wait for it forever, so stop them all. */
 void tide_run_abort_ranks(void)
@@ -70,6 +71,10 @@ int tide_run_write_output(run_out *o, tide_sim *sim, const tide_case *c, const c
 {
 	if (!tag) {
 		check_jeans(o, sim, c);
+		if (sim->rank == 0 && tide_sinks_csv_write(o->dir, c, sim->t, sim->sinks)) {
+			if (sim->size > 1) tide_run_abort_ranks();
+			return -1;
+		}
 		tide_snap_job job = {.index = o->n, .t = sim->t, .dt = sim->last.dt, .step = sim->step,
 		                     .wall = tide_wtime(), .e_self = tide_sim_self_gravity_energy(sim)};
 		job.nbody = tide_body_rows(c, sim->t, sim->rigid_set ? sim->rigid : NULL, job.body);
@@ -153,6 +158,7 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 		};
 		memcpy(cs.rigid, sim->rigid, sizeof cs.rigid);
 		memcpy(cs.rigid_pose, sim->rigid_pose, sizeof cs.rigid_pose);
+		tide_sinks_save(sim->sinks, &cs.sinks);
 		ret = tide_checkpoint_write(dir, &cs, &o->all, c);
 		if (!ret)
 			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",

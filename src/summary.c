@@ -46,6 +46,8 @@ static const field fields[] = {
 	FIELD(jeans_mass_min, "jeans_mass_min[mass]", F_DBL),
 	FIELD(jeans_rho, "jeans_rho[density]", F_DBL),
 	FIELD(jeans_unresolved_t, "jeans_unresolved_t[s]", F_DBL),
+	FIELD(n_sinks, "n_sinks[-]", F_INT),
+	FIELD(sink_mass, "sink_mass[mass]", F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -18,6 +18,7 @@
 #include "tide/sph_sim.h"
 #include "tide/sps.h"
 #include "tide/gas_math.h"
+#include "tide/sink.h"
 
 void tide_sph_codelets_where(enum tide_where where)
 {
@@ -28,7 +29,8 @@ void tide_sph_codelets_where(enum tide_where where)
 	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
 	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,
 	                                &tide_sps_tau_cl, &tide_gas_density_cl, &tide_gas_forces_cl,
-	                                &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl};
+	                                &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl,
+	                                &tide_sink_gravity_cl, &tide_sink_accrete_cl, &tide_sink_region_cl};
 	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
 }
 
@@ -36,8 +38,9 @@ void tide_sim_set_aux(const tide_case *c)
 {
 	/* floating bodies: sph_forces tells a halo's floating particle by its id */
 	tide_block_set_halo_ids(c->nfloating > 0);
-	if (c->scheme == TIDE_SCHEME_GAS) /* h, u, 1/Omega, switch, last kick (gas_math.h) */
-		tide_block_set_aux(TIDE_GAS_NAUX, TIDE_GAS_HALO_FIELDS);
+	if (c->scheme == TIDE_SCHEME_GAS) /* h, u, 1/Omega, switch, last kick (gas_math.h); with
+	                                   * sinks the potential too (sink.h) */
+		tide_block_set_aux(c->sinks.on ? TIDE_SINK_NAUX : TIDE_GAS_NAUX, TIDE_GAS_HALO_FIELDS);
 	else if (c->viscosity == TIDE_VISC_LAMINAR_SPS) /* tau and the gradient; halos carry tau (sps.h) */
 		tide_block_set_aux(TIDE_SPS_NAUX, TIDE_SPS_HALO_FIELDS);
 	else
@@ -634,6 +637,7 @@ static void unregister_all(tide_sim *sim)
 	}
 	sim->red = sim->red2 = NULL;
 	tide_sim_floating_free(sim);
+	tide_sim_sinks_release(sim);
 	tide_sph_gravity_fini(sim);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
 	free(sim->blk);
@@ -647,6 +651,7 @@ static void unregister_all(tide_sim *sim)
 void tide_sim_free(tide_sim *sim)
 {
 	if (sim->blk) unregister_all(sim);
+	tide_sim_sinks_free(sim);
 }
 
 /* Whether the cuts placed by the weights w (same grid of blocks) are the current ones. */
@@ -679,6 +684,7 @@ static void restore_after_rebalance(tide_sim *sim, const tide_sim *saved)
 	sim->rigid_set = saved->rigid_set;
 	memcpy(sim->rigid, saved->rigid, sizeof sim->rigid);
 	memcpy(sim->rigid_pose, saved->rigid_pose, sizeof sim->rigid_pose);
+	sim->sinks = saved->sinks; /* the sink table lives on (its records: registered again) */
 }
 
 /* ---- the rebalance without a gather (several ranks) ----

@@ -418,6 +418,7 @@ static void submit_gas_forces(tide_sim *sim)
 	submit_halos(sim, &tide_halo_pack_cl, TIDE_K_HALO);
 	submit_forces(sim, 0, &tide_gas_forces_cl);
 	submit_self_gravity(sim, 0);
+	tide_sim_sinks_gravity(sim); /* with sinks: their pull, into the reduction (tasks/sinks.c) */
 	finish_reduction(sim);
 }
 
@@ -517,6 +518,7 @@ int tide_sim_step(tide_sim *sim)
 		submit_body_motion(sim, 0.5, 1.0);
 	}
 	tide_sim_submit_migration(sim);
+	if (sim->P.scheme == TIDE_SCHEME_GAS) tide_sim_sinks_step(sim); /* tasks/sinks.c */
 
 	/* under MPI red is this rank's copy of the global record: nothing to fetch */
 	starpu_data_acquire(sim->red, STARPU_R);

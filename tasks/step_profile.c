@@ -15,7 +15,7 @@ static long ntasks[TIDE_K_COUNT];
 static const char *names[TIDE_K_COUNT] = {"cell_sort", "halo_pack", "sph_forces", "dt_reduce",
                                           "integrate", "migrate_pack", "migrate_unpack",
                                           "self_gravity", "gauges", "mdbc_ghost", "sps_tau",
-                                          "gas_density", "gravity_tree"};
+                                          "gas_density", "gravity_tree", "sinks"};
 
 void tide_profile_enable(void)
 {

@@ -5,7 +5,8 @@
 #  1. every *_cuda unit test (CUDA codelet = CPU codelet: cell_sort, sph_forces with periodic
 #     images, bh, gauge_tasks, mdbc, sps: laminar+sps's force kernel and sps_tau, motion, gas,
 #     jeans: the Jeans check's jeans_min, issue 24; bh_soft: per-particle softening in
-#     the tree walks and the direct sum, issue 23) and the
+#     the tree walks and the direct sum, issue 23; sinks: sink_gravity, sink_accrete and
+#     sink_region, issue 24) and the
 #     snapshot test on the GPU; motion: the moving bodies' body_motion (issue 22); floating:
 #     the floating bodies' body_force reduction (issue 22);
 #  2. mDBC's cost: SPHERIC 2 at dp 0.004 (12.9 M particles), DBC against mDBC (and mDBC with
@@ -27,7 +28,7 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 {
 if want tests; then
 step "CUDA halves of the unit tests"
-for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas jeans; do
+for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas jeans sinks; do
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
 	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 done

@@ -90,6 +90,14 @@ typedef struct tide_turbulence {
 } tide_turbulence;
 #define TIDE_TURB_GRID_MAX 256
 
+/* Sink particles of a self-gravitating gas case (section sinks; include/tide/sink.h). */
+typedef struct tide_sinks_case {
+	int on;                   /* section sinks present */
+	double density_threshold; /* creation: gas density above this */
+	double accretion_radius;  /* r_acc */
+	double softening;         /* Plummer softening of the sinks' gravity; 0: r_acc */
+	int max;                  /* most sinks (<= TIDE_SINK_MAX) */
+} tide_sinks_case;
 /* Generated initial conditions of a gas case (section generator; src/gas_generator.c builds
  * them with src/gas_ic.c's formulas, in the case's units; docs/case-format.md). */
 enum tide_gen_type {
@@ -237,6 +245,11 @@ typedef struct tide_case {
 	int units;                    /* enum tide_units (gas_params.h) */
 	tide_gas_case gas;            /* physics.scheme = gas */
 	tide_turbulence turbulence;   /* gas only: turbulent initial velocities */
+	tide_sinks_case sinks;        /* gas with self-gravity only: sink particles */
+	struct {
+		int on;               /* section bonnor_ebert present (src/bonnor_ebert.h) */
+		double xi_max;        /* the profile's truncation (6.451: the critical sphere) */
+	} bonnor_ebert;
 	tide_generator generator;     /* gas only: generated initial conditions (none: the geometry) */
 	char initial_file[1024];      /* initial.file (gas only): the particles from this file, an
 	                               * absolute path (src/gas_input.h); "": from the geometry */

@@ -40,6 +40,16 @@ extern struct starpu_codelet tide_gas_forces_cl;
 /* jeans_min: buffers block (R), tide_jeans_min record (RW | COMMUTE); args tide_gas_params,
  * float q_res.  The Jeans resolution check of a gas block (include/tide/jeans.h). */
 extern struct starpu_codelet tide_jeans_min_cl;
+/* Sink particles (include/tide/sink.h, tasks/sinks.c):
+ * sink_gravity: buffers block (RW), tide_sink_force (W), step reduction (REDUX); args
+ *   tide_sph_params, tide_sink_set.  The sinks' pull on the gas and the gas's on the sinks.
+ * sink_accrete: buffers block (RW), scratch, tide_sink_accrete_rec (W); args tide_sph_params,
+ *   tide_sink_set.  Accretion (the block compacted) and the creation candidates.
+ * sink_region: buffers block (R), tide_sink_region_rec (W); args tide_sph_params,
+ *   tide_sink_region_arg.  The gas within r_acc of the candidates under test. */
+extern struct starpu_codelet tide_sink_gravity_cl;
+extern struct starpu_codelet tide_sink_accrete_cl;
+extern struct starpu_codelet tide_sink_region_cl;
 extern struct starpu_codelet tide_gas_integrate_cl;
 /* Step reduction record: init (W) and redux (RW, R) codelets, also used as the reset task. */
 extern struct starpu_codelet tide_dt_init_cl;
@@ -139,6 +149,9 @@ void tide_gas_density_cuda(void *buffers[], void *cl_arg);
 void tide_gas_forces_cuda(void *buffers[], void *cl_arg);
 void tide_gas_integrate_cuda(void *buffers[], void *cl_arg);
 void tide_jeans_min_cuda(void *buffers[], void *cl_arg);
+void tide_sink_gravity_cuda(void *buffers[], void *cl_arg);
+void tide_sink_accrete_cuda(void *buffers[], void *cl_arg);
+void tide_sink_region_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 void tide_snap_copy_cuda(void *buffers[], void *cl_arg);

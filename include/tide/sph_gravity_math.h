@@ -9,6 +9,7 @@
 #include "tide/bh_tree.h"
 #include "tide/block.h"
 #include "tide/gas_math.h"   /* TIDE_GAS_H */
+#include "tide/sink.h"       /* TIDE_SINK_POT */
 #include "tide/sph_params.h"
 
 /* The gather index travels as the bits of the fourth velocity component: bh_build moves the
@@ -56,6 +57,8 @@ TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint3
 	v->ax[i] = ax;
 	v->ay[i] = ay;
 	v->az[i] = az;
+	/* runs with sinks keep the potential, for their creation test (sink.h) */
+	if (v->naux >= TIDE_SINK_NAUX) v->TIDE_SINK_POT[i] = g->pot;
 	float a = sqrtf(ax * ax + ay * ay + az * az);
 	if (!isfinite(a)) {
 		*bad = 1;

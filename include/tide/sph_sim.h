@@ -79,6 +79,7 @@ typedef struct tide_sim {
 	int nbsum;
 	starpu_data_handle_t *bsum;
 	tide_body_sums *bsum_host;
+	struct tide_sinks *sinks;                  /* sink particles (NULL: none yet), sinks.h */
 } tide_sim;
 
 /* Floating bodies (tasks/floating.c): after the force pass of a stage (enum tide_stage) and its
@@ -91,6 +92,15 @@ void tide_sim_floating_stage(tide_sim *sim, int stage);
 void tide_sim_floating_steps(tide_sim *sim, tide_body_motion_arg *M);
 /* Unregisters the body_force sums (tide_sim_free). */
 void tide_sim_floating_free(tide_sim *sim);
+
+/* Sink particles (tasks/sinks.c, include/tide/sinks.h): the sinks' gravity on the gas of a
+ * step, submitted after the self-gravity and before the step reduction's combination; the
+ * sinks' step, accretion and creation after the gas's drift (waits for the step); the
+ * records' handles released (unregister) and the table freed (tide_sim_free). */
+void tide_sim_sinks_gravity(tide_sim *sim);
+void tide_sim_sinks_step(tide_sim *sim);
+void tide_sim_sinks_release(tide_sim *sim);
+void tide_sim_sinks_free(tide_sim *sim);
 
 /* Ranks above which the time step's records are combined by recursive doubling (sph_sim's
  * dt_tree) rather than sent by every rank to every rank; and the number of doubling rounds,

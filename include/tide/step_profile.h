@@ -10,7 +10,7 @@
 enum tide_task_kind { TIDE_K_SORT, TIDE_K_HALO, TIDE_K_FORCES, TIDE_K_DT, TIDE_K_INTEGRATE,
                       TIDE_K_MIG_PACK, TIDE_K_MIG_UNPACK, TIDE_K_SELF_GRAVITY,
                       TIDE_K_GAUGES, TIDE_K_MDBC, TIDE_K_SPS, TIDE_K_GAS_DENSITY,
-                      TIDE_K_TREE, TIDE_K_COUNT };
+                      TIDE_K_TREE, TIDE_K_SINKS, TIDE_K_COUNT };
 
 void tide_profile_enable(void);
 int tide_profile_enabled(void);

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// sinks.csv: the sink table at every output of a run with sinks (include/tide/sinks.h), one row
+// per sink, and a line in the log.  Appended (a restart goes on writing the same file); the
+// header, with units, when the file is new.  Rank 0.
+#include <math.h>
+#include <stdio.h>
+#include "log.h"
+#include "sinks_csv.h"
+#include "tide/sinks.h"
+
+int tide_sinks_csv_reopen(const char *dir, const tide_case *c, double t)
+{
+	if (!c->sinks.on) return 0;
+	char path[1200], tmp[1210], line[1024];
+	snprintf(path, sizeof path, "%s/sinks.csv", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *in = fopen(path, "r");
+	if (!in) return 0; /* nothing written before the checkpoint */
+	FILE *out = fopen(tmp, "w");
+	if (!out) {
+		fclose(in);
+		fprintf(stderr, "tide: cannot write %s.\n", tmp);
+		return -1;
+	}
+	/* the header, and the rows of outputs up to the checkpoint's time (written with 9 digits:
+	 * a row of the checkpoint's own step may read a little later than t; the next output is a
+	 * whole step later) */
+	while (fgets(line, sizeof line, in)) {
+		double tr;
+		if (sscanf(line, "%lf,", &tr) == 1 && tr > t + 1e-8 * fabs(t) + 1e-300) continue;
+		fputs(line, out);
+	}
+	fclose(in);
+	int bad = ferror(out);
+	if (fclose(out) || bad || rename(tmp, path)) {
+		fprintf(stderr, "tide: cannot write %s.\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+int tide_sinks_csv_write(const char *dir, const tide_case *c, double t, const tide_sinks *T)
+{
+	if (!c->sinks.on) return 0;
+	char path[1200];
+	snprintf(path, sizeof path, "%s/sinks.csv", dir);
+	FILE *f = fopen(path, "a");
+	if (!f) {
+		fprintf(stderr, "tide: cannot write %s.\n", path);
+		return -1;
+	}
+	const char *u = c->units == TIDE_UNITS_CGS ? "cgs" : c->units == TIDE_UNITS_SI ? "SI" : "code";
+	if (ftell(f) == 0)
+		fprintf(f, "# sinks of run '%s', units %s (G = %g): time, id, mass, position, velocity, "
+		        "mass accreted since creation, spin (angular momentum about the sink), time of "
+		        "creation\ntime[s],id,mass[mass],x[m],y[m],z[m],vx[m/s],vy[m/s],vz[m/s],"
+		        "accreted[mass],spin_x[mass*m^2/s],spin_y[mass*m^2/s],spin_z[mass*m^2/s],"
+		        "t_form[s]\n", c->name, u, c->self_gravity.G);
+	int n = T ? T->n : 0;
+	for (int s = 0; s < n; s++) {
+		const tide_sink_state *p = &T->s[s];
+		fprintf(f, "%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g\n", t,
+		        p->id, p->m, p->x[0], p->x[1], p->x[2], p->v[0], p->v[1], p->v[2], p->m_acc,
+		        p->spin[0], p->spin[1], p->spin[2], p->t_form);
+	}
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "tide: cannot write %s.\n", path);
+		return -1;
+	}
+	tide_info("sinks at t = %g: %d, holding mass %.6g; %llu gas particles accreted\n", t, n,
+	          tide_sinks_mass(T), T ? (unsigned long long)T->n_accreted : 0ULL);
+	return 0;
+}
