@@ -258,6 +258,7 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 		{ "PointData", "InternalEnergy", "Float32", 1, 4, fill_internal_energy },
 		{ "PointData", "SmoothingLength", "Float32", 1, 4, fill_smoothing_length },
 		{ "PointData", "SoundSpeed", "Float32", 1, 4, fill_sound_speed },
+		{ NULL, NULL, NULL, 0, 0, NULL }, /* mass: in the .h5 files only */
 		{ "PointData", "Body", "Int32", 1, 4, fill_body },
 	};
 	if (!gas) fields &= ~(unsigned)TIDE_OUT_GAS_FIELDS;
@@ -267,8 +268,8 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 	if (!c->motion.nbody || !ids) fields &= ~(unsigned)TIDE_OUT_BODY;
 	vtp_array arr[13];
 	int narr = 0;
-	for (int k = 0; k < 9; k++)
-		if (fields & (TIDE_OUT_VELOCITY << k)) arr[narr++] = point_data[k];
+	for (int k = 0; k < (int)(sizeof point_data / sizeof *point_data); k++)
+		if ((fields & (TIDE_OUT_VELOCITY << k)) && point_data[k].name) arr[narr++] = point_data[k];
 	arr[narr++] = single ? (vtp_array){ "Points", "Points", "Float32", 3, 4, fill_points_single }
 	                     : (vtp_array){ "Points", "Points", "Float64", 3, 8, fill_points };
 	arr[narr++] = (vtp_array){ "Verts", "connectivity", idtype, 1, idsize, fill_connectivity };
