@@ -457,6 +457,7 @@ int tide_cmd_run(int argc, char **argv)
 	run_opts o;
 	if (tide_run_parse_opts(argc, argv, &o)) return 2;
 	if (o.replay_steps && tide_step_trace_check(o.replay_steps)) return 2;
+	if (o.record_steps && tide_step_trace_check_write(o.record_steps)) return 2;
 	o.argc = argc;
 	o.argv = argv;
 	tide_cmd_key key;

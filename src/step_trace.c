@@ -50,6 +50,17 @@ int tide_step_trace_check(const char *path)
 	return 0;
 }
 
+int tide_step_trace_check_write(const char *path)
+{
+	FILE *f = fopen(path, "a");
+	if (!f) {
+		fprintf(stderr, "tide: cannot write the step trace %s: %s.\n", path, tide_io_reason(errno));
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
 static int replay(tide_step_trace *t, long step, tide_step_reduce *r)
 {
 	char line[512];

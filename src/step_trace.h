@@ -26,6 +26,9 @@ int tide_step_trace_open(tide_step_trace *t, const char *path, int replay, int w
 /* Whether path is a step trace to replay (before the run starts: a bad one is bad input).  0, or
  * -1 after one sentence. */
 int tide_step_trace_check(const char *path);
+/* Whether path can be written as a step trace (before the run starts; it is opened to append, so
+ * nothing in it is lost here).  0, or -1 after one sentence. */
+int tide_step_trace_check_write(const char *path);
 /* tide_sim's on_reduce: records *r, or replaces it by the record of this step. */
 int tide_step_trace_reduce(void *arg, long step, tide_step_reduce *r);
 /* Closes the file: 0, or -1 after one sentence when a record could not be written. */

@@ -8,8 +8,9 @@
 #      recorded time) and whose particles differ;
 #  (c) 2 ranks record the same trace as 1 rank; a run that re-splits its blocks goes on
 #      recording and replaying;
-#  (d) a trace shorter than the run, a file that is not a trace, a missing file, a trace of
-#      another particle count and both options together are refused with one sentence.
+#  (d) a trace shorter than the run, a file that is not a trace, a missing file, a path that
+#      cannot be written, a trace of another particle count and both options together are
+#      refused with one sentence.
 # usage: test_step_trace.sh TIDE SRC_ROOT
 set -uo pipefail
 tide=$(realpath "$1"); src=$(realpath "$2")
@@ -85,5 +86,6 @@ echo "not a trace" > junk.trace
 expect junk 2 "junk.trace is not a tide step trace" "$tide" "${dam[@]}" --out j --replay-steps junk.trace
 expect missing 2 "cannot read the step trace nothere.trace" "$tide" "${dam[@]}" --out m --replay-steps nothere.trace
 expect other_case 1 "recorded with" "$tide" run "$src/cases/dambreak2d.yaml" --dp 0.03 --max-steps 5 --blocks 4 --quiet --no-output --out o --replay-steps rec.trace
+expect unwritable 2 "cannot write the step trace $work/none/x.trace" "$tide" "${dam[@]}" --out u --record-steps "$work/none/x.trace"
 expect both 2 "exclude each other" "$tide" "${dam[@]}" --out b --record-steps x.trace --replay-steps rec.trace
 [ "$nfail" = 0 ] || { echo "$nfail failure(s)"; exit 1; }
