@@ -10,7 +10,7 @@
 #include "gas_ic.h"
 #include "gas_input.h"
 #include "log.h"
-#include "particle_input.h"   /* tide_parse_numbers */
+#include "particle_input.h"   /* tide_parse_numbers, tide_particle_line_check */
 #include "runtime.h"
 #include "snapshot_read.h"
 #include "swift_output.h"     /* tide_swift_case_units */
@@ -34,8 +34,6 @@ static void rows_free(gas_rows *r)
 	memset(r, 0, sizeof *r);
 }
 
-static int fits_float(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
-
 /* ---- text: x y z m [vx vy vz [u]] ---- */
 
 static int read_text(const char *path, FILE *f, gas_rows *r)
@@ -57,13 +55,7 @@ static int read_text(const char *path, FILE *f, gas_rows *r)
 			break;
 		}
 		if (with_u < 0) with_u = k == 8;
-		for (int j = 0; j < k && !rc; j++)
-			if (!fits_float(v[j]))
-				rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: value %d is %g, not a finite "
-				                    "single-precision number", path, lineno, j + 1, v[j]);
-		if (!rc && !(v[3] > 0))
-			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: the mass is %g; masses must be > 0",
-			                    path, lineno, v[3]);
+		rc = tide_particle_line_check(path, lineno, v, k);
 		if (!rc && k == 8 && !(v[7] >= 0))
 			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: the internal energy u is %g; it must "
 			                    "be >= 0", path, lineno, v[7]);
@@ -169,7 +161,7 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 		double q[5] = {fmax(fabs(r->vel[3 * i]), fmax(fabs(r->vel[3 * i + 1]), fabs(r->vel[3 * i + 2]))),
 		               r->mass[i], r->u ? r->u[i] : 0, r->h ? r->h[i] : 1, r->rho ? r->rho[i] : 0};
 		for (int a = 0; a < 5 && !rc; a++)
-			if (!fits_float(q[a]) || (a == 1 && !((float)q[a] > 0)))
+			if (!tide_fits_float(q[a]) || (a == 1 && !((float)q[a] > 0)))
 				rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType0/%s of particle id %llu is %g "
 				                    "in the case's units, beyond single precision%s", path, what[a],
 				                    (unsigned long long)r->id[i], q[a],

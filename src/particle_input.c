@@ -49,7 +49,19 @@ static int alloc_bodies(const char *path, tide_bodies *b, uint64_t n)
 }
 
 /* The solver holds single precision: a finite double beyond it would become inf. */
-static int fits_float(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
+int tide_fits_float(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
+
+int tide_particle_line_check(const char *path, long lineno, const double *v, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (!tide_fits_float(v[j]))
+			return tide_read_fail(TIDE_READ_BAD, "%s line %ld: value %d is %g, not a finite "
+			                      "single-precision number", path, lineno, j + 1, v[j]);
+	if (!(v[3] > 0))
+		return tide_read_fail(TIDE_READ_BAD, "%s line %ld: the mass is %g; masses must be > 0",
+		                      path, lineno, v[3]);
+	return 0;
+}
 
 /* ---- text: x y z m [vx vy vz] per line ---- */
 
@@ -101,13 +113,7 @@ static int read_text(const char *path, FILE *f, tide_bodies *b)
 			                    k < 0 ? bad : "", k < 0 ? "'" : "");
 			break;
 		}
-		for (int j = 0; j < k && !rc; j++)
-			if (!fits_float(v[j]))
-				rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: value %d is %g, not a finite "
-				                    "single-precision number", path, lineno, j + 1, v[j]);
-		if (!rc && !(v[3] > 0))
-			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: the mass is %g; masses must be > 0",
-			                    path, lineno, v[3]);
+		rc = tide_particle_line_check(path, lineno, v, k);
 		if (!rc && n >= BH_MAX_N)
 			rc = tide_read_fail(TIDE_READ_BAD, "%s holds more than %.0f particles, the most tide "
 			                    "takes", path, BH_MAX_N);
@@ -162,7 +168,7 @@ static int read_hdf5(const char *path, tide_bodies *b)
 		for (int a = 0; a < 3 && !rc; a++)
 			for (int k = 0; k < (a < 2 ? 3 : 1) && !rc; k++) {
 				double v = q[a][k] * (a == 1 ? vf : 1);
-				if (!fits_float(v) || (a == 2 && !((float)v > 0)))
+				if (!tide_fits_float(v) || (a == 2 && !((float)v > 0)))
 					rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType%d/%s of particle id %llu is "
 					                    "%g, beyond single precision%s", path, s.type[i], what[a],
 					                    (unsigned long long)s.id[i], v,

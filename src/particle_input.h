@@ -37,6 +37,13 @@ typedef struct tide_bodies {
  * line); returns how many, or -1 when a word is not a number (its start in *bad).  The text
  * readers of particle files share it (gas_input.c too). */
 int tide_parse_numbers(char *line, double v[8], char **bad);
+/* Whether v fits a float (finite, within FLT_MAX): the check of every number a particle file
+ * gives (text or HDF5). */
+int tide_fits_float(double v);
+/* The checks every text particle line shares, on its k numbers (x y z m ...): each a finite
+ * single-precision number, the mass (v[3]) > 0.  0, or the tide_read_fail code after one
+ * sentence naming path and line. */
+int tide_particle_line_check(const char *path, long lineno, const double *v, int k);
 
 /* Reads path into b (HDF5 when the file has its signature or a .hdf5/.h5 name, else text).
  * Returns 0; 2 after one sentence naming the file (and the line of a text file) and the problem:
