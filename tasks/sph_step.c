@@ -232,27 +232,37 @@ static void received(starpu_data_handle_t h)
 	starpu_mpi_cache_flush(MPI_COMM_WORLD, h);
 }
 
+/* Round k's combination on rank q: its record with that of q xor 2^k. */
+static void submit_tree_round(tide_sim *sim, int k, int q)
+{
+	int o = q ^ (1 << k);
+	starpu_data_handle_t out = k == sim->dt_levels - 1 ? sim->all[q] : dt_tree_in(sim, k + 1, q);
+	submit_combine(sim, out, dt_tree_in(sim, k, q), dt_tree_in(sim, k, o));
+	if (sim->rank == q) received(dt_tree_in(sim, k, o));
+}
+
 static void finish_reduction_tree(tide_sim *sim)
 {
 	int n = sim->size, L = sim->dt_levels, P = 1 << L, me = sim->rank;
-	for (int q = 0; q + P < n; q++)
-		if (me == q || me == q + P) {
-			submit_combine(sim, sim->tree[q], sim->part[0][q], sim->part[0][q + P]);
-			if (me == q) received(sim->part[0][q + P]);
-		}
-	for (int k = 0; k < L; k++)
-		for (int q = 0; q < P; q++) {
-			int o = q ^ (1 << k);
-			if (me != q && me != o) continue;
-			starpu_data_handle_t out = k == L - 1 ? sim->all[q] : dt_tree_in(sim, k + 1, q);
-			submit_combine(sim, out, dt_tree_in(sim, k, q), dt_tree_in(sim, k, o));
-			if (me == q) received(dt_tree_in(sim, k, o));
-		}
-	for (int q = P; q < n; q++)
-		if (me == q || me == q - P) {
-			submit_combine(sim, sim->all[q], sim->all[q - P], NULL);
-			if (me == q) received(sim->all[q - P]);
-		}
+	/* the fold: ranks me and me + P (or me - P and me), on the lower one */
+	int fold = me + P < n ? me : me >= P ? me - P : -1;
+	if (fold >= 0) {
+		submit_combine(sim, sim->tree[fold], sim->part[0][fold], sim->part[0][fold + P]);
+		if (me == fold) received(sim->part[0][fold + P]);
+	}
+	/* each round: the two combinations of the pair me, me xor 2^k, the lower rank's first on
+	 * both ranks (the same order of submission wherever a task is seen) */
+	for (int k = 0; k < L && me < P; k++) {
+		int o = me ^ (1 << k);
+		submit_tree_round(sim, k, me < o ? me : o);
+		submit_tree_round(sim, k, me < o ? o : me);
+	}
+	/* the result back to the folded ranks */
+	int back = me >= P ? me : me + P < n ? me + P : -1;
+	if (back >= 0) {
+		submit_combine(sim, sim->all[back], sim->all[back - P], NULL);
+		if (me == back) received(sim->all[back - P]);
+	}
 }
 
 /* After the last contribution to the first stage's reduction (sph_forces, sgrav_apply): under
