@@ -282,6 +282,7 @@ double tide_gravity_far_choice(const char *v, int size, int rank)
 	/* a simulation build computes no virtual root: the near/far choice, made from them on the
 	 * host, would see empty ranks and exchange nothing; all-to-all unless asked */
 	double nu = -1.0;
+	(void)size;
 #else
 	double nu = size >= TIDE_GRAVITY_FAR_MIN_RANKS ? 1.0 : -1.0;
 #endif
