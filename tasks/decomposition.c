@@ -341,6 +341,21 @@ uint64_t tide_hilbert3(unsigned bits, uint32_t x, uint32_t y, uint32_t z)
 	return h;
 }
 
+/* Runs a greedy walk along c[0..n) needs when no run may exceed T (a block above T alone). */
+static int runs_needed(const double *c, int n, double T)
+{
+	int runs = 0;
+	double run = 0;
+	for (int i = 0; i < n; i++) {
+		if (i == 0 || run + c[i] > T) {
+			runs++;
+			run = 0;
+		}
+		run += c[i];
+	}
+	return runs;
+}
+
 typedef struct curve_slot {
 	uint64_t key;
 	int b;
@@ -377,21 +392,47 @@ void tide_decomp_owners_curve(const int p[3], const double *cost, int size, int 
 		free(s);
 		return;
 	}
-	/* run r takes blocks while that brings its prefix nearer (r + 1) total / size, at least
-	 * one, and leaves every later run at least one; the last run takes the rest */
-	int at = 0;
-	double prefix = 0;
-	for (int r = 0; r < size; r++) {
-		double goal = total * (r + 1) / size;
-		int first = at, last = r == size - 1 ? nb - 1 : nb - (size - r);
-		while (at <= last) {
-			double c = cost[s[at].b] > 0 ? cost[s[at].b] : 0;
-			if (at > first && r < size - 1 && fabs(prefix + c - goal) > fabs(prefix - goal)) break;
-			prefix += c;
-			owner[s[at].b] = r;
-			at++;
-		}
+	/* the least bottleneck T for which runs of total <= T, taken greedily along the curve, need
+	 * at most `size` runs (bisection on T; every rank computes the same doubles) */
+	double *c = malloc(sizeof *c * (size_t)nb), cmax = 0;
+	if (!c) abort();
+	for (int i = 0; i < nb; i++) {
+		c[i] = cost[s[i].b] > 0 ? cost[s[i].b] : 0;
+		if (c[i] > cmax) cmax = c[i];
 	}
+	double lo = fmax(cmax, total / size), hi = cmax + total / size;
+	for (int it = 0; it < 100 && hi - lo > 1e-12 * hi; it++) {
+		double T = 0.5 * (lo + hi);
+		if (runs_needed(c, nb, T) <= size) hi = T;
+		else lo = T;
+	}
+	/* the runs at T = hi, then the longest split until every rank has one (nb > size: a split
+	 * never raises the bottleneck) */
+	int *start = malloc(sizeof *start * (size_t)(size + 1)), nrun = 0;
+	if (!start) abort();
+	double run = 0;
+	for (int i = 0; i < nb; i++) {
+		if (i == 0 || run + c[i] > hi) {
+			start[nrun++] = i;
+			run = 0;
+		}
+		run += c[i];
+	}
+	while (nrun < size) {
+		int longest = 0;
+		for (int r = 1; r < nrun; r++)
+			if ((r + 1 < nrun ? start[r + 1] : nb) - start[r] >
+			    (longest + 1 < nrun ? start[longest + 1] : nb) - start[longest])
+				longest = r;
+		int end = longest + 1 < nrun ? start[longest + 1] : nb;
+		memmove(start + longest + 2, start + longest + 1, sizeof *start * (size_t)(nrun - longest - 1));
+		start[longest + 1] = start[longest] + (end - start[longest]) / 2;
+		nrun++;
+	}
+	for (int r = 0; r < size; r++)
+		for (int i = start[r]; i < (r + 1 < size ? start[r + 1] : nb); i++) owner[s[i].b] = r;
+	free(start);
+	free(c);
 	free(s);
 }
 

@@ -66,10 +66,11 @@ uint64_t tide_hilbert3(unsigned bits, uint32_t x, uint32_t y, uint32_t z);
 
 /* Owners of the p0 p1 p2 blocks along the Hilbert curve (case key block_owners: hilbert): the
  * blocks in curve order (tide_hilbert3 over the smallest cube holding the grid of blocks) are
- * cut into `size` contiguous runs of about equal cost[b] (prefix sums: run r ends at the block
- * whose prefix is nearest (r + 1) / size of the total), every run at least one block when
- * nb >= size.  The result depends on the costs only, so every rank given the same costs gets
- * the same owners.  owner[] has nb entries. */
+ * cut into `size` contiguous runs whose largest cost is the least any such cut achieves (to a
+ * relative 1e-12: the bottleneck found by bisection, runs packed greedily under it), every run at
+ * least one block when nb >= size (with fewer blocks, ranks nb.. own none).  The result depends
+ * on the costs only, so every rank given the same costs gets the same owners.  owner[] has nb
+ * entries. */
 void tide_decomp_owners_curve(const int p[3], const double *cost, int size, int *owner);
 
 /* Recovers p and the cuts from the boxes of an aligned grid (a restart); cut[k] must have room
