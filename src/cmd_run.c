@@ -67,7 +67,7 @@ static void note_stall(void *arg, long step, double t, const char *status)
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
                     tide_run_stats *st, int *signo)
 {
-	size_t n0 = st->n_fluid + st->n_bound, nfluid0 = st->n_fluid;
+	size_t n0 = st->n_fluid + st->n_bound + st->n_nbody, nfluid0 = st->n_fluid + st->n_nbody;
 	double wall0 = tide_wtime(), last_print = 0, step_time = 0;
 	long step0 = sim->step;
 	double t0 = sim->t;
@@ -262,7 +262,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart) {
 		st.n_fluid = cs.n_fluid0;
 		st.n_bound = cs.n_bound0;
-	} else if ((bad = c.initial_file[0] ? tide_gas_input_build(&c, nb, &built, &all, &st.n_fluid, &t_file)
+		/* the checkpoint keeps no count of them: those it holds (they leave only through the
+		 * domain's faces) */
+		for (uint32_t i = 0; i < all.count; i++) st.n_nbody += all.type[i] == TIDE_NBODY;
+	} else if ((bad = c.initial_file[0] ? tide_gas_input_build(&c, nb, &built, &all, &st.n_fluid, &st.n_nbody, &t_file)
 	                                    : tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
 		/* no fluid is the input's fault, the same on every rank: all stop with exit code 2 */
 		return bad == -2 ? 2 : fail_rank(rt);
@@ -284,8 +287,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.ncuda_workers = rt->ncuda;
 	st.dp = c.dp;
 	st.h = tide_case_h(&c);
-	tide_info("case %s: %zu fluid + %zu boundary particles, dp = %g m, h = %g m, c0 = %.3g m/s\n",
-	          c.name, st.n_fluid, st.n_bound, c.dp, st.h, c.c0);
+	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g m, h = %g m, "
+	          "c0 = %.3g m/s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, c.dp, st.h, c.c0);
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
@@ -409,7 +412,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!ret && (o->record_steps || o->replay_steps)) {
 		const char *tp = o->record_steps ? o->record_steps : o->replay_steps;
 		if (tide_step_trace_open(&trace, tp, o->replay_steps != NULL, rt->rank == 0,
-		                         (unsigned long)(st.n_fluid + st.n_bound))) {
+		                         (unsigned long)(st.n_fluid + st.n_bound + st.n_nbody))) {
 			/* the other ranks would wait for this one in the first step */
 			if (rt->size > 1) tide_run_abort_ranks();
 			ret = -1;

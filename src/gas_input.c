@@ -20,17 +20,18 @@
 
 /* The particles as read, in the case's units (double: converted before the float check). */
 typedef struct gas_rows {
-	size_t n;
+	size_t n, ngas;   /* particles; the first ngas are gas, the others collisionless */
 	double *pos, *vel, *mass, *u, *h, *rho;   /* 3 n, 3 n, n, n (or NULL), n (or NULL), n (or NULL) */
 	double *vh, *uh, *dtk;   /* tide's leapfrog state (swift_io.h), or NULL */
 	uint64_t *id;
+	uint8_t *type;   /* SWIFT type of each particle (0 gas, 1 collisionless), or NULL: all gas */
 	double t;
 } gas_rows;
 
 static void rows_free(gas_rows *r)
 {
 	free(r->pos); free(r->vel); free(r->mass); free(r->u); free(r->h); free(r->rho); free(r->id);
-	free(r->vh); free(r->uh); free(r->dtk);
+	free(r->vh); free(r->uh); free(r->dtk); free(r->type);
 	memset(r, 0, sizeof *r);
 }
 
@@ -82,6 +83,7 @@ static int read_text(const char *path, FILE *f, gas_rows *r)
 		r->mass[r->n] = v[3];
 		r->u[r->n] = k == 8 ? v[7] : -1.0;   /* -1: gas.u */
 		r->n++;
+		r->ngas++;
 	}
 	free(line);
 	fclose(f);
@@ -109,11 +111,12 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	int rc = tide_swift_read(path, (1u << TIDE_SWIFT_NTYPES) - 1, TIDE_SWIFT_GAS,
 	                         (double)tide_block_bpp(), &s);
 	if (rc) return rc;
-	for (int k = 1; k < TIDE_SWIFT_NTYPES && !rc; k++)
+	for (int k = 2; k < TIDE_SWIFT_NTYPES && !rc; k++)
 		if (s.count[k])
 			rc = tide_read_fail(TIDE_READ_BAD, "%s holds %llu PartType%d (%s) particles; the gas "
-			                    "scheme carries gas particles only: give a file with PartType0 "
-			                    "alone", path, (unsigned long long)s.count[k], k, type_name(k));
+			                    "scheme carries gas (PartType0) and collisionless N-body particles "
+			                    "(PartType1) only", path, (unsigned long long)s.count[k], k,
+			                    type_name(k));
 	if (!rc && s.count[0] == 0)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s holds no gas particles (its PartType0 is empty or "
 		                    "missing)", path);
@@ -133,7 +136,10 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	}
 	double fv = fl / ft;
 	/* the set owns its arrays: taken over, converted in place */
-	r->n = s.count[0];
+	r->n = s.count[0] + s.count[1];   /* type after type: the gas first */
+	r->ngas = s.count[0];
+	r->type = s.type;
+	s.type = NULL;
 	r->pos = s.pos; r->vel = s.vel; r->mass = s.mass; r->id = s.id;
 	r->u = s.u; r->h = s.h; r->rho = s.rho;
 	r->vh = s.vh; r->uh = s.uh; r->dtk = s.dtk;
@@ -148,9 +154,10 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 				r->vel[3 * i + k] *= fv;
 				if (r->vh) r->vh[3 * i + k] *= fv;
 			}
+			r->mass[i] *= fm;
+			if (i >= r->ngas) continue;   /* the gas fields are PartType0's alone */
 			if (r->uh) r->uh[i] *= fv * fv;
 			if (r->dtk) r->dtk[i] *= ft;
-			r->mass[i] *= fm;
 			if (r->u) r->u[i] *= fv * fv;
 			if (r->h) r->h[i] *= fl;
 			if (r->rho) r->rho[i] *= fm / (fl * fl * fl);
@@ -158,17 +165,20 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	static const char *const what[6] = {"Velocities", "Masses", "InternalEnergy",
 	                                    "SmoothingLength", "Density", "ParticleIDs"};
 	for (size_t i = 0; i < r->n && !rc; i++) {
+		int gas = i < r->ngas;
 		double q[5] = {fmax(fabs(r->vel[3 * i]), fmax(fabs(r->vel[3 * i + 1]), fabs(r->vel[3 * i + 2]))),
-		               r->mass[i], r->u ? r->u[i] : 0, r->h ? r->h[i] : 1, r->rho ? r->rho[i] : 0};
+		               r->mass[i], gas && r->u ? r->u[i] : 0, gas && r->h ? r->h[i] : 1,
+		               gas && r->rho ? r->rho[i] : 0};
 		for (int a = 0; a < 5 && !rc; a++)
 			if (!tide_fits_float(q[a]) || (a == 1 && !((float)q[a] > 0)))
-				rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType0/%s of particle id %llu is %g "
-				                    "in the case's units, beyond single precision%s", path, what[a],
+				rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType%d/%s of particle id %llu is %g "
+				                    "in the case's units, beyond single precision%s", path,
+				                    gas ? 0 : 1, what[a],
 				                    (unsigned long long)r->id[i], q[a],
 				                    a == 1 ? " or too small for it (masses must be > 0)" : "");
 		if (!rc && r->id[i] > UINT32_MAX)
-			rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType0/ParticleIDs holds %llu, beyond the "
-			                    "32 bits of tide's particle ids (at most %u)", path,
+			rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType%d/ParticleIDs holds %llu, beyond the "
+			                    "32 bits of tide's particle ids (at most %u)", path, gas ? 0 : 1,
 			                    (unsigned long long)r->id[i], UINT32_MAX);
 	}
 	return rc;
@@ -183,7 +193,8 @@ static int check_domain(const char *path, const tide_case *c, const gas_rows *r,
 		for (int k = 0; k < 3; k++) in &= p[k] >= c->domain.lo[k] && p[k] <= c->domain.hi[k];
 		if (in) continue;
 		char where[64];
-		if (hdf5) snprintf(where, sizeof where, "PartType0/Coordinates of particle id %llu", (unsigned long long)r->id[i]);
+		if (hdf5) snprintf(where, sizeof where, "PartType%d/Coordinates of particle id %llu",
+		                   i < r->ngas ? 0 : 1, (unsigned long long)r->id[i]);
 		else snprintf(where, sizeof where, "particle %zu (its line's x y z)", i + 1);
 		return tide_read_fail(TIDE_READ_BAD, "%s: %s is (%g, %g, %g), outside the case's domain "
 		                      "[%g, %g] x [%g, %g] x [%g, %g]; every particle must lie inside "
@@ -218,7 +229,7 @@ static int read_rows(tide_case *c, gas_rows *r, int *hdf5)
 }
 
 int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view *v,
-                         size_t *n_fluid, double *t0)
+                         size_t *n_fluid, size_t *n_nbody, double *t0)
 {
 	gas_rows r = {0};
 	int hdf5 = 0;
@@ -241,6 +252,12 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 	*v = tide_block_view_make(*mem, cap, 0);
 	double eta = c->gas.eta;
 	for (uint32_t i = 0; i < n; i++) {
+		if (i >= r.ngas) { /* collisionless (gas_math.h): no h, u or density */
+			tide_gas_ic_push(v, &r.pos[3 * i], &r.vel[3 * i], 0.0, r.mass[i], 0.0, 0.0);
+			v->type[i] = TIDE_NBODY;
+			v->id[i] = (uint32_t)r.id[i];
+			continue;
+		}
 		double m = r.mass[i], rho = r.rho && r.rho[i] > 0 ? r.rho[i] : c->rho0;
 		/* h: the file's; else from its density; else 0, which the density pass starts at
 		 * h_max / 2 and iterates (gas_math.h) */
@@ -256,10 +273,11 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 			v->TIDE_GAS_DTK[i] = (float)r.dtk[i];
 		}
 	}
-	*n_fluid = n;
+	*n_fluid = r.ngas;
+	*n_nbody = r.n - r.ngas;
 	*t0 = r.t;
-	tide_info("%u gas particles from %s%s, t = %.9g\n", n, c->initial_file,
-	          hdf5 ? " (SWIFT/GADGET HDF5)" : " (text)", r.t);
+	tide_info("%zu gas and %zu collisionless particles from %s%s, t = %.9g\n", r.ngas,
+	          r.n - r.ngas, c->initial_file, hdf5 ? " (SWIFT/GADGET HDF5)" : " (text)", r.t);
 	rows_free(&r);
 	return 0;
 }

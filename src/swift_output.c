@@ -3,6 +3,7 @@
 // fluid particles into the plain arrays of src/swift_io.c, which knows the layout.
 #include <stdio.h>
 #include <stdlib.h>
+#include "nbody_swift.h"
 #include "swift_output.h"
 #include "tide/gas_math.h"
 
@@ -75,22 +76,26 @@ int tide_swift_output(const char *dir, int index, const tide_block_view *v, int 
 	char path[1100];
 	snprintf(path, sizeof path, "%s/snapshot_%04d.hdf5", dir, index);
 	gas_arrays a = {0};
-	int ok = arrays_of(v, nv, &a) == 0, all = ok;
+	tide_swift_out types[TIDE_SWIFT_NTYPES] = {{0}};
+	tide_nbody_swift nb = {0};   /* PartType1: the collisionless particles */
+	int ok = arrays_of(v, nv, &a) == 0 && tide_nbody_swift_out(v, nv, &nb, &types[1]) == 0;
+	int all = ok;
 	if (comm != MPI_COMM_NULL) MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
 	if (!all) {
 		if (!ok) fprintf(stderr, "tide: cannot write %s: out of host memory for %llu particles.\n",
 		                 path, (unsigned long long)a.n);
 		arrays_free(&a);
+		tide_nbody_swift_free(&nb);
 		return 1;
 	}
 	tide_swift_header h = {.time = t, .periodic = c->periodic != 0, .units = tide_swift_case_units(c)};
 	for (int k = 0; k < 3; k++) h.box[k] = c->domain.hi[k] - c->domain.lo[k];
-	tide_swift_out types[TIDE_SWIFT_NTYPES] = {{0}};
 	types[0] = (tide_swift_out){.n = a.n, .pos = a.pos, .vel = a.vel, .mass = a.mass, .id = a.id,
 	                            .u = a.u, .h = a.h, .rho = a.rho, .vh = a.vh, .uh = a.uh,
 	                            .dtk = a.dtk};
 	int rc = comm != MPI_COMM_NULL ? tide_swift_write_ranks(path, &h, types, comm)
 	                               : tide_swift_write(path, &h, types);
 	arrays_free(&a);
+	tide_nbody_swift_free(&nb);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A gas run's outputs as SWIFT/GADGET snapshots (output.format: swift; src/swift_output.c):
  * DIR/snapshot_NNNN.hdf5, PartType0 with Coordinates, Velocities, Masses, InternalEnergy,
- * SmoothingLength, Density and ParticleIDs, in the layout of src/swift_io.h, and the case's
+ * SmoothingLength, Density and ParticleIDs, PartType1 (the collisionless particles,
+ * nbody_swift.h) with Coordinates, Velocities, Masses and ParticleIDs, in the layout of src/swift_io.h, and the case's
  * units as the file's Units (swift_io.h's tide_swift_case_units). */
 #ifndef TIDE_SWIFT_OUTPUT_H
 #define TIDE_SWIFT_OUTPUT_H

@@ -65,6 +65,9 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 	G->beta_visc = (float)k->beta_visc;
 	G->alpha_cond = (float)k->alpha_cond;
 	G->u_min = (float)k->u_min;
+	/* physics.self_gravity.softening (docs/case-format.md); without self-gravity only the time
+	 * step limit of a body force uses it, at the gas's largest h */
+	G->eps_nbody = (float)(c->self_gravity.on ? tide_case_softening(c) : tide_case_gas_h_max(c));
 }
 
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
