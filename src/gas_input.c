@@ -152,7 +152,7 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 			for (int k = 0; k < 3; k++) {
 				r->pos[3 * i + k] *= fl;
 				r->vel[3 * i + k] *= fv;
-				if (r->vh) r->vh[3 * i + k] *= fv;
+				if (r->vh && i < r->ngas) r->vh[3 * i + k] *= fv;
 			}
 			r->mass[i] *= fm;
 			if (i >= r->ngas) continue;   /* the gas fields are PartType0's alone */
