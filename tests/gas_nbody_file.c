@@ -230,19 +230,8 @@ static int spoil(const char *path, const char *what)
 	return rc != 0;
 }
 
-static void dump(const char *p)
-{
-	tide_swift_set s;
-	load(p, &s);
-	for (uint64_t i = 0; i < s.n; i++) {
-		double sp = sqrt(s.vel[3*i]*s.vel[3*i] + s.vel[3*i+1]*s.vel[3*i+1] + s.vel[3*i+2]*s.vel[3*i+2]);
-		if (sp > 1 || s.id[i] == 1071) printf("type %d id %llu x %g %g %g v %g %g %g m %g\n", s.type[i], (unsigned long long)s.id[i], s.pos[3*i], s.pos[3*i+1], s.pos[3*i+2], s.vel[3*i], s.vel[3*i+1], s.vel[3*i+2], s.mass[i]);
-	}
-}
-
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "dump")) { dump(argv[2]); return 0; }
 	if (argc == 3 && !strcmp(argv[1], "make")) return make(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "break")) return spoil(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "same")) same(argv[2], argv[3], atof(argv[4]));
