@@ -287,6 +287,10 @@ void tide_case_print(FILE *f, const tide_case *c)
 	if (c->initial_file[0]) { /* the gas particles from a file (gas_input.h) */
 		fputs("initial: {file: ", f);
 		put_str(f, c->initial_file);
+		if (c->initial_nbody_file[0]) {
+			fputs(", nbody_file: ", f);
+			put_str(f, c->initial_nbody_file);
+		}
 		fputs("}\n", f);
 	}
 	fprintf(f, "time: {end: %s, ", tide_case_num(c->t_end, b));

@@ -37,18 +37,27 @@ static void rows_free(gas_rows *r)
 
 /* ---- text: x y z m [vx vy vz [u]] ---- */
 
+/* The numbers of the next line of f that has any (blank and comment lines skipped): how many
+ * (-1: a word is not a number), or -2 at the end of the file. */
+static int next_numbers(FILE *f, char **line, size_t *len, long *lineno, double v[8])
+{
+	while (getline(line, len, f) >= 0) {
+		++*lineno;
+		char *bad = NULL;
+		int k = tide_parse_numbers(*line, v, &bad);
+		if (k != 0) return k;
+	}
+	return -2;
+}
+
 static int read_text(const char *path, FILE *f, gas_rows *r)
 {
 	size_t cap = 0, len = 0;
 	char *line = NULL;
 	long lineno = 0;
-	int rc = 0, with_u = -1;
-	while (!rc && getline(&line, &len, f) >= 0) {
-		lineno++;
-		double v[8];
-		char *bad = NULL;
-		int k = tide_parse_numbers(line, v, &bad);
-		if (k == 0) continue;
+	int rc = 0, with_u = -1, k;
+	double v[8];
+	while (!rc && (k = next_numbers(f, &line, &len, &lineno, v)) != -2) {
 		if (k != 4 && k != 7 && k != 8) {
 			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: %s; allowed: 4 numbers (x y z m), 7 "
 			                    "(x y z m vx vy vz) or 8 (x y z m vx vy vz u)", path, lineno,
@@ -119,7 +128,8 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 			                    type_name(k));
 	if (!rc && s.count[0] == 0)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s holds no gas particles (its PartType0 is empty or "
-		                    "missing)", path);
+		                    "missing%s); a gas run needs gas: give PartType0 too", path,
+		                    s.count[1] ? ", its PartType1 collisionless particles alone" : "");
 	if (rc) { tide_swift_set_free(&s); return rc; }
 	/* the case's units: a file in other units is converted (gas_input.h) */
 	double fl = 1, fm = 1, ft = 1;
@@ -205,6 +215,81 @@ static int check_domain(const char *path, const tide_case *c, const gas_rows *r,
 	return 0;
 }
 
+/* ---- initial.nbody_file: collisionless particles, text "x y z m [vx vy vz]" ---- */
+
+/* Room for n more particles in every array the collisionless ones use. */
+static int rows_grow(gas_rows *r, size_t n)
+{
+	size_t m = r->n + n;
+	double *p = realloc(r->pos, 3 * m * sizeof(double));
+	if (p) r->pos = p;
+	double *w = p ? realloc(r->vel, 3 * m * sizeof(double)) : NULL;
+	if (w) r->vel = w;
+	double *ms = w ? realloc(r->mass, m * sizeof(double)) : NULL;
+	if (ms) r->mass = ms;
+	uint64_t *id = ms ? realloc(r->id, m * sizeof(uint64_t)) : NULL;
+	if (id) r->id = id;
+	uint8_t *t = id ? realloc(r->type, m) : NULL;
+	if (!t) return -1;
+	if (!r->type) memset(t, 0, r->n);   /* a text file's rows: all gas */
+	r->type = t;
+	return 0;
+}
+
+/* Appends the collisionless particles of path after the file's (ids after the largest id). */
+static int read_nbody_text(const char *path, const tide_case *c, gas_rows *r)
+{
+	int rc = 0;
+	FILE *f = tide_read_open(path, &rc);
+	if (!f) return rc;
+	uint64_t next = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->id[i] + 1 > next) next = r->id[i] + 1;
+	size_t len = 0, added = 0;
+	char *line = NULL;
+	long lineno = 0;
+	int k;
+	double v[8];
+	while (!rc && (k = next_numbers(f, &line, &len, &lineno, v)) != -2) {
+		if (k != 4 && k != 7) {
+			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: %s; allowed: 4 numbers (x y z m) or "
+			                    "7 (x y z m vx vy vz) per collisionless particle", path, lineno,
+			                    k < 0 ? "a word is not a number" : "not 4 or 7 numbers");
+			break;
+		}
+		if ((rc = tide_particle_line_check(path, lineno, v, k))) break;
+		int in = 1;
+		for (int d = 0; d < 3; d++) in &= v[d] >= c->domain.lo[d] && v[d] <= c->domain.hi[d];
+		if (!in) {
+			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: the particle is at (%g, %g, %g), "
+			                    "outside the case's domain; every particle must lie inside "
+			                    "'domain'", path, lineno, v[0], v[1], v[2]);
+			break;
+		}
+		if (next > UINT32_MAX) {
+			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: its id %llu (after the gas's ids) is "
+			                    "beyond the 32 bits of tide's particle ids", path, lineno,
+			                    (unsigned long long)next);
+			break;
+		}
+		if (rows_grow(r, 1)) { rc = tide_read_nomem(path); break; }
+		size_t i = r->n++;
+		for (int d = 0; d < 3; d++) {
+			r->pos[3 * i + d] = v[d];
+			r->vel[3 * i + d] = k == 7 ? v[4 + d] : 0.0;
+		}
+		r->mass[i] = v[3];
+		r->id[i] = next++;
+		r->type[i] = 1;
+		added++;
+	}
+	free(line);
+	fclose(f);
+	if (!rc && added == 0)
+		rc = tide_read_fail(TIDE_READ_BAD, "%s holds no particles (no line of x y z m)", path);
+	return rc;
+}
+
 static int hdf5_name(const char *path)
 {
 	const char *dot = strrchr(path, '.');
@@ -225,6 +310,8 @@ static int read_rows(tide_case *c, gas_rows *r, int *hdf5)
 		rc = read_text(path, f, r);
 	}
 	if (!rc) rc = check_domain(path, c, r, *hdf5);
+	/* the collisionless particles go after the file's, which puts gas first (gas_rows) */
+	if (!rc && c->initial_nbody_file[0]) rc = read_nbody_text(c->initial_nbody_file, c, r);
 	return rc;
 }
 

@@ -11,7 +11,9 @@
 #  3. 2 ranks: without self-gravity the snapshots of 1 rank bit for bit; with it within 1e-3 of
 #     the largest magnitude (the essential trees of the rank split; 8.8e-5 measured);
 #  4. bad PartType1 data (NaN velocity, a zero mass, Masses one row short, Coordinates N x 2):
-#     exit code 2 and one sentence naming the file and PartType1's dataset.
+#     exit code 2 and one sentence naming the file and PartType1's dataset;
+#  5. text: a gas file and initial.nbody_file (x y z m vx vy vz lines) start a run with both
+#     types; a bad line there exits 2 naming the file and line.
 set -euo pipefail
 tide=$(realpath "$1")
 nf=$(realpath "$2")
@@ -90,4 +92,19 @@ for what in nan-velocity:Velocities zero-mass:Masses short-masses:Masses flat-co
 	echo "ok: ${what%%:*}: $(cat err.txt)"
 	rm -rf X
 done
+# 5. text: the gas lattice of test_gas_swift.sh and initial.nbody_file (x y z m vx vy vz)
+awk 'BEGIN { for (i = 0; i < 6; i++) for (j = 0; j < 6; j++) for (k = 0; k < 6; k++)
+             printf "%g %g %g 0.004 0 0 0 0.1\n", -0.5 + 0.2 * i, -0.5 + 0.2 * j, -0.5 + 0.2 * k }' > gas.txt
+printf '# x y z m vx vy vz\n0.05 0.05 0.05 0.01 0.1 0 0\n-0.3 0.2 0.1 0.02\n' > nbody.txt
+case_of gas.txt "$grav" | sed 's/^initial: {file: gas.txt}/initial: {file: gas.txt, nbody_file: nbody.txt}/' > text.yaml
+grep -q nbody_file text.yaml || fail "text.yaml: $(cat text.yaml)"
+"$tide" run text.yaml --quiet --max-steps 2 --out TX 2>/dev/null || fail "the run from gas.txt and nbody.txt"
+"$nf" counts TX/snapshot_0000.hdf5 216 2 || fail "counts of the text run"
+grep -q "nbody_file: .*nbody.txt" TX/used_parameters.yaml || fail "used_parameters.yaml lacks initial.nbody_file"
+printf '0 0 0 0.01 1 2\n' > badnb.txt
+sed 's/nbody.txt/badnb.txt/' text.yaml > badtext.yaml
+rc=0
+"$tide" run badtext.yaml --quiet --out X 2>err.txt || rc=$?
+[ "$rc" = 2 ] && grep -q "badnb.txt line 1" err.txt || fail "a bad nbody_file line: exit code $rc, $(cat err.txt)"
+echo "ok: text gas + initial.nbody_file (216 + 2); a bad line: $(cat err.txt)"
 echo "gas_nbody_files: all checks passed"

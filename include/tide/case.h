@@ -255,6 +255,8 @@ typedef struct tide_case {
 	tide_generator generator;     /* gas only: generated initial conditions (none: the geometry) */
 	char initial_file[1024];      /* initial.file (gas only): the particles from this file, an
 	                               * absolute path (src/gas_input.h); "": from the geometry */
+	char initial_nbody_file[1024];  /* initial.nbody_file (gas only): collisionless particles
+	                                 * from this text file, an absolute path; "": none */
 	double code_length, code_mass;  /* units: code, derived: the cgs length and mass units of
 	                                 * initial.file (gas_input.h); 0: cm and g */
 
