@@ -135,7 +135,7 @@ int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, lon
 	const char *kg = d2 ? "kg/m" : "kg", *J = d2 ? "J/m" : "J", *P = d2 ? "kg/s" : "kg m/s";
 	fprintf(s->f, "time[s],step[-],dt[s],n_fluid[-],n_bound[-],fluid_mass[%s],E_kin[%s],"
 	        "E_pot[%s],E_int[%s],E_total[%s],px[%s],py[%s],pz[%s],v_max[m/s],"
-	        "rho_min[kg/m^3],rho_max[kg/m^3],wall_per_step[s],n_nbody[-]\n", kg, J, J, J, J, P, P, P);
+	        "rho_min[kg/m^3],rho_max[kg/m^3],n_nbody[-],wall_per_step[s]\n", kg, J, J, J, J, P, P, P);
 	if (fflush(s->f)) return stats_fail(s);
 	return 0;
 }
@@ -157,9 +157,9 @@ int tide_stats_write_views(tide_stats_file *s, const tide_block_view *v, int nv,
 	s->wall_last = wall;
 	s->step_last = step;
 	fprintf(s->f, "%.17g,%ld,%.9g,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-	        "%.9g,%.9g,%.9g,%.6g,%zu\n", t, step, dt, st.n_fluid, st.n_bound, st.mass, st.e_kin,
+	        "%.9g,%.9g,%.9g,%zu,%.6g\n", t, step, dt, st.n_fluid, st.n_bound, st.mass, st.e_kin,
 	        st.e_pot, st.e_int, st.e_kin + st.e_pot + st.e_int, st.p[0], st.p[1], st.p[2],
-	        st.v_max, st.rho_min, st.rho_max, wps, st.n_nbody);
+	        st.v_max, st.rho_min, st.rho_max, st.n_nbody, wps);
 	if (ferror(s->f) || fflush(s->f)) return stats_fail(s);
 	return 0;
 }

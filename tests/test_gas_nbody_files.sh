@@ -7,7 +7,8 @@
 #     from that snapshot writes it again bit for bit; PartType1 masses from the Header's
 #     MassTable (no Masses dataset) give the same particles;
 #  2. the self-gravitating run to t = 0.3: every snapshot holds 552 + 200 particles, the
-#     statistics and the summary count the 200 (n_nbody);
+#     statistics and the summary count the 200 (n_nbody); 10 steps, checkpoint, restart, 10
+#     more = 20 steps byte for byte;
 #  3. 2 ranks: without self-gravity the snapshots of 1 rank bit for bit; with it within 1e-3 of
 #     the largest magnitude (the essential trees of the rank split; 8.8e-5 measured);
 #  4. bad PartType1 data (NaN velocity, a zero mass, Masses one row short, Coordinates N x 2):
@@ -63,6 +64,18 @@ for k in 1 2 3; do "$nf" counts R/snapshot_000$k.hdf5 552 200 >/dev/null || fail
 [ "$(col R/statistics.csv 'n_fluid[-]')" = 552 ] || fail "statistics.csv n_fluid: $(tail -1 R/statistics.csv)"
 [ "$(col R/run_summary.csv 'n_nbody[-]')" = 200 ] || fail "run_summary.csv n_nbody: $(cat R/run_summary.csv)"
 echo "ok: the self-gravitating run keeps 552 gas + 200 collisionless particles; statistics and summary count them"
+
+# checkpoints carry them: 20 steps = 10 steps, checkpoint, restart, 10 more (one CPU worker)
+sed 's/end: 0.3, output: 0.1/end: 5, output: 0.1/' ic.yaml > ck.yaml
+ck=(run ck.yaml --quiet --checkpoint-every 10steps)
+STARPU_NCPU=1 "$tide" "${ck[@]}" --max-steps 20 --out C1 2>/dev/null || fail "the 20-step run"
+STARPU_NCPU=1 "$tide" "${ck[@]}" --max-steps 10 --out C2 2>/dev/null || fail "the 10-step run"
+STARPU_NCPU=1 "$tide" run --restart C2/checkpoint --max-steps 20 --checkpoint-every 10steps --quiet 2>/dev/null ||
+	fail "the restart"
+cmp C1/checkpoint/particles.bin C2/checkpoint/particles.bin || fail "the restarted run's particles differ"
+for f in C1/snapshot_*.hdf5; do "$nf" same "$f" "C2/${f#C1/}" 0 >/dev/null || fail "restart: $f differs"; done
+[ "$(col C2/run_summary.csv 'n_nbody[-]')" = 200 ] || fail "the restart's summary n_nbody: $(cat C2/run_summary.csv)"
+echo "ok: checkpoint and restart with collisionless particles = the uninterrupted run, byte for byte"
 
 # 3. 2 ranks
 if [ ${#mpi[@]} -gt 0 ]; then
