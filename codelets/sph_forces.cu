@@ -213,6 +213,12 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 				float2 pc = T.pc[k];
 				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
 				float r2 = dx * dx + dy * dy + dz * dz;
+				if (pi.fluid == 2 && q.w != 0.f && tide_contact_force(&P)) {
+					/* mDBC: another body's particle meets it by the contact force */
+					tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - w.x, pi.vy - w.y,
+					                  pi.vz - w.z, &a);
+					continue;
+				}
 				tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, w.w,
 				            q.w != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
 			}
