@@ -44,31 +44,45 @@ def rest(d, density, label="sinking box"):
     return zmin, vz, fz / W - 1
 
 
-def landing(d, density, dp=0.02, B=0.2, H=0.2, floor=0.0, t_rest=1.5, label="landing box"):
-    """tests/data/floating_sink.yaml's box (B x H, centre starting over the floor) under mDBC,
-    from bodies.csv: the lowest gap between its lowest particle and the floor's top particles
-    (at floor - dp/2) over the whole run in dp, from the centre and the rotation (the particles
-    fill the box at dp/2 inside its faces), the mean rest offset of its bottom face from the
-    geometric contact (bottom face on the floor) over t >= t_rest in dp, |vz| there, the
-    fluid + contact force against the weight, and the particle counts of statistics.csv."""
-    r = [x for x in csv.DictReader(open(d + "/bodies.csv"))]
+
+def landing(d, density, body="1", B=0.2, H=0.2, floor=0.0, under=None, dp=0.02, t_rest=1.5,
+            label="landing box"):
+    """A box (B x H, density; 2-D) that lands under mDBC, from bodies.csv (the rows of `body`):
+    the smallest gap between its lowest particle and the top particles of what it lands on (the
+    floor or a fixed obstacle whose top face is at `floor`, or the floating box `under` = (its body number as a string,
+    its H), whose top face is its centre + H/2), dp/2 below that surface, over the whole run in
+    dp, from the centre and the rotation (a box's particles fill it at dp/2 inside its faces);
+    the mean offset of its bottom face from the geometric contact (bottom face on that surface)
+    over t >= t_rest in dp; |vz| there; the fluid + contact force against the weight; whether
+    statistics.csv's particle counts never change."""
+    rows = [x for x in csv.DictReader(open(d + "/bodies.csv"))]
+    r = [x for x in rows if x["body"] == body]
+    top = {}
+    if under:
+        for x in rows:
+            if x["body"] == under[0]:
+                top[x["time[s]"]] = float(x["z[m]"]) + under[1] / 2
     unit = [k for k in r[0] if k.startswith("Fz[")][0]
     a, b = B / 2 - dp / 2, H / 2 - dp / 2     # the corner particles' offsets from the centre
-    gap = []
+    gap, off, zs = [], [], []
     for x in r:
+        t = float(x["time[s]"])
         th = 2 * math.atan2(float(x["qy[-]"]), float(x["qw[-]"]))
         low = float(x["z[m]"]) - (a * abs(math.sin(th)) + b * math.cos(th))
-        gap.append((low - (floor - dp / 2)) / dp)
+        surf = top[x["time[s]"]] if under else floor
+        gap.append((low - (surf - dp / 2)) / dp)
+        if t >= t_rest:
+            off.append((float(x["z[m]"]) - H / 2 - surf) / dp)
     last = [x for x in r if float(x["time[s]"]) >= t_rest]
-    off = sum(float(x["z[m]"]) - H / 2 - floor for x in last) / len(last) / dp
-    spread = (max(float(x["z[m]"]) for x in last) - min(float(x["z[m]"]) for x in last)) / dp
+    o = sum(off) / len(off)
     vz = max(abs(float(x["vz[m/s]"])) for x in last)
     fz = sum(float(x[unit]) for x in last) / len(last)
     W = density * B * H * 9.81
     s = [x for x in csv.DictReader(open(d + "/statistics.csv"))]
     counts = set((x["n_fluid[-]"], x["n_bound[-]"]) for x in s)
-    print("%s: lowest particle at least %.3f dp above the floor's top particles; at rest from "
-          "%.1f s: bottom face %+.4f dp from contact (spread %.4f dp), |vz| <= %.2g m/s, fluid + "
-          "contact force %.1f N/m against its weight %.1f N/m; particle counts %s"
-          % (label, min(gap), t_rest, off, spread, vz, fz, W, sorted(counts)))
-    return min(gap), off, vz, fz / W - 1, len(counts) == 1
+    print("%s: lowest particle at least %.3f dp above the top particles below it; at rest from "
+          "%.1f s: bottom face %+.4f dp from contact (spread %.4f dp), |vz| <= %.2g m/s, force "
+          "%.1f N/m against its weight %.1f N/m (%+.2f %%); particle counts %s"
+          % (label, min(gap), t_rest, o, max(off) - min(off), vz, fz, W, 100 * (fz / W - 1),
+             sorted(counts)))
+    return min(gap), o, vz, fz / W - 1, len(counts) == 1
