@@ -353,6 +353,10 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 			} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 				acc.ax = acc.ay = acc.az = 0.f;
 			}
+			if (!tide_pair_sums_used(&P, fluid)) { /* a floating particle under mDBC: as the CPU */
+				acc.drho = 0.f;
+				acc.mu_max = 0.f;
+			}
 			v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
 			float4 vi = W.iv[lane];
 			rec_particle(R, P, acc, rho, fluid, vi.x, vi.y, vi.z);

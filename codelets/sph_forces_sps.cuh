@@ -116,6 +116,10 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 		} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 			acc.ax = acc.ay = acc.az = 0.f;
 		}
+		if (!tide_pair_sums_used(&P, fluid)) { /* a floating particle under mDBC: as the CPU */
+			acc.drho = 0.f;
+			acc.mu_max = 0.f;
+		}
 		v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
 		float *gout[6] = TIDE_SPS_GRAD_PTRS(v);
 		for (int q = 0; q < 6; q++) gout[q][i] = fluid ? grad[q] : 0.f;
