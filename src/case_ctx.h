@@ -50,6 +50,7 @@ extern const char *const tide_case_scheme_names[];
 extern const char *const tide_case_gas_eos_names[];
 extern const char *const tide_case_units_names[];
 extern const char *const tide_case_precision_names[];
+extern const char *const tide_case_owners_names[];
 extern const char *const tide_case_gauge_mode_names[];
 
 /* One sentence on stderr: where (file:line, or the --set text), then the message.  Returns -1. */

@@ -73,6 +73,7 @@ const char *const tide_case_gas_eos_names[] = {"ideal", "isothermal", "barotropi
 const char *const tide_case_units_names[] = {"si", "cgs", "code", NULL};    /* enum tide_units */
 const char *const tide_case_format_names[] = {"vtp", "hdf5", "both", "swift", NULL};
 const char *const tide_case_precision_names[] = {"double", "single", NULL};
+const char *const tide_case_owners_names[] = {"boxes", "hilbert", NULL}; /* enum tide_block_owners */
 const char *const tide_output_field_names[] = {"position", "velocity", "density", "pressure",
                                                "type", "id", "internal_energy",
                                                "smoothing_length", "sound_speed", "mass", "body", NULL};
@@ -203,6 +204,7 @@ static const struct key keys[] = {
 	SECTION("bonnor_ebert"), /* gas only: src/bonnor_ebert.h */
 	NUM("bonnor_ebert.xi_max", bonnor_ebert.xi_max, R_GT | R_LE, 0, 50),
 	STR("decomposition", decomp),
+	ENUM("block_owners", block_owners, tide_case_owners_names),
 	SECTION("time"),
 	NUM("time.end", t_end, R_GT | REQ, 0, 0),
 	NUM("time.output", t_out, R_GT, 0, 0),

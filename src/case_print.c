@@ -227,6 +227,7 @@ void tide_case_print(FILE *f, const tide_case *c)
 	fprintf(f, "coefh: %s\n", tide_case_num(c->coefh, b));
 	fputs("decomposition: ", f);
 	put_str(f, c->decomp);
+	fprintf(f, "\nblock_owners: %s", tide_case_owners_names[c->block_owners]);
 	fputs("\ndomain: ", f);
 	put_box(f, c, &c->domain);
 	fputc('\n', f);

@@ -31,7 +31,9 @@ void tide_ckpt_state_free(tide_ckpt_state *st)
 	free(st->range);
 	free(st->count);
 	free(st->cap);
+	free(st->owner);
 	free(st->out_time);
+	st->owner = NULL;
 	st->range = NULL;
 	st->count = st->cap = NULL;
 	st->out_time = NULL;
@@ -111,6 +113,8 @@ static void put_header(buf *b, const tide_ckpt_state *st)
 		PUT(b, st->range[i].split);
 		PUT(b, st->count[i]);
 		PUT(b, st->cap[i]);
+		int32_t o = st->owner[i];
+		PUT(b, o);
 	}
 	for (int i = 0; i < st->n_outputs; i++) PUT(b, st->out_time[i]);
 	uint64_t h = tide_fnv1a(TIDE_FNV_INIT, b->p, b->n);
@@ -274,9 +278,9 @@ static int write_text(const char *path, const tide_ckpt_state *st, const tide_ca
 	fprintf(f, "outputs: %d, next at %.17g s\nhalo_cap: %u\nblocks: %d\n", st->n_outputs,
 	        st->next_out, st->halo_cap, st->nblocks);
 	for (int b = 0; b < st->nblocks; b++)
-		fprintf(f, "  - {cells: [%d, %d) x [%d, %d) x [%d, %d), particles: %u, capacity: %u}\n",
-		        st->range[b].l0, st->range[b].l1, st->range[b].lo1, st->range[b].hi1,
-		        st->range[b].lo2, st->range[b].hi2, st->count[b], st->cap[b]);
+		fprintf(f, "  - {cells: [%d, %d) x [%d, %d) x [%d, %d), particles: %u, capacity: %u, "
+		        "rank: %d}\n", st->range[b].l0, st->range[b].l1, st->range[b].lo1, st->range[b].hi1,
+		        st->range[b].lo2, st->range[b].hi2, st->count[b], st->cap[b], st->owner[b]);
 	fprintf(f, "particles.bin FNV-1a 64: %016llx\nused_parameters.yaml FNV-1a 64: %016llx\n",
 	        (unsigned long long)st->particles_fnv, (unsigned long long)st->params_fnv);
 	errno = 0;
@@ -463,12 +467,14 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	st->range = malloc(sizeof *st->range * (size_t)st->nblocks);
 	st->count = malloc(sizeof *st->count * (size_t)st->nblocks);
 	st->cap = malloc(sizeof *st->cap * (size_t)st->nblocks);
+	st->owner = malloc(sizeof *st->owner * (size_t)st->nblocks);
 	st->out_time = malloc(sizeof *st->out_time * (size_t)(st->n_outputs + 1));
-	if (!st->range || !st->count || !st->cap || !st->out_time) {
+	if (!st->range || !st->count || !st->cap || !st->owner || !st->out_time) {
 		read_fail(p, "out of memory");
 		goto out;
 	}
 	uint64_t sum = 0;
+	int bad_owner = st->nranks < 1;
 	for (int i = 0; i < st->nblocks; i++) {
 		GET(&b, st->range[i].l0);
 		GET(&b, st->range[i].l1);
@@ -479,10 +485,14 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 		GET(&b, st->range[i].split);
 		GET(&b, st->count[i]);
 		GET(&b, st->cap[i]);
+		int32_t o = -1;
+		GET(&b, o);
+		st->owner[i] = o;
+		bad_owner |= o < 0 || o >= st->nranks;
 		sum += st->count[i];
 	}
 	for (int i = 0; i < st->n_outputs; i++) GET(&b, st->out_time[i]);
-	if (b.bad || b.pos + 8 != b.n || sum != st->n_total) {
+	if (b.bad || b.pos + 8 != b.n || sum != st->n_total || bad_owner) {
 		read_fail(p, "the header's block table is inconsistent");
 		goto out;
 	}

@@ -34,8 +34,8 @@
 #include "tide/sinks.h"
 
 #define TIDE_CKPT_MAGIC "TIDECKPT"
-#define TIDE_CKPT_VERSION 4u  /* 2: blocks are boxes (2-D / 3-D decompositions); 3: floating
-                               * bodies' states; 4: the sink table */
+#define TIDE_CKPT_VERSION 5u  /* 2: blocks are boxes (2-D / 3-D decompositions); 3: floating
+                               * bodies' states; 4: the sink table; 5: the blocks' owners */
 
 typedef struct tide_ckpt_state {
 	char tide_version[32];
@@ -58,6 +58,8 @@ typedef struct tide_ckpt_state {
 	uint32_t halo_cap;
 	tide_block_arg *range;        /* [nblocks] */
 	uint32_t *count, *cap;        /* [nblocks] */
+	int *owner;                   /* [nblocks] the rank of each block (a restart on as many ranks
+	                               * keeps them: block_owners hilbert placed them by measured cost) */
 	int32_t nranks;               /* ranks of the run that wrote it */
 	/* particles */
 	uint64_t n_total;             /* particles in particles.bin (sum of count) */

@@ -297,7 +297,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {
 		/* the blocks exactly as saved: the continuation is the uninterrupted run's */
 		if (tide_sim_setup_ranges(&sim, &c, &all, cs.nblocks, cs.range, cs.count, cs.cap,
-		                          cs.halo_cap, tide_runtime_uses_mpi())) {
+		                          cs.halo_cap, cs.nranks == rt->size ? cs.owner : NULL,
+		                          tide_runtime_uses_mpi())) {
 			fprintf(stderr, "tide: the checkpoint %s does not fit its case; it cannot be "
 			        "continued.\n", o->restart);
 			return fail_rank(rt);
@@ -351,6 +352,27 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (sim.mpi)
 		tide_info("time step combined across %d ranks %s\n", rt->size,
 		          sim.dt_tree ? "by recursive doubling (dt_tree)" : "in one hop (each rank's record to every rank)");
+	if (sim.mpi && rt->size > 1) {
+		/* where the blocks went (block_owners): a line of counts, up to 64 ranks */
+		char line[512];
+		int at = snprintf(line, sizeof line, "blocks of each rank (block_owners: %s):",
+		                  c.block_owners == TIDE_OWNERS_HILBERT ? "hilbert" : "boxes");
+		for (int r = 0; r < rt->size && r < 64 && at < (int)sizeof line - 16; r++) {
+			int n = 0;
+			for (int b = 0; b < sim.nblocks; b++) n += sim.blk[b].owner == r;
+			at += snprintf(line + at, sizeof line - (size_t)at, "%s %d", r ? " /" : "", n);
+		}
+		/* the estimated cost of each rank's particles (tide_decomp_cost) against the mean */
+		double *load = calloc(rt->size > 0 ? (size_t)rt->size : 1, sizeof *load), sum = 0, max = 0;
+		for (int b = 0; load && b < sim.nblocks; b++) load[sim.blk[b].owner] += sim.blk[b].cost;
+		for (int r = 0; load && r < rt->size; r++) {
+			sum += load[r];
+			if (load[r] > max) max = load[r];
+		}
+		free(load);
+		tide_info("%s%s; estimated cost max/mean - 1 = %.0f %%\n", line, rt->size > 64 ? " ..." : "",
+		          sum > 0 ? 100 * (max * rt->size / sum - 1) : 0.0);
+	}
 
 	snprintf(path, sizeof path, "%s/particles.pvd", out.dir);
 	int ret = 0;

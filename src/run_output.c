@@ -140,19 +140,21 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 	uint32_t *counts = calloc((size_t)sim->nblocks, sizeof *counts);
 	tide_block_arg *range = malloc(sizeof *range * (size_t)sim->nblocks);
 	uint32_t *cap = malloc(sizeof *cap * (size_t)sim->nblocks);
-	if (!counts || !range || !cap) { fprintf(stderr, "tide: out of host memory.\n"); return -1; }
+	int *owner = malloc(sizeof *owner * (size_t)sim->nblocks);
+	if (!counts || !range || !cap || !owner) { fprintf(stderr, "tide: out of host memory.\n"); return -1; }
 	int ret = tide_sim_gather_blocks(sim, 0, &o->mem, &o->all, counts);
 	if (!ret && sim->rank == 0) {
 		double w = tide_wtime();
 		for (int b = 0; b < sim->nblocks; b++) {
 			range[b] = sim->blk[b].range;
 			cap[b] = sim->blk[b].cap;
+			owner[b] = sim->blk[b].owner;
 		}
 		tide_ckpt_state cs = {
 			.step = sim->step, .t = sim->t, .verlet_count = sim->verlet_count,
 			.integrator = sim->integrator, .last = sim->last, .rebalances = sim->rebalances,
 			.nblocks = sim->nblocks, .halo_cap = sim->halo_cap, .range = range, .count = counts,
-			.cap = cap, .nranks = sim->size, .n_fluid0 = o->n_fluid0, .n_bound0 = o->n_bound0,
+			.cap = cap, .owner = owner, .nranks = sim->size, .n_fluid0 = o->n_fluid0, .n_bound0 = o->n_bound0,
 			.n_outputs = o->n, .next_out = o->next_out, .out_time = o->times,
 			.nrigid = sim->rigid_set ? sim->nrigid : 0,
 		};
@@ -168,6 +170,7 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 	free(counts);
 	free(range);
 	free(cap);
+	free(owner);
 	if (!ret && dir == o->ckpt) {
 		o->ckpt_step = sim->step;
 		tide_watchdog_checkpointed(sim->step);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Domain decomposition: slabs or an aligned 2-D / 3-D grid of boxes (include/tide/decomposition.h).
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,132 @@ int tide_decomp_owner(const int p[3], int b, int size)
 	if (!ok) return (int)((long)b * size / nb);
 	int i2 = b % p[2], i1 = (b / p[2]) % p[1], i0 = b / (p[1] * p[2]);
 	return ((i0 * q[0] / p[0]) * q[1] + i1 * q[1] / p[1]) * q[2] + i2 * q[2] / p[2];
+}
+
+uint64_t tide_hilbert3(unsigned bits, uint32_t x, uint32_t y, uint32_t z)
+{
+	uint32_t X[3] = {x, y, z};
+	if (bits == 0) return 0;
+	/* inverse undo of the excess work: reflect or swap the lower bits axis by axis */
+	for (uint32_t Q = 1u << (bits - 1); Q > 1; Q >>= 1) {
+		uint32_t P = Q - 1;
+		for (int i = 0; i < 3; i++) {
+			if (X[i] & Q) {
+				X[0] ^= P;
+			} else {
+				uint32_t t = (X[0] ^ X[i]) & P;
+				X[0] ^= t;
+				X[i] ^= t;
+			}
+		}
+	}
+	/* Gray encode */
+	X[1] ^= X[0];
+	X[2] ^= X[1];
+	uint32_t t = 0;
+	for (uint32_t Q = 1u << (bits - 1); Q > 1; Q >>= 1)
+		if (X[2] & Q) t ^= Q - 1;
+	for (int i = 0; i < 3; i++) X[i] ^= t;
+	/* the transpose's bits, most significant first, interleaved x y z */
+	uint64_t h = 0;
+	for (int j = (int)bits - 1; j >= 0; j--)
+		for (int i = 0; i < 3; i++) h = h << 1 | (X[i] >> j & 1u);
+	return h;
+}
+
+/* Runs a greedy walk along c[0..n) needs when no run may exceed T (a block above T alone). */
+static int runs_needed(const double *c, int n, double T)
+{
+	int runs = 0;
+	double run = 0;
+	for (int i = 0; i < n; i++) {
+		if (i == 0 || run + c[i] > T) {
+			runs++;
+			run = 0;
+		}
+		run += c[i];
+	}
+	return runs;
+}
+
+typedef struct curve_slot {
+	uint64_t key;
+	int b;
+} curve_slot;
+
+static int by_key(const void *a, const void *b)
+{
+	const curve_slot *x = a, *y = b;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+void tide_decomp_owners_curve(const int p[3], const double *cost, int size, int *owner)
+{
+	int nb = p[0] * p[1] * p[2];
+	if (size <= 1) {
+		for (int b = 0; b < nb; b++) owner[b] = 0;
+		return;
+	}
+	unsigned bits = 0;
+	while ((1 << bits) < p[0] || (1 << bits) < p[1] || (1 << bits) < p[2]) bits++;
+	curve_slot *s = malloc(sizeof *s * (size_t)nb);
+	if (!s) abort();
+	double total = 0;
+	for (int b = 0; b < nb; b++) {
+		int i2 = b % p[2], i1 = (b / p[2]) % p[1], i0 = b / (p[1] * p[2]);
+		s[b].key = tide_hilbert3(bits, (uint32_t)i0, (uint32_t)i1, (uint32_t)i2);
+		s[b].b = b;
+		total += cost[b] > 0 ? cost[b] : 0;
+	}
+	qsort(s, (size_t)nb, sizeof *s, by_key);
+	if (nb <= size) {
+		/* a block each for the first ranks, in curve order; the others own none */
+		for (int i = 0; i < nb; i++) owner[s[i].b] = i;
+		free(s);
+		return;
+	}
+	/* the least bottleneck T for which runs of total <= T, taken greedily along the curve, need
+	 * at most `size` runs (bisection on T; every rank computes the same doubles) */
+	double *c = malloc(sizeof *c * (size_t)nb), cmax = 0;
+	if (!c) abort();
+	for (int i = 0; i < nb; i++) {
+		c[i] = cost[s[i].b] > 0 ? cost[s[i].b] : 0;
+		if (c[i] > cmax) cmax = c[i];
+	}
+	double lo = fmax(cmax, total / size), hi = cmax + total / size;
+	for (int it = 0; it < 100 && hi - lo > 1e-12 * hi; it++) {
+		double T = 0.5 * (lo + hi);
+		if (runs_needed(c, nb, T) <= size) hi = T;
+		else lo = T;
+	}
+	/* the runs at T = hi, then the longest split until every rank has one (nb > size: a split
+	 * never raises the bottleneck) */
+	int *start = malloc(sizeof *start * (size_t)(size + 1)), nrun = 0;
+	if (!start) abort();
+	double run = 0;
+	for (int i = 0; i < nb; i++) {
+		if (i == 0 || run + c[i] > hi) {
+			start[nrun++] = i;
+			run = 0;
+		}
+		run += c[i];
+	}
+	while (nrun < size) {
+		int longest = 0;
+		for (int r = 1; r < nrun; r++)
+			if ((r + 1 < nrun ? start[r + 1] : nb) - start[r] >
+			    (longest + 1 < nrun ? start[longest + 1] : nb) - start[longest])
+				longest = r;
+		int end = longest + 1 < nrun ? start[longest + 1] : nb;
+		memmove(start + longest + 2, start + longest + 1, sizeof *start * (size_t)(nrun - longest - 1));
+		start[longest + 1] = start[longest] + (end - start[longest]) / 2;
+		nrun++;
+	}
+	for (int r = 0; r < size; r++)
+		for (int i = start[r]; i < (r + 1 < size ? start[r + 1] : nb); i++) owner[s[i].b] = r;
+	free(start);
+	free(c);
+	free(s);
 }
 
 /* Sorted distinct values of the low bounds along key axis k, and the last high bound. */

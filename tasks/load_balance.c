@@ -8,25 +8,7 @@
 #include <starpu_mpi.h>
 #include "tide/load_balance.h"
 #include "tide/step_profile.h"
-
-/* Writes the block time the owner measured (a value argument) into the block's handle. */
-static void publish_cpu(void *buffers[], void *cl_arg)
-{
-	double v;
-	starpu_codelet_unpack_args(cl_arg, &v);
-	*(double *)STARPU_VARIABLE_GET_PTR(buffers[0]) = v;
-}
-
-/* a model, as every codelet has: a simulation build (SimGrid) times tasks by their models */
-static struct starpu_perfmodel publish_model = {.type = STARPU_HISTORY_BASED, .symbol = "tide_balance_publish"};
-
-static struct starpu_codelet publish_cl = {
-	.name = "balance_publish",
-	.cpu_funcs = {publish_cpu},
-	.nbuffers = 1,
-	.modes = {STARPU_W},
-	.model = &publish_model,
-};
+#include "rank_exchange.h"
 
 int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double threshold)
 {
@@ -42,35 +24,28 @@ int tide_balance_init(tide_balance *lb, const tide_sim *sim, long every, double 
 	lb->size = sim->size;
 	lb->since = sim->step;
 	lb->t = calloc((size_t)lb->nb, sizeof *lb->t);
-	lb->h = calloc((size_t)lb->nb, sizeof *lb->h);
-	if (!lb->t || !lb->h) return -1;
-	if (lb->mpi) {
-		lb->tag = starpu_mpi_tags_allocate(lb->nb);
-		for (int b = 0; b < lb->nb; b++) {
-			starpu_variable_data_register(&lb->h[b], -1, 0, sizeof(double));
-			starpu_mpi_data_register(lb->h[b], lb->tag + b, sim->blk[b].owner);
-		}
-	}
+	if (!lb->t) return -1;
 	tide_profile_enable_blocks(lb->nb);
 	return 0;
 }
 
-/* Every block's time on every rank: each owner publishes its own, StarPU-MPI sends them. */
-static void share_times(tide_balance *lb)
+/* Every block's time on every rank: each owner puts the bits of its blocks' times in an array
+ * of zeros and the ranks add the arrays (tide_rank_allsum: recursive doubling, log2 N rounds,
+ * not a message per block to every rank); with one nonzero term per block the sum is the
+ * owner's double exactly, so every rank decides on the same bits.  sim: the owners now (a
+ * rebalance changes them). */
+static int share_times(tide_balance *lb, const tide_sim *sim)
 {
 	tide_profile_block_times(lb->t, lb->nb, 1);
-	if (!lb->mpi) return;
-	for (int b = 0; b < lb->nb; b++) {
-		STARPU_CHECK_RETURN_VALUE(starpu_mpi_task_insert(MPI_COMM_WORLD, &publish_cl, STARPU_W,
-		                          lb->h[b], STARPU_VALUE, &lb->t[b], sizeof lb->t[b], 0),
-		                          "task insert");
-		starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, lb->h[b]);
-	}
-	for (int b = 0; b < lb->nb; b++) {
-		starpu_data_acquire(lb->h[b], STARPU_R);
-		lb->t[b] = *(double *)starpu_variable_get_local_ptr(lb->h[b]);
-		starpu_data_release(lb->h[b]);
-	}
+	if (!lb->mpi) return 0;
+	int64_t *bits = calloc((size_t)lb->nb, sizeof *bits);
+	if (!bits) return -1;
+	for (int b = 0; b < lb->nb; b++)
+		if (sim->blk[b].owner == lb->rank) memcpy(&bits[b], &lb->t[b], sizeof bits[b]);
+	int ret = tide_rank_allsum(bits, (size_t)lb->nb, lb->rank, lb->size);
+	for (int b = 0; b < lb->nb && !ret; b++) memcpy(&lb->t[b], &bits[b], sizeof lb->t[b]);
+	free(bits);
+	return ret;
 }
 
 int tide_balance_decide(tide_balance *lb, int *raised)
@@ -97,7 +72,7 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 	if (lb->every <= 0 || sim->step - lb->since < lb->every) return 0;
 	long steps = sim->step - lb->since;
 	lb->since = sim->step;
-	share_times(lb);
+	if (share_times(lb, sim)) return -1;
 	double *load = calloc((size_t)lb->size, sizeof *load), sum = 0, max = 0;
 	if (!load) return -1;
 	for (int b = 0; b < lb->nb; b++) load[sim->blk[b].owner] += lb->t[b];
@@ -143,11 +118,6 @@ int tide_balance_check(tide_balance *lb, tide_sim *sim)
 
 void tide_balance_free(tide_balance *lb)
 {
-	if (lb->mpi && lb->h) {
-		for (int b = 0; b < lb->nb; b++) starpu_data_unregister(lb->h[b]);
-		starpu_mpi_tags_free(lb->tag);
-	}
-	free(lb->h);
 	free(lb->t);
 	memset(lb, 0, sizeof *lb);
 }

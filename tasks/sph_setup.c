@@ -184,10 +184,66 @@ typedef struct split_totals {
 	const uint32_t *count;
 	uint32_t maxface;
 	size_t total;
+	const int *owner;             /* the new blocks' owners, found from the summed costs */
 } split_totals;
 
+/* 2^30: a particle weight (a float of 2/3 .. 1.5 times a cost) is an integer multiple of 2^-30
+ * down to 2^-7, and 4e9 particles of weight 1.5 stay below 2^63.  Costs summed in this fixed
+ * point are the same bits whatever the order of the sum: every rank, and the gathering and the
+ * direct rebalance, place the same cuts and owners. */
+#define COST_FIXED 1073741824.0
+
+/* A particle's weight for cuts and owners: its estimated cost, or w[i] (measured). */
+static int64_t cost_fixed(float w)
+{
+	return llround((double)w * COST_FIXED);
+}
+
+/* The owner of every block, by the case's block_owners: boxes of blocks (tide_decomp_owner), or
+ * runs of equal cost along the Hilbert curve, a block's cost being its particles' weights (w[i],
+ * or the estimate); `given` (a checkpoint's owners on as many ranks, or the direct rebalance's,
+ * which summed the costs over the ranks) overrides both.  where[i]: particle i's block (one:
+ * all in block 0).  partial: `all` holds this rank's particles only (no costs: blk[].cost 0). */
+static int set_owners(tide_sim *sim, const tide_block_view *all, const int *where, int one,
+                      const float *w, const int *given, int partial)
+{
+	int nb = sim->nblocks;
+	int64_t *q = calloc((size_t)nb, sizeof *q);
+	if (!q) return -1;
+	for (uint32_t i = 0; i < all->count && !partial; i++)
+		q[one ? 0 : where[i]] += cost_fixed(w ? w[i] : tide_decomp_cost(all->type[i]));
+	for (int b = 0; b < nb; b++) sim->blk[b].cost = (double)q[b] / COST_FIXED;
+	free(q);
+	if (given) {
+		for (int b = 0; b < nb; b++) {
+			if (given[b] < 0 || given[b] >= sim->size) {
+				fprintf(stderr, "tide: block %d is given to rank %d of %d.\n", b, given[b], sim->size);
+				return -1;
+			}
+			sim->blk[b].owner = given[b];
+		}
+		return 0;
+	}
+	if (sim->c->block_owners != TIDE_OWNERS_HILBERT || sim->size < 2 || nb < 2 || partial) {
+		for (int b = 0; b < nb; b++) sim->blk[b].owner = tide_decomp_owner(sim->p, b, sim->size);
+		return 0;
+	}
+	double *cost = malloc(sizeof *cost * (size_t)nb);
+	int *own = malloc(sizeof *own * (size_t)nb);
+	if (!cost || !own) {
+		free(cost); free(own);
+		return -1;
+	}
+	for (int b = 0; b < nb; b++) cost[b] = sim->blk[b].cost;
+	tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	for (int b = 0; b < nb; b++) sim->blk[b].owner = own[b];
+	free(cost); free(own);
+	return 0;
+}
+
 static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
-                        const uint32_t *caps, uint32_t halo_cap, void **adopt, const split_totals *tot)
+                        const uint32_t *caps, uint32_t halo_cap, void **adopt, const split_totals *tot,
+                        const float *w, const int *owners)
 {
 	const tide_sph_params *P = &sim->P;
 	const tide_grid *g = &P->grid;
@@ -257,6 +313,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	uint32_t maxface = 0;
 	for (int f = 0; f < 6 * nb; f++)
 		if (face[f] > maxface) maxface = face[f];
+	if (set_owners(sim, all, where, one, w, tot ? tot->owner : owners, tot != NULL)) goto out;
 	/* all holds only this rank's particles: the capacities come from the whole split */
 	if (tot) {
 		maxface = tot->maxface;
@@ -278,7 +335,6 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			goto out;
 		}
 		k->cap = cap;
-		k->owner = tide_decomp_owner(sim->p, b, sim->size);
 		if (cap > maxcap) maxcap = cap;
 		if (k->owner != sim->rank) continue;
 		if (adopt && *adopt && nb == 1 && !counts && cap == all->cap && (void *)all->x == *adopt) {
@@ -517,7 +573,7 @@ static int setup_weighted(tide_sim *sim, const tide_case *c, const tide_block_vi
 	if (setup_begin(sim, c, nblocks, NULL, mpi)) return -1;
 	tide_decomp_cuts(&sim->P.grid, all, w, sim->p, sim->cut);
 	for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
-	if (register_all(sim, all, NULL, NULL, 0, adopt, NULL)) return -1;
+	if (register_all(sim, all, NULL, NULL, 0, adopt, NULL, w, NULL)) return -1;
 	return setup_end(sim, all->count);
 }
 
@@ -535,7 +591,7 @@ int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tid
 
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
-                          const uint32_t *caps, uint32_t halo_cap, int mpi)
+                          const uint32_t *caps, uint32_t halo_cap, const int *owners, int mpi)
 {
 	if (nblocks < 1) {
 		fprintf(stderr, "tide: %d blocks: at least one is needed.\n", nblocks);
@@ -543,7 +599,7 @@ int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_vi
 	}
 	if (setup_begin(sim, c, nblocks, ranges, mpi)) return -1;
 	for (int b = 0; b < nblocks; b++) sim->blk[b].range = ranges[b];
-	if (register_all(sim, all, counts, caps, halo_cap, NULL, NULL)) return -1;
+	if (register_all(sim, all, counts, caps, halo_cap, NULL, NULL, NULL, owners)) return -1;
 	return setup_end(sim, all->count);
 }
 
@@ -703,9 +759,6 @@ static void restore_after_rebalance(tide_sim *sim, const tide_sim *saved)
  * sides know from the cuts.  Within a new block the particles keep the order the gather gave
  * them (by old block, then by place in it), so the run goes on exactly as after a gather. */
 
-/* 2^30: a particle weight (a float of 2/3 .. 1.5 times a cost) is an integer multiple of 2^-30
- * down to 2^-7, and 4e9 particles of weight 1.5 stay below 2^63. */
-#define COST_FIXED 1073741824.0
 
 /* Whether the ranges [a0, a1) and [b0, b1) of cells of one axis share a cell, the first and last
  * range of each list reaching to the ends (ghost layers, clamped particles). */
@@ -769,6 +822,54 @@ static void parcel_view(parcel *pc, void *mem)
 	pc->v = tide_block_view_make(pc->old + pc->count, pc->count ? pc->count : 1, pc->count);
 }
 
+/* The factor a block's measured time puts on its particles' estimated cost (1 without
+ * measurements): measured / estimated over the mean, at most 1.5 either way: timings are noisy
+ * (a task preempted on a shared core looks slow) and a bad window must not throw the cuts over;
+ * a wider clamp let noise alone split the fluid 2640 / 560 over two ranks in test_balance. */
+static double measured_factor(const double *block_time, const double *est, double mean, int b)
+{
+	if (!block_time) return 1.0;
+	double f = est[b] > 0 && block_time[b] > 0 ? block_time[b] / est[b] / mean : 1.0;
+	return f < 2.0 / 3.0 ? 2.0 / 3.0 : (f > 1.5 ? 1.5 : f);
+}
+
+static float particle_weight(uint32_t type, const double *block_time, double f)
+{
+	return block_time ? (float)(tide_decomp_cost(type) * f) : tide_decomp_cost(type);
+}
+
+/* The new blocks' owners (block_owners: hilbert): the weights of every rank's particles summed
+ * per new block (fixed point: the same bits on every rank), then the curve's runs; boxes: as
+ * tide_decomp_owner.  own[nb]. */
+static int new_owners(tide_sim *sim, int *const newcut[3], const double *block_time,
+                      const double *est, double mean, int *own)
+{
+	int nb = sim->nblocks;
+	if (sim->c->block_owners != TIDE_OWNERS_HILBERT || nb < 2) {
+		for (int b = 0; b < nb; b++) own[b] = tide_decomp_owner(sim->p, b, sim->size);
+		return 0;
+	}
+	int64_t *q = calloc((size_t)nb, sizeof *q);
+	double *cost = calloc((size_t)nb, sizeof *cost);
+	if (!q || !cost) {
+		free(q); free(cost);
+		return -1;
+	}
+	for (int b = 0; b < nb; b++) {
+		if (sim->blk[b].owner != sim->rank) continue;
+		tide_block_view v = ram_view(sim->blk[b].B);
+		double f = measured_factor(block_time, est, mean, b);
+		for (uint32_t i = 0; i < v.count; i++)
+			q[block_of_cuts(&sim->P.grid, sim->p, newcut, v.x[i], v.y[i], v.z[i])] +=
+			        cost_fixed(particle_weight(v.type[i], block_time, f));
+	}
+	int ret = tide_rank_allsum(q, (size_t)nb, sim->rank, sim->size);
+	for (int b = 0; b < nb && !ret; b++) cost[b] = (double)q[b] / COST_FIXED;
+	if (!ret) tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	free(q); free(cost);
+	return ret;
+}
+
 static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                             uint32_t *fluid_new)
 {
@@ -786,7 +887,9 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	void **sendp = calloc(2 * (size_t)size, sizeof(void *)), **recvp = sendp + size;
 	size_t *sendb = calloc(2 * (size_t)size, sizeof(size_t)), *recvb = sendb + size;
 	uint32_t *newcount = calloc((size_t)nb, sizeof *newcount);
-	if (!sum || !est || !proj || !out || !in || !to || !sendp || !sendb || !newcount) goto out;
+	int *own_new = calloc((size_t)nb, sizeof *own_new);
+	if (!sum || !est || !proj || !out || !in || !to || !sendp || !sendb || !newcount || !own_new)
+		goto out;
 	for (int k = 0; k < 3; k++)
 		if (!(newcut[k] = calloc((size_t)nb + g->n[g->axis[k]] + 1, sizeof(int)))) goto out;
 	/* 1. this rank's blocks on the host; the estimated cost and fluid of every old block (one
@@ -817,14 +920,9 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	for (int b = 0; b < nb; b++) {
 		if (sim->blk[b].owner != me) continue;
 		tide_block_view v = ram_view(sim->blk[b].B);
-		double f = 1.0;
-		if (block_time) {
-			f = est[b] > 0 && block_time[b] > 0 ? block_time[b] / est[b] / mean : 1.0;
-			f = f < 2.0 / 3.0 ? 2.0 / 3.0 : (f > 1.5 ? 1.5 : f); /* see rebalance */
-		}
+		double f = measured_factor(block_time, est, mean, b);
 		for (uint32_t i = 0; i < v.count; i++) {
-			float w = block_time ? (float)(tide_decomp_cost(v.type[i]) * f) : tide_decomp_cost(v.type[i]);
-			int64_t q = llround((double)w * COST_FIXED);
+			int64_t q = cost_fixed(particle_weight(v.type[i], block_time, f));
 			int c[3];
 			tide_cell_k(g, v.x[i], v.y[i], v.z[i], c);
 			for (int k = 0; k < 3; k++) pj[off[k] + c[k]] += q;
@@ -834,9 +932,11 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	for (int i = 0; i < n3; i++) proj[i] = (double)pj[i] / COST_FIXED;
 	double *w3[3] = {proj + off[0], proj + off[1], proj + off[2]};
 	tide_decomp_cuts_projected(g, w3, sim->p, newcut);
+	if (new_owners(sim, newcut, block_time, est, mean, own_new)) goto out;
 	int same = 1;
 	for (int k = 0; k < 3; k++)
 		for (int j = 0; j <= sim->p[k]; j++) same &= newcut[k][j] == sim->cut[k][j];
+	for (int b = 0; b < nb; b++) same &= own_new[b] == sim->blk[b].owner;
 	if (same && block_time) {
 		/* the measured costs put the cuts where they are: nothing to move */
 		for (int b = 0; b < nb; b++)
@@ -847,21 +947,20 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	}
 	/* 3. who may send to whom: old blocks of one meeting new blocks of the other (a block's
 	 * particles lie in its box, ghost layers counting with the end blocks) */
-	int *own_old = malloc(sizeof(int) * (size_t)nb), *own_new = malloc(sizeof(int) * (size_t)nb);
+	int *own_old = malloc(sizeof(int) * (size_t)nb);
 	unsigned char *mine_old = calloc((size_t)nb, 1), *mine_new = calloc((size_t)nb, 1);
-	if (!own_old || !own_new || !mine_old || !mine_new) {
-		free(own_old); free(own_new); free(mine_old); free(mine_new);
+	if (!own_old || !mine_old || !mine_new) {
+		free(own_old); free(mine_old); free(mine_new);
 		goto out;
 	}
 	for (int b = 0; b < nb; b++) {
 		own_old[b] = sim->blk[b].owner;
-		own_new[b] = tide_decomp_owner(sim->p, b, size);
 		mine_old[b] = own_old[b] == me;
 		mine_new[b] = own_new[b] == me;
 	}
 	mark_meeting(sim->p, sim->cut, newcut, mine_old, own_new, to);
 	mark_meeting(sim->p, newcut, sim->cut, mine_new, own_old, from);
-	free(own_old); free(own_new); free(mine_old); free(mine_new);
+	free(own_old); free(mine_old); free(mine_new);
 	/* 4. the new blocks' counts and faces (capacities, summed), and the parcels */
 	uint32_t *nto = calloc((size_t)size, sizeof *nto);
 	int64_t *cnt = pj + n3, *face = cnt + nb, *fluid = face + 6 * (size_t)nb, *total = fluid + nb;
@@ -873,7 +972,7 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 			tide_block_view v = ram_view(sim->blk[b].B);
 			for (uint32_t i = 0; i < v.count; i++) {
 				int bn = block_of_cuts(g, sim->p, newcut, v.x[i], v.y[i], v.z[i]);
-				int q = tide_decomp_owner(sim->p, bn, size);
+				int q = own_new[bn];
 				if (pass == 0) {
 					if (!to[q] && q != me) {
 						fprintf(stderr, "tide: internal error: rebalance: particle id %u of block %d "
@@ -942,7 +1041,7 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	for (int f = 0; f < 6 * nb; f++)
 		if ((uint32_t)face[f] > maxface) maxface = (uint32_t)face[f];
 	for (int b = 0; b < nb; b++) newcount[b] = (uint32_t)cnt[b];
-	split_totals tot = {newcount, maxface, (size_t)*total};
+	split_totals tot = {newcount, maxface, (size_t)*total, own_new};
 	/* 7. the new blocks, registered as setup_weighted would, with these cuts */
 	tide_sim saved = *sim;
 	unregister_all(sim);
@@ -950,12 +1049,12 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	if (!r) {
 		for (int k = 0; k < 3; k++) memcpy(sim->cut[k], newcut[k], sizeof(int) * (size_t)(sim->p[k] + 1));
 		for (int b = 0; b < sim->nblocks; b++) sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
-		r = register_all(sim, &all, NULL, NULL, 0, NULL, &tot);
+		r = register_all(sim, &all, NULL, NULL, 0, NULL, &tot, NULL, NULL);
 		if (!r) r = setup_end(sim, tot.total);
 	}
 	free(mem);
 	if (!r && fluid_new)
-		for (int b = 0; b < nb; b++) fluid_new[tide_decomp_owner(sim->p, b, size)] += (uint32_t)fluid[b];
+		for (int b = 0; b < nb; b++) fluid_new[own_new[b]] += (uint32_t)fluid[b];
 	restore_after_rebalance(sim, &saved);
 	ret = r;
 out:
@@ -963,7 +1062,7 @@ out:
 	for (int q = 0; recvp && q < size; q++) free(recvp[q]);
 	for (int k = 0; k < 3; k++) free(newcut[k]);
 	free(sum); free(est); free(proj); free(out); free(in); free(to); free(sendp);
-	free(sendb); free(newcount);
+	free(sendb); free(newcount); free(own_new);
 	return ret;
 }
 
@@ -1013,13 +1112,7 @@ static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_ol
 		double mean = esum > 0 && tsum > 0 ? tsum / esum : 1.0;
 		for (uint32_t i = 0, b = 0, k = 0; i < all.count; i++, k++) {
 			while (k >= counts[b]) { k = 0; b++; }
-			double f = est[b] > 0 && block_time[b] > 0 ? block_time[b] / est[b] / mean : 1.0;
-			/* at most a factor 1.5 either way of the estimate: timings are noisy (a task
-			 * preempted on a shared core looks slow) and a bad window must not throw the
-			 * cuts over; a wider clamp let noise alone split the fluid 2640 / 560 over two
-			 * ranks in test_balance */
-			f = f < 2.0 / 3.0 ? 2.0 / 3.0 : (f > 1.5 ? 1.5 : f);
-			w[i] = (float)(tide_decomp_cost(all.type[i]) * f);
+			w[i] = particle_weight(all.type[i], block_time, measured_factor(block_time, est, mean, b));
 		}
 		free(est);
 	}

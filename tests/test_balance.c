@@ -102,12 +102,12 @@ static void direct_vs_gather(const tide_case *c, const tide_block_view *sorted, 
 	uint32_t ca[4], cb[4];
 	void *ma, *mb;
 	tide_block_view va, vb;
-	if (tide_sim_setup_ranges(&a, c, sorted, 4, box, counts, NULL, 0, 1)) { EXPECT(0, "setup"); return; }
+	if (tide_sim_setup_ranges(&a, c, sorted, 4, box, counts, NULL, 0, NULL, 1)) { EXPECT(0, "setup"); return; }
 	setenv("TIDE_REBALANCE", "gather", 1);
 	EXPECT(tide_sim_rebalance(&a) == 0, "the gathering rebalance failed");
 	snapshot(&a, ca, &ma, &va);
 	tide_sim_free(&a);
-	if (tide_sim_setup_ranges(&b, c, sorted, 4, box, counts, NULL, 0, 1)) { EXPECT(0, "setup"); return; }
+	if (tide_sim_setup_ranges(&b, c, sorted, 4, box, counts, NULL, 0, NULL, 1)) { EXPECT(0, "setup"); return; }
 	setenv("TIDE_REBALANCE", "direct", 1);
 	EXPECT(tide_sim_rebalance(&b) == 0, "the direct rebalance failed");
 	snapshot(&b, cb, &mb, &vb);
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		}
 	if (rt.size > 1) direct_vs_gather(&c, &sorted, box, counts, rt.rank);
 	tide_sim sim;
-	if (tide_sim_setup_ranges(&sim, &c, &sorted, 4, box, counts, NULL, 0,
+	if (tide_sim_setup_ranges(&sim, &c, &sorted, 4, box, counts, NULL, 0, NULL,
 	                          tide_runtime_uses_mpi())) return 1;
 	uint32_t f0[4], f1[4], nn;
 	fluid_per_rank(&sim, f0, &nn);

@@ -3,7 +3,8 @@
 # Checkpoint / restart of tide run (src/checkpoint.c, src/checkpoint.h):
 #  (a) 240 steps in one go vs 120 steps, checkpoint, restart, 120 more: the final checkpoint's
 #      particles, every particles_NNNN.vtp, gauges.csv and particles.pvd are bit-for-bit equal;
-#  (b) the same on 2 MPI ranks;
+#  (b) the same on 2 MPI ranks, and on 3 with block_owners: hilbert (the restart keeps the
+#      checkpoint's owners);
 #  (c) a 1-rank checkpoint continued on 2 ranks (same blocks: bit-for-bit equal again), and with
 #      other blocks (re-split: the same particle ids survive);
 #  (d) runs killed with SIGKILL in the middle of writing a checkpoint (the writer slowed down by
@@ -65,6 +66,22 @@ same_run "$work/full1" "$work/half1"
 	--checkpoint-every 120steps --quiet
 same_run "$work/full2" "$work/half2"
 same_run "$work/full1" "$work/full2"
+
+# (b2) three ranks, blocks given to ranks along the Hilbert curve (block_owners: hilbert; the
+# re-splits every 50 steps move the owners with the cuts): the restart takes the checkpoint's
+# owners (its log lists them), and the run equals the uninterrupted one and the 1-rank one
+hil=(--set block_owners=hilbert)
+"${mpi[@]}" -np 3 "$tide" "${args[@]}" "${hil[@]}" --max-steps 240 --checkpoint-every 120steps --out "$work/full3h"
+"${mpi[@]}" -np 3 "$tide" "${args[@]}" "${hil[@]}" --max-steps 120 --checkpoint-every 120steps --out "$work/half3h"
+saved=$(sed -n 's/.*rank: \([0-9]*\)}$/\1/p' "$work/half3h/checkpoint/checkpoint.txt")
+want=$(for r in 0 1 2; do echo "$saved" | grep -cx "$r" || true; done | paste -sd/ | sed 's|/| / |g')
+"${mpi[@]}" -np 3 "$tide" run --restart "$work/half3h/checkpoint" --max-steps 240 \
+	--checkpoint-every 120steps > "$work/restart3h.log" 2>&1 || { cat "$work/restart3h.log"; fail "restart on 3 ranks"; }
+grep -q "blocks of each rank (block_owners: hilbert): $want;" "$work/restart3h.log" ||
+	fail "the restart on 3 ranks did not take the checkpoint's owners ($want blocks): $(grep 'blocks of each' "$work/restart3h.log")"
+same_run "$work/full3h" "$work/half3h"
+same_run "$work/full1" "$work/full3h"
+echo "ok: 3 ranks with Hilbert owners ($want blocks): restart keeps them"
 
 # (c) 1 -> 2 ranks with the same blocks, then with other blocks
 cp -r "$work/half1_kept" "$work/half12"

@@ -11,6 +11,8 @@
 # recursive doubling (tasks/sph_step.c's finish_reduction_tree) instead of the one-hop exchange:
 # forced (TIDE_DT_REDUCTION=tree) on 3, 4 and 5 ranks (a fold of the ranks above the power of
 # two, plain doubling, and both), and chosen by itself on 9 ranks (above 8); the log must say so.
+# The last gives the blocks to ranks along a Hilbert curve (block_owners: hilbert) on 3 and 4
+# ranks: owners other than boxes, the same particles.
 # usage: test_mpi_ranks.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
@@ -24,7 +26,8 @@ args=("${loud[@]}" --quiet)   # the MPI runs print their log (how the time step 
 # A 2-D grid of boxes: 2 x 2 on 2 and 4 ranks (with 4 ranks every rank owns one box, so halos
 # and migrants cross rank boundaries along both axes, corners included).
 for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2" \
-               "4 --set physics.integrator=symplectic" "6 tree" "9 auto"; do
+               "4 --set physics.integrator=symplectic" "6 tree" "9 auto" \
+               "8 --set decomposition=4x1x2 --set block_owners=hilbert"; do
 	set -- $variant; nb=$1; shift
 	extra=("$@")
 	v=$((${v:-0} + 1))
@@ -33,6 +36,7 @@ for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2" \
 	STARPU_NCPU=1 "$tide" "${args[@]}" --blocks $nb "${extra[@]}" --out "$work/r1_$v"
 	case "$variant" in
 		4) nps="2 3 4" ;;
+		*hilbert) nps="3 4" ;;
 		*decomposition*) nps="2 4" ;;
 		*symplectic*) nps=2 ;;
 		*tree) nps="3 4 5" ;;
@@ -53,6 +57,10 @@ for variant in "4" "6" "6 --rebalance-every 60" "4 --set decomposition=2x1x2" \
 			cmp "$f" "$work/r${np}_$v/$(basename "$f")" ||
 				{ echo "FAIL: $(basename "$f") of $np ranks ($nb blocks) differs from 1 rank"; exit 1; }
 		done
+		case "$variant" in *hilbert)
+			grep -q "blocks of each rank (block_owners: hilbert)" "$work/r${np}_$v.out" ||
+				{ echo "FAIL: $np ranks: the log does not list the Hilbert owners"; exit 1; } ;;
+		esac
 		echo "ok: $np ranks, $nb blocks ${extra[*]} (time step by $how): $(ls "$work/r1_$v"/particles_*.vtp | wc -l) outputs identical to 1 rank"
 	done
 done

@@ -21,6 +21,8 @@ enum tide_integrator { TIDE_VERLET = 0, TIDE_SYMPLECTIC = 1 };
 enum tide_diffusion { TIDE_DIFF_NONE = 0, TIDE_DIFF_MOLTENI = 1, TIDE_DIFF_FOURTAKAS = 2 };
 /* Particle files of a run: .vtp + .pvd, .h5 + .xmf (needs HDF5 at build time), or both; or
  * (gas runs) SWIFT/GADGET snapshots, snapshot_NNNN.hdf5 (src/swift_output.c). */
+/* case key block_owners: which rank owns which block (include/tide/decomposition.h) */
+enum tide_block_owners { TIDE_OWNERS_BOXES = 0, TIDE_OWNERS_HILBERT = 1 };
 enum tide_output_format { TIDE_OUT_VTP = 0, TIDE_OUT_HDF5 = 1, TIDE_OUT_BOTH = 2, TIDE_OUT_SWIFT = 3 };
 /* Arrays of the particle files (case key output.fields, in this order; bit i: name i of
  * tide_output_field_names).  Position is always among them: it places the particles. */
@@ -258,6 +260,8 @@ typedef struct tide_case {
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
+	int block_owners;             /* enum tide_block_owners: boxes of blocks per rank, or runs of
+	                               * equal cost along a Hilbert curve */
 
 	/* time */
 	double t_end, t_out;          /* simulated time, output interval [s] */

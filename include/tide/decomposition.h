@@ -54,10 +54,24 @@ void tide_decomp_cuts_projected(const tide_grid *g, double *const w[3], const in
 /* The box of block b of the aligned grid. */
 tide_block_arg tide_decomp_box(const int p[3], int *const cut[3], int b);
 
-/* Rank that owns block b of nb = p0 p1 p2 blocks on `size` ranks: ranks get boxes of blocks
- * (a grid of ranks dividing the grid of blocks) when the counts allow, contiguous runs of
- * blocks otherwise. */
+/* Rank that owns block b of nb = p0 p1 p2 blocks on `size` ranks (case key block_owners: boxes,
+ * the default): ranks get boxes of blocks (a grid of ranks dividing the grid of blocks) when the
+ * counts allow, contiguous runs of blocks otherwise. */
 int tide_decomp_owner(const int p[3], int b, int size);
+
+/* Position of cell (x, y, z) of a 2^bits cube along a 3-D Hilbert curve (Skilling's transpose
+ * form, AIP Conf. Proc. 707, 2004): consecutive positions are cells sharing a face, so a run of
+ * positions is a compact set of blocks.  bits <= 20. */
+uint64_t tide_hilbert3(unsigned bits, uint32_t x, uint32_t y, uint32_t z);
+
+/* Owners of the p0 p1 p2 blocks along the Hilbert curve (case key block_owners: hilbert): the
+ * blocks in curve order (tide_hilbert3 over the smallest cube holding the grid of blocks) are
+ * cut into `size` contiguous runs whose largest cost is the least any such cut achieves (to a
+ * relative 1e-12: the bottleneck found by bisection, runs packed greedily under it), every run at
+ * least one block when nb >= size (with fewer blocks, ranks nb.. own none).  The result depends
+ * on the costs only, so every rank given the same costs gets the same owners.  owner[] has nb
+ * entries. */
+void tide_decomp_owners_curve(const int p[3], const double *cost, int size, int *owner);
 
 /* Recovers p and the cuts from the boxes of an aligned grid (a restart); cut[k] must have room
  * for nb + 1 entries.  0, or -1 if the boxes are not an aligned grid in block order. */

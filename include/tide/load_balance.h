@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Dynamic load balancing by measured time (tasks/load_balance.c), the multi-GPU paper's future
- * work: every `every` steps the ranks share how long each block's tasks took (one small task per
- * block on its owner, broadcast by StarPU-MPI), add them up per rank, and when the slowest
+ * work: every `every` steps the ranks share how long each block's tasks took (summed over the
+ * ranks by recursive doubling, each owner contributing its blocks), add them up per rank, and when the slowest
  * rank's load exceeds the mean by more than `threshold` the cuts are moved so that every block
  * carries the same measured cost (tide_sim_rebalance_measured).  Particles move from their old
  * owner straight to the new one (tasks/sph_setup.c, rebalance_direct), none lost or duplicated.
@@ -22,8 +22,6 @@ typedef struct tide_balance {
 	double threshold;            /* rebalance when max / mean - 1 exceeds it */
 	int nb, mpi, rank, size;
 	double *t;                   /* this rank's block times, then everyone's */
-	starpu_data_handle_t *h;     /* one per block, owned by the block's owner */
-	int64_t tag;
 	long since;                  /* step of the last check */
 	double imbalance;            /* max / mean - 1 at the last check */
 	double bar;                  /* imbalance needed to move: threshold, raised by moves that

@@ -17,6 +17,9 @@ typedef struct tide_sim_block {
 	tide_block_arg range;             /* its box of cells */
 	uint32_t cap;
 	int owner;                        /* MPI rank that owns (computes) the block */
+	double cost;                      /* estimated cost of its particles when the blocks were
+	                                   * made (tide_decomp_cost; 0 after a rebalance without a
+	                                   * gather): for the log's balance line */
 	void *host;                       /* main-memory replica (pinned), on the owner only */
 	starpu_data_handle_t B;           /* particles */
 	starpu_data_handle_t C;           /* cell starts: uint32[cells of the box + 1] */
@@ -133,7 +136,8 @@ static inline uint32_t tide_sim_block_cap(uint32_t cnt, int nb, uint32_t avg, ui
 /* Splits the particles of `all` into about nblocks blocks as the case's decomposition says and
  * registers everything.  mpi: StarPU-MPI is in use (the program's runtime says; tasks do not
  * ask it), the ranks then being StarPU-MPI's world.  Under MPI every rank passes the same
- * particles; blocks belong to ranks as tide_decomp_owner says.  0 or -1. */
+ * particles; blocks belong to ranks as the case's block_owners says (include/tide/decomposition.h).
+ * 0 or -1. */
 int tide_sim_setup(tide_sim *sim, const tide_case *c, const tide_block_view *all, int nblocks,
                    int mpi);
 /* tide_sim_setup, which takes *mem (from tide_host_block_build, holding `all`) as the host
@@ -143,10 +147,11 @@ int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tid
                         int nblocks, int mpi);
 /* The same with given blocks (a restart): nblocks blocks of boxes `ranges` (an aligned grid in
  * block order, as tide_sim_setup makes), block b taking the next counts[b] particles of `all` in their order, capacities
- * caps[b] (NULL: computed) and halo capacity halo_cap (0: computed).  0 or -1 (message). */
+ * caps[b] (NULL: computed), halo capacity halo_cap (0: computed) and owners (NULL: from the
+ * case's block_owners, as tide_sim_setup; a checkpoint's on as many ranks).  0 or -1 (message). */
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
-                          const uint32_t *caps, uint32_t halo_cap, int mpi);
+                          const uint32_t *caps, uint32_t halo_cap, const int *owners, int mpi);
 /* Whether this rank's blocks fit: its largest task's data on each GPU it may run on, and what
  * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
  * does not fit and what to do. */
