@@ -419,7 +419,7 @@ static void random_field(int kernel, int have_cuda, int floating)
 	int bz = 0;
 	for (uint32_t i = 0; ok && i < v.count; i++)
 		for (int k = 0; k < 6 && v.type[i] == TIDE_BOUND; k++)
-			bz += r1.tau[k][i] != 0.f || r1.grad[k][i] != 0.f;
+			bz += r1.tau[k][v.id[i]] != 0.f || r1.grad[k][v.id[i]] != 0.f;   /* by id */
 	EXPECT(bz == 0, "random %s: %d boundary tau or gradient values are not zero", kn, bz);
 	if (floating && ok) {
 		/* the contact with the particle below: kc (dp - 0.7 dp) up, kc = (c0 / dp)^2, give or
