@@ -12,6 +12,10 @@
 #    -0.134 dp, less the spring's overlap (about 0.003 dp here, sph_pair.h's estimate);
 #    |vz| < 0.01 m/s there, the fluid + contact force equal to its weight within 2 %, and no
 #    particle lost (statistics.csv's counts never change);
+#  - tests/data/floating_land3d.yaml: a 3-D box of density 2000 lands on the floor (2 CPU
+#    workers): the same bounds, but the stable rest nested in the hollow between four of the
+#    floor's particles (shifted dp/2 along x and y) is dp/sqrt(2) - dp = -0.293 dp below the
+#    geometric contact, so the rest offset within [-0.31, +0.02] dp, from 1 s;
 #  - tests/data/floating_stack.yaml (2 CPU workers, 4 blocks, so contacts cross block faces):
 #    a box lands on a fixed obstacle, another on the floor and a third on that one (floating on
 #    floating, the reaction carried to the lower body), each with the same bounds against the
@@ -34,6 +38,16 @@ if not (gap >= 0.5 and -0.15 <= off <= 0.02 and vz < 0.01 and abs(ef) < 0.02 and
     sys.exit("FAIL: under mDBC the box does not land and rest on the floor")
 PY
 done
+
+STARPU_NCPU=2 "$tide" run "$src/tests/data/floating_land3d.yaml" --quiet --out "$work/land3d"
+"$py" - "$work/land3d" <<'PY'
+import sys
+from floating_check import landing
+gap, off, vz, ef, kept = landing(sys.argv[1], 2000, B=0.08, D=0.08, H=0.06, t_rest=1.0,
+                                 label="3-D box landing on the floor")
+if not (gap >= 0.5 and -0.31 <= off <= 0.02 and vz < 0.01 and abs(ef) < 0.02 and kept):
+    sys.exit("FAIL: under mDBC the 3-D box does not land and rest on the floor")
+PY
 
 STARPU_NCPU=2 "$tide" run "$src/tests/data/floating_stack.yaml" --quiet --blocks 4 --out "$work/stack"
 "$py" - "$work/stack" <<'PY'
