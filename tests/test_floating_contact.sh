@@ -19,13 +19,15 @@
 #  - tests/data/floating_stack.yaml (2 CPU workers, 4 blocks, so contacts cross block faces):
 #    a box lands on a fixed obstacle, another on the floor and a third on that one (floating on
 #    floating, the reaction carried to the lower body), each with the same bounds against the
-#    surface below it.
+#    surface below it; the same run on 2 MPI ranks gives the same particle files bit for bit
+#    (contact pairs across ranks through the halos).
 # usage: test_floating_contact.sh TIDE SRC_ROOT
 set -euo pipefail
 tide=$1; src=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 export PYTHONPATH="$src/tests${PYTHONPATH:+:$PYTHONPATH}"
+source "$src/tests/mpirun_cpu.sh"
 
 for w in 1 2; do
 	STARPU_NCPU=$w "$tide" run "$src/tests/data/floating_sink.yaml" --quiet \
@@ -61,3 +63,8 @@ for body, kw, what in (("1", {"floor": 0.1}, "box A on the fixed obstacle"),
     if not (gap >= 0.5 and -0.15 <= off <= 0.02 and vz < 0.01 and abs(ef) < 0.02 and kept):
         sys.exit("FAIL: under mDBC %s does not land and rest" % what)
 PY
+if [ ${#mpi[@]} -gt 0 ]; then
+	same_on_2_ranks "$tide" "$src/tests/data/floating_stack.yaml" 4 "$work/stack" "$work/stack2"
+else
+	echo "no mpirun: the 2-rank comparison is skipped"
+fi
