@@ -80,8 +80,8 @@ TIDE_DIFFUSION_FORM(TIDE_HD, float, f, tide_fdiv)
  * contact is as stiff as the water and brings no shorter time scale than the sound speed's CFL
  * limit (omega dt = (c0 / dp) CFL h / c0 < 1); gc damps one pair critically.  A body of density
  * rho_b and height H_b resting on its bottom row of particles overlaps the wall by about
- * delta / dp = (rho_b / rho0) g H_b / c0^2 (plus the water's weight above it), i.e. 1 % of dp
- * for tests/data/floating_sink.yaml's box (c0 = 10 sqrt(g 0.4 m)).  No friction: a body slides
+ * delta / dp = (rho_b / rho0) g H_b / c0^2 (plus the water's weight above it), i.e. 0.25 % of
+ * dp for tests/data/floating_sink.yaml's box (c0 = 20 sqrt(g 0.4 m)).  No friction: a body slides
  * freely along a wall.  Written once for the scalar (CUDA, the references) and SIMD forms: the
  * coefficient c with a_i = c r_ij, zero unless the pair overlaps and pushes; dvr = v_ij . r_ij,
  * r2 > 0.  KEEP(c, cond) is c where cond and c > 0, else 0. */
