@@ -9,7 +9,9 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/case.h"
+#include "tide/gas_params.h"
 #include "case_load.h"
+#include "case_units.h"
 #include "gas_input.h"
 #include "host_blocks.h"
 #include "checkpoint.h"
@@ -255,6 +257,20 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		return dir_bad;
 	}
 
+	/* a gas case in cgs or SI runs in internal units in which the float kernels see O(1)
+	 * values (src/case_units.h); used_parameters.yaml keeps the case as given */
+	static tide_case given_case;
+	const tide_case *as_given = &c;
+	tide_unit_system U = tide_case_internal_units(&c);
+	if (!o->restart && !tide_units_is_identity(&U)) {
+		given_case = c;
+		as_given = &given_case;
+		tide_case_to_internal(&c, &U);
+		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
+		          "SWIFT snapshots say so in their Units group, the log, summary and other files "
+		          "are in these units\n", given_case.units == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length,
+		          c.code_mass, c.code_time, c.self_gravity.G);
+	}
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
 	void *built = NULL; /* the particles of a fresh run, as a host block */
@@ -272,7 +288,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	snprintf(path, sizeof path, "%s/run.log", out.dir);
 	if (rt->rank == 0) tide_run_log_open(path, o->restart != NULL, rt, o->argc, o->argv);
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
-	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
+	if (rt->rank == 0 && tide_case_write_used(as_given, path)) return fail_rank(rt);
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);

@@ -257,6 +257,9 @@ typedef struct tide_case {
 	                               * absolute path (src/gas_input.h); "": from the geometry */
 	double code_length, code_mass;  /* units: code, derived: the cgs length and mass units of
 	                                 * initial.file (gas_input.h); 0: cm and g */
+	double code_time;             /* derived, > 0 only for a case run in internal units
+	                               * (src/case_units.h): the time unit [s]; code_length and
+	                               * code_mass then its cgs length and mass units */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
