@@ -90,8 +90,17 @@ void tide_case_to_internal(tide_case *c, const tide_unit_system *u)
 {
 	int si = c->units == TIDE_UNITS_SI;
 	tide_case_rescale(c, u, 1);
+	c->units_given = c->units;
 	c->units = TIDE_UNITS_CODE;
 	c->code_length = u->length * (si ? 100.0 : 1.0); /* m -> cm */
 	c->code_mass = u->mass * (si ? 1000.0 : 1.0);    /* kg -> g */
 	c->code_time = u->time;
+}
+
+tide_unit_system tide_case_output_units(const tide_case *c)
+{
+	if (!(c->code_time > 0)) return tide_units_identity();
+	int si = c->units_given == TIDE_UNITS_SI;
+	return (tide_unit_system){c->code_length / (si ? 100.0 : 1.0), c->code_mass / (si ? 1000.0 : 1.0),
+	                          c->code_time};
 }

@@ -24,4 +24,8 @@ void tide_case_rescale(tide_case *c, const tide_unit_system *u, int to_internal)
  * (gas_input.h) hold. */
 void tide_case_to_internal(tide_case *c, const tide_unit_system *u);
 
+/* The units the outputs of a run of case c convert internal values with (tide_units_to_case):
+ * the internal units in the case's given units for a case run in them, else the identity. */
+tide_unit_system tide_case_output_units(const tide_case *c);
+
 #endif

@@ -178,7 +178,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	}
 	long steps = sim->step - step0;
 	st->steps = sim->step;
-	st->t_sim = sim->t;
+	tide_unit_system U = tide_case_output_units(c); /* a cgs or SI gas case: case_units.h */
+	st->t_sim = tide_units_to_case(&U, sim->t, TIDE_DIM_TIME);
 	st->wall_s = tide_wtime() - wall0;
 	st->time_per_step_s = steps ? step_time / steps : 0;
 	/* the first step also uploads the particles and allocates on the devices */
@@ -267,10 +268,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		as_given = &given_case;
 		tide_case_to_internal(&c, &U);
 		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
-		          "SWIFT snapshots say so in their Units group, the log, summary and other files "
-		          "are in these units\n", given_case.units == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length,
+		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
+		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
+		          "gauges, statistics, .h5 files and checkpoints are in them\n", given_case.units == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length,
 		          c.code_mass, c.code_time, c.self_gravity.G);
 	}
+	U = tide_case_output_units(&c); /* the identity but for a case run in internal units */
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
 	void *built = NULL; /* the particles of a fresh run, as a host block */
@@ -298,10 +301,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.nranks = rt->size;
 	st.ncpu_workers = rt->ncpu;
 	st.ncuda_workers = rt->ncuda;
-	st.dp = c.dp;
-	st.h = tide_case_h(&c);
+	st.dp = as_given->dp;
+	st.h = tide_units_to_case(&U, tide_case_h(&c), TIDE_DIM_LENGTH);
 	tide_info("case %s: %zu fluid + %zu boundary particles, dp = %g m, h = %g m, c0 = %.3g m/s\n",
-	          c.name, st.n_fluid, st.n_bound, c.dp, st.h, c.c0);
+	          c.name, st.n_fluid, st.n_bound, st.dp, st.h, as_given->c0);
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
@@ -441,7 +444,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.jeans_rho = out.jeans_rho;
 	st.jeans_unresolved_t = out.jeans_lost ? out.jeans_lost_t : -1;
 	st.n_sinks = sim.sinks ? sim.sinks->n : 0;
-	st.sink_mass = tide_sinks_mass(sim.sinks);
+	st.sink_mass = tide_units_to_case(&U, tide_sinks_mass(sim.sinks), TIDE_DIM_MASS);
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
 	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;

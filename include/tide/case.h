@@ -260,6 +260,8 @@ typedef struct tide_case {
 	double code_time;             /* derived, > 0 only for a case run in internal units
 	                               * (src/case_units.h): the time unit [s]; code_length and
 	                               * code_mass then its cgs length and mass units */
+	int units_given;              /* derived, with code_time > 0: the units the case was given in
+	                               * (enum tide_units), those of the outputs */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
