@@ -259,18 +259,20 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	}
 
 	/* a gas case in cgs or SI runs in internal units in which the float kernels see O(1)
-	 * values (src/case_units.h); used_parameters.yaml keeps the case as given */
+	 * values (src/case_units.h); used_parameters.yaml and checkpoints keep the case as given
+	 * (a restart converts it again, to the same units: the checkpoint's particles are in them) */
 	static tide_case given_case;
 	const tide_case *as_given = &c;
 	tide_unit_system U = tide_case_internal_units(&c);
-	if (!o->restart && !tide_units_is_identity(&U)) {
+	if (!tide_units_is_identity(&U)) {
 		given_case = c;
 		as_given = &given_case;
 		tide_case_to_internal(&c, &U);
+		c.given = &given_case;
 		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
 		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
 		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
-		          "gauges, statistics, .h5 files and checkpoints are in them\n", given_case.units == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length,
+		          "gauges, statistics and .h5 files are in them\n", given_case.units == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length,
 		          c.code_mass, c.code_time, c.self_gravity.G);
 	}
 	U = tide_case_output_units(&c); /* the identity but for a case run in internal units */
@@ -291,7 +293,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	snprintf(path, sizeof path, "%s/run.log", out.dir);
 	if (rt->rank == 0) tide_run_log_open(path, o->restart != NULL, rt, o->argc, o->argv);
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
-	if (rt->rank == 0 && tide_case_write_used(as_given, path)) return fail_rank(rt);
+	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);

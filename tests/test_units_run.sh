@@ -88,4 +88,19 @@ for x, y in zip(j1, j2):
 print(f"{len(files)} .vtp files, {len(j1)} Jeans lines, t_sim {s1['t_sim']:.6g} s = {s2['t_sim']:.6g} x {T:.6g} s")
 sys.exit(bad)
 PY
-echo "ok: sp_tl in cgs = its code-unit twin in the internal units, converted back"
+# checkpoints keep the case as given (cgs) and the particles in the internal units: a restart
+# converts the case again and goes on as the uninterrupted run
+opts=(--dp 6e16 --set time.output=3e9 --set output.format=vtp --checkpoint-every 3steps --quiet)
+STARPU_NCPU=1 "$tide" run "$cases/sp_tl.yaml" --blocks 2 --max-steps 6 "${opts[@]}" --out "$dir/full" > /dev/null 2>&1 ||
+	{ echo "FAIL: the checkpointed cgs run failed"; exit 1; }
+STARPU_NCPU=1 "$tide" run "$cases/sp_tl.yaml" --blocks 2 --max-steps 3 "${opts[@]}" --out "$dir/half" > /dev/null 2>&1 ||
+	{ echo "FAIL: the first half failed"; exit 1; }
+grep -q "^units: cgs" "$dir/half/checkpoint/used_parameters.yaml" ||
+	{ echo "FAIL: the checkpoint's case is not the cgs one"; exit 1; }
+STARPU_NCPU=1 "$tide" run --restart "$dir/half/checkpoint" --max-steps 6 --checkpoint-every 3steps --quiet > /dev/null 2>&1 ||
+	{ echo "FAIL: the restart of the cgs run failed"; exit 1; }
+cmp "$dir/full/checkpoint/particles.bin" "$dir/half/checkpoint/particles.bin" ||
+	{ echo "FAIL: the restarted cgs run ends elsewhere than the uninterrupted one"; exit 1; }
+cmp "$dir/full/particles_0006.vtp" "$dir/half/particles_0006.vtp" ||
+	{ echo "FAIL: the restarted cgs run's last .vtp differs"; exit 1; }
+echo "ok: sp_tl in cgs = its code-unit twin in the internal units, converted back" "(restart = uninterrupted)"

@@ -262,6 +262,8 @@ typedef struct tide_case {
 	                               * code_mass then its cgs length and mass units */
 	int units_given;              /* derived, with code_time > 0: the units the case was given in
 	                               * (enum tide_units), those of the outputs */
+	const struct tide_case *given; /* derived, with code_time > 0: the case as given, which
+	                                * used_parameters.yaml and checkpoints print; else NULL */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];
