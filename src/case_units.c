@@ -12,11 +12,7 @@ tide_unit_system tide_case_internal_units(const tide_case *c)
 	if (!(L > 0)) return tide_units_identity();
 	double M = c->rho0 * pow(L, c->dim);
 	if (c->self_gravity.on && c->self_gravity.G > 0) return tide_units_g1_of(L, M, c->self_gravity.G);
-	double v = 0;
-	if (c->gas.eos != TIDE_GAS_IDEAL && c->gas.cs > 0) v = c->gas.cs;
-	else if (c->gas.u > 0) v = sqrt(c->gas.u);
-	else if (c->generator.type == TIDE_GEN_SHOCK_TUBE && c->generator.rho[0] > 0)
-		v = sqrt(c->generator.p[0] / c->generator.rho[0]);
+	double v = c->c0; /* derived: the gas's initial sound speed (tide_case_derive) */
 	return (tide_unit_system){L, M, v > 0 ? L / v : 1.0};
 }
 

@@ -9,8 +9,9 @@
 
 /* The internal units of case c: the identity for code units and for water runs; for a gas case
  * in cgs or SI, the domain's largest side L, the mass rho0 L^dim, and the time that makes G = 1
- * with self-gravity (1 / sqrt(G rho0): the free-fall scale), else L / c with c the sound speed
- * (gas.cs, else sqrt(gas.u), else a shock tube's left sqrt(p / rho)).  Every value the float
+ * with self-gravity (1 / sqrt(G rho0): the free-fall scale), else L / c0 with c0 the gas's
+ * initial sound speed (tide_case_derive: gas.cs, or the ideal gas's at gas.u or at the
+ * generator's reference state).  Every value the float
  * kernels see is then O(1) up to the case's own contrasts. */
 tide_unit_system tide_case_internal_units(const tide_case *c);
 

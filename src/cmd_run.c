@@ -269,11 +269,6 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		as_given = &given_case;
 		tide_case_to_internal(&c, &U);
 		c.given = &given_case;
-		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
-		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
-		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
-		          "gauges, statistics and .h5 files are in them\n", given_case.units == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length,
-		          c.code_mass, c.code_time, c.self_gravity.G);
 	}
 	U = tide_case_output_units(&c); /* the identity but for a case run in internal units */
 	tide_run_stats st;
@@ -294,6 +289,13 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0) tide_run_log_open(path, o->restart != NULL, rt, o->argc, o->argv);
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
 	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
+	if (c.given) /* a gas case in cgs or SI runs in internal units (case_units.h) */
+		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
+		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
+		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
+		          "gauges, statistics and .h5 files are in them\n",
+		          c.units_given == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length, c.code_mass, c.code_time,
+		          c.self_gravity.G);
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);
