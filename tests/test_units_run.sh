@@ -7,7 +7,9 @@
 # outputs converted back to cgs: every array of every .vtp file is the code run's times its unit
 # (2e-6: float rounding), run_summary's t_sim, h and Jeans figures likewise, the log's Jeans
 # lines (4 digits); the cgs run's used_parameters.yaml keeps units cgs and its values, its log
-# names the internal units.  (Before the conversion back, the .vtp files were equal byte for
+# names the internal units.  A restart of the cgs run goes on as the uninterrupted run; a run
+# started from the cgs run's SWIFT snapshot (initial.file) goes on as the cgs run; Sod's tube in
+# SI equals its code-unit run.  (Before the conversion back, the .vtp files were equal byte for
 # byte: the same run.)  A case in cgs used to stop at its first step (h^3 overflows
 # a float).
 set -euo pipefail
@@ -109,6 +111,22 @@ cmp "$dir/full/checkpoint/particles.bin" "$dir/half/checkpoint/particles.bin" ||
 	{ echo "FAIL: the restarted cgs run ends elsewhere than the uninterrupted one"; exit 1; }
 cmp "$dir/full/particles_0006.vtp" "$dir/half/particles_0006.vtp" ||
 	{ echo "FAIL: the restarted cgs run's last .vtp differs"; exit 1; }
+# initial.file from a cgs run's SWIFT snapshot (its Units group: the internal units in cgs)
+# into the cgs case (its used_parameters.yaml less the sphere and the turbulence): the run goes
+# on as the first one, its Jeans lines (in cgs) those of the cgs run above at the same times
+STARPU_NCPU=1 "$tide" run "$cases/sp_tl.yaml" --blocks 2 --dp 6e16 --set time.output=3e9 --set output.format=swift \
+	--max-steps 1 --quiet --out "$dir/snap" > /dev/null 2>&1 || { echo "FAIL: the cgs run with SWIFT snapshots"; exit 1; }
+awk '/^turbulence:/ {skip = 1; next} skip && /^  / {next} {skip = 0} !/^fluid_spheres|^  - \{centre/' \
+	"$dir/snap/used_parameters.yaml" > "$dir/from.yaml"
+echo "initial: {file: $dir/snap/snapshot_0001.hdf5}" >> "$dir/from.yaml"
+STARPU_NCPU=1 "$tide" run "$dir/from.yaml" --blocks 2 --max-steps 2 --set output.format=vtp --out "$dir/from" > "$dir/from.log" 2>&1 ||
+	{ echo "FAIL: the run from the cgs snapshot:"; tail -3 "$dir/from.log"; exit 1; }
+grep -o "Jeans check.*" "$dir/from.log" > "$dir/from.jeans"
+grep -o "Jeans check.*" "$dir/cgs.log" | sed -n 2,4p > "$dir/cgs.jeans"
+[ "$(wc -l < "$dir/from.jeans")" = 3 ] && cmp -s "$dir/from.jeans" "$dir/cgs.jeans" ||
+	{ echo "FAIL: the run from the cgs snapshot does not go on as the cgs run:"; cat "$dir/from.jeans" "$dir/cgs.jeans"; exit 1; }
+echo "from the cgs snapshot: $(head -1 "$dir/from.jeans")"
+
 # Sod's tube (cases/sod.yaml, code units) in SI: internal units of the tube's length, rho0
 # L^3 and L / c0 (no self-gravity), not the identity; converted back, each .vtp array equals the
 # code-unit run's to 1e-4 of its largest value after 10 steps (particles matched by Id)
