@@ -217,6 +217,7 @@ static void put_generator(FILE *f, const tide_case *c)
 void tide_case_print(FILE *f, const tide_case *c)
 {
 	char b[32];
+	if (c->given) c = c->given; /* a case run in internal units: as given (src/case_units.h) */
 	fputs("# SPDX-License-Identifier: LGPL-2.1-or-later\n", f);
 	fputs("# Every parameter tide used for this run, defaults included (readable as a case file).\n", f);
 	fputs("name: ", f);

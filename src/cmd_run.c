@@ -9,7 +9,9 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/case.h"
+#include "tide/gas_params.h"
 #include "case_load.h"
+#include "case_units.h"
 #include "gas_input.h"
 #include "host_blocks.h"
 #include "checkpoint.h"
@@ -176,7 +178,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	}
 	long steps = sim->step - step0;
 	st->steps = sim->step;
-	st->t_sim = sim->t;
+	tide_unit_system U = tide_case_output_units(c); /* a cgs or SI gas case: case_units.h */
+	st->t_sim = tide_units_to_case(&U, sim->t, TIDE_DIM_TIME);
 	st->wall_s = tide_wtime() - wall0;
 	st->time_per_step_s = steps ? step_time / steps : 0;
 	/* the first step also uploads the particles and allocates on the devices */
@@ -255,6 +258,19 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		return dir_bad;
 	}
 
+	/* a gas case in cgs or SI runs in internal units in which the float kernels see O(1)
+	 * values (src/case_units.h); used_parameters.yaml and checkpoints keep the case as given
+	 * (a restart converts it again, to the same units: the checkpoint's particles are in them) */
+	static tide_case given_case;
+	const tide_case *as_given = &c;
+	tide_unit_system U = tide_case_internal_units(&c);
+	if (!tide_units_is_identity(&U)) {
+		given_case = c;
+		as_given = &given_case;
+		tide_case_to_internal(&c, &U);
+		c.given = &given_case;
+	}
+	U = tide_case_output_units(&c); /* the identity but for a case run in internal units */
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
 	void *built = NULL; /* the particles of a fresh run, as a host block */
@@ -276,6 +292,13 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0) tide_run_log_open(path, o->restart != NULL, rt, o->argc, o->argv);
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
 	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
+	if (c.given) /* a gas case in cgs or SI runs in internal units (case_units.h) */
+		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
+		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
+		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
+		          "gauges, statistics and .h5 files are in them\n",
+		          c.units_given == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length, c.code_mass, c.code_time,
+		          c.self_gravity.G);
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);
@@ -285,10 +308,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.nranks = rt->size;
 	st.ncpu_workers = rt->ncpu;
 	st.ncuda_workers = rt->ncuda;
-	st.dp = c.dp;
-	st.h = tide_case_h(&c);
+	st.dp = as_given->dp;
+	st.h = tide_units_to_case(&U, tide_case_h(&c), TIDE_DIM_LENGTH);
 	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g m, h = %g m, "
-	          "c0 = %.3g m/s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, c.dp, st.h, c.c0);
+	          "c0 = %.3g m/s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, st.h, as_given->c0);
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
@@ -428,7 +451,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.jeans_rho = out.jeans_rho;
 	st.jeans_unresolved_t = out.jeans_lost ? out.jeans_lost_t : -1;
 	st.n_sinks = sim.sinks ? sim.sinks->n : 0;
-	st.sink_mass = tide_sinks_mass(sim.sinks);
+	st.sink_mass = tide_units_to_case(&U, tide_sinks_mass(sim.sinks), TIDE_DIM_MASS);
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
 	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;

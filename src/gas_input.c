@@ -135,7 +135,7 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	double fl = 1, fm = 1, ft = 1;
 	if (s.have_units) {
 		tide_swift_units cu = tide_swift_case_units(c);
-		if (c->units == TIDE_UNITS_CODE) {
+		if (c->units == TIDE_UNITS_CODE && !(c->code_time > 0)) { /* not internal units */
 			cu = tide_swift_units_g1(s.units.length, s.units.mass);
 			c->code_length = s.units.length;
 			c->code_mass = s.units.mass;

@@ -11,6 +11,8 @@ tide_swift_units tide_swift_case_units(const tide_case *c)
 {
 	if (c->units == TIDE_UNITS_SI) return (tide_swift_units){100.0, 1000.0, 1.0, 1.0, 1.0};
 	if (c->units == TIDE_UNITS_CGS) return (tide_swift_units){1.0, 1.0, 1.0, 1.0, 1.0};
+	/* a cgs or SI case run in internal units (src/case_units.h): those, G = 1 or not */
+	if (c->code_time > 0) return (tide_swift_units){c->code_length, c->code_mass, c->code_time, 1.0, 1.0};
 	/* code units: G = 1 with the length and mass units of the particles' file, or cm and g */
 	return tide_swift_units_g1(c->code_length > 0 ? c->code_length : 1.0,
 	                           c->code_mass > 0 ? c->code_mass : 1.0);

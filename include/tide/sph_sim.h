@@ -200,10 +200,11 @@ double tide_sim_self_gravity_energy(tide_sim *sim);
 
 /* Collective.  The Jeans resolution check of a self-gravitating gas (include/tide/jeans.h,
  * tasks/gas_jeans.c): on rank 0, *out gets the least c_s^3 / sqrt(rho) of all particles, the
- * density there and the number of particles with c_s^3 / sqrt(rho) < q_res; waits for it.
+ * density there, the number of particles with c_s^3 / sqrt(rho) < k m_i (k: the threshold per
+ * unit mass, m_i each particle's own) and the least (c_s^3 / sqrt(rho)) / m_i; waits for it.
  * 0, or -1 (not a self-gravitating gas run; *out empty). */
 struct tide_jeans_min;
-int tide_sim_jeans(tide_sim *sim, double q_res, struct tide_jeans_min *out);
+int tide_sim_jeans(tide_sim *sim, double k, struct tide_jeans_min *out);
 
 /* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
 void tide_sim_submit_migration(tide_sim *sim);
