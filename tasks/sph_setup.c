@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/advice.h"
@@ -373,7 +374,19 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 				goto out;
 			}
 		}
-		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
+		if (tot && tot->nohost && k->owner == sim->rank) {
+			/* a modelled block: StarPU reads a block only from a valid copy, so it gets one in
+			 * main memory, address space of its size that no one touches (a simulation's
+			 * tasks compute nothing): 16 M particles per rank cost no memory */
+			k->virt = mmap(NULL, (size_t)k->cap * tide_block_bpp(), PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			if (k->virt == MAP_FAILED) {
+				k->virt = NULL;
+				fprintf(stderr, "tide: no address space for a modelled block of %u particles.\n", k->cap);
+				goto out;
+			}
+			tide_block_register(&k->B, STARPU_MAIN_RAM, k->virt, k->cap, tot->count[b]);
+		} else if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
 		else tide_block_register(&k->B, -1, NULL, k->cap, tot ? tot->count[b] : cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
 		k->R = NULL;
@@ -705,6 +718,7 @@ static void unregister_all(tide_sim *sim)
 			starpu_data_unregister(k->M[f]);
 		}
 		if (k->host) tide_block_free_host(k->host, k->cap);
+		if (k->virt) munmap(k->virt, (size_t)k->cap * tide_block_bpp());
 	}
 	starpu_data_unregister(sim->scratch);
 	if (sim->mpi) {

@@ -21,6 +21,8 @@ typedef struct tide_sim_block {
 	                                   * made (tide_decomp_cost; 0 after a rebalance without a
 	                                   * gather): for the log's balance line */
 	void *host;                       /* main-memory replica (pinned), on the owner only */
+	void *virt;                       /* or, a modelled block (tide_sim_setup_lattice) on its
+	                                   * owner: address space for it, never touched */
 	starpu_data_handle_t B;           /* particles */
 	starpu_data_handle_t C;           /* cell starts: uint32[cells of the box + 1] */
 	starpu_data_handle_t R;           /* gas scheme: reach map, float[cells of the box]
