@@ -16,7 +16,8 @@
 #
 # usage: bench/sim_scaling.sh --models STARPU_HOME [--out DIR] [--case FILE]
 #          [--weak "4000000 16000000"] [--strong "50000000 500000000"] [--ranks "1 2 4 ... 1024"]
-#          [--gpus-per-node 4] [--steps 4] [--max-wall 600] [--ncpu 1] [--ncuda 0]
+#          [--gpus-per-node 4] [--steps 4] [--max-wall 600] [--max-rss-mb M] [--ncpu 1] [--ncuda 0]
+#   --max-rss-mb: a run whose processes hold more is stopped (default: half the memory)
 #   --models: a STARPU_HOME with the fitted models and the bus calibration of host TIDE_SIM_HOST
 #   (default tide-calibrated): here bench/results/sim-cpu-2core/models_fit (CPU-calibrated
 #   models, this 2-core machine), the H200 ones from tools/device_simcal.sh + sim_fit_models.py.
@@ -28,12 +29,13 @@ die() { printf 'sim_scaling.sh: %s\n' "$*" >&2; exit 2; }
 models="" out=$repo/bench/out/sim_scaling case_file=$repo/cases/dambreak3obs.yaml
 weak="4000000 16000000" strong="50000000 500000000" ranks="1 2 4 8 16 32 64 128 256 512 1024"
 gpn=4 steps=4 max_wall=600 ncpu=1 ncuda=0
+max_rss=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
 	case $1 in
 	--models) models=$2 ;; --out) out=$2 ;; --case) case_file=$2 ;; --weak) weak=$2 ;;
 	--strong) strong=$2 ;; --ranks) ranks=$2 ;; --gpus-per-node) gpn=$2 ;; --steps) steps=$2 ;;
-	--max-wall) max_wall=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;;
+	--max-wall) max_wall=$2 ;; --max-rss-mb) max_rss=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
@@ -61,14 +63,30 @@ run_one() {
 	python3 "$here/sim_platform.py" --nodes "$nodes" --gpus-per-node "$g" "$out/net_$tag.xml" "$out/hosts_$tag"
 	local t0 status=ok rc=0
 	t0=$(date +%s.%N)
-	/usr/bin/time -f '%M' -o "$out/rss_$tag" timeout "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
+	# its own process group, watched: SMPI runs every rank in one process, and a run that
+	# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
+	setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
 		-hostfile "$out/hosts_$tag" -np "$n" "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
 		--decomp 3d --max-steps "$steps" --no-output --quiet --out "$dir" --overwrite \
-		> "$out/$tag.log" 2>&1 || rc=$?
+		> "$out/$tag.log" 2>&1 &
+	local pid=$! over=0
+	while kill -0 "$pid" 2>/dev/null; do
+		local kb
+		# the session setsid made (timeout puts its command in a process group of its own)
+		kb=$(ps -o rss= -s "$pid" 2>/dev/null | awk '{s += $1} END {print s + 0}')
+		if [ "$kb" -gt $((max_rss * 1024)) ]; then
+			over=1
+			ps -o pid= -s "$pid" | xargs -r kill 2>/dev/null || true
+			break
+		fi
+		sleep 1
+	done
+	wait "$pid" || rc=$?
 	local wall rss step=""
 	wall=$(python3 -c 'import sys,time; print("%.1f" % (time.time() - float(sys.argv[1])))' "$t0")
 	rss=$(python3 -c 'import sys; v=open(sys.argv[1]).read().split(); print("%.0f" % (int(v[-1]) / 1024) if v and v[-1].isdigit() else "")' "$out/rss_$tag" 2>/dev/null || true)
-	if [ "$rc" = 124 ]; then status="timeout ${max_wall}s"
+	if [ "$over" = 1 ]; then status="stopped above ${max_rss} MB"
+	elif [ "$rc" = 124 ]; then status="timeout ${max_wall}s"
 	elif [ "$rc" != 0 ]; then status="failed rc $rc: $(grep -v '^\[' "$out/$tag.log" | grep -i -m1 'tide\|error\|assert\|killed\|memory' | tr ',"' ';;' | cut -c1-150)"
 	else step=$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["later_steps[s]"])' "$dir/run_summary.csv")
 	fi
