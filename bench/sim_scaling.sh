@@ -10,8 +10,8 @@
 #   strong: --strong "50000000 500000000" particles in all, ranks --ranks
 # Each run: DIR/sim_scaling.csv gets a row (series, mode, particles per rank and in all, ranks,
 # nodes, the simulated time per step after the first, this machine's wall time and peak memory
-# of the one SMPI process, status); a series stops at its first run that fails or passes
-# --max-wall seconds (the larger ones would too).  bench/plot_sim_scaling.py adds the efficiency
+# of the one SMPI process, status); a series stops at its first run that passes --max-wall
+# seconds or --max-rss-mb (the larger ones would too), or that fails after one has run.  bench/plot_sim_scaling.py adds the efficiency
 # (DIR/sim_scaling_eff.csv) and the plots (matplotlib, if present).
 #
 # usage: bench/sim_scaling.sh --models STARPU_HOME [--out DIR] [--case FILE]
@@ -97,17 +97,25 @@ run_one() {
 	echo "$series,$mode,$per,$total,$n,$nodes,$gpn,$step,$wall,$rss,$status" >> "$csv"
 	printf '%-10s %5d ranks %5d nodes: %s s per step; wall %s s, peak %s MB, %s\n' "$series" "$n" "$nodes" "${step:--}" "$wall" "${rss:--}" "$status"
 	rm -f "$out/net_$tag.xml" "$out/hosts_$tag" "$out/rss_$tag"
-	[ "$status" = ok ]
+	case $status in ok) return 0 ;; timeout*|stopped*) return 2 ;; *) return 1 ;; esac
 }
 
-for per in $weak; do
+# a series goes on to more ranks until a run outgrows the time or memory given, or fails after
+# one has run (a failure before, e.g. 500 M particles that do not fit one rank's memory, is
+# the case's, not the simulator's limit)
+series() {
+	local mode=$1 size=$2 n per ran=0 rc
 	for n in $ranks; do
-		run_one weak "$per" $((per * n)) "$n" "weak$per" || break
+		if [ "$mode" = weak ]; then per=$size; else per=$(( (size + n - 1) / n )); fi
+		rc=0
+		run_one "$mode" "$per" $([ "$mode" = weak ] && echo $((size * n)) || echo "$size") "$n" "$mode$size" || rc=$?
+		[ "$rc" = 0 ] && ran=1
+		[ "$rc" = 2 ] && break
+		[ "$rc" = 1 ] && [ "$ran" = 1 ] && break
 	done
-done
-for total in $strong; do
-	for n in $ranks; do
-		run_one strong $(( (total + n - 1) / n )) "$total" "$n" "strong$total" || break
-	done
-done
+	return 0
+}
+
+for per in $weak; do series weak "$per"; done
+for total in $strong; do series strong "$total"; done
 python3 "$here/plot_sim_scaling.py" "$csv" "$out"
