@@ -69,7 +69,7 @@ run_one() {
 	t0=$(date +%s.%N)
 	# its own process group, watched: SMPI runs every rank in one process, and a run that
 	# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
-	setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
+	setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
 		-hostfile "$out/hosts_$tag" -np "$n" "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
 		--decomp 3d --max-steps "$steps" --no-output --quiet --out "$dir" --overwrite \
 		> "$out/$tag.log" 2>&1 &
@@ -80,7 +80,8 @@ run_one() {
 		kb=$(ps -o rss= -s "$pid" 2>/dev/null | awk '{s += $1} END {print s + 0}')
 		if [ "$kb" -gt $((max_rss * 1024)) ]; then
 			over=1
-			ps -o pid= -s "$pid" | xargs -r kill 2>/dev/null || true
+			# SIGKILL: SimGrid's smpimain outlives a SIGTERM
+			ps -o pid= -s "$pid" | xargs -r kill -KILL 2>/dev/null || true
 			break
 		fi
 		sleep 1
