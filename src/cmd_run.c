@@ -36,6 +36,7 @@
 #include "run_agree.h"
 #include "run_opts.h"
 #include "step_trace.h"
+#include "synthetic.h"
 #include "run_output.h"
 
 static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0, long step0)
@@ -210,6 +211,13 @@ static int fail_rank(const tide_runtime *rt)
 	return 1;
 }
 
+/* A simulation build (SimGrid): tasks compute nothing, so --synthetic makes no particles. */
+#ifdef TIDE_SIMGRID
+#define TIDE_SIM_BUILD 1
+#else
+#define TIDE_SIM_BUILD 0
+#endif
+
 static char run_end[320]; /* how the run ended: the last line of run.log */
 static tide_run_dir rd = {.lock_fd = -1}; /* held until the log is complete */
 
@@ -227,6 +235,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (tide_log_rank != 0) tide_verbosity = -1;
 	int saved_err = tide_quiet_stderr(rt->rank != 0);
 	int bad = tide_run_load_input(o, &c, &cs, &mem, &all);
+	/* --synthetic: the case's physics on a box of fluid (every rank alike, before they agree) */
+	tide_lattice lat;
+	if (!bad && o->synthetic && tide_synthetic_case(&c, o->synthetic, rt->size, &lat)) bad = 2;
 	tide_restore_stderr(saved_err);
 	int nb = 0;
 	if (tide_run_agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
@@ -281,6 +292,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		/* the checkpoint keeps no count of them: those it holds (they leave only through the
 		 * domain's faces) */
 		for (uint32_t i = 0; i < all.count; i++) st.n_nbody += all.type[i] == TIDE_NBODY;
+	} else if (o->synthetic) {
+		/* a simulation build makes none of its particles: its tasks compute nothing */
+		st.n_fluid = tide_lattice_count(&lat);
+		if (!TIDE_SIM_BUILD && tide_host_block_lattice(&c, &lat, nb, &built, &all)) return fail_rank(rt);
 	} else if ((bad = c.initial_file[0] ? tide_gas_input_build(&c, nb, &built, &all, &st.n_fluid, &st.n_nbody, &t_file)
 	                                    : tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
 		/* no fluid is the input's fault, the same on every rank: all stop with exit code 2 */
@@ -334,7 +349,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
 			          "split again\n", nb, cs.nblocks);
 		/* a fresh run of one block keeps the built particles as that block (no copy) */
-		if (tide_sim_setup_take(&sim, &c, &built, &all, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
+		if (o->synthetic && TIDE_SIM_BUILD) {
+			if (tide_sim_setup_lattice(&sim, &c, &lat, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
+		} else if (tide_sim_setup_take(&sim, &c, &built, &all, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
 	}
 	free(mem);
 	tide_block_free_host(built, all.cap);
@@ -432,6 +449,12 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
 	tide_step_trace trace = {0};
+	tide_step_reduce model_step;
+	if (o->synthetic && TIDE_SIM_BUILD && !o->replay_steps) {
+		tide_synthetic_step(&c, st.n_fluid, &model_step);
+		sim.on_reduce = tide_synthetic_reduce;
+		sim.on_reduce_arg = &model_step;
+	}
 	if (!ret && (o->record_steps || o->replay_steps)) {
 		const char *tp = o->record_steps ? o->record_steps : o->replay_steps;
 		if (tide_step_trace_open(&trace, tp, o->replay_steps != NULL, rt->rank == 0,
