@@ -201,7 +201,7 @@ static void check_part5(const tide_sinks *T)
 	static tide_sinks_swift buf;
 	tide_swift_out types[TIDE_SWIFT_NTYPES];
 	memset(types, 0, sizeof types);
-	tide_sinks_swift_out(T, &buf, &types[5]);
+	tide_sinks_swift_out(T->s, T->n, &buf, &types[5]);
 	tide_swift_header h;
 	memset(&h, 0, sizeof h);
 	h.box[0] = h.box[1] = h.box[2] = 2.6;
