@@ -45,6 +45,10 @@
 #include "test_gas_case.h"
 
 static int failures, rank0 = 1;
+/* mode caps: the creation passes' candidates and the region records' first room (0: defaults) */
+static int cand_pass;
+static uint32_t region0;
+static tide_sinks *keep_table;   /* collapse: the table at the end copied here */
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 #define SAY(...) do { if (rank0) { printf(__VA_ARGS__); fflush(stdout); } } while (0)
 
@@ -102,6 +106,13 @@ static int make(const setup *u, tide_case *c, void **mem, tide_block_view *all, 
 		if (tide_turb_apply(&c->turbulence, u->cs, all->count, all->x, all->y, all->z, vel, vh)) return -1;
 	}
 	if (tide_sim_setup(sim, c, all, u->nblocks, tide_runtime_uses_mpi())) return -1;
+	if (cand_pass || region0) {
+		tide_sinks *T = tide_sim_sinks_table(sim);
+		if (cand_pass) T->cand_pass = cand_pass;
+		if (region0) T->region0 = region0;
+		tide_sim_sinks_release(sim); /* the records made again with that room */
+		tide_sim_sinks_table(sim);
+	}
 	return 0;
 }
 
@@ -355,6 +366,7 @@ static int collapse(const setup *u, double t_end_ff, int want_min, int want_max,
 	    T ? (unsigned long long)T->rejected[2] : 0ULL, T ? (unsigned long long)T->rejected[3] : 0ULL);
 	print_sinks(T, sim.t);
 	int n = T ? T->n : 0;
+	if (keep_table && T) *keep_table = *T;
 	if (out && rank0) {
 		FILE *f = fopen(out, "w");
 		if (!f) return -1;
@@ -415,6 +427,43 @@ static int compare(const char *a, const char *b)
 	return failures != 0;
 }
 
+/* caps: the turbulent run with one candidate per creation pass and region records of room 8
+ * (far below the step's candidates and a region's particles: many passes, records grown)
+ * against the same with all candidates in one pass (TIDE_SINK_CAND) and records of 65536: the
+ * same sinks (count, ids, times of creation; masses and positions within 1e-6). */
+static int caps(void)
+{
+	static tide_sinks T[2];
+	const int cp[2] = {1, TIDE_SINK_CAND};
+	const uint32_t r0[2] = {8, 1u << 16};
+	for (int w = 0; w < 2; w++) {
+		cand_pass = cp[w];
+		region0 = r0[w];
+		keep_table = &T[w];
+		if (collapse(&turbulent_setup, 0.7, 3, TIDE_SINK_MAX, NULL)) return 1;
+		SAY("sinks caps: %d candidates per pass, regions' room %u: %d sinks; up to %u candidates "
+		    "in a step, %ld further creation passes, %ld region passes run again for room\n",
+		    cp[w], r0[w], T[w].n, T[w].cand_seen, T[w].passes, T[w].regrows);
+	}
+	keep_table = NULL;
+	EXPECT(T[0].cand_seen > 8, "the run never had more than 8 candidates in a step (%u): it does "
+	       "not exceed the old cap", T[0].cand_seen);
+	EXPECT(T[0].regrows > 0 && T[0].passes > 0, "the small caps were never exceeded");
+	EXPECT(T[0].n == T[1].n, "%d sinks with small caps, %d with large ones", T[0].n, T[1].n);
+	double dm = 0, dx = 0, dt = 0;
+	for (int s = 0; s < T[0].n && T[0].n == T[1].n; s++) {
+		EXPECT(T[0].s[s].id == T[1].s[s].id, "sink %d: id %u against %u", s, T[0].s[s].id, T[1].s[s].id);
+		dm = fmax(dm, fabs(T[0].s[s].m / T[1].s[s].m - 1));
+		dx = fmax(dx, dist3(T[0].s[s].x, T[1].s[s].x));
+		dt = fmax(dt, fabs(T[0].s[s].t_form - T[1].s[s].t_form));
+	}
+	SAY("sinks caps: small against large caps: masses within %.2e, positions within %.2e, times "
+	    "of creation within %.2e\n", dm, dx, dt);
+	EXPECT(dm <= 1e-6 && dx <= 1e-6 && dt == 0, "the sinks differ (mass %.3g, position %.3g, "
+	       "creation time %.3g)", dm, dx, dt);
+	return 0;
+}
+
 static int cuda_compare(void)
 {
 	struct starpu_codelet *cl[] = {&tide_sink_gravity_cl, &tide_sink_accrete_cl, &tide_sink_region_cl};
@@ -449,6 +498,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "conserve")) {
 		if (argc > 3) conserve_setup.thr = atof(argv[3]);
 		ret = conserve(argc > 2 ? atoi(argv[2]) : 60, NULL);
+	} else if (!strcmp(mode, "caps")) {
+		ret = caps();
 	} else if (!strcmp(mode, "laminar")) {
 		ret = collapse(&laminar_setup, 1.03, 1, 1, NULL);
 	} else if (!strcmp(mode, "turbulent") || !strcmp(mode, "ranks")) {
