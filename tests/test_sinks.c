@@ -17,6 +17,9 @@
 //              with Mach 4 turbulence (turbulence key, P(k) ~ k^-4, seed 1), threshold 100 rho0,
 //              r_acc 0.07: at least 3 sinks by t = 0.7 t_ff (a collapse without fragments would
 //              make one, near t_ff; 4 form); mass conserved to 1e-6.
+//   caps       the turbulent sphere with threshold 10 rho0 (up to 18 candidates in a step, 15
+//              sinks by 0.7 t_ff) with one candidate per creation pass and region records of
+//              room 1 forms the sinks of all candidates in one pass and large records.
 //   ranks OUT  the turbulent run to 0.7 t_ff; rank 0 writes the sinks (id, mass, position,
 //              velocity) to OUT (test_sinks_ranks.sh runs it on 1 and 2 ranks);
 //   compare A B  the two files: the same count, masses within 2 % (one gas particle of a sink's
@@ -398,6 +401,10 @@ static int collapse(const setup *u, double t_end_ff, int want_min, int want_max,
 
 static const setup laminar_setup = {16, 2, 0.05, 0, 1000, 0.03, 0};
 static const setup turbulent_setup = {12, 2, 0.1, 4, 100, 0.07, 0};
+/* caps: the turbulent sphere with a threshold of 10 rho0, reached by many particles in several
+ * clumps at once (more candidates in a step than the 8 of one pass) */
+static const setup caps_setup = {12, 2, 0.1, 4, 10, 0.07, 0};
+static const double caps_tend = 0.7;
 
 static int compare(const char *a, const char *b)
 {
@@ -427,20 +434,21 @@ static int compare(const char *a, const char *b)
 	return failures != 0;
 }
 
-/* caps: the turbulent run with one candidate per creation pass and region records of room 8
- * (far below the step's candidates and a region's particles: many passes, records grown)
- * against the same with all candidates in one pass (TIDE_SINK_CAND) and records of 65536: the
- * same sinks (count, ids, times of creation; masses and positions within 1e-6). */
-static int caps(void)
+/* caps: the turbulent run of caps_setup (up to 18 candidates in a step, more than the old cap of
+ * 8 per step) with one candidate per creation pass and region records of room 1 (many passes,
+ * records grown) against the same with all candidates in one pass (TIDE_SINK_CAND) and records
+ * of 65536: the same sinks (count, ids, times of creation; masses and positions within 1e-6;
+ * they come out identical). */
+static int caps(const setup *u, double tend)
 {
 	static tide_sinks T[2];
 	const int cp[2] = {1, TIDE_SINK_CAND};
-	const uint32_t r0[2] = {8, 1u << 16};
+	const uint32_t r0[2] = {1, 1u << 16};
 	for (int w = 0; w < 2; w++) {
 		cand_pass = cp[w];
 		region0 = r0[w];
 		keep_table = &T[w];
-		if (collapse(&turbulent_setup, 0.7, 3, TIDE_SINK_MAX, NULL)) return 1;
+		if (collapse(u, tend, 3, TIDE_SINK_MAX, NULL)) return 1;
 		SAY("sinks caps: %d candidates per pass, regions' room %u: %d sinks; up to %u candidates "
 		    "in a step, %ld further creation passes, %ld region passes run again for room\n",
 		    cp[w], r0[w], T[w].n, T[w].cand_seen, T[w].passes, T[w].regrows);
@@ -499,7 +507,12 @@ int main(int argc, char **argv)
 		if (argc > 3) conserve_setup.thr = atof(argv[3]);
 		ret = conserve(argc > 2 ? atoi(argv[2]) : 60, NULL);
 	} else if (!strcmp(mode, "caps")) {
-		ret = caps();
+		setup u = caps_setup;
+		if (argc > 7) {
+			u.nlat = atoi(argv[2]); u.cs = atof(argv[3]); u.mach = atof(argv[4]);
+			u.thr = atof(argv[5]); u.racc = atof(argv[6]);
+		}
+		ret = caps(&u, argc > 7 ? atof(argv[7]) : caps_tend);
 	} else if (!strcmp(mode, "laminar")) {
 		ret = collapse(&laminar_setup, 1.03, 1, 1, NULL);
 	} else if (!strcmp(mode, "turbulent") || !strcmp(mode, "ranks")) {
