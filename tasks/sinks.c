@@ -11,12 +11,17 @@
 //   ... gas_integrate, migration ...
 //   host: the sinks' kick and drift over the step's dt, with the gas's pull summed over F[]
 //   sink_accrete(B[b]) -> A[b]        accretion by the existing sinks, the creation candidates
-//   host: the gains added to the sinks; the candidates, deepest potential first,
-//         TIDE_SINK_CAND of them
-//   sink_region(B[b]) -> Rg[b]        (when there are candidates) the gas within their r_acc
+//   host: the gains added to the sinks; the candidates, deepest potential first, the best
+//         T->cand_pass (8) of them
+//   ... creation passes while candidates remain (every one is tested, none dropped):
+//   sink_region(B[b]) -> Rg[b]        (when there are candidates) the gas within their r_acc,
+//                                     again with larger records when a block's did not hold it
 //   host: the creation tests of each candidate on its region in id order; new sinks
-//   sink_accrete(B[b]) -> A[b]        (when a sink was created) the new sinks take their region
-// The host waits for each pass: a sink run's step has two more syncs (four when it creates).
+//   sink_accrete(B[b]) -> A[b]        (when a sink was created or candidates remain) the new
+//                                     sinks take their region; the candidates after the last
+//                                     one tested
+// The host waits for each pass: a sink run's step has two more syncs (four when it creates, two
+// more per further creation pass, one per region pass run again).
 //
 // Creation tests of a candidate c (density above the threshold, farther than 2 r_acc from every
 // sink: its region cannot overlap a sink's accretion sphere), over the gas within r_acc of it
