@@ -114,6 +114,12 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 		P->dom_hi[d] = c->domain.hi[d];
 	}
 	P->cfl = (float)c->cfl;
+	if (P->nfloat && c->boundary == TIDE_BOUNDARY_MDBC) {
+		/* the contact of solid bodies under mDBC (sph_pair.h): kc = (c0 / dp)^2, gc = 2 sqrt(kc) */
+		P->contact_d = (float)c->dp;
+		P->contact_k = (float)(c->c0 * c->c0 / (c->dp * c->dp));
+		P->contact_g = (float)(2.0 * c->c0 / c->dp);
+	}
 	P->scheme = c->scheme;
 	if (gas) gas_params(c, &P->gas);
 
