@@ -28,6 +28,7 @@
 #include "tide/sph_sim.h"
 #include "tide/sinks.h"
 #include "sinks_csv.h"
+#include "sinks_swift.h"
 #include "stall_watchdog.h"
 #include "statistics.h"
 #include "tide/load_balance.h"
@@ -363,6 +364,20 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!o->restart && t_file != 0) { /* a file's particles go on from its time */
 		sim.t = t_file;
 		while (out.next_out <= sim.t + 1e-12) out.next_out += c.t_out;
+	}
+	if (!o->restart && c.initial_file[0] && tide_sim_sinks_table(&sim)) {
+		/* a snapshot's sinks (PartType5) go on too; every rank reads them, rank 0 speaks */
+		tide_sinks_saved ss;
+		int saved = tide_quiet_stderr(tide_runtime_uses_mpi() && rt->rank != 0);
+		int rc = tide_sinks_swift_read(c.initial_file, &c, &ss);
+		tide_restore_stderr(saved);
+		if (rc) {
+			tide_sim_free(&sim);
+			return rc == 2 ? 2 : fail_rank(rt);
+		}
+		tide_sim_sinks_restore(&sim, &ss);
+		if (ss.n) tide_info("%d sinks from %s (PartType5), holding mass %g\n", ss.n,
+		                    c.initial_file, tide_sinks_mass(sim.sinks));
 	}
 	if (o->restart) {
 		sim.step = cs.step;

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "particle_input.h"   /* tide_parse_numbers, tide_particle_line_check */
 #include "runtime.h"
+#include "sinks_swift.h"      /* TIDE_SINK_SWIFT_TYPE */
 #include "snapshot_read.h"
 #include "swift_output.h"     /* tide_swift_case_units */
 #include "tide/block_interface.h"
@@ -121,11 +122,11 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	                         (double)tide_block_bpp(), &s);
 	if (rc) return rc;
 	for (int k = 2; k < TIDE_SWIFT_NTYPES && !rc; k++)
-		if (s.count[k])
+		if (s.count[k] && !(k == TIDE_SINK_SWIFT_TYPE && c->sinks.on)) /* sinks: sinks_swift.h */
 			rc = tide_read_fail(TIDE_READ_BAD, "%s holds %llu PartType%d (%s) particles; the gas "
-			                    "scheme carries gas (PartType0) and collisionless N-body particles "
-			                    "(PartType1) only", path, (unsigned long long)s.count[k], k,
-			                    type_name(k));
+			                    "scheme carries gas (PartType0), collisionless N-body particles "
+			                    "(PartType1) and, in a case with sinks, sinks (PartType5) only",
+			                    path, (unsigned long long)s.count[k], k, type_name(k));
 	if (!rc && s.count[0] == 0)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s holds no gas particles (its PartType0 is empty or "
 		                    "missing%s); a gas run needs gas: give PartType0 too", path,

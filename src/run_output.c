@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "checkpoint.h"
 #include "h5_output.h"
@@ -83,6 +84,10 @@ int tide_run_write_output(run_out *o, tide_sim *sim, const tide_case *c, const c
 		tide_snap_job job = {.index = o->n, .t = sim->t, .dt = sim->last.dt, .step = sim->step,
 		                     .wall = tide_wtime(), .e_self = tide_sim_self_gravity_energy(sim)};
 		job.nbody = tide_body_rows(c, sim->t, sim->rigid_set ? sim->rigid : NULL, job.body);
+		if (sim->sinks) { /* the table as it is now: the writer writes while the run goes on */
+			job.nsink = sim->sinks->n;
+			memcpy(job.sink, sim->sinks->s, sizeof job.sink[0] * (size_t)job.nsink);
+		}
 		int ret = tide_snap_submit(&o->snap, sim, &job);
 		if (!ret && sim->rank == 0) ret = tide_run_note_time(o, sim->t);
 		o->n++;

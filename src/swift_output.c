@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "nbody_swift.h"
+#include "sinks_swift.h"
 #include "swift_output.h"
 #include "tide/gas_math.h"
 
@@ -73,7 +74,8 @@ static int arrays_of(const tide_block_view *v, int nv, gas_arrays *a)
 }
 
 int tide_swift_output(const char *dir, int index, const tide_block_view *v, int nv,
-                      const tide_case *c, double t, MPI_Comm comm)
+                      const tide_case *c, double t, const tide_sink_state *sinks, int nsink,
+                      MPI_Comm comm)
 {
 	char path[1100];
 	snprintf(path, sizeof path, "%s/snapshot_%04d.hdf5", dir, index);
@@ -95,6 +97,8 @@ int tide_swift_output(const char *dir, int index, const tide_block_view *v, int 
 	types[0] = (tide_swift_out){.n = a.n, .pos = a.pos, .vel = a.vel, .mass = a.mass, .id = a.id,
 	                            .u = a.u, .h = a.h, .rho = a.rho, .vh = a.vh, .uh = a.uh,
 	                            .dtk = a.dtk};
+	tide_sinks_swift sb;   /* PartType5 */
+	tide_sinks_swift_out(sinks, nsink, &sb, &types[TIDE_SINK_SWIFT_TYPE]);
 	int rc = comm != MPI_COMM_NULL ? tide_swift_write_ranks(path, &h, types, comm)
 	                               : tide_swift_write(path, &h, types);
 	arrays_free(&a);
