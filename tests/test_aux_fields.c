@@ -158,10 +158,15 @@ int main(int argc, char **argv)
 			char ck[600];
 			snprintf(ck, sizeof ck, "%s/ckpt", dir);
 			uint32_t cap[27];
+			int owner[27];
 			tide_block_arg range[27];
-			for (int b = 0; b < 27; b++) { cap[b] = sim.blk[b].cap; range[b] = sim.blk[b].range; }
+			for (int b = 0; b < 27; b++) {
+				cap[b] = sim.blk[b].cap;
+				range[b] = sim.blk[b].range;
+				owner[b] = sim.blk[b].owner;
+			}
 			tide_ckpt_state cs = {.nblocks = 27, .halo_cap = sim.halo_cap, .range = range,
-			                      .count = counts, .cap = cap, .nranks = rt.size};
+			                      .count = counts, .cap = cap, .owner = owner, .nranks = rt.size};
 			EXPECT(tide_checkpoint_write(ck, &cs, &g, &c) == 0, "checkpoint not written");
 			check_checkpoint(ck, &g);
 			char cmd[700];
