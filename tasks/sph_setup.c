@@ -405,7 +405,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
 	starpu_vector_data_register(&sim->scratch, -1, 0,
 	                            (uint32_t)((tide_sort_scratch_bytes(maxcap) + 7) / 8), 8);
-	ret = 0;
+	ret = tide_sim_block_lists(sim);
 out:
 	free(cnt);
 	free(face);
@@ -696,6 +696,7 @@ static void unregister_all(tide_sim *sim)
 	tide_sim_sinks_release(sim);
 	tide_sph_gravity_fini(sim);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
+	tide_sim_block_lists_free(sim);
 	free(sim->blk);
 	sim->blk = NULL;
 	for (int k = 0; k < 3; k++) {
