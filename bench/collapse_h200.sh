@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/collapse_h200.sh — issue 24's performance figures: the SP-TL turbulent collapse
-# (cases/sp_tl.yaml: gas + self-gravity + turbulent initial velocities) at about 1, 4 and 16
+# (cases/sp_tl_code.yaml, the code-unit twin of the cgs cases/sp_tl.yaml: gas + self-gravity
+# + turbulent initial velocities) at about 1, 4 and 16
 # million particles: time per step and its split between the gas (density with its h
 # iterations, forces), the tree (self-gravity: build, moments, walk) and the rest, from
 # tide run --profile, the sinks (sink_gravity, sink_accrete, sink_region, issue 24) apart.
@@ -49,7 +50,7 @@ for target in "${list[@]}"; do
 	printf '[%s] SP-TL, target %s: dp %s\n' "$(date +%H:%M:%S)" "$target" "$dp" >&2
 	# r_acc = 2 h at the threshold: 2 eta dp (rho0 / rho_thr)^(1/3), eta 1.2, rho_thr = 10^4 rho0
 	racc=$("$py" -c "import sys; print(f'{2 * 1.2 * float(sys.argv[1]) * 1e-4 ** (1 / 3):.5g}')" "$dp")
-	if ! "$tide" run "$repo/cases/sp_tl.yaml" --dp "$dp" --max-steps "$((steps + 1))" --no-output \
+	if ! "$tide" run "$repo/cases/sp_tl_code.yaml" --dp "$dp" --max-steps "$((steps + 1))" --no-output \
 		--set sinks.accretion_radius="$racc" \
 		--profile --quiet --out "$dir" > "$dir.log" 2>&1; then
 		echo "collapse_h200.sh: the run at $target failed: $(tail -n 2 "$dir.log" | tr '\n' ' ')" >&2

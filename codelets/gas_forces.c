@@ -20,6 +20,7 @@ static void gas_forces_cpu(void *buffers[], void *cl_arg)
 	for (int s = -1; s < t.H.n; s++) {
 		const tide_gas_src *src = s < 0 ? &own : &t.H.h[s];
 		for (uint32_t j = 0; j < src->count; j++) {
+			if (src->type[j] != TIDE_FLUID) continue;   /* collisionless: no support */
 			double x[3] = {src->x[j], src->y[j], src->z[j]};
 			tide_gas_reach_stamp(&t.P, &t.A, x, src->h[j], M);
 		}
@@ -27,7 +28,7 @@ static void gas_forces_cpu(void *buffers[], void *cl_arg)
 	tide_step_reduce r;
 	tide_step_reduce_init(&r);
 	for (uint32_t i = 0; i < t.v.count; i++) {
-		if (t.v.type[i] != TIDE_FLUID) continue;
+		if (t.v.type[i] == TIDE_BOUND) continue;
 		float dt = tide_gas_forces_particle(&t.P, &t.A, &t.v, i, &own, t.start, t.H.h, t.H.n, M);
 		tide_gas_reduce_particle(&t.v, i, dt, &r);
 	}

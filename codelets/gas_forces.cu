@@ -13,7 +13,7 @@ extern "C" {
 __global__ static void reach_stamp_kernel(tide_sph_params P, tide_block_arg A, tide_gas_src s, float *M)
 {
 	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j >= s.count) return;
+	if (j >= s.count || s.type[j] != TIDE_FLUID) return;   /* collisionless: no support */
 	double x[3] = {s.x[j], s.y[j], s.z[j]};
 	tide_gas_reach_stamp(&P, &A, x, s.h[j], M);
 }
@@ -23,7 +23,7 @@ __global__ static void gas_forces_kernel(tide_sph_params P, tide_block_arg A, ti
                                          const float *M)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= v.count || v.type[i] != TIDE_FLUID) return;
+	if (i >= v.count || v.type[i] == TIDE_BOUND) return;
 	tide_gas_src own = tide_gas_src_of(&v);
 	float dt = tide_gas_forces_particle(&P, &A, &v, i, &own, start, H.h, H.n, M);
 	tide_step_reduce r;

@@ -2,7 +2,8 @@
 // jeans_min on the GPU: one thread per particle folding into the record on the device with
 // atomics.  q >= 0 and rho >= 0, whose float bit patterns order as unsigned integers: the least
 // q by atomicMin, then (a second pass, the record's q now final for this block) the largest
-// density among the particles at that q by atomicMax: the CPU's tie rule (jeans.h).
+// density among the particles at that q by atomicMax: the CPU's tie rule (jeans.h); the least
+// q / m_i by atomicMin too.
 #include "tide/cuda_util.cuh"
 
 extern "C" {
@@ -17,14 +18,15 @@ __device__ static float particle_q(const tide_gas_params &G, const tide_block_vi
 	return tide_jeans_q(tide_gas_sound(&G, v.rho[i], v.TIDE_GAS_U[i]), v.rho[i]);
 }
 
-__global__ static void jeans_q_kernel(tide_gas_params G, float q_res, tide_block_view v,
+__global__ static void jeans_q_kernel(tide_gas_params G, float k, tide_block_view v,
                                       tide_jeans_min *out)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= v.count || v.type[i] != TIDE_FLUID) return;
-	float q = particle_q(G, v, i);
-	atomicMin((unsigned int *)&out->q, __float_as_uint(q));
-	if (q < q_res) atomicAdd(&out->n_below, 1u);
+	tide_jeans_min one = tide_jeans_one(particle_q(G, v, i), v.rho[i], v.TIDE_GAS_MASS[i], k);
+	atomicMin((unsigned int *)&out->q, __float_as_uint(one.q));
+	atomicMin((unsigned int *)&out->qm, __float_as_uint(one.qm));
+	if (one.n_below) atomicAdd(&out->n_below, 1u);
 }
 
 __global__ static void jeans_rho_kernel(tide_gas_params G, tide_block_view v, tide_jeans_min *out)
@@ -38,14 +40,14 @@ __global__ static void jeans_rho_kernel(tide_gas_params G, tide_block_view v, ti
 extern "C" void tide_jeans_min_cuda(void *buffers[], void *cl_arg)
 {
 	tide_gas_params G;
-	float q_res;
-	starpu_codelet_unpack_args(cl_arg, &G, &q_res);
+	float k;
+	starpu_codelet_unpack_args(cl_arg, &G, &k);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
 	tide_jeans_min *out = (tide_jeans_min *)STARPU_VARIABLE_GET_PTR(buffers[1]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	unsigned nb = tide_blocks_for(v.count, 256);
-	jeans_q_kernel<<<nb, 256, 0, s>>>(G, q_res, v, out);
+	jeans_q_kernel<<<nb, 256, 0, s>>>(G, k, v, out);
 	jeans_rho_kernel<<<nb, 256, 0, s>>>(G, v, out);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -26,7 +26,7 @@ static void sgrav_gather_cpu(void *buffers[], void *cl_arg)
 		for (uint32_t i = 0; i < v.count; i++, k++) {
 			tide_sgrav_body(&v, i, A.centre, A.mass, &body[k]);
 			tide_sgrav_set_id(vel + 4 * (size_t)k, k);
-			tide_sgrav_set_eps(&v, i, A.h_factor, vel + 4 * (size_t)k);
+			tide_sgrav_set_eps(&v, i, A.h_factor, A.eps_nbody, vel + 4 * (size_t)k);
 		}
 	}
 	offs[A.nblocks] = k;

@@ -11,7 +11,8 @@ extern "C" {
 #include "tide/sph_gravity_math.h"
 
 __global__ static void block_kernel(tide_block_view v, uint32_t k0, int b, double cx, double cy,
-                                    double cz, float mass, float h_factor, bh_body *body, float *vel,
+                                    double cz, float mass, float h_factor, float eps_nbody, bh_body *body,
+                                    float *vel,
                                     uint32_t *offs)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -20,7 +21,7 @@ __global__ static void block_kernel(tide_block_view v, uint32_t k0, int b, doubl
 	const double c[3] = {cx, cy, cz};
 	tide_sgrav_body(&v, i, c, mass, &body[k0 + i]);
 	tide_sgrav_set_id(vel + 4 * (size_t)(k0 + i), k0 + i);
-	tide_sgrav_set_eps(&v, i, h_factor, vel + 4 * (size_t)(k0 + i));
+	tide_sgrav_set_eps(&v, i, h_factor, eps_nbody, vel + 4 * (size_t)(k0 + i));
 }
 
 __global__ static void pad_kernel(uint32_t k0, uint32_t n, int nblocks, bh_body *body, float *vel,
@@ -50,7 +51,7 @@ extern "C" void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg)
 		STARPU_ASSERT_MSG(k + v.count <= A.n, "sgrav_gather: more particles than bodies");
 		unsigned nb = v.count ? tide_blocks_for(v.count, 256) : 1;
 		block_kernel<<<nb, 256, 0, s>>>(v, k, b, A.centre[0], A.centre[1], A.centre[2], A.mass,
-		                                A.h_factor, body, vel, offs);
+		                                A.h_factor, A.eps_nbody, body, vel, offs);
 		k += v.count;
 	}
 	/* the pads copy real bodies: same stream, so after the block kernels */

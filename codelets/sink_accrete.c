@@ -35,8 +35,10 @@ static void sink_accrete_cpu(void *buffers[], void *cl_arg)
 			continue;
 		}
 		tide_sink_cand c;
-		if (!inside && tide_sink_cand_of(&S, &v, i, &c))
-			tide_sink_cand_insert(R->cand, &R->ncand, TIDE_SINK_CAND, &c);
+		if (!inside && tide_sink_cand_pass(&S, &v, i, &c)) {
+			tide_sink_cand_insert(R->cand, &R->ncand, (uint32_t)S.ncand, &c);
+			R->nall++;
+		}
 		if (keep != i) tide_copy_particle(&v, keep, &v, i);
 		keep++;
 	}

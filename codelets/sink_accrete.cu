@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // sink_accrete on the GPU: one thread per particle labels it (accreted by sink s, or kept) and
 // adds an accreted particle's gain to its sink with double atomics; a candidate is appended to
-// the record's raw list, from which one thread keeps the best TIDE_SINK_CAND in the CPU's order
-// (sink.h: the same list whatever order the raw one was filled in, up to TIDE_SINK_RAW
-// candidates per block).  The accreted count comes back to the host; when it is not zero the
+// the record's raw list, from which one thread keeps the best S.ncand in the CPU's order
+// (sink.h: the same list whatever order the raw one was filled in; beyond TIDE_SINK_RAW
+// candidates in a block that thread scans the block instead).  The accreted count comes back to the host; when it is not zero the
 // block is compacted as migrate_pack.cu does: holes = the accreted below keep = n - nacc,
 // tail = the kept from keep on (as many), f[holes[k]] = f[tail[k]] for every field.
 #include "tide/cuda_select.cuh"
@@ -43,16 +43,30 @@ __global__ static void label_kernel(tide_sph_params P, tide_sink_set S, tide_blo
 		return;
 	}
 	tide_sink_cand c;
-	if (!inside && tide_sink_cand_of(&S, &v, i, &c)) {
+	if (!inside && tide_sink_cand_pass(&S, &v, i, &c)) {
 		uint32_t k = atomicAdd(&R->nraw, 1u);
 		if (k < TIDE_SINK_RAW) R->raw[k] = c;
 	}
 }
 
-__global__ static void pick_kernel(tide_sink_accrete_rec *R)
+/* The block's best S.ncand candidates: from the raw list when it holds them all, else (more
+ * than TIDE_SINK_RAW: rare, many dense particles far from every sink) by one thread's scan of
+ * the block in the CPU's way, so that no candidate is dropped. */
+__global__ static void pick_kernel(tide_sink_set S, tide_block_view v, const uint32_t *lab,
+                                   tide_sink_accrete_rec *R)
 {
-	uint32_t n = R->nraw < TIDE_SINK_RAW ? R->nraw : TIDE_SINK_RAW;
-	for (uint32_t k = 0; k < n; k++) tide_sink_cand_insert(R->cand, &R->ncand, TIDE_SINK_CAND, &R->raw[k]);
+	uint32_t n = R->nraw, cap = (uint32_t)S.ncand;
+	R->nall = n;
+	if (n <= TIDE_SINK_RAW) {
+		for (uint32_t k = 0; k < n; k++) tide_sink_cand_insert(R->cand, &R->ncand, cap, &R->raw[k]);
+		return;
+	}
+	for (uint32_t i = 0; i < v.count; i++) {
+		int inside;
+		tide_sink_cand c;
+		if (lab[i] || tide_sink_target(&S, &v, i, &inside) >= 0 || inside) continue;
+		if (tide_sink_cand_pass(&S, &v, i, &c)) tide_sink_cand_insert(R->cand, &R->ncand, cap, &c);
+	}
 }
 
 struct lab_is {
@@ -81,7 +95,7 @@ extern "C" void tide_sink_accrete_cuda(void *buffers[], void *cl_arg)
 	char *cub_tmp = scr + 256;
 	size_t cub_avail = scr_bytes - 256;
 	label_kernel<<<tide_blocks_for(n, TPB), TPB, 0, st>>>(P, S, v, lab, R);
-	pick_kernel<<<1, 1, 0, st>>>(R);
+	pick_kernel<<<1, 1, 0, st>>>(S, v, lab, R);
 	uint32_t nacc;
 	TIDE_CUDA_CHECK(cudaMemcpyAsync(&nacc, &R->nacc, sizeof nacc, cudaMemcpyDeviceToHost, st));
 	TIDE_CUDA_CHECK(cudaStreamSynchronize(st));

@@ -17,13 +17,13 @@ static void sink_region_cpu(void *buffers[], void *cl_arg)
 	starpu_codelet_unpack_args(cl_arg, &P, &A);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	tide_sink_region_rec *R = (tide_sink_region_rec *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	uint32_t cap = TIDE_SINK_REGION_CAP(STARPU_VARIABLE_GET_ELEMSIZE(buffers[1]));
 	R->n = 0;
-	R->overflow = 0;
 	for (uint32_t i = 0; i < v.count; i++)
 		for (int c = tide_sink_region_of(&A, &v, i, 0); c >= 0;
 		     c = tide_sink_region_of(&A, &v, i, c + 1)) {
-			if (R->n < TIDE_SINK_REGION) tide_sink_rpart_of(&P, &v, i, c, &R->p[R->n++]);
-			else R->overflow = 1;
+			if (R->n < cap) tide_sink_rpart_of(&P, &v, i, c, &R->p[R->n]);
+			R->n++;   /* counted on past the room: the host grows it and asks again */
 		}
 }
 

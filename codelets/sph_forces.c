@@ -135,7 +135,9 @@ typedef struct tide_kparams {
 	int kernel, diffusion;
 	int sps;   /* laminar+sps */
 	int contact;   /* floating bodies: pairs of a floating particle with a boundary particle
-	                * of another body (walls, obstacles, other floating bodies) */
+	                * of another body (walls, obstacles, other floating bodies); 1 under DBC
+	                * (SPH pair terms), 2 under mDBC (the contact force, sph_pair.h) */
+	float kc, gc, dc;   /* the contact force's constants (tide_sph_params' contact_*) */
 } tide_kparams;
 
 /* Four floats per vector (SSE on x86-64) ... */
@@ -372,7 +374,10 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	for (int d = 0; d < 3; d++) K.rhoh_g[d] = P.rhoh_g[d];
 	K.inv_gamma = 1.f / P.gamma;
 	K.sps = sps;
-	K.contact = P.nfloat > 0;
+	K.contact = P.nfloat > 0 ? (tide_contact_force(&P) ? 2 : 1) : 0;
+	K.kc = P.contact_k;
+	K.gc = P.contact_g;
+	K.dc = P.contact_d;
 	block_pairs(&P, &K, W, &A, &E);
 
 	tide_step_reduce r;

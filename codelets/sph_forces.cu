@@ -132,8 +132,11 @@ __device__ static inline unsigned long long near_mask(const tile &T, float4 me, 
 
 /* Pairs of the warp's particles with src[ja, jb), a tile at a time (all threads call it with the
  * same range: it synchronises), added to acc.  active: this thread has a particle (in W at its
- * lane) whose pair sums are used. */
-template <int KERNEL, int DIFFUSION>
+ * lane) whose pair sums are used.  CONTACT (floating bodies under mDBC, tide_contact_force): a
+ * floating particle meets another body's by the contact force of sph_pair.h; a template
+ * parameter because the loop runs at its register limit and the branch made ptxas spill more
+ * in the runs without it. */
+template <int KERNEL, int DIFFUSION, bool CONTACT>
 __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, const hview &src,
                                  uint32_t ja, uint32_t jb, const double o[3], bool active,
                                  tide_acc &acc)
@@ -213,6 +216,12 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 				float2 pc = T.pc[k];
 				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
 				float r2 = dx * dx + dy * dy + dz * dz;
+				if (CONTACT && pi.fluid == 2 && q.w != 0.f) {
+					/* mDBC: another body's particle meets it by the contact force */
+					tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - w.x, pi.vy - w.y,
+					                  pi.vz - w.z, &a);
+					continue;
+				}
 				tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, w.w,
 				            q.w != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
 			}
@@ -272,7 +281,7 @@ __device__ __forceinline__ static void rec_flush(const block_rec &r, tide_step_r
 	if (r.bad) atomicAdd(&red->nbad, r.bad);
 }
 
-template <int KERNEL, int DIFFUSION>
+template <int KERNEL, int DIFFUSION, bool CONTACT>
 __global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
                    halos H, tide_step_reduce *red)
@@ -327,7 +336,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				int inbox = lc >= A.l0 && lc < A.l1 && c1 >= A.lo1 && c1 < A.hi1;
 				if (inbox) {
 					int ka[3] = {lc, c1, o2lo}, kb[3] = {lc, c1, o2hi};
-					tile_pass<KERNEL, DIFFUSION>(P, T, W, own, start[tide_box_index(&A, ka)],
+					tile_pass<KERNEL, DIFFUSION, CONTACT>(P, T, W, own, start[tide_box_index(&A, ka)],
 					          start[tide_box_index(&A, kb) + 1], o, seek, acc);
 				}
 				if (inbox && o2lo == c2lo && o2hi == c2hi) continue;
@@ -336,7 +345,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 					const hview &src = H.h[h];
 					uint32_t ja = tide_lower_bound(src.key, src.count, row + (uint32_t)c2lo);
 					uint32_t jb = tide_lower_bound(src.key, src.count, row + (uint32_t)c2hi + 1);
-					tile_pass<KERNEL, DIFFUSION>(P, T, W, src, ja, jb, o, seek, acc);
+					tile_pass<KERNEL, DIFFUSION, CONTACT>(P, T, W, src, ja, jb, o, seek, acc);
 				}
 			}
 		}
@@ -346,6 +355,13 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
 			} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 				acc.ax = acc.ay = acc.az = 0.f;
+			}
+			if (CONTACT && flt) {
+				/* a floating particle under mDBC: its continuity sum and signal speed are
+				 * not used (tide_pair_sums_used), 0 as on the CPU; only here, where the
+				 * launch has floating bodies under mDBC (elsewhere it cost spills) */
+				acc.drho = 0.f;
+				acc.mu_max = 0.f;
 			}
 			v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
 			float4 vi = W.iv[lane];
@@ -392,13 +408,20 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red); };
 	STARPU_ASSERT(P.diffusion >= 0 && P.diffusion <= 2);
 	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
+	if (P.nfloat && tide_contact_force(&P)) kd += 6;   /* the contact force (tile_pass) */
 	switch (kd) {
-	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0>); break;
-	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1>); break;
-	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2>); break;
-	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0>); break;
-	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1>); break;
-	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2>); break;
+	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, false>); break;
+	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, false>); break;
+	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, false>); break;
+	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, false>); break;
+	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, false>); break;
+	case 5: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, false>); break;
+	case 6: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, true>); break;
+	case 7: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, true>); break;
+	case 8: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, true>); break;
+	case 9: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, true>); break;
+	case 10: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, true>); break;
+	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, true>); break;
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

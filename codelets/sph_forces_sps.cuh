@@ -46,6 +46,11 @@ __device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, in
 		float r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= P.h2x4) continue;
 		float rj = src.rho[j], vxj = src.vx[j], vyj = src.vy[j], vzj = src.vz[j];
+		if (pi.fluid == 2 && tj != TIDE_FLUID && tide_contact_force(&P)) {
+			/* mDBC: another body's particle meets it by the contact force (sph_pair.h) */
+			tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - vxj, pi.vy - vyj, pi.vz - vzj, &acc);
+			continue;
+		}
 		tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, vxj, vyj, vzj, rj, tj,
 		            tide_p_over_rho2(&P, rj), tide_sound(&P, rj), &acc);
 		if (!pi.fluid) continue;   /* floating i: the stress of fluid j (its own tau is 0) */
@@ -110,6 +115,10 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 			acc.ax += P.g[0]; acc.ay += P.g[1]; acc.az += P.g[2];
 		} else if (!flt) { /* floating: the pair terms alone (sph_forces.c) */
 			acc.ax = acc.ay = acc.az = 0.f;
+		}
+		if (!tide_pair_sums_used(&P, fluid)) { /* a floating particle under mDBC: as the CPU */
+			acc.drho = 0.f;
+			acc.mu_max = 0.f;
 		}
 		v.ax[i] = acc.ax; v.ay[i] = acc.ay; v.az[i] = acc.az; v.drho[i] = acc.drho;
 		float *gout[6] = TIDE_SPS_GRAD_PTRS(v);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
+#include "tide/codelet_decl.h" /* tide_perfmodel_size */
 #include "iface_parts.h"
 
 _Static_assert(offsetof(struct tide_block_iface, ptr) == 0, "the base first (iface_parts.h)");
@@ -289,4 +290,18 @@ uint32_t tide_block_count(starpu_data_handle_t h)
 uint32_t tide_block_cap(starpu_data_handle_t h)
 {
 	return ((struct tide_block_iface *)starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM))->cap;
+}
+
+size_t tide_perfmodel_size(struct starpu_task *task, unsigned nimpl)
+{
+	(void)nimpl;
+	size_t n = 0;
+	unsigned nb = STARPU_TASK_GET_NBUFFERS(task);
+	for (unsigned i = 0; i < nb; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		if (starpu_data_get_interface_id(h) != tide_block_ops.interfaceid) continue;
+		const struct tide_block_iface *b = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
+		if (b->fields == tide_block_all_fields()) n += b->count;
+	}
+	return n ? n : 1;
 }

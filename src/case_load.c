@@ -59,6 +59,7 @@ static int list_spheres(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_output_fields(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_periodic(struct ctx *x, const yaml_node_t *v, const char *path);
 static int list_initial_file(struct ctx *x, const yaml_node_t *v, const char *path);
+static int list_initial_nbody_file(struct ctx *x, const yaml_node_t *v, const char *path);
 
 const char *const tide_case_kernel_names[] = {"cubic", "wendland", NULL};
 const char *const tide_case_integrator_names[] = {"verlet", "symplectic", NULL};
@@ -162,6 +163,7 @@ static const struct key keys[] = {
 	NUM("gas.u", gas.u, R_GE, 0, 0),
 	SECTION("initial"),      /* gas only: the particles from a file (src/gas_input.h) */
 	LIST("initial.file", list_initial_file, 0),
+	LIST("initial.nbody_file", list_initial_nbody_file, 0),
 	SECTION("turbulence"),   /* gas only: src/turbulence.h */
 	NUM("turbulence.mach", turbulence.mach, R_GE | R_LE, 0, 100),
 	NUM("turbulence.slope", turbulence.slope, R_GE | R_LE, -10, 2),
@@ -788,6 +790,13 @@ static int list_initial_file(struct ctx *x, const yaml_node_t *v, const char *pa
 {
 	return get_path(x, v, path, "a SWIFT/GADGET HDF5 file or a text file of x y z m lines",
 	                x->c->initial_file, sizeof x->c->initial_file);
+}
+
+/* initial.nbody_file: collisionless particles from a text file (gas_input.h). */
+static int list_initial_nbody_file(struct ctx *x, const yaml_node_t *v, const char *path)
+{
+	return get_path(x, v, path, "a text file of x y z m [vx vy vz] lines",
+	                x->c->initial_nbody_file, sizeof x->c->initial_nbody_file);
 }
 
 /* STL meshes {stl, scale, rotate, translate} (+ layers, closed for solids); the file is

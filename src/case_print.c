@@ -217,6 +217,7 @@ static void put_generator(FILE *f, const tide_case *c)
 void tide_case_print(FILE *f, const tide_case *c)
 {
 	char b[32];
+	if (c->given) c = c->given; /* a case run in internal units: as given (src/case_units.h) */
 	fputs("# SPDX-License-Identifier: LGPL-2.1-or-later\n", f);
 	fputs("# Every parameter tide used for this run, defaults included (readable as a case file).\n", f);
 	fputs("name: ", f);
@@ -287,6 +288,10 @@ void tide_case_print(FILE *f, const tide_case *c)
 	if (c->initial_file[0]) { /* the gas particles from a file (gas_input.h) */
 		fputs("initial: {file: ", f);
 		put_str(f, c->initial_file);
+		if (c->initial_nbody_file[0]) {
+			fputs(", nbody_file: ", f);
+			put_str(f, c->initial_nbody_file);
+		}
 		fputs("}\n", f);
 	}
 	fprintf(f, "time: {end: %s, ", tide_case_num(c->t_end, b));

@@ -509,6 +509,10 @@ int tide_case_check_initial(struct ctx *x)
 	if (x->seen[sec] && !c->initial_file[0])
 		return tide_case_fail(x, x->line[sec], "key 'initial' needs 'initial.file'; allowed: "
 		                      "{file: PATH} (a SWIFT/GADGET HDF5 file or a text file of x y z m lines).");
+	if (c->initial_nbody_file[0] && !c->initial_file[0])
+		return tide_case_fail(x, x->line[tide_case_find_key("initial.nbody_file")],
+		                      "key 'initial.nbody_file' needs 'initial.file' (the gas); allowed: "
+		                      "{file: GAS, nbody_file: PATH}.");
 	if (!c->initial_file[0]) return 0;
 	int line = x->line[tide_case_find_key("initial.file")];
 	if (c->scheme != TIDE_SCHEME_GAS || c->dim != 3)

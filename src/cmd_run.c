@@ -9,7 +9,9 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/case.h"
+#include "tide/gas_params.h"
 #include "case_load.h"
+#include "case_units.h"
 #include "gas_input.h"
 #include "host_blocks.h"
 #include "checkpoint.h"
@@ -26,6 +28,7 @@
 #include "tide/sph_sim.h"
 #include "tide/sinks.h"
 #include "sinks_csv.h"
+#include "sinks_swift.h"
 #include "stall_watchdog.h"
 #include "statistics.h"
 #include "tide/load_balance.h"
@@ -34,6 +37,7 @@
 #include "run_agree.h"
 #include "run_opts.h"
 #include "step_trace.h"
+#include "synthetic.h"
 #include "run_output.h"
 
 static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0, long step0)
@@ -67,7 +71,7 @@ static void note_stall(void *arg, long step, double t, const char *status)
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
                     tide_run_stats *st, int *signo)
 {
-	size_t n0 = st->n_fluid + st->n_bound, nfluid0 = st->n_fluid;
+	size_t n0 = st->n_fluid + st->n_bound + st->n_nbody, nfluid0 = st->n_fluid + st->n_nbody;
 	double wall0 = tide_wtime(), last_print = 0, step_time = 0;
 	long step0 = sim->step;
 	double t0 = sim->t;
@@ -176,7 +180,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	}
 	long steps = sim->step - step0;
 	st->steps = sim->step;
-	st->t_sim = sim->t;
+	tide_unit_system U = tide_case_output_units(c); /* a cgs or SI gas case: case_units.h */
+	st->t_sim = tide_units_to_case(&U, sim->t, TIDE_DIM_TIME);
 	st->wall_s = tide_wtime() - wall0;
 	st->time_per_step_s = steps ? step_time / steps : 0;
 	/* the first step also uploads the particles and allocates on the devices */
@@ -207,6 +212,13 @@ static int fail_rank(const tide_runtime *rt)
 	return 1;
 }
 
+/* A simulation build (SimGrid): tasks compute nothing, so --synthetic makes no particles. */
+#ifdef TIDE_SIMGRID
+#define TIDE_SIM_BUILD 1
+#else
+#define TIDE_SIM_BUILD 0
+#endif
+
 static char run_end[320]; /* how the run ended: the last line of run.log */
 static tide_run_dir rd = {.lock_fd = -1}; /* held until the log is complete */
 
@@ -224,6 +236,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (tide_log_rank != 0) tide_verbosity = -1;
 	int saved_err = tide_quiet_stderr(rt->rank != 0);
 	int bad = tide_run_load_input(o, &c, &cs, &mem, &all);
+	/* --synthetic: the case's physics on a box of fluid (every rank alike, before they agree) */
+	tide_lattice lat;
+	if (!bad && o->synthetic && tide_synthetic_case(&c, o->synthetic, rt->size, &lat)) bad = 2;
 	tide_restore_stderr(saved_err);
 	int nb = 0;
 	if (tide_run_agree_with_ranks(o, rt, &c, &cs, bad, &nb)) bad = 1;
@@ -255,6 +270,19 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		return dir_bad;
 	}
 
+	/* a gas case in cgs or SI runs in internal units in which the float kernels see O(1)
+	 * values (src/case_units.h); used_parameters.yaml and checkpoints keep the case as given
+	 * (a restart converts it again, to the same units: the checkpoint's particles are in them) */
+	static tide_case given_case;
+	const tide_case *as_given = &c;
+	tide_unit_system U = tide_case_internal_units(&c);
+	if (!tide_units_is_identity(&U)) {
+		given_case = c;
+		as_given = &given_case;
+		tide_case_to_internal(&c, &U);
+		c.given = &given_case;
+	}
+	U = tide_case_output_units(&c); /* the identity but for a case run in internal units */
 	tide_run_stats st;
 	memset(&st, 0, sizeof st);
 	void *built = NULL; /* the particles of a fresh run, as a host block */
@@ -262,7 +290,14 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (o->restart) {
 		st.n_fluid = cs.n_fluid0;
 		st.n_bound = cs.n_bound0;
-	} else if ((bad = c.initial_file[0] ? tide_gas_input_build(&c, nb, &built, &all, &st.n_fluid, &t_file)
+		/* the checkpoint keeps no count of them: those it holds (they leave only through the
+		 * domain's faces) */
+		for (uint32_t i = 0; i < all.count; i++) st.n_nbody += all.type[i] == TIDE_NBODY;
+	} else if (o->synthetic) {
+		/* a simulation build makes none of its particles: its tasks compute nothing */
+		st.n_fluid = tide_lattice_count(&lat);
+		if (!TIDE_SIM_BUILD && tide_host_block_lattice(&c, &lat, nb, &built, &all)) return fail_rank(rt);
+	} else if ((bad = c.initial_file[0] ? tide_gas_input_build(&c, nb, &built, &all, &st.n_fluid, &st.n_nbody, &t_file)
 	                                    : tide_host_block_build(&c, nb, &built, &all, &st.n_fluid, &st.n_bound))) {
 		/* no fluid is the input's fault, the same on every rank: all stop with exit code 2 */
 		return bad == -2 ? 2 : fail_rank(rt);
@@ -273,6 +308,13 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0) tide_run_log_open(path, o->restart != NULL, rt, o->argc, o->argv);
 	snprintf(path, sizeof path, "%s/used_parameters.yaml", out.dir);
 	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
+	if (c.given) /* a gas case in cgs or SI runs in internal units (case_units.h) */
+		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
+		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
+		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
+		          "gauges, statistics and .h5 files are in them\n",
+		          c.units_given == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length, c.code_mass, c.code_time,
+		          c.self_gravity.G);
 	out.n_fluid0 = st.n_fluid;
 	out.n_bound0 = st.n_bound;
 	snprintf(st.case_name, sizeof st.case_name, "%s", c.name);
@@ -282,10 +324,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.nranks = rt->size;
 	st.ncpu_workers = rt->ncpu;
 	st.ncuda_workers = rt->ncuda;
-	st.dp = c.dp;
-	st.h = tide_case_h(&c);
-	tide_info("case %s: %zu fluid + %zu boundary particles, dp = %g m, h = %g m, c0 = %.3g m/s\n",
-	          c.name, st.n_fluid, st.n_bound, c.dp, st.h, c.c0);
+	st.dp = as_given->dp;
+	st.h = tide_units_to_case(&U, tide_case_h(&c), TIDE_DIM_LENGTH);
+	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g m, h = %g m, "
+	          "c0 = %.3g m/s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, st.h, as_given->c0);
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
@@ -308,7 +350,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 			tide_info("restart with %d blocks instead of the checkpoint's %d: particles are "
 			          "split again\n", nb, cs.nblocks);
 		/* a fresh run of one block keeps the built particles as that block (no copy) */
-		if (tide_sim_setup_take(&sim, &c, &built, &all, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
+		if (o->synthetic && TIDE_SIM_BUILD) {
+			if (tide_sim_setup_lattice(&sim, &c, &lat, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
+		} else if (tide_sim_setup_take(&sim, &c, &built, &all, nb, tide_runtime_uses_mpi())) return fail_rank(rt);
 	}
 	free(mem);
 	tide_block_free_host(built, all.cap);
@@ -320,6 +364,20 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!o->restart && t_file != 0) { /* a file's particles go on from its time */
 		sim.t = t_file;
 		while (out.next_out <= sim.t + 1e-12) out.next_out += c.t_out;
+	}
+	if (!o->restart && c.initial_file[0] && tide_sim_sinks_table(&sim)) {
+		/* a snapshot's sinks (PartType5) go on too; every rank reads them, rank 0 speaks */
+		tide_sinks_saved ss;
+		int saved = tide_quiet_stderr(tide_runtime_uses_mpi() && rt->rank != 0);
+		int rc = tide_sinks_swift_read(c.initial_file, &c, &ss);
+		tide_restore_stderr(saved);
+		if (rc) {
+			tide_sim_free(&sim);
+			return rc == 2 ? 2 : fail_rank(rt);
+		}
+		tide_sim_sinks_restore(&sim, &ss);
+		if (ss.n) tide_info("%d sinks from %s (PartType5), holding mass %g\n", ss.n,
+		                    c.initial_file, tide_sinks_mass(sim.sinks));
 	}
 	if (o->restart) {
 		sim.step = cs.step;
@@ -406,10 +464,16 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;
 	int signo = 0;
 	tide_step_trace trace = {0};
+	tide_step_reduce model_step;
+	if (o->synthetic && TIDE_SIM_BUILD && !o->replay_steps) {
+		tide_synthetic_step(&c, st.n_fluid, &model_step);
+		sim.on_reduce = tide_synthetic_reduce;
+		sim.on_reduce_arg = &model_step;
+	}
 	if (!ret && (o->record_steps || o->replay_steps)) {
 		const char *tp = o->record_steps ? o->record_steps : o->replay_steps;
 		if (tide_step_trace_open(&trace, tp, o->replay_steps != NULL, rt->rank == 0,
-		                         (unsigned long)(st.n_fluid + st.n_bound))) {
+		                         (unsigned long)(st.n_fluid + st.n_bound + st.n_nbody))) {
 			/* the other ranks would wait for this one in the first step */
 			if (rt->size > 1) tide_run_abort_ranks();
 			ret = -1;
@@ -425,7 +489,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.jeans_rho = out.jeans_rho;
 	st.jeans_unresolved_t = out.jeans_lost ? out.jeans_lost_t : -1;
 	st.n_sinks = sim.sinks ? sim.sinks->n : 0;
-	st.sink_mass = tide_sinks_mass(sim.sinks);
+	st.sink_mass = tide_units_to_case(&U, tide_sinks_mass(sim.sinks), TIDE_DIM_MASS);
 	st.peak_host_bytes = tide_peak_host_bytes();
 	/* a finished run whose summary cannot be written has failed to deliver it */
 	if (rt->rank == 0 && tide_summary_write(out.dir, &st) && ret == 0) ret = -1;

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "particle_input.h"   /* tide_parse_numbers, tide_particle_line_check */
 #include "runtime.h"
+#include "sinks_swift.h"      /* TIDE_SINK_SWIFT_TYPE */
 #include "snapshot_read.h"
 #include "swift_output.h"     /* tide_swift_case_units */
 #include "tide/block_interface.h"
@@ -20,34 +21,44 @@
 
 /* The particles as read, in the case's units (double: converted before the float check). */
 typedef struct gas_rows {
-	size_t n;
+	size_t n, ngas;   /* particles; the first ngas are gas, the others collisionless */
 	double *pos, *vel, *mass, *u, *h, *rho;   /* 3 n, 3 n, n, n (or NULL), n (or NULL), n (or NULL) */
 	double *vh, *uh, *dtk;   /* tide's leapfrog state (swift_io.h), or NULL */
 	uint64_t *id;
+	uint8_t *type;   /* SWIFT type of each particle (0 gas, 1 collisionless), or NULL: all gas */
 	double t;
 } gas_rows;
 
 static void rows_free(gas_rows *r)
 {
 	free(r->pos); free(r->vel); free(r->mass); free(r->u); free(r->h); free(r->rho); free(r->id);
-	free(r->vh); free(r->uh); free(r->dtk);
+	free(r->vh); free(r->uh); free(r->dtk); free(r->type);
 	memset(r, 0, sizeof *r);
 }
 
 /* ---- text: x y z m [vx vy vz [u]] ---- */
+
+/* The numbers of the next line of f that has any (blank and comment lines skipped): how many
+ * (-1: a word is not a number), or -2 at the end of the file. */
+static int next_numbers(FILE *f, char **line, size_t *len, long *lineno, double v[8])
+{
+	while (getline(line, len, f) >= 0) {
+		++*lineno;
+		char *bad = NULL;
+		int k = tide_parse_numbers(*line, v, &bad);
+		if (k != 0) return k;
+	}
+	return -2;
+}
 
 static int read_text(const char *path, FILE *f, gas_rows *r)
 {
 	size_t cap = 0, len = 0;
 	char *line = NULL;
 	long lineno = 0;
-	int rc = 0, with_u = -1;
-	while (!rc && getline(&line, &len, f) >= 0) {
-		lineno++;
-		double v[8];
-		char *bad = NULL;
-		int k = tide_parse_numbers(line, v, &bad);
-		if (k == 0) continue;
+	int rc = 0, with_u = -1, k;
+	double v[8];
+	while (!rc && (k = next_numbers(f, &line, &len, &lineno, v)) != -2) {
 		if (k != 4 && k != 7 && k != 8) {
 			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: %s; allowed: 4 numbers (x y z m), 7 "
 			                    "(x y z m vx vy vz) or 8 (x y z m vx vy vz u)", path, lineno,
@@ -82,6 +93,7 @@ static int read_text(const char *path, FILE *f, gas_rows *r)
 		r->mass[r->n] = v[3];
 		r->u[r->n] = k == 8 ? v[7] : -1.0;   /* -1: gas.u */
 		r->n++;
+		r->ngas++;
 	}
 	free(line);
 	fclose(f);
@@ -109,20 +121,22 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	int rc = tide_swift_read(path, (1u << TIDE_SWIFT_NTYPES) - 1, TIDE_SWIFT_GAS,
 	                         (double)tide_block_bpp(), &s);
 	if (rc) return rc;
-	for (int k = 1; k < TIDE_SWIFT_NTYPES && !rc; k++)
-		if (s.count[k])
+	for (int k = 2; k < TIDE_SWIFT_NTYPES && !rc; k++)
+		if (s.count[k] && !(k == TIDE_SINK_SWIFT_TYPE && c->sinks.on)) /* sinks: sinks_swift.h */
 			rc = tide_read_fail(TIDE_READ_BAD, "%s holds %llu PartType%d (%s) particles; the gas "
-			                    "scheme carries gas particles only: give a file with PartType0 "
-			                    "alone", path, (unsigned long long)s.count[k], k, type_name(k));
+			                    "scheme carries gas (PartType0), collisionless N-body particles "
+			                    "(PartType1) and, in a case with sinks, sinks (PartType5) only",
+			                    path, (unsigned long long)s.count[k], k, type_name(k));
 	if (!rc && s.count[0] == 0)
 		rc = tide_read_fail(TIDE_READ_BAD, "%s holds no gas particles (its PartType0 is empty or "
-		                    "missing)", path);
+		                    "missing%s); a gas run needs gas: give PartType0 too", path,
+		                    s.count[1] ? ", its PartType1 collisionless particles alone" : "");
 	if (rc) { tide_swift_set_free(&s); return rc; }
 	/* the case's units: a file in other units is converted (gas_input.h) */
 	double fl = 1, fm = 1, ft = 1;
 	if (s.have_units) {
 		tide_swift_units cu = tide_swift_case_units(c);
-		if (c->units == TIDE_UNITS_CODE) {
+		if (c->units == TIDE_UNITS_CODE && !(c->code_time > 0)) { /* not internal units */
 			cu = tide_swift_units_g1(s.units.length, s.units.mass);
 			c->code_length = s.units.length;
 			c->code_mass = s.units.mass;
@@ -133,7 +147,10 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	}
 	double fv = fl / ft;
 	/* the set owns its arrays: taken over, converted in place */
-	r->n = s.count[0];
+	r->n = s.count[0] + s.count[1];   /* type after type: the gas first */
+	r->ngas = s.count[0];
+	r->type = s.type;
+	s.type = NULL;
 	r->pos = s.pos; r->vel = s.vel; r->mass = s.mass; r->id = s.id;
 	r->u = s.u; r->h = s.h; r->rho = s.rho;
 	r->vh = s.vh; r->uh = s.uh; r->dtk = s.dtk;
@@ -146,11 +163,12 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 			for (int k = 0; k < 3; k++) {
 				r->pos[3 * i + k] *= fl;
 				r->vel[3 * i + k] *= fv;
-				if (r->vh) r->vh[3 * i + k] *= fv;
+				if (r->vh && i < r->ngas) r->vh[3 * i + k] *= fv;
 			}
+			r->mass[i] *= fm;
+			if (i >= r->ngas) continue;   /* the gas fields are PartType0's alone */
 			if (r->uh) r->uh[i] *= fv * fv;
 			if (r->dtk) r->dtk[i] *= ft;
-			r->mass[i] *= fm;
 			if (r->u) r->u[i] *= fv * fv;
 			if (r->h) r->h[i] *= fl;
 			if (r->rho) r->rho[i] *= fm / (fl * fl * fl);
@@ -158,17 +176,20 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	static const char *const what[6] = {"Velocities", "Masses", "InternalEnergy",
 	                                    "SmoothingLength", "Density", "ParticleIDs"};
 	for (size_t i = 0; i < r->n && !rc; i++) {
+		int gas = i < r->ngas;
 		double q[5] = {fmax(fabs(r->vel[3 * i]), fmax(fabs(r->vel[3 * i + 1]), fabs(r->vel[3 * i + 2]))),
-		               r->mass[i], r->u ? r->u[i] : 0, r->h ? r->h[i] : 1, r->rho ? r->rho[i] : 0};
+		               r->mass[i], gas && r->u ? r->u[i] : 0, gas && r->h ? r->h[i] : 1,
+		               gas && r->rho ? r->rho[i] : 0};
 		for (int a = 0; a < 5 && !rc; a++)
 			if (!tide_fits_float(q[a]) || (a == 1 && !((float)q[a] > 0)))
-				rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType0/%s of particle id %llu is %g "
-				                    "in the case's units, beyond single precision%s", path, what[a],
+				rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType%d/%s of particle id %llu is %g "
+				                    "in the case's units, beyond single precision%s", path,
+				                    gas ? 0 : 1, what[a],
 				                    (unsigned long long)r->id[i], q[a],
 				                    a == 1 ? " or too small for it (masses must be > 0)" : "");
 		if (!rc && r->id[i] > UINT32_MAX)
-			rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType0/ParticleIDs holds %llu, beyond the "
-			                    "32 bits of tide's particle ids (at most %u)", path,
+			rc = tide_read_fail(TIDE_READ_BAD, "%s: PartType%d/ParticleIDs holds %llu, beyond the "
+			                    "32 bits of tide's particle ids (at most %u)", path, gas ? 0 : 1,
 			                    (unsigned long long)r->id[i], UINT32_MAX);
 	}
 	return rc;
@@ -183,7 +204,8 @@ static int check_domain(const char *path, const tide_case *c, const gas_rows *r,
 		for (int k = 0; k < 3; k++) in &= p[k] >= c->domain.lo[k] && p[k] <= c->domain.hi[k];
 		if (in) continue;
 		char where[64];
-		if (hdf5) snprintf(where, sizeof where, "PartType0/Coordinates of particle id %llu", (unsigned long long)r->id[i]);
+		if (hdf5) snprintf(where, sizeof where, "PartType%d/Coordinates of particle id %llu",
+		                   i < r->ngas ? 0 : 1, (unsigned long long)r->id[i]);
 		else snprintf(where, sizeof where, "particle %zu (its line's x y z)", i + 1);
 		return tide_read_fail(TIDE_READ_BAD, "%s: %s is (%g, %g, %g), outside the case's domain "
 		                      "[%g, %g] x [%g, %g] x [%g, %g]; every particle must lie inside "
@@ -192,6 +214,81 @@ static int check_domain(const char *path, const tide_case *c, const gas_rows *r,
 		                      c->domain.hi[2]);
 	}
 	return 0;
+}
+
+/* ---- initial.nbody_file: collisionless particles, text "x y z m [vx vy vz]" ---- */
+
+/* Room for n more particles in every array the collisionless ones use. */
+static int rows_grow(gas_rows *r, size_t n)
+{
+	size_t m = r->n + n;
+	double *p = realloc(r->pos, 3 * m * sizeof(double));
+	if (p) r->pos = p;
+	double *w = p ? realloc(r->vel, 3 * m * sizeof(double)) : NULL;
+	if (w) r->vel = w;
+	double *ms = w ? realloc(r->mass, m * sizeof(double)) : NULL;
+	if (ms) r->mass = ms;
+	uint64_t *id = ms ? realloc(r->id, m * sizeof(uint64_t)) : NULL;
+	if (id) r->id = id;
+	uint8_t *t = id ? realloc(r->type, m) : NULL;
+	if (!t) return -1;
+	if (!r->type) memset(t, 0, r->n);   /* a text file's rows: all gas */
+	r->type = t;
+	return 0;
+}
+
+/* Appends the collisionless particles of path after the file's (ids after the largest id). */
+static int read_nbody_text(const char *path, const tide_case *c, gas_rows *r)
+{
+	int rc = 0;
+	FILE *f = tide_read_open(path, &rc);
+	if (!f) return rc;
+	uint64_t next = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->id[i] + 1 > next) next = r->id[i] + 1;
+	size_t len = 0, added = 0;
+	char *line = NULL;
+	long lineno = 0;
+	int k;
+	double v[8];
+	while (!rc && (k = next_numbers(f, &line, &len, &lineno, v)) != -2) {
+		if (k != 4 && k != 7) {
+			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: %s; allowed: 4 numbers (x y z m) or "
+			                    "7 (x y z m vx vy vz) per collisionless particle", path, lineno,
+			                    k < 0 ? "a word is not a number" : "not 4 or 7 numbers");
+			break;
+		}
+		if ((rc = tide_particle_line_check(path, lineno, v, k))) break;
+		int in = 1;
+		for (int d = 0; d < 3; d++) in &= v[d] >= c->domain.lo[d] && v[d] <= c->domain.hi[d];
+		if (!in) {
+			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: the particle is at (%g, %g, %g), "
+			                    "outside the case's domain; every particle must lie inside "
+			                    "'domain'", path, lineno, v[0], v[1], v[2]);
+			break;
+		}
+		if (next > UINT32_MAX) {
+			rc = tide_read_fail(TIDE_READ_BAD, "%s line %ld: its id %llu (after the gas's ids) is "
+			                    "beyond the 32 bits of tide's particle ids", path, lineno,
+			                    (unsigned long long)next);
+			break;
+		}
+		if (rows_grow(r, 1)) { rc = tide_read_nomem(path); break; }
+		size_t i = r->n++;
+		for (int d = 0; d < 3; d++) {
+			r->pos[3 * i + d] = v[d];
+			r->vel[3 * i + d] = k == 7 ? v[4 + d] : 0.0;
+		}
+		r->mass[i] = v[3];
+		r->id[i] = next++;
+		r->type[i] = 1;
+		added++;
+	}
+	free(line);
+	fclose(f);
+	if (!rc && added == 0)
+		rc = tide_read_fail(TIDE_READ_BAD, "%s holds no particles (no line of x y z m)", path);
+	return rc;
 }
 
 static int hdf5_name(const char *path)
@@ -214,11 +311,13 @@ static int read_rows(tide_case *c, gas_rows *r, int *hdf5)
 		rc = read_text(path, f, r);
 	}
 	if (!rc) rc = check_domain(path, c, r, *hdf5);
+	/* the collisionless particles go after the file's, which puts gas first (gas_rows) */
+	if (!rc && c->initial_nbody_file[0]) rc = read_nbody_text(c->initial_nbody_file, c, r);
 	return rc;
 }
 
 int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view *v,
-                         size_t *n_fluid, double *t0)
+                         size_t *n_fluid, size_t *n_nbody, double *t0)
 {
 	gas_rows r = {0};
 	int hdf5 = 0;
@@ -241,6 +340,12 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 	*v = tide_block_view_make(*mem, cap, 0);
 	double eta = c->gas.eta;
 	for (uint32_t i = 0; i < n; i++) {
+		if (i >= r.ngas) { /* collisionless (gas_math.h): no h, u or density */
+			tide_gas_ic_push(v, &r.pos[3 * i], &r.vel[3 * i], 0.0, r.mass[i], 0.0, 0.0);
+			v->type[i] = TIDE_NBODY;
+			v->id[i] = (uint32_t)r.id[i];
+			continue;
+		}
 		double m = r.mass[i], rho = r.rho && r.rho[i] > 0 ? r.rho[i] : c->rho0;
 		/* h: the file's; else from its density; else 0, which the density pass starts at
 		 * h_max / 2 and iterates (gas_math.h) */
@@ -256,10 +361,11 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 			v->TIDE_GAS_DTK[i] = (float)r.dtk[i];
 		}
 	}
-	*n_fluid = n;
+	*n_fluid = r.ngas;
+	*n_nbody = r.n - r.ngas;
 	*t0 = r.t;
-	tide_info("%u gas particles from %s%s, t = %.9g\n", n, c->initial_file,
-	          hdf5 ? " (SWIFT/GADGET HDF5)" : " (text)", r.t);
+	tide_info("%zu gas and %zu collisionless particles from %s%s, t = %.9g\n", r.ngas,
+	          r.n - r.ngas, c->initial_file, hdf5 ? " (SWIFT/GADGET HDF5)" : " (text)", r.t);
 	rows_free(&r);
 	return 0;
 }

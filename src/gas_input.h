@@ -6,7 +6,9 @@
  *     SmoothingLength (else h from the density: eta (m / rho)^(1/3) with the file's Density, or
  *     the density pass's own iteration from h_max / 2 without one) and Density (the first
  *     guess of h only: the density pass computes rho); the Header's Time is the run's start.
- *     Other particle types (PartType1 N-body, ...) are refused: the gas scheme carries gas only.
+ *     PartType1 (N-body: dark matter, stars) become collisionless particles (block.h TIDE_NBODY,
+ *     gas_math.h) with their Coordinates, Velocities, Masses (or the MassTable) and ParticleIDs;
+ *     other types (PartType2..5) are refused.
  *     A file with a Units group is converted to the case's units (si, cgs); a case in code
  *     units (G = 1) takes the file's length and mass units and the time unit that makes G = 1,
  *     as tide nbody does (its velocities, energies and time converted), and writes them into
@@ -24,10 +26,10 @@
 
 /* Reads c->initial_file into one host block as tide_host_block_build makes it (*mem, *v; one
  * block's capacity with nblocks == 1), the gas fields set for the first step (gas_ic.h);
- * *n_fluid the particles, *t0 the time the run starts at.  In code units, sets
+ * *n_fluid the gas particles, *n_nbody the collisionless ones (PartType1), *t0 the time the run starts at.  In code units, sets
  * c->code_length and c->code_mass to the file's units.  Every rank reads the file (ranks other
  * than 0 quietly).  0, -2 (bad file, one sentence: exit code 2) or -1 (out of memory). */
 int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view *v,
-                         size_t *n_fluid, double *t0);
+                         size_t *n_fluid, size_t *n_nbody, double *t0);
 
 #endif

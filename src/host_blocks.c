@@ -15,6 +15,7 @@
 #include "tide/gas_math.h"
 #include "turbulence.h"
 #include "host_blocks.h"
+#include "tide/lattice.h"
 #include "log.h"
 
 /* The fields a particle set does not have, for particles 0..n-1 of a fresh block: the Verlet
@@ -169,4 +170,34 @@ void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s)
 	s->vx = v->vx; s->vy = v->vy; s->vz = v->vz;
 	s->rho = v->rho; s->id = v->id; s->type = v->type;
 	if (v->naux >= 2) { s->gas_h = v->aux0; s->gas_u = v->aux1; }
+}
+
+int tide_host_block_lattice(const tide_case *c, const tide_lattice *L, int nblocks, void **mem,
+                            tide_block_view *v)
+{
+	size_t n = tide_lattice_count(L);
+	uint32_t cap = nblocks == 1 ? tide_sim_block_cap((uint32_t)n, 1, 0, 0) : (uint32_t)(n ? n : 1);
+	*mem = tide_block_alloc_host_pin(cap, nblocks == 1);
+	if (!*mem) {
+		fprintf(stderr, "tide: out of host memory for the synthetic box of %zu particles%s.\n", n,
+		        TIDE_OOM_ADVICE);
+		return -1;
+	}
+	*v = tide_block_view_make(*mem, cap, 0);
+	size_t i = 0;
+	for (uint32_t a = 0; a < L->n[0]; a++)
+		for (uint32_t b = 0; b < L->n[1]; b++)
+			for (uint32_t k = 0; k < L->n[2]; k++, i++) {
+				v->x[i] = tide_lattice_coord(L, 0, a);
+				v->y[i] = tide_lattice_coord(L, 1, b);
+				v->z[i] = tide_lattice_coord(L, 2, k);
+				v->vx[i] = v->vy[i] = v->vz[i] = 0.f;
+				v->rho[i] = (float)c->rho0;
+				v->id[i] = (uint32_t)i;
+				v->type[i] = TIDE_FLUID;
+				v->TIDE_BN_X[i] = v->TIDE_BN_Y[i] = v->TIDE_BN_Z[i] = 0.f;
+			}
+	start_history(v, n);
+	v->count = (uint32_t)n;
+	return 0;
 }

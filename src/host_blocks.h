@@ -31,6 +31,12 @@ double tide_host_run_bytes(double n, int nblocks, int size, int rank, int worker
 int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
                           size_t *n_fluid, size_t *n_bound);
 
+/* The synthetic box's particles (include/tide/lattice.h), fluid at rest at rho0, into one host
+ * block as tide_host_block_build makes it.  0 or -1 (message). */
+struct tide_lattice;
+int tide_host_block_lattice(const tide_case *c, const struct tide_lattice *L, int nblocks, void **mem,
+                            tide_block_view *v);
+
 /* A particle-set view of a host block (no copy). */
 void tide_set_view_of_block(const tide_block_view *v, tide_particle_set *s);
 

@@ -198,6 +198,7 @@ typedef struct tide_run_stats {
 	/* sink particles (include/tide/sinks.h; 0 without): how many at the end, their mass */
 	int n_sinks;
 	double sink_mass;
+	size_t n_nbody;      /* collisionless particles of a gas run (block.h TIDE_NBODY) */
 } tide_run_stats;
 
 /* Writes dir/run_summary.csv (a header row with units and one value row) and

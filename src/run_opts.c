@@ -36,6 +36,9 @@ static void run_usage(FILE *f)
 	        "  --replay-steps FILE  take each step's reduction from FILE (recorded by the same\n"
 	        "                    case and options) instead of the data: a simulation build\n"
 	        "                    (SimGrid) needs it; its run has the recorded run's steps\n"
+	        "  --synthetic N     the case's physics on a box of fluid at rest of about N\n"
+	        "                    particles per rank instead of its geometry (docs/simulation.md);\n"
+	        "                    a simulation build makes no particle and steps by dt = cfl h/c0\n"
 	        "  --profile         print where a step's time goes (per task family) and write\n"
 	        "                    DIR/step_profile_rankN.csv (N: the MPI rank, 0 alone)\n"
 	        "  --with-cpus       with a GPU, let StarPU put SPH tasks on CPU workers too (by\n"
@@ -128,6 +131,7 @@ int tide_run_parse_opts(int argc, char **argv, run_opts *o)
 		{"--balance-threshold", 0, 0, INFINITY, 1, &o->balance_threshold, NULL},
 		{"--rebalance-every", 1, 1, 1e15, 0, &rebalance_every, NULL},
 		{"--max-steps", 1, 1, 1e15, 0, &max_steps, NULL},
+		{"--synthetic", 1, 1, 4e9, 0, &o->synthetic, NULL},
 	};
 	const int nnum = (int)(sizeof num / sizeof num[0]);
 	const char *ckpt_every = NULL;
@@ -240,16 +244,20 @@ int tide_run_parse_opts(int argc, char **argv, run_opts *o)
 		        "with the run it continues.\n");
 		return -1;
 	}
+	if (o->synthetic && o->restart) {
+		fprintf(stderr, "tide run: --synthetic makes a fresh box of fluid; it cannot --restart.\n");
+		return -1;
+	}
 	if (o->record_steps && o->replay_steps) {
 		fprintf(stderr, "tide run: --record-steps and --replay-steps exclude each other (a "
 		        "replayed run's steps are the record's).\n");
 		return -1;
 	}
 #ifdef TIDE_SIMGRID
-	if (!o->replay_steps) {
+	if (!o->replay_steps && !o->synthetic) {
 		fprintf(stderr, "tide run: a simulation build (SimGrid) computes nothing, so it needs the "
 		        "steps of a real run: give --replay-steps FILE, recorded by a normal build's "
-		        "tide run --record-steps FILE.\n");
+		        "tide run --record-steps FILE (or use --synthetic N).\n");
 		return -1;
 	}
 #endif
@@ -275,6 +283,7 @@ void tide_run_key(const run_opts *o, int argc, char **argv, tide_cmd_key *k)
 	snprintf(n, sizeof n, "%ld", o->max_steps);
 	tide_cmd_key_add(k, "--max-steps", "%s", o->max_steps >= 0 ? n : "(not given)");
 	tide_cmd_key_add(k, "--no-output", "%s", o->no_output ? "given" : "not given");
+	tide_cmd_key_add(k, "--synthetic", "%.17g", o->synthetic);
 	tide_cmd_key_add(k, "--replay-steps", "%s", o->replay_steps ? o->replay_steps : "(not given)");
 	tide_cmd_key_add(k, "--with-cpus", "%s", o->with_cpus ? "given" : "not given");
 	tide_cmd_key_add(k, "--profile", "%s", o->profile ? "given" : "not given");

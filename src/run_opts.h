@@ -16,6 +16,7 @@ typedef struct run_opts {
 	int argc;                     /* the command line, for run.log */
 	char **argv;
 	long max_steps, rebalance_every, balance_every;
+	double synthetic;             /* --synthetic N: particles per rank of a fluid box (0: off) */
 	double balance_threshold;
 	const char *sets[MAX_SETS];
 	int nsets;

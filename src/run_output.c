@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "checkpoint.h"
 #include "h5_output.h"
@@ -15,6 +16,7 @@
 #include "stall_watchdog.h"
 #include "run_output.h"
 #include "tide/jeans.h"
+#include "case_units.h"
 #include "sinks_csv.h"
 
 /* Rank 0 could not write: the other ranks would wait for it forever, so stop them all. */
@@ -41,29 +43,33 @@ int tide_run_note_time(run_out *o, double t)
 /* Collective.  An output (tag NULL) is a snapshot: its staging copy is submitted to the task
  * graph and the writer thread writes it while the next steps run (src/snapshot_writer.c).  A
  * tagged file (failed_state) is gathered to rank 0 and written at once. */
-/* The Jeans check at an output (jeans.h, Bate & Burkert 1997): the least Jeans mass against
- * N_ngb m in the log, and once, when it stops being resolved, when and at what density. */
+/* The Jeans check at an output (jeans.h, Bate & Burkert 1997): each particle's Jeans mass
+ * against N_ngb m_i with its own mass; the log gives the least Jeans mass and the least
+ * M_J / (N_ngb m_i), and once, when it stops being resolved, when and at what density. */
 static void check_jeans(run_out *o, tide_sim *sim, const tide_case *c)
 {
 	if (c->scheme != TIDE_SCHEME_GAS || !c->self_gravity.on) return;
-	double G = c->self_gravity.G, m = tide_case_mass(c), res = tide_jeans_ngb(c->gas.eta) * m;
+	double G = c->self_gravity.G, k = tide_jeans_q_res(c->gas.eta, 1.0, G);
 	tide_jeans_min r;
-	if (tide_sim_jeans(sim, tide_jeans_q_res(c->gas.eta, m, G), &r) || sim->rank != 0) return;
-	double mj = tide_jeans_mass_of_q(r.q, G);
+	if (tide_sim_jeans(sim, k, &r) || sim->rank != 0) return;
+	/* in the case's units (a gas case in cgs or SI runs in internal ones, case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	double mj = tide_units_to_case(&U, tide_jeans_mass_of_q(r.q, G), TIDE_DIM_MASS), ratio = r.qm / k;
+	double rho = tide_units_to_case(&U, r.rho, TIDE_DIM_DENSITY), t = tide_units_to_case(&U, sim->t, TIDE_DIM_TIME);
 	if (o->jeans_mj == 0 || mj < o->jeans_mj) {
 		o->jeans_mj = mj;
-		o->jeans_rho = r.rho;
+		o->jeans_rho = rho;
 	}
-	tide_info("Jeans check at t = %g: least Jeans mass %.4g at rho = %.4g, N_ngb m = %.4g "
-	          "(%.1f neighbours): %s\n", sim->t, mj, r.rho, res, tide_jeans_ngb(c->gas.eta),
+	tide_info("Jeans check at t = %g: least Jeans mass %.4g at rho = %.4g, least M_J / (N_ngb m_i) "
+	          "%.4g (%.1f neighbours): %s\n", t, mj, rho, ratio, tide_jeans_ngb(c->gas.eta),
 	          r.n_below ? "NOT resolved" : "resolved");
 	if (r.n_below && !o->jeans_lost) {
 		o->jeans_lost = 1;
-		o->jeans_lost_t = sim->t;
+		o->jeans_lost_t = t;
 		fprintf(stderr, "tide: warning: the Jeans mass is no longer resolved at t = %g: %u "
-		        "particles have M_J < N_ngb m = %.4g, down to %.4g at rho = %.4g (Bate & Burkert "
-		        "1997); later densities are not to be trusted (finer particles or sinks)\n",
-		        sim->t, r.n_below, res, mj, r.rho);
+		        "particles have M_J < N_ngb m_i, down to M_J / (N_ngb m_i) = %.4g; least M_J %.4g "
+		        "at rho = %.4g (Bate & Burkert 1997); later densities are not to be trusted (finer "
+		        "particles or sinks)\n", t, r.n_below, ratio, mj, rho);
 	}
 }
 
@@ -78,6 +84,10 @@ int tide_run_write_output(run_out *o, tide_sim *sim, const tide_case *c, const c
 		tide_snap_job job = {.index = o->n, .t = sim->t, .dt = sim->last.dt, .step = sim->step,
 		                     .wall = tide_wtime(), .e_self = tide_sim_self_gravity_energy(sim)};
 		job.nbody = tide_body_rows(c, sim->t, sim->rigid_set ? sim->rigid : NULL, job.body);
+		if (sim->sinks) { /* the table as it is now: the writer writes while the run goes on */
+			job.nsink = sim->sinks->n;
+			memcpy(job.sink, sim->sinks->s, sizeof job.sink[0] * (size_t)job.nsink);
+		}
 		int ret = tide_snap_submit(&o->snap, sim, &job);
 		if (!ret && sim->rank == 0) ret = tide_run_note_time(o, sim->t);
 		o->n++;

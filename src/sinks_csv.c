@@ -4,6 +4,7 @@
 // header, with units, when the file is new.  Rank 0.
 #include <math.h>
 #include <stdio.h>
+#include "case_units.h"
 #include "log.h"
 #include "sinks_csv.h"
 #include "tide/sinks.h"
@@ -49,26 +50,34 @@ int tide_sinks_csv_write(const char *dir, const tide_case *c, double t, const ti
 		fprintf(stderr, "tide: cannot write %s.\n", path);
 		return -1;
 	}
-	const char *u = c->units == TIDE_UNITS_CGS ? "cgs" : c->units == TIDE_UNITS_SI ? "SI" : "code";
+	/* a gas case in cgs or SI runs in internal units: written in the case's (case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	int units = c->code_time > 0 ? c->units_given : c->units;
+	const char *u = units == TIDE_UNITS_CGS ? "cgs" : units == TIDE_UNITS_SI ? "SI" : "code";
+	double G = tide_units_to_case(&U, c->self_gravity.G, TIDE_DIM_G);
+	double fT = tide_units_factor(&U, TIDE_DIM_TIME), fM = tide_units_factor(&U, TIDE_DIM_MASS),
+	       fL = tide_units_factor(&U, TIDE_DIM_LENGTH), fV = tide_units_factor(&U, TIDE_DIM_VELOCITY),
+	       fJ = tide_units_factor(&U, TIDE_DIM_ANGULAR_MOMENTUM);
 	if (ftell(f) == 0)
 		fprintf(f, "# sinks of run '%s', units %s (G = %g): time, id, mass, position, velocity, "
 		        "mass accreted since creation, spin (angular momentum about the sink), time of "
 		        "creation\ntime[s],id,mass[mass],x[m],y[m],z[m],vx[m/s],vy[m/s],vz[m/s],"
 		        "accreted[mass],spin_x[mass*m^2/s],spin_y[mass*m^2/s],spin_z[mass*m^2/s],"
-		        "t_form[s]\n", c->name, u, c->self_gravity.G);
+		        "t_form[s]\n", c->name, u, G);
 	int n = T ? T->n : 0;
 	for (int s = 0; s < n; s++) {
 		const tide_sink_state *p = &T->s[s];
-		fprintf(f, "%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g\n", t,
-		        p->id, p->m, p->x[0], p->x[1], p->x[2], p->v[0], p->v[1], p->v[2], p->m_acc,
-		        p->spin[0], p->spin[1], p->spin[2], p->t_form);
+		fprintf(f, "%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g\n", t * fT,
+		        p->id, p->m * fM, p->x[0] * fL, p->x[1] * fL, p->x[2] * fL, p->v[0] * fV, p->v[1] * fV,
+		        p->v[2] * fV, p->m_acc * fM, p->spin[0] * fJ, p->spin[1] * fJ, p->spin[2] * fJ,
+		        p->t_form * fT);
 	}
 	int bad = ferror(f);
 	if (fclose(f) || bad) {
 		fprintf(stderr, "tide: cannot write %s.\n", path);
 		return -1;
 	}
-	tide_info("sinks at t = %g: %d, holding mass %.6g; %llu gas particles accreted\n", t, n,
-	          tide_sinks_mass(T), T ? (unsigned long long)T->n_accreted : 0ULL);
+	tide_info("sinks at t = %g: %d, holding mass %.6g; %llu gas particles accreted\n", t * fT, n,
+	          tide_sinks_mass(T) * fM, T ? (unsigned long long)T->n_accreted : 0ULL);
 	return 0;
 }

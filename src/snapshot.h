@@ -23,6 +23,7 @@
 #include "tide/case.h"
 #include "output.h"
 #include "tide/snapshot_stage.h"
+#include "tide/sinks.h"
 #include "tide/sph_sim.h"
 #include "statistics.h"
 
@@ -35,6 +36,8 @@ typedef struct tide_snap_job {
 	double e_self;                /* self-gravity energy for the statistics row (0: none) */
 	int nbody;                    /* the moving and floating bodies at t (bodies_NNNN.vtp) */
 	tide_body_row body[TIDE_MOTION_MAX_BODIES];
+	int nsink;                    /* the sinks at t (SWIFT snapshots' PartType5, sinks_swift.h) */
+	tide_sink_state sink[TIDE_SINK_MAX];
 } tide_snap_job;
 
 /* Rank 0's series and tables, written by the writer thread while a snapshot is pending and by

@@ -68,7 +68,7 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 	}
 	if (w->swift) /* the ranks together (par), or rank 0 from the gathered blocks */
 		ok = tide_swift_output(w->dir, job->index, par ? own : w->views, par ? nown : nv, c, job->t,
-		                       w->comm) == 0 && ok;
+		                       job->sink, root ? job->nsink : 0, w->comm) == 0 && ok;
 	if (root) {
 		for (int b = 0; b < nv; b++) tide_set_view_of_block(&w->views[b], &w->sets[b]);
 		char path[1100];

@@ -57,11 +57,13 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 	for (int k = 0; k < nv; k++) {
 		const tide_block_view *all = &v[k];
 		for (uint32_t i = 0; i < all->count; i++) {
-			if (all->type[i] != TIDE_FLUID) {
+			if (all->type[i] == TIDE_BOUND) {
 				s->n_bound++;
 				continue;
 			}
-			s->n_fluid++;
+			int nbody = all->type[i] == TIDE_NBODY;   /* collisionless: no density or u */
+			if (nbody) s->n_nbody++;
+			else s->n_fluid++;
 			/* the gas scheme's particles carry their own masses (gas_math.h) */
 			double m = gas ? (double)all->TIDE_GAS_MASS[i] : m0;
 			s->mass += m;
@@ -69,13 +71,14 @@ void tide_stats_compute_views(const tide_block_view *v, int nv, const tide_case 
 			double v2 = vx * vx + vy * vy + vz * vz;
 			s->e_kin += 0.5 * m * v2;
 			s->e_pot -= m * (gp[0] * all->x[i] + gp[1] * all->y[i] + gp[2] * all->z[i]);
-			if (gas) s->e_int += m * gas_energy(c, rho, all->TIDE_GAS_U[i]);
-			else s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
-			                                               : tait_energy(rho, c->rho0, B, c->gamma));
 			s->p[0] += m * vx;
 			s->p[1] += m * vy;
 			s->p[2] += m * vz;
 			if (v2 > v2max) v2max = v2;
+			if (nbody) continue;
+			if (gas) s->e_int += m * gas_energy(c, rho, all->TIDE_GAS_U[i]);
+			else s->e_int += m * (c->eos == TIDE_EOS_ISOTHERMAL ? iso_energy(rho, c->rho0, c->cs_iso)
+			                                               : tait_energy(rho, c->rho0, B, c->gamma));
 			if (rho < s->rho_min) s->rho_min = rho;
 			if (rho > s->rho_max) s->rho_max = rho;
 		}
@@ -132,7 +135,7 @@ int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, lon
 	const char *kg = d2 ? "kg/m" : "kg", *J = d2 ? "J/m" : "J", *P = d2 ? "kg/s" : "kg m/s";
 	fprintf(s->f, "time[s],step[-],dt[s],n_fluid[-],n_bound[-],fluid_mass[%s],E_kin[%s],"
 	        "E_pot[%s],E_int[%s],E_total[%s],px[%s],py[%s],pz[%s],v_max[m/s],"
-	        "rho_min[kg/m^3],rho_max[kg/m^3],wall_per_step[s]\n", kg, J, J, J, J, P, P, P);
+	        "rho_min[kg/m^3],rho_max[kg/m^3],n_nbody[-],wall_per_step[s]\n", kg, J, J, J, J, P, P, P);
 	if (fflush(s->f)) return stats_fail(s);
 	return 0;
 }
@@ -154,9 +157,9 @@ int tide_stats_write_views(tide_stats_file *s, const tide_block_view *v, int nv,
 	s->wall_last = wall;
 	s->step_last = step;
 	fprintf(s->f, "%.17g,%ld,%.9g,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-	        "%.9g,%.9g,%.9g,%.6g\n", t, step, dt, st.n_fluid, st.n_bound, st.mass, st.e_kin,
+	        "%.9g,%.9g,%.9g,%zu,%.6g\n", t, step, dt, st.n_fluid, st.n_bound, st.mass, st.e_kin,
 	        st.e_pot, st.e_int, st.e_kin + st.e_pot + st.e_int, st.p[0], st.p[1], st.p[2],
-	        st.v_max, st.rho_min, st.rho_max, wps);
+	        st.v_max, st.rho_min, st.rho_max, st.n_nbody, wps);
 	if (ferror(s->f) || fflush(s->f)) return stats_fail(s);
 	return 0;
 }

@@ -21,6 +21,9 @@
  *   E_total[J]              E_kin + E_pot + E_int (viscosity and diffusion dissipate it)
  *   px, py, pz[kg m/s]      sum m v
  *   v_max[m/s], rho_min, rho_max[kg/m^3],
+ *   n_nbody[-]              collisionless particles of a gas run (block.h TIDE_NBODY): counted
+ *                           in fluid_mass, E_kin, E_pot and p (and v_max), not in n_fluid, E_int
+ *                           or the density range
  *   wall_per_step[s]        wall-clock seconds per step since the previous row (0 on the first)
  * Numbers are written with 17 significant digits (doubles round-trip exactly). */
 #ifndef TIDE_STATISTICS_H
@@ -38,7 +41,7 @@ typedef struct tide_stats_file {
 } tide_stats_file;
 
 typedef struct tide_stats {
-	size_t n_fluid, n_bound;
+	size_t n_fluid, n_bound, n_nbody;
 	double mass, e_kin, e_pot, e_int, p[3], v_max, rho_min, rho_max;
 } tide_stats;
 

@@ -48,6 +48,7 @@ static const field fields[] = {
 	FIELD(jeans_unresolved_t, "jeans_unresolved_t[s]", F_DBL),
 	FIELD(n_sinks, "n_sinks[-]", F_INT),
 	FIELD(sink_mass, "sink_mass[mass]", F_DBL),
+	FIELD(n_nbody, "n_nbody[-]", F_SIZE),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

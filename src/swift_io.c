@@ -805,7 +805,32 @@ int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, doubl
 	return rc;
 }
 
+int tide_swift_has_type(const char *path, int k)
+{
+	if (!tide_swift_is_hdf5(path)) return 0;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0) return 0;
+	char group[16];
+	snprintf(group, sizeof group, "PartType%d", k);
+	header_info hi;
+	tide_swift_set s;
+	memset(&s, 0, sizeof s);
+	uint64_t n = 0;
+	int has = H5Lexists(f, group, H5P_DEFAULT) > 0 && read_header(path, f, &hi, &s) == 0 &&
+	          type_count(path, f, k, &hi, &n) == 0 && n > 0;
+	H5Eclear2(H5E_DEFAULT);
+	H5Fclose(f);
+	return has;
+}
+
 #else /* no HDF5 */
+
+int tide_swift_has_type(const char *path, int k)
+{
+	(void)path, (void)k;
+	return 0;
+}
 
 int tide_swift_write_ranks(const char *path, const tide_swift_header *h,
                            const tide_swift_out types[TIDE_SWIFT_NTYPES], MPI_Comm comm)

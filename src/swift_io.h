@@ -122,6 +122,10 @@ int tide_swift_read(const char *path, unsigned types_mask, unsigned flags, doubl
                     tide_swift_set *s);
 void tide_swift_set_free(tide_swift_set *s);
 
+/* 1 when the HDF5 file at path has a PartTypeK group with rows (0: not, or not readable), so
+ * that a reader of one optional type need not read the others. */
+int tide_swift_has_type(const char *path, int k);
+
 /* 1 when the file at path starts with the HDF5 signature (0 when it does not or cannot be read). */
 int tide_swift_is_hdf5(const char *path);
 

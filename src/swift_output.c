@@ -3,6 +3,8 @@
 // fluid particles into the plain arrays of src/swift_io.c, which knows the layout.
 #include <stdio.h>
 #include <stdlib.h>
+#include "nbody_swift.h"
+#include "sinks_swift.h"
 #include "swift_output.h"
 #include "tide/gas_math.h"
 
@@ -10,6 +12,8 @@ tide_swift_units tide_swift_case_units(const tide_case *c)
 {
 	if (c->units == TIDE_UNITS_SI) return (tide_swift_units){100.0, 1000.0, 1.0, 1.0, 1.0};
 	if (c->units == TIDE_UNITS_CGS) return (tide_swift_units){1.0, 1.0, 1.0, 1.0, 1.0};
+	/* a cgs or SI case run in internal units (src/case_units.h): those, G = 1 or not */
+	if (c->code_time > 0) return (tide_swift_units){c->code_length, c->code_mass, c->code_time, 1.0, 1.0};
 	/* code units: G = 1 with the length and mass units of the particles' file, or cm and g */
 	return tide_swift_units_g1(c->code_length > 0 ? c->code_length : 1.0,
 	                           c->code_mass > 0 ? c->code_mass : 1.0);
@@ -70,27 +74,34 @@ static int arrays_of(const tide_block_view *v, int nv, gas_arrays *a)
 }
 
 int tide_swift_output(const char *dir, int index, const tide_block_view *v, int nv,
-                      const tide_case *c, double t, MPI_Comm comm)
+                      const tide_case *c, double t, const tide_sink_state *sinks, int nsink,
+                      MPI_Comm comm)
 {
 	char path[1100];
 	snprintf(path, sizeof path, "%s/snapshot_%04d.hdf5", dir, index);
 	gas_arrays a = {0};
-	int ok = arrays_of(v, nv, &a) == 0, all = ok;
+	tide_swift_out types[TIDE_SWIFT_NTYPES] = {{0}};
+	tide_nbody_swift nb = {0};   /* PartType1: the collisionless particles */
+	int ok = arrays_of(v, nv, &a) == 0 && tide_nbody_swift_out(v, nv, &nb, &types[1]) == 0;
+	int all = ok;
 	if (comm != MPI_COMM_NULL) MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
 	if (!all) {
 		if (!ok) fprintf(stderr, "tide: cannot write %s: out of host memory for %llu particles.\n",
 		                 path, (unsigned long long)a.n);
 		arrays_free(&a);
+		tide_nbody_swift_free(&nb);
 		return 1;
 	}
 	tide_swift_header h = {.time = t, .periodic = c->periodic != 0, .units = tide_swift_case_units(c)};
 	for (int k = 0; k < 3; k++) h.box[k] = c->domain.hi[k] - c->domain.lo[k];
-	tide_swift_out types[TIDE_SWIFT_NTYPES] = {{0}};
 	types[0] = (tide_swift_out){.n = a.n, .pos = a.pos, .vel = a.vel, .mass = a.mass, .id = a.id,
 	                            .u = a.u, .h = a.h, .rho = a.rho, .vh = a.vh, .uh = a.uh,
 	                            .dtk = a.dtk};
+	tide_sinks_swift sb;   /* PartType5 */
+	tide_sinks_swift_out(sinks, nsink, &sb, &types[TIDE_SINK_SWIFT_TYPE]);
 	int rc = comm != MPI_COMM_NULL ? tide_swift_write_ranks(path, &h, types, comm)
 	                               : tide_swift_write(path, &h, types);
 	arrays_free(&a);
+	tide_nbody_swift_free(&nb);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "log.h"
 #include "output.h"
+#include "case_units.h"
 #include "tide/gas_math.h"
 #include "tide/sph_sim.h"
 
@@ -57,6 +58,7 @@ typedef struct vtp_ctx {
 	const tide_gas_params *gas;   /* gas runs: the EOS of Pressure and SoundSpeed; else NULL */
 	int wide_ids;   /* connectivity/offsets as Int64 (only when n does not fit Int32) */
 	size_t base;    /* index in the whole snapshot of particle 0 of s */
+	tide_unit_system out; /* internal values to the case's units (case_units.h) */
 } vtp_ctx;
 
 typedef void (*fill_fn)(const vtp_ctx *x, size_t first, size_t count, void *buf);
@@ -67,6 +69,7 @@ typedef struct vtp_array {
 	int ncomp;
 	size_t elsize;
 	fill_fn fill;
+	tide_dim dim;          /* Float arrays: their dimensions, converted to the case's units */
 } vtp_array;
 
 static void fill_points(const vtp_ctx *x, size_t first, size_t count, void *buf)
@@ -215,6 +218,18 @@ static void write_xml(FILE *f, const vtp_array *arr, int narr, size_t n)
 	        open);
 }
 
+/* A chunk of a Float array from the internal units to the case's (a gas case in cgs or SI). */
+static void scale(const vtp_ctx *x, const vtp_array *a, size_t count, void *buf)
+{
+	double f = tide_units_factor(&x->out, a->dim);
+	if (f == 1.0) return;
+	size_t n = count * (size_t)a->ncomp;
+	if (a->elsize == 8 && a->vtktype[0] == 'F')
+		for (size_t i = 0; i < n; i++) ((double *)buf)[i] *= f;
+	else if (a->vtktype[0] == 'F')
+		for (size_t i = 0; i < n; i++) ((float *)buf)[i] = (float)(((float *)buf)[i] * f);
+}
+
 /* One appended block: the UInt64 byte count, then the array, set after set. */
 static int write_block(FILE *f, vtp_ctx *x, const tide_particle_set *sets, int nsets, size_t n,
                        const vtp_array *a, void *buf)
@@ -227,6 +242,7 @@ static int write_block(FILE *f, vtp_ctx *x, const tide_particle_set *sets, int n
 		for (size_t first = 0; first < sets[k].n; first += CHUNK) {
 			size_t count = sets[k].n - first < CHUNK ? sets[k].n - first : CHUNK;
 			a->fill(x, first, count, buf);
+			scale(x, a, count, buf);
 			if (fwrite(buf, a->elsize * a->ncomp, count, f) != count) return -1;
 		}
 		x->base += sets[k].n;
@@ -244,22 +260,23 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 	for (int k = 0; k < nsets; k++) gas = gas && sets[k].gas_u && sets[k].gas_h;
 	tide_sph_params P;
 	if (gas) tide_sim_params(c, &P);
-	vtp_ctx x = { NULL, c, tide_case_tait_b(c), gas ? &P.gas : NULL, n > INT32_MAX, 0 };
+	vtp_ctx x = { NULL, c, tide_case_tait_b(c), gas ? &P.gas : NULL, n > INT32_MAX, 0,
+	              tide_case_output_units(c) };
 	const char *idtype = x.wide_ids ? "Int64" : "Int32";
 	size_t idsize = x.wide_ids ? 8 : 4;
 	/* the PointData arrays of output.fields (bit order of enum tide_output_field), then the
 	 * points and the vertex cells, which every file has */
 	const vtp_array point_data[] = {
-		{ "PointData", "Velocity", "Float32", 3, 4, fill_velocity },
-		{ "PointData", "Density", "Float32", 1, 4, fill_density },
-		{ "PointData", "Pressure", "Float32", 1, 4, fill_pressure },
-		{ "PointData", "Type", "UInt8", 1, 1, fill_type },
-		{ "PointData", "Id", "UInt32", 1, 4, fill_id },
-		{ "PointData", "InternalEnergy", "Float32", 1, 4, fill_internal_energy },
-		{ "PointData", "SmoothingLength", "Float32", 1, 4, fill_smoothing_length },
-		{ "PointData", "SoundSpeed", "Float32", 1, 4, fill_sound_speed },
-		{ NULL, NULL, NULL, 0, 0, NULL }, /* mass: in the .h5 files only */
-		{ "PointData", "Body", "Int32", 1, 4, fill_body },
+		{ "PointData", "Velocity", "Float32", 3, 4, fill_velocity, TIDE_DIM_VELOCITY },
+		{ "PointData", "Density", "Float32", 1, 4, fill_density, TIDE_DIM_DENSITY },
+		{ "PointData", "Pressure", "Float32", 1, 4, fill_pressure, TIDE_DIM_PRESSURE },
+		{ "PointData", "Type", "UInt8", 1, 1, fill_type, TIDE_DIM_NONE },
+		{ "PointData", "Id", "UInt32", 1, 4, fill_id, TIDE_DIM_NONE },
+		{ "PointData", "InternalEnergy", "Float32", 1, 4, fill_internal_energy, TIDE_DIM_SPECIFIC_ENERGY },
+		{ "PointData", "SmoothingLength", "Float32", 1, 4, fill_smoothing_length, TIDE_DIM_LENGTH },
+		{ "PointData", "SoundSpeed", "Float32", 1, 4, fill_sound_speed, TIDE_DIM_VELOCITY },
+		{ NULL, NULL, NULL, 0, 0, NULL, TIDE_DIM_NONE }, /* mass: in the .h5 files only */
+		{ "PointData", "Body", "Int32", 1, 4, fill_body, TIDE_DIM_NONE },
 	};
 	if (!gas) fields &= ~(unsigned)TIDE_OUT_GAS_FIELDS;
 	/* Body: a case with bodies, from the ids (every set must carry them) */
@@ -270,10 +287,10 @@ int tide_vtp_write_sets(const char *path, const tide_particle_set *sets, int nse
 	int narr = 0;
 	for (int k = 0; k < (int)(sizeof point_data / sizeof *point_data); k++)
 		if ((fields & (TIDE_OUT_VELOCITY << k)) && point_data[k].name) arr[narr++] = point_data[k];
-	arr[narr++] = single ? (vtp_array){ "Points", "Points", "Float32", 3, 4, fill_points_single }
-	                     : (vtp_array){ "Points", "Points", "Float64", 3, 8, fill_points };
-	arr[narr++] = (vtp_array){ "Verts", "connectivity", idtype, 1, idsize, fill_connectivity };
-	arr[narr++] = (vtp_array){ "Verts", "offsets", idtype, 1, idsize, fill_offsets };
+	arr[narr++] = single ? (vtp_array){ "Points", "Points", "Float32", 3, 4, fill_points_single, TIDE_DIM_LENGTH }
+	                     : (vtp_array){ "Points", "Points", "Float64", 3, 8, fill_points, TIDE_DIM_LENGTH };
+	arr[narr++] = (vtp_array){ "Verts", "connectivity", idtype, 1, idsize, fill_connectivity, TIDE_DIM_NONE };
+	arr[narr++] = (vtp_array){ "Verts", "offsets", idtype, 1, idsize, fill_offsets, TIDE_DIM_NONE };
 
 	void *buf = malloc(CHUNK * 3 * sizeof(double));
 	if (!buf) {

@@ -11,12 +11,17 @@
 //   ... gas_integrate, migration ...
 //   host: the sinks' kick and drift over the step's dt, with the gas's pull summed over F[]
 //   sink_accrete(B[b]) -> A[b]        accretion by the existing sinks, the creation candidates
-//   host: the gains added to the sinks; the candidates, deepest potential first,
-//         TIDE_SINK_CAND of them
-//   sink_region(B[b]) -> Rg[b]        (when there are candidates) the gas within their r_acc
+//   host: the gains added to the sinks; the candidates, deepest potential first, the best
+//         T->cand_pass (8) of them
+//   ... creation passes while candidates remain (every one is tested, none dropped):
+//   sink_region(B[b]) -> Rg[b]        (when there are candidates) the gas within their r_acc,
+//                                     again with larger records when a block's did not hold it
 //   host: the creation tests of each candidate on its region in id order; new sinks
-//   sink_accrete(B[b]) -> A[b]        (when a sink was created) the new sinks take their region
-// The host waits for each pass: a sink run's step has two more syncs (four when it creates).
+//   sink_accrete(B[b]) -> A[b]        (when a sink was created or candidates remain) the new
+//                                     sinks take their region; the candidates after the last
+//                                     one tested
+// The host waits for each pass: a sink run's step has two more syncs (four when it creates, two
+// more per further creation pass, one per region pass run again).
 //
 // Creation tests of a candidate c (density above the threshold, farther than 2 r_acc from every
 // sink: its region cannot overlap a sink's accretion sphere), over the gas within r_acc of it
@@ -53,9 +58,11 @@ static void release(tide_sinks *T)
 		starpu_data_unregister(T->hf[b]);
 		starpu_data_unregister(T->ha[b]);
 		starpu_data_unregister(T->hr[b]);
+		free(T->r[b]);
 	}
 	free(T->hf); free(T->ha); free(T->hr);
-	free(T->f); free(T->a); free(T->r);
+	free(T->f); free(T->a); free(T->r); free(T->rcap);
+	T->rcap = NULL;
 	T->hf = T->ha = T->hr = NULL;
 	T->f = NULL;
 	T->a = NULL;
@@ -76,6 +83,20 @@ void tide_sim_sinks_free(tide_sim *sim)
 	sim->sinks = NULL;
 }
 
+/* Block b's region record with room for cap particles (its handle made again). */
+static void region_record(tide_sinks *T, int b, uint32_t cap)
+{
+	if (T->r[b]) {
+		starpu_data_unregister(T->hr[b]);
+		free(T->r[b]);
+	}
+	T->r[b] = calloc(1, TIDE_SINK_REGION_BYTES(cap));
+	STARPU_ASSERT_MSG(T->r[b], "out of memory for a sink region record of %u particles", cap);
+	T->rcap[b] = cap;
+	starpu_variable_data_register(&T->hr[b], STARPU_MAIN_RAM, (uintptr_t)T->r[b],
+	                              TIDE_SINK_REGION_BYTES(cap));
+}
+
 static void register_records(tide_sinks *T, int nb)
 {
 	T->hf = calloc((size_t)nb, sizeof *T->hf);
@@ -84,11 +105,12 @@ static void register_records(tide_sinks *T, int nb)
 	T->f = calloc((size_t)nb, sizeof *T->f);
 	T->a = calloc((size_t)nb, sizeof *T->a);
 	T->r = calloc((size_t)nb, sizeof *T->r);
-	STARPU_ASSERT_MSG(T->hf && T->ha && T->hr && T->f && T->a && T->r, "out of memory");
+	T->rcap = calloc((size_t)nb, sizeof *T->rcap);
+	STARPU_ASSERT_MSG(T->hf && T->ha && T->hr && T->f && T->a && T->r && T->rcap, "out of memory");
 	for (int b = 0; b < nb; b++) {
 		starpu_variable_data_register(&T->hf[b], STARPU_MAIN_RAM, (uintptr_t)&T->f[b], sizeof T->f[b]);
 		starpu_variable_data_register(&T->ha[b], STARPU_MAIN_RAM, (uintptr_t)&T->a[b], sizeof T->a[b]);
-		starpu_variable_data_register(&T->hr[b], STARPU_MAIN_RAM, (uintptr_t)&T->r[b], sizeof T->r[b]);
+		region_record(T, b, T->region0);
 	}
 	T->nrec = nb;
 }
@@ -107,6 +129,8 @@ tide_sinks *tide_sim_sinks_table(tide_sim *sim)
 		T->G = c->self_gravity.G;
 		T->cfl = c->cfl;
 		T->max = c->sinks.max > 0 && c->sinks.max <= TIDE_SINK_MAX ? c->sinks.max : TIDE_SINK_MAX;
+		T->cand_pass = TIDE_SINK_CAND_PASS;
+		T->region0 = TIDE_SINK_REGION;
 		sim->sinks = T;
 	}
 	tide_sinks *T = sim->sinks;
@@ -301,12 +325,22 @@ static void take(tide_sink_state *p, const tide_sink_gain *G, const float *vref)
 	p->m_acc += G->m;
 }
 
-/* One accretion pass with the table as it is (its last nnew sinks new); returns the
- * candidates found (deepest potential first) in cand, their count. */
-static uint32_t accrete(tide_sim *sim, tide_sinks *T, int nnew, tide_sink_cand *cand)
+/* One accretion pass with the table as it is (its last nnew sinks new, which take their
+ * regions; the older ones accrete bound gas when acc_old); returns the best T->cand_pass
+ * candidates (deepest potential first; after *after when not NULL) in cand, their count, and
+ * in *nall the count of all of them. */
+static uint32_t accrete(tide_sim *sim, tide_sinks *T, int nnew, int acc_old,
+                        const tide_sink_cand *after, tide_sink_cand *cand, uint32_t *nall)
 {
 	tide_sink_set S;
 	set_of(T, nnew, 3.0e38, &S);
+	S.acc_old = acc_old;
+	S.ncand = T->cand_pass;
+	if (after) {
+		S.after_on = 1;
+		S.after_pot = after->pot;
+		S.after_id = after->id;
+	}
 	for (int b = 0; b < sim->nblocks; b++) {
 		if (sim->blk[b].owner != sim->rank) continue;
 		STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sink_accrete_cl, STARPU_RW,
@@ -316,11 +350,13 @@ static uint32_t accrete(tide_sim *sim, tide_sinks *T, int nnew, tide_sink_cand *
 	}
 	wait_own(sim, T->ha);
 	uint32_t nc = 0, nacc = 0;
+	*nall = 0;
 	for (int b = 0; b < sim->nblocks; b++) {
 		share(sim, b, &T->a[b], TIDE_SINK_REC_SHARED);
 		nacc += T->a[b].nacc;
+		*nall += T->a[b].nall;
 		for (uint32_t k = 0; k < T->a[b].ncand; k++)
-			tide_sink_cand_insert(cand, &nc, TIDE_SINK_CAND, &T->a[b].cand[k]);
+			tide_sink_cand_insert(cand, &nc, (uint32_t)T->cand_pass, &T->a[b].cand[k]);
 	}
 	for (int s = 0; s < T->n; s++) {
 		tide_sink_gain G;
@@ -400,30 +436,39 @@ static int create(tide_sim *sim, tide_sinks *T, const tide_sink_cand *cand, uint
 	A.n = (int)nc;
 	A.r_acc2 = (float)(T->r_acc * T->r_acc);
 	for (uint32_t c = 0; c < nc; c++) memcpy(A.x[c], cand[c].x, sizeof A.x[c]);
-	for (int b = 0; b < sim->nblocks; b++) {
-		if (sim->blk[b].owner != sim->rank) continue;
-		STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sink_region_cl, STARPU_R,
-		        sim->blk[b].B, STARPU_W, T->hr[b], STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &A, sizeof A, STARPU_NAME, "sink_region",
-		        PROFILE_B(b), 0), "task insert");
+	/* a block whose regions hold more than its record's room: every rank grows that record to
+	 * the count its owner found (every rank sees the counts) and the pass runs again */
+	for (int again = 1; again;) {
+		for (int b = 0; b < sim->nblocks; b++) {
+			if (sim->blk[b].owner != sim->rank) continue;
+			STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sink_region_cl, STARPU_R,
+			        sim->blk[b].B, STARPU_W, T->hr[b], STARPU_VALUE, &sim->P, sizeof sim->P,
+			        STARPU_VALUE, &A, sizeof A, STARPU_NAME, "sink_region",
+			        PROFILE_B(b), 0), "task insert");
+		}
+		wait_own(sim, T->hr);
+		again = 0;
+		for (int b = 0; b < sim->nblocks; b++) {
+			share(sim, b, T->r[b], sizeof(tide_sink_region_rec));
+			if (T->r[b]->n > T->rcap[b]) {
+				region_record(T, b, T->r[b]->n + T->r[b]->n / 4);
+				again = 1;
+			}
+		}
+		T->regrows += again;
 	}
-	wait_own(sim, T->hr);
 	size_t tot = 0;
-	int overflow = 0;
 	for (int b = 0; b < sim->nblocks; b++) {
-		tide_sink_region_rec *R = &T->r[b];
-		share(sim, b, R, 2 * sizeof(uint32_t));
-		if (R->n > TIDE_SINK_REGION) R->n = TIDE_SINK_REGION;
+		tide_sink_region_rec *R = T->r[b];
 		share(sim, b, R->p, R->n * sizeof R->p[0]);
-		overflow |= (int)R->overflow;
 		tot += R->n;
 	}
 	tide_sink_rpart *all = malloc((tot ? tot : 1) * sizeof *all);
 	STARPU_ASSERT_MSG(all, "out of memory");
 	size_t at = 0;
 	for (int b = 0; b < sim->nblocks; b++) {
-		memcpy(all + at, T->r[b].p, T->r[b].n * sizeof *all);
-		at += T->r[b].n;
+		memcpy(all + at, T->r[b]->p, T->r[b]->n * sizeof *all);
+		at += T->r[b]->n;
 	}
 	qsort(all, tot, sizeof *all, by_cand_id);
 	int made = 0;
@@ -437,7 +482,7 @@ static int create(tide_sim *sim, tide_sinks *T, const tide_sink_cand *cand, uint
 			for (int k = 0; k < 3; k++) r2 += (cand[c].x[k] - T->s[s].x[k]) * (cand[c].x[k] - T->s[s].x[k]);
 			near |= r2 < 4 * T->r_acc * T->r_acc;
 		}
-		int why = overflow ? 4 : near ? -1 : creation_test(T, &cand[c], all + from, (uint32_t)(to - from));
+		int why = near ? -1 : creation_test(T, &cand[c], all + from, (uint32_t)(to - from));
 		from = to;
 		if (why > 0) T->rejected[why - 1]++;
 		if (why || T->n >= T->max) continue;
@@ -467,10 +512,24 @@ void tide_sim_sinks_step(tide_sim *sim)
 	move(sim, T, dt);
 	T->acc_step = 0;
 	tide_sink_cand cand[TIDE_SINK_CAND];
-	uint32_t nc = accrete(sim, T, 0, cand);
-	if (nc && T->n < T->max) {
+	uint32_t nall;
+	uint32_t nc = accrete(sim, T, 0, 1, NULL, cand, &nall);
+	if (nall > T->cand_seen) T->cand_seen = nall;
+	/* Creation passes: the pass's candidates are tested, the sinks made take their regions in
+	 * the next accretion pass, which reports the candidates after the last one tested; so every
+	 * candidate of the step is tested, however many there are.  The older sinks accrete again in
+	 * the pass after the first sinks are made (as when all candidates fit one pass), not after. */
+	int acc_again = 1;
+	while (nc && T->n < T->max) {
 		int made = create(sim, T, cand, nc, sim->t + dt, dt);
-		if (made) accrete(sim, T, made, cand);
+		int more = nall > nc;
+		if (!made && !more) break;
+		tide_sink_cand last = cand[nc - 1];
+		int acc_old = made && acc_again;
+		if (made) acc_again = 0;
+		nc = accrete(sim, T, made, acc_old, more ? &last : NULL, cand, &nall);
+		T->passes++;
+		if (!more) break;
 	}
 	if (T->acc_step) {
 		/* the step's particle count (the reduction counted before the accretion) */

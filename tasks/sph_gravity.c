@@ -107,6 +107,7 @@ int tide_sph_gravity_init(tide_sim *sim)
 	if (c->scheme == TIDE_SCHEME_GAS && c->self_gravity.h_factor > 0) {
 		sg->bp.soft_h = 1;
 		sg->gather.h_factor = (float)c->self_gravity.h_factor;
+		sg->gather.eps_nbody = sim->P.gas.eps_nbody;   /* collisionless particles: fixed */
 	}
 	sg->where = where_of_sph();
 	sg->own = malloc(sizeof(int) * (size_t)sim->nblocks);

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/advice.h"
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
 #include "tide/decomposition.h"
+#include "tide/lattice.h"
 #include "rank_exchange.h"
 #include "sph_gravity.h"
 #include "tide/sph_interact.h"
@@ -65,6 +67,9 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 	G->beta_visc = (float)k->beta_visc;
 	G->alpha_cond = (float)k->alpha_cond;
 	G->u_min = (float)k->u_min;
+	/* physics.self_gravity.softening (docs/case-format.md); without self-gravity only the time
+	 * step limit of a body force uses it, at the gas's largest h */
+	G->eps_nbody = (float)(c->self_gravity.on ? tide_case_softening(c) : tide_case_gas_h_max(c));
 }
 
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
@@ -114,6 +119,12 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 		P->dom_hi[d] = c->domain.hi[d];
 	}
 	P->cfl = (float)c->cfl;
+	if (P->nfloat && c->boundary == TIDE_BOUNDARY_MDBC) {
+		/* the contact of solid bodies under mDBC (sph_pair.h): kc = (c0 / dp)^2, gc = 2 sqrt(kc) */
+		P->contact_d = (float)c->dp;
+		P->contact_k = (float)(c->c0 * c->c0 / (c->dp * c->dp));
+		P->contact_g = (float)(2.0 * c->c0 / c->dp);
+	}
 	P->scheme = c->scheme;
 	if (gas) gas_params(c, &P->gas);
 
@@ -179,6 +190,8 @@ typedef struct split_totals {
 	uint32_t maxface;
 	size_t total;
 	const int *owner;             /* the new blocks' owners, found from the summed costs */
+	const uint32_t *face;         /* or NULL: every block's face counts (6 per block), modelled */
+	int nohost;                   /* no block gets host memory (a simulation's modelled blocks) */
 } split_totals;
 
 /* 2^30: a particle weight (a float of 2/3 .. 1.5 times a cost) is an integer multiple of 2^-30
@@ -330,7 +343,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 		k->cap = cap;
 		if (cap > maxcap) maxcap = cap;
-		if (k->owner != sim->rank) continue;
+		if (k->owner != sim->rank || (tot && tot->nohost)) continue;
 		if (adopt && *adopt && nb == 1 && !counts && cap == all->cap && (void *)all->x == *adopt) {
 			/* all was built as this block (tide_host_block_build): no copy */
 			k->host = *adopt;
@@ -370,7 +383,19 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 				goto out;
 			}
 		}
-		if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
+		if (tot && tot->nohost && k->owner == sim->rank) {
+			/* a modelled block: StarPU reads a block only from a valid copy, so it gets one in
+			 * main memory, address space of its size that no one touches (a simulation's
+			 * tasks compute nothing): 16 M particles per rank cost no memory */
+			k->virt = mmap(NULL, (size_t)k->cap * tide_block_bpp(), PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			if (k->virt == MAP_FAILED) {
+				k->virt = NULL;
+				fprintf(stderr, "tide: no address space for a modelled block of %u particles.\n", k->cap);
+				goto out;
+			}
+			tide_block_register(&k->B, STARPU_MAIN_RAM, k->virt, k->cap, tot->count[b]);
+		} else if (k->host) tide_block_register(&k->B, STARPU_MAIN_RAM, k->host, k->cap, cnt[b]);
 		else tide_block_register(&k->B, -1, NULL, k->cap, tot ? tot->count[b] : cnt[b]);
 		starpu_vector_data_register(&k->C, -1, 0, tide_box_ncell(&k->range) + 1, sizeof(uint32_t));
 		k->R = NULL;
@@ -383,7 +408,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			 * registered with: that of its face at the start (what halo_pack's first step
 			 * gives), for messages of the real halos' size */
 			for (int fi = 0; fi < 6; fi++)
-				if (slot[fi] == f) n0 = face[6 * b + fi];
+				if (slot[fi] == f) n0 = (tot && tot->face ? tot->face : face)[6 * b + fi];
 #endif
 			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, n0, TIDE_HALO_FIELDS);
 			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
@@ -597,11 +622,44 @@ int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_vi
 	return setup_end(sim, all->count);
 }
 
+int tide_sim_setup_lattice(tide_sim *sim, const tide_case *c, const tide_lattice *L, int nblocks,
+                           int mpi)
+{
+	if (setup_begin(sim, c, nblocks, NULL, mpi)) return -1;
+	int nb = sim->nblocks, ret = -1;
+	const tide_grid *g = &sim->P.grid;
+	tide_lattice_cuts(g, L, sim->p, sim->cut);
+	tide_block_arg *box = malloc(sizeof *box * (size_t)nb);
+	uint32_t *cnt = calloc((size_t)nb, sizeof *cnt), *face = calloc(6 * (size_t)nb, sizeof *face);
+	int *own = malloc(sizeof *own * (size_t)nb);
+	double *cost = malloc(sizeof *cost * (size_t)nb);
+	if (!box || !cnt || !face || !own || !cost) goto out;
+	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range = tide_decomp_box(sim->p, sim->cut, b);
+	size_t total = tide_lattice_block_counts(g, L, box, nb, cnt, face);
+	uint32_t maxface = 0;
+	if (nb == 1 && !g->periodic) memset(face, 0, 6 * sizeof *face); /* no halos (register_all) */
+	for (int f = 0; f < 6 * nb; f++)
+		if (face[f] > maxface) maxface = face[f];
+	for (int b = 0; b < nb; b++) cost[b] = (double)cnt[b] * tide_decomp_cost(TIDE_FLUID);
+	for (int b = 0; b < nb; b++) own[b] = tide_decomp_owner(sim->p, b, sim->size);
+	if (c->block_owners == TIDE_OWNERS_HILBERT && sim->size > 1 && nb > 1)
+		tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	split_totals tot = {cnt, maxface, total, own, face, 1};
+	tide_block_view none = {0};
+	if (register_all(sim, &none, NULL, NULL, 0, NULL, &tot, NULL, NULL)) goto out;
+	for (int b = 0; b < nb; b++) sim->blk[b].cost = cost[b];
+	ret = setup_end(sim, total);
+out:
+	free(box); free(cnt); free(face); free(own); free(cost);
+	return ret;
+}
+
 size_t tide_sim_count(const tide_sim *sim, double *max_fill)
 {
 	/* one block can only lose particles (block_cap): its fill means nothing */
 	if (max_fill) *max_fill = sim->nblocks > 1 ? sim->last.fill : 0;
-	return sim->last.count;
+	/* the step record counts in 32 bits: beyond, the count set up (no loss check) */
+	return sim->n_total > UINT32_MAX ? sim->n_total : sim->last.count;
 }
 
 /* Brings every block to `root` (all ranks if -1) and acquires it there. */
@@ -669,6 +727,7 @@ static void unregister_all(tide_sim *sim)
 			starpu_data_unregister(k->M[f]);
 		}
 		if (k->host) tide_block_free_host(k->host, k->cap);
+		if (k->virt) munmap(k->virt, (size_t)k->cap * tide_block_bpp());
 	}
 	starpu_data_unregister(sim->scratch);
 	if (sim->mpi) {
@@ -1036,7 +1095,7 @@ static int rebalance_direct(tide_sim *sim, const double *block_time, uint32_t *f
 	for (int f = 0; f < 6 * nb; f++)
 		if ((uint32_t)face[f] > maxface) maxface = (uint32_t)face[f];
 	for (int b = 0; b < nb; b++) newcount[b] = (uint32_t)cnt[b];
-	split_totals tot = {newcount, maxface, (size_t)*total, own_new};
+	split_totals tot = {newcount, maxface, (size_t)*total, own_new, NULL, 0};
 	/* 7. the new blocks, registered as setup_weighted would, with these cuts */
 	tide_sim saved = *sim;
 	unregister_all(sim);

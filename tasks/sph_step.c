@@ -129,6 +129,9 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 {
 	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
+		/* no face, nothing to pack (a block alone); and under StarPU-MPI a task that writes
+		 * nothing has no owner to run on */
+		if (!k->nface) continue;
 		data_list l = {.n = 0};
 		add(&l, k->B, STARPU_R);
 		add(&l, k->C, STARPU_R);

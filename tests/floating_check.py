@@ -42,3 +42,55 @@ def rest(d, density, label="sinking box"):
           "|vz| <= %.2g m/s, fluid + wall force %.1f N/m against its weight %.1f N/m"
           % (label, zmin, min(zb), max(zb), vz, fz, W))
     return zmin, vz, fz / W - 1
+
+
+
+
+def lowest(x, half):
+    """The lowest z of a box's corner particles (offsets half from its centre, body frame) for
+    the bodies.csv row x: its centre and unit quaternion."""
+    w, qx, qy, qz = (float(x[k]) for k in ("qw[-]", "qx[-]", "qy[-]", "qz[-]"))
+    # the third row of the rotation matrix: z of R v
+    r = (2 * (qx * qz - w * qy), 2 * (qy * qz + w * qx), 1 - 2 * (qx * qx + qy * qy))
+    return float(x["z[m]"]) - sum(abs(r[k]) * half[k] for k in range(3))
+
+
+def landing(d, density, body="1", B=0.2, H=0.2, D=None, floor=0.0, under=None, dp=0.02,
+            t_rest=1.5, label="landing box"):
+    """A box (B x H, 2-D, or B x D x H, 3-D; density) that lands under mDBC, from bodies.csv (the
+    rows of `body`): the smallest gap between its lowest particle and the top particles of what
+    it lands on (the floor or a fixed obstacle whose top face is at `floor`, or the floating box
+    `under` = (its body number as a string, its H), whose top face is its centre + H/2), dp/2
+    below that surface, over the whole run in dp, from the centre and the rotation (a box's
+    particles fill it at dp/2 inside its faces); the mean offset of its bottom face from the
+    geometric contact (bottom face on that surface) over t >= t_rest in dp; |vz| there; the
+    fluid + contact force against the weight; whether statistics.csv's particle counts never
+    change."""
+    rows = [x for x in csv.DictReader(open(d + "/bodies.csv"))]
+    r = [x for x in rows if x["body"] == body]
+    top = {}
+    if under:
+        for x in rows:
+            if x["body"] == under[0]:
+                top[x["time[s]"]] = float(x["z[m]"]) + under[1] / 2
+    unit = [k for k in r[0] if k.startswith("Fz[")][0]
+    half = (B / 2 - dp / 2, (D or dp) / 2 - dp / 2, H / 2 - dp / 2)   # corner particles
+    gap, off = [], []
+    for x in r:
+        surf = top[x["time[s]"]] if under else floor
+        gap.append((lowest(x, half) - (surf - dp / 2)) / dp)
+        if float(x["time[s]"]) >= t_rest:
+            off.append((float(x["z[m]"]) - H / 2 - surf) / dp)
+    last = [x for x in r if float(x["time[s]"]) >= t_rest]
+    o = sum(off) / len(off)
+    vz = max(abs(float(x["vz[m/s]"])) for x in last)
+    fz = sum(float(x[unit]) for x in last) / len(last)
+    W = density * B * H * (D or 1.0) * 9.81
+    s = [x for x in csv.DictReader(open(d + "/statistics.csv"))]
+    counts = set((x["n_fluid[-]"], x["n_bound[-]"]) for x in s)
+    print("%s: lowest particle at least %.3f dp above the top particles below it; at rest from "
+          "%.1f s: bottom face %+.4f dp from contact (spread %.4f dp), |vz| <= %.2g m/s, force "
+          "%.2f %s against its weight %.2f (%+.2f %%); particle counts %s"
+          % (label, min(gap), t_rest, o, max(off) - min(off), vz, fz, unit[3:-1], W,
+             100 * (fz / W - 1), sorted(counts)))
+    return min(gap), o, vz, fz / W - 1, len(counts) == 1

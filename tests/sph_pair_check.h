@@ -9,7 +9,8 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 	            vsplat(P.eta2), vsplat(art ? -P.visco * 0.5f : 0.f), vsplat(1.f), vsplat(2.f),
 	            vsplat(P.delta_hc0 * 2.f), P.rho0,
 	            {P.rhoh_g[0], P.rhoh_g[1], P.rhoh_g[2]}, 1.f / P.gamma,
-	            vsplat(art ? 0.f : 2.f * P.nu), viscosity == TIDE_VISC_LAMINAR_SPS};
+	            vsplat(art ? 0.f : 2.f * P.nu), viscosity == TIDE_VISC_LAMINAR_SPS,
+	            vsplat(P.contact_k), vsplat(P.contact_g), vsplat(P.contact_d)};
 	for (int done = 0; done < npairs; done += VW) {
 		particle pi_ = random_particle(&P, urand() < 0.75 ? TIDE_FLUID : TIDE_BOUND, NULL);
 		int fluid_i = pi_.type == TIDE_FLUID;
@@ -46,6 +47,34 @@ static void TIDE_CPU_N(check)(int kernel, int diffusion, int viscosity, int npai
 		vpair_out o = vpair(&K, &I, fluid_i, kernel, fluid_i ? diffusion : 0, dx, dy, dz, r2, in,
 		                    vxj, vyj, vzj, rhoj, mj, prj, csj, flj);
 		vsps_out so = vsps(I.tau, tjv, o.F, dx, dy, dz, I.vx - vxj, I.vy - vyj, I.vz - vzj);
+		/* the contact force of the same pairs, as two boundary particles of different
+		 * bodies with random relative velocities (test_sph_pair.c's head) */
+		vf cdv[3];
+		for (int q = 0; q < 3; q++)
+			for (int k = 0; k < VW; k++) cdv[q][k] = (float)(urand() - 0.5);
+		vf cc = vand(vcontact(K.kc, K.gc, K.dc, r2, cdv[0] * dx + cdv[1] * dy + cdv[2] * dz), in);
+		for (int k = 0; k < VW; k++) {
+			if (!in[k]) {
+				if (cc[k] != 0.f) E->masked++;
+				continue;
+			}
+			tide_acc ci = {0.f, 0.f, 0.f, 0.f, 0.f}, cj = ci;
+			tide_pair_contact(&P, dx[k], dy[k], dz[k], r2[k], cdv[0][k], cdv[1][k], cdv[2][k], &ci);
+			tide_pair_contact(&P, -dx[k], -dy[k], -dz[k], r2[k], -cdv[0][k], -cdv[1][k],
+			                  -cdv[2][k], &cj);
+			float d[3] = {dx[k], dy[k], dz[k]}, si[3] = {ci.ax, ci.ay, ci.az},
+			      sj[3] = {cj.ax, cj.ay, cj.az};
+			double r = sqrt((double)r2[k]), dvr = 0.0;
+			for (int q = 0; q < 3; q++) dvr += (double)cdv[q][k] * (double)d[q];
+			double c = r < P.contact_d ? (double)P.contact_k * ((double)P.contact_d - r) -
+			                                     (double)P.contact_g * dvr / r : 0.0;
+			c = c > 0.0 ? c / r : 0.0;
+			for (int q = 0; q < 3; q++) {
+				compare(E, 6, si[q], cc[k] * d[q]);
+				compare(E, 6, sj[q], -cc[k] * d[q]);
+				compare(E, 7, (float)(c * (double)d[q]), si[q]);
+			}
+		}
 		for (int k = 0; k < VW; k++) {
 			if (!in[k]) {
 				/* outside the support or i itself: nothing at all */

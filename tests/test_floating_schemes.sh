@@ -4,7 +4,7 @@
 # the symplectic integrator and DBC contact, here
 #  - under Verlet (physics.integrator: verlet): tests/data/floating_box.yaml's box of density 500
 #    released 4 cm above its draft settles to the Archimedes draft within 2 % (mDBC);
-#  (contact with the floor under mDBC is not tested: it does not hold, docs/case-format.md);
+#  (contact with the floor under mDBC: tests/test_floating_contact.sh);
 #  - floating.density above 25 rho0 (or a mass giving that) is refused with exit code 2.
 # usage: test_floating_schemes.sh TIDE SRC_ROOT
 set -euo pipefail

@@ -5,6 +5,8 @@
 // rho = 1e-18 g/cm^3: c_s = 2.6784e4 cm/s, M_J = 3.24909e33 g = 1.63 solar masses, values from
 // a separate calculation), N_ngb = 57.906 for eta = 1.2, the count of particles under the
 // threshold, and an ideal gas whose least M_J is at a cold particle rather than the densest.
+// Unequal masses: a block at one density whose particles are resolved by the rho0 dp^3 rule
+// (every m taken as the light one's) while the heavy fifth of them are not by their own masses.
 // Blocks of two tasks fold into one record in either order.  With --cuda (the test jeans_cuda)
 // the CUDA codelet must give the CPU's record (q within 1e-6); without a CUDA worker it exits 77.
 #include <math.h>
@@ -75,9 +77,9 @@ int main(int argc, char **argv)
 	tide_gas_params G = {.eos = TIDE_GAS_ISOTHERMAL, .gamma = 5.f / 3.f, .cs2 = 0.04f, .rho_crit = 1e30f};
 	tide_block_view v;
 	void *mem = make_block(50.0, 0, &v);
-	double m = 1e-3; /* N_ngb m = 0.0579: particles with M_J below it (rho above 1.2) */
-	double q_res = tide_jeans_q_res(1.2, m, 1.0);
-	tide_jeans_min r = reduce(mem, &G, (float)q_res), rc;
+	/* every m_i = 1e-3 (make_block): N_ngb m = 0.0579 */
+	double k = tide_jeans_q_res(1.2, 1.0, 1.0); /* the threshold per unit mass: k m_i */
+	tide_jeans_min r = reduce(mem, &G, (float)k), rc;
 	double mj = tide_jeans_mass_of_q(r.q, 1.0);
 	printf("code units: least M_J %.6g at rho %g (hand: 3.29859e-03 at 50), %u under N_ngb m\n", mj,
 	       r.rho, r.n_below);
@@ -88,11 +90,41 @@ int main(int argc, char **argv)
 	CHECK(r.n_below == 700, "%u particles counted under the threshold, expected 200 + 500", r.n_below);
 	if (cuda) {
 		tide_codelet_restrict(&tide_jeans_min_cl, TIDE_WHERE_CUDA);
-		rc = reduce(mem, &G, (float)q_res);
+		rc = reduce(mem, &G, (float)k);
 		tide_codelet_restrict(&tide_jeans_min_cl, TIDE_WHERE_CPU);
 		printf("CUDA: q %.8g rho %g n %u (CPU: q %.8g rho %g n %u)\n", rc.q, rc.rho, rc.n_below,
 		       r.q, r.rho, r.n_below);
 		CHECK(close_to(rc.q, r.q, 1e-6) && rc.rho == r.rho && rc.n_below == r.n_below, "CUDA record differs");
+	}
+	tide_block_free_host(mem, N);
+
+	/* unequal masses at rho = 0.1: M_J = 2.91557 * 0.008 / sqrt(0.1) = 0.073757; N_ngb m =
+	 * 0.057906 for the light (m = 1e-3: resolved) and 0.11581 for the heavy (m = 2e-3, every
+	 * fifth particle: not).  The rho0 dp^3 rule with m = 1e-3 counts none under; each particle's
+	 * own mass counts the heavy ones, 40 + 100 in the two tasks, the least M_J / (N_ngb m_i)
+	 * 0.073757 / 0.11581 = 0.63687. */
+	mem = make_block(0.1, 0, &v);
+	for (int i = 0; i < N; i++) {
+		v.rho[i] = 0.1f;
+		v.TIDE_GAS_MASS[i] = i % 5 == 0 ? 2e-3f : 1e-3f;
+	}
+	tide_jeans_min same = reduce(mem, &G, 0.f);
+	double mj_u = tide_jeans_mass_of_q(same.q, 1.0);
+	int old_rule_below = mj_u < tide_jeans_ngb(1.2) * 1e-3;
+	r = reduce(mem, &G, (float)k);
+	double ratio = r.qm / k;
+	printf("unequal masses: least M_J %.6g, rho0 dp^3 rule: %s; own masses: %u under, least "
+	       "M_J / (N_ngb m_i) %.6g (hand: 140 under, 0.63687)\n", mj_u,
+	       old_rule_below ? "under" : "resolved", r.n_below, ratio);
+	CHECK(close_to(mj_u, 0.073757, 1e-4), "unequal masses: least M_J %g, hand 0.073757", mj_u);
+	CHECK(!old_rule_below, "the rho0 dp^3 rule should call this block resolved");
+	CHECK(r.n_below == 140, "unequal masses: %u under N_ngb m_i, expected 40 + 100", r.n_below);
+	CHECK(close_to(ratio, 0.63687, 1e-4), "unequal masses: least M_J / (N_ngb m_i) %g, hand 0.63687", ratio);
+	if (cuda) {
+		tide_codelet_restrict(&tide_jeans_min_cl, TIDE_WHERE_CUDA);
+		rc = reduce(mem, &G, (float)k);
+		tide_codelet_restrict(&tide_jeans_min_cl, TIDE_WHERE_CPU);
+		CHECK(rc.n_below == r.n_below && close_to(rc.qm, r.qm, 1e-6), "CUDA unequal-mass record differs: n %u qm %g", rc.n_below, rc.qm);
 	}
 	tide_block_free_host(mem, N);
 

@@ -17,6 +17,9 @@
 //              with Mach 4 turbulence (turbulence key, P(k) ~ k^-4, seed 1), threshold 100 rho0,
 //              r_acc 0.07: at least 3 sinks by t = 0.7 t_ff (a collapse without fragments would
 //              make one, near t_ff; 4 form); mass conserved to 1e-6.
+//   caps       the turbulent sphere with threshold 10 rho0 (up to 18 candidates in a step, 15
+//              sinks by 0.7 t_ff) with one candidate per creation pass and region records of
+//              room 1 forms the sinks of all candidates in one pass and large records.
 //   ranks OUT  the turbulent run to 0.7 t_ff; rank 0 writes the sinks (id, mass, position,
 //              velocity) to OUT (test_sinks_ranks.sh runs it on 1 and 2 ranks);
 //   compare A B  the two files: the same count, masses within 2 % (one gas particle of a sink's
@@ -45,6 +48,10 @@
 #include "test_gas_case.h"
 
 static int failures, rank0 = 1;
+/* mode caps: the creation passes' candidates and the region records' first room (0: defaults) */
+static int cand_pass;
+static uint32_t region0;
+static tide_sinks *keep_table;   /* collapse: the table at the end copied here */
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 #define SAY(...) do { if (rank0) { printf(__VA_ARGS__); fflush(stdout); } } while (0)
 
@@ -102,6 +109,13 @@ static int make(const setup *u, tide_case *c, void **mem, tide_block_view *all, 
 		if (tide_turb_apply(&c->turbulence, u->cs, all->count, all->x, all->y, all->z, vel, vh)) return -1;
 	}
 	if (tide_sim_setup(sim, c, all, u->nblocks, tide_runtime_uses_mpi())) return -1;
+	if (cand_pass || region0) {
+		tide_sinks *T = tide_sim_sinks_table(sim);
+		if (cand_pass) T->cand_pass = cand_pass;
+		if (region0) T->region0 = region0;
+		tide_sim_sinks_release(sim); /* the records made again with that room */
+		tide_sim_sinks_table(sim);
+	}
 	return 0;
 }
 
@@ -201,7 +215,7 @@ static void check_part5(const tide_sinks *T)
 	static tide_sinks_swift buf;
 	tide_swift_out types[TIDE_SWIFT_NTYPES];
 	memset(types, 0, sizeof types);
-	tide_sinks_swift_out(T, &buf, &types[5]);
+	tide_sinks_swift_out(T->s, T->n, &buf, &types[5]);
 	tide_swift_header h;
 	memset(&h, 0, sizeof h);
 	h.box[0] = h.box[1] = h.box[2] = 2.6;
@@ -355,6 +369,7 @@ static int collapse(const setup *u, double t_end_ff, int want_min, int want_max,
 	    T ? (unsigned long long)T->rejected[2] : 0ULL, T ? (unsigned long long)T->rejected[3] : 0ULL);
 	print_sinks(T, sim.t);
 	int n = T ? T->n : 0;
+	if (keep_table && T) *keep_table = *T;
 	if (out && rank0) {
 		FILE *f = fopen(out, "w");
 		if (!f) return -1;
@@ -386,6 +401,10 @@ static int collapse(const setup *u, double t_end_ff, int want_min, int want_max,
 
 static const setup laminar_setup = {16, 2, 0.05, 0, 1000, 0.03, 0};
 static const setup turbulent_setup = {12, 2, 0.1, 4, 100, 0.07, 0};
+/* caps: the turbulent sphere with a threshold of 10 rho0, reached by many particles in several
+ * clumps at once (more candidates in a step than the 8 of one pass) */
+static const setup caps_setup = {12, 2, 0.1, 4, 10, 0.07, 0};
+static const double caps_tend = 0.7;
 
 static int compare(const char *a, const char *b)
 {
@@ -413,6 +432,44 @@ static int compare(const char *a, const char *b)
 	fclose(f[0]);
 	fclose(f[1]);
 	return failures != 0;
+}
+
+/* caps: the turbulent run of caps_setup (up to 18 candidates in a step, more than the old cap of
+ * 8 per step) with one candidate per creation pass and region records of room 1 (many passes,
+ * records grown) against the same with all candidates in one pass (TIDE_SINK_CAND) and records
+ * of 65536: the same sinks (count, ids, times of creation; masses and positions within 1e-6;
+ * they come out identical). */
+static int caps(const setup *u, double tend)
+{
+	static tide_sinks T[2];
+	const int cp[2] = {1, TIDE_SINK_CAND};
+	const uint32_t r0[2] = {1, 1u << 16};
+	for (int w = 0; w < 2; w++) {
+		cand_pass = cp[w];
+		region0 = r0[w];
+		keep_table = &T[w];
+		if (collapse(u, tend, 3, TIDE_SINK_MAX, NULL)) return 1;
+		SAY("sinks caps: %d candidates per pass, regions' room %u: %d sinks; up to %u candidates "
+		    "in a step, %ld further creation passes, %ld region passes run again for room\n",
+		    cp[w], r0[w], T[w].n, T[w].cand_seen, T[w].passes, T[w].regrows);
+	}
+	keep_table = NULL;
+	EXPECT(T[0].cand_seen > 8, "the run never had more than 8 candidates in a step (%u): it does "
+	       "not exceed the old cap", T[0].cand_seen);
+	EXPECT(T[0].regrows > 0 && T[0].passes > 0, "the small caps were never exceeded");
+	EXPECT(T[0].n == T[1].n, "%d sinks with small caps, %d with large ones", T[0].n, T[1].n);
+	double dm = 0, dx = 0, dt = 0;
+	for (int s = 0; s < T[0].n && T[0].n == T[1].n; s++) {
+		EXPECT(T[0].s[s].id == T[1].s[s].id, "sink %d: id %u against %u", s, T[0].s[s].id, T[1].s[s].id);
+		dm = fmax(dm, fabs(T[0].s[s].m / T[1].s[s].m - 1));
+		dx = fmax(dx, dist3(T[0].s[s].x, T[1].s[s].x));
+		dt = fmax(dt, fabs(T[0].s[s].t_form - T[1].s[s].t_form));
+	}
+	SAY("sinks caps: small against large caps: masses within %.2e, positions within %.2e, times "
+	    "of creation within %.2e\n", dm, dx, dt);
+	EXPECT(dm <= 1e-6 && dx <= 1e-6 && dt == 0, "the sinks differ (mass %.3g, position %.3g, "
+	       "creation time %.3g)", dm, dx, dt);
+	return 0;
 }
 
 static int cuda_compare(void)
@@ -449,6 +506,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "conserve")) {
 		if (argc > 3) conserve_setup.thr = atof(argv[3]);
 		ret = conserve(argc > 2 ? atoi(argv[2]) : 60, NULL);
+	} else if (!strcmp(mode, "caps")) {
+		setup u = caps_setup;
+		if (argc > 7) {
+			u.nlat = atoi(argv[2]); u.cs = atof(argv[3]); u.mach = atof(argv[4]);
+			u.thr = atof(argv[5]); u.racc = atof(argv[6]);
+		}
+		ret = caps(&u, argc > 7 ? atof(argv[7]) : caps_tend);
 	} else if (!strcmp(mode, "laminar")) {
 		ret = collapse(&laminar_setup, 1.03, 1, 1, NULL);
 	} else if (!strcmp(mode, "turbulent") || !strcmp(mode, "ranks")) {

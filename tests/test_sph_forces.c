@@ -25,7 +25,10 @@
 //    a and drho within 1e-4 of the reference with 1 block (its own neighbour across the
 //    periodic faces), 2 blocks (each other's neighbour twice) and 4 blocks; in 3-D also
 //    periodic along x and y at once (the images across both faces at the corners).
-//  - floating bodies (floating_config): 1 block = 3 blocks and, with --cuda, CUDA = CPU.
+//  - floating bodies (floating_config): 1 block = 3 blocks and, with --cuda, CUDA = CPU; under
+//    mDBC (moving floating particles) also the floating particles' accelerations against the
+//    reference, whose contact term (sph_pair.h's formula, written out here) is checked to carry
+//    a tenth of the largest at least, so CUDA = CPU covers the contact pairs too.
 // With --cuda (the test sph_forces_cuda) the CUDA codelets must also give the CPU values within
 // 1e-5 in every configuration; without a CUDA worker that test exits 77 (SKIP).
 #include <math.h>
@@ -72,7 +75,18 @@ typedef struct ref_out {
 	double *ax, *ay, *az, *drho, *mumax;
 } ref_out;
 
-static void reference(const tide_case *c, const tide_block_view *v, ref_out *o)
+/* The floating body (c->motion's rigid bodies, in order) particle id belongs to, or -1. */
+static int ref_body(const tide_case *c, uint32_t id)
+{
+	for (int k = 0, f = 0; k < c->motion.nbody; k++) {
+		if (!c->motion.body[k].rigid) continue;
+		if (id >= c->motion.body[k].id0 && id < c->motion.body[k].id1) return f;
+		f++;
+	}
+	return -1;
+}
+
+static void reference(const tide_case *c, const tide_block_view *v, ref_out *o, double *contact)
 {
 	uint32_t n = v->count;
 	double h = c->coefh * c->dp, m = c->rho0 * pow(c->dp, c->dim);
@@ -84,12 +98,30 @@ static void reference(const tide_case *c, const tide_block_view *v, ref_out *o)
 		p[i] = B * (pow(t, 7.0) - 1.0);
 		cs[i] = c->c0 * t * t * t;
 	}
+	/* under mDBC a floating particle takes its fluid neighbours' momentum terms (no gravity)
+	 * and meets a boundary particle of another body by the contact force of sph_pair.h's
+	 * formula: a_i = max(0, kc (dp - r) - gc v_ij.r_ij / r) r_ij / r for r < dp, kc = (c0/dp)^2,
+	 * gc = 2 c0 / dp (*contact: the largest |a_i| of that term alone) */
+	int mdbc = c->boundary == TIDE_BOUNDARY_MDBC;
+	double kc = c->c0 * c->c0 / (c->dp * c->dp), gc = 2.0 * c->c0 / c->dp;
+	if (contact) *contact = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		int fi = v->type[i] == TIDE_FLUID;
-		double ax = 0, ay = 0, az = 0, dr = 0, mumax = 0;
+		int bi = fi ? -1 : ref_body(c, v->id[i]), flt = mdbc && bi >= 0;
+		double ax = 0, ay = 0, az = 0, dr = 0, mumax = 0, cx = 0, cy = 0, cz = 0;
 		double rhoi = v->rho[i];
 		for (uint32_t j = 0; j < n; j++) {
 			if (j == i) continue;
+			if (flt && v->type[j] != TIDE_FLUID) {
+				if (ref_body(c, v->id[j]) == bi) continue;
+				double dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
+				double r = sqrt(dx * dx + dy * dy + dz * dz);
+				double vr = ((double)v->vx[i] - v->vx[j]) * dx + ((double)v->vy[i] - v->vy[j]) * dy +
+				            ((double)v->vz[i] - v->vz[j]) * dz;
+				double f = r < c->dp ? kc * (c->dp - r) - gc * vr / r : 0;
+				if (f > 0) { cx += f * dx / r; cy += f * dy / r; cz += f * dz / r; }
+				continue;
+			}
 			double dx = v->x[i] - v->x[j], dy = v->y[i] - v->y[j], dz = v->z[i] - v->z[j];
 			double Lx = c->domain.hi[0] - c->domain.lo[0], Ly = c->domain.hi[1] - c->domain.lo[1];
 			if (c->periodic & 1) dx -= Lx * round(dx / Lx); /* the minimum image */
@@ -105,11 +137,11 @@ static void reference(const tide_case *c, const tide_block_view *v, ref_out *o)
 			dr += m * vr * F;
 			double mu = h * vr / (r2 + eta2);
 			if (fabs(mu) > mumax) mumax = fabs(mu);
-			if (!fi) continue;
+			if (!fi && !flt) continue;
 			double Pi = vr < 0 ? -c->visco * 0.5 * (cs[i] + cs[j]) * mu / (0.5 * (rhoi + rhoj)) : 0;
 			double coef = -m * (p[i] / (rhoi * rhoi) + p[j] / (rhoj * rhoj) + Pi) * F;
 			ax += coef * dx; ay += coef * dy; az += coef * dz;
-			if (c->diffusion && v->type[j] == TIDE_FLUID) {
+			if (fi && c->diffusion && v->type[j] == TIDE_FLUID) {
 				double rhoH = 0;
 				if (c->diffusion == TIDE_DIFF_FOURTAKAS)
 					rhoH = c->rho0 * (pow(1.0 + c->rho0 * (c->gravity[0] * dx + c->gravity[1] *
@@ -120,6 +152,9 @@ static void reference(const tide_case *c, const tide_block_view *v, ref_out *o)
 		}
 		if (fi) {
 			ax += c->gravity[0]; ay += c->gravity[1]; az += c->gravity[2];
+		} else if (flt) {
+			ax += cx; ay += cy; az += cz;
+			if (contact) *contact = fmax(*contact, sqrt(cx * cx + cy * cy + cz * cz));
 		} else {
 			ax = ay = az = 0;
 		}
@@ -321,7 +356,7 @@ static void one_config(int dim, int kernel, int diffusion, enum layout lay, int 
 	/* reference, then rearranged by id */
 	double *buf = malloc(sizeof(double) * 5 * n), *byid = malloc(sizeof(double) * 5 * n);
 	ref_out o = {buf, buf + n, buf + 2 * n, buf + 3 * n, buf + 4 * n};
-	reference(&c, &v, &o);
+	reference(&c, &v, &o, NULL);
 	/* mDBC: a boundary particle's continuity sum and signal speed are not used (its density is
 	 * its ghost node's): the codelets report drho = 0 and its dt from the sound speed alone */
 	for (uint32_t i = 0; i < n && mdbc; i++)
@@ -470,15 +505,23 @@ static void momentum(int dim, int kernel, enum layout lay)
  * walls' particles as fluid meets a wall (sph_forces.c); 1 block = 3 blocks, and CUDA = CPU
  * within 1e-5 of the largest magnitude, with the floating particles' accelerations nonzero (the
  * comparison would otherwise pass on zeros). */
-static void floating_config(int dim, int kernel, int have_cuda)
+static void floating_config(int dim, int kernel, int mdbc, int have_cuda)
 {
 	tide_case c;
 	make_case(&c, dim, kernel, TIDE_DIFF_FOURTAKAS, -9.81);
+	c.boundary = mdbc ? TIDE_BOUNDARY_MDBC : TIDE_BOUNDARY_DBC;
 	uint32_t cap = 4000;
 	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
 	tide_block_view v = tide_block_view_make(mem, cap, 0);
 	make_particles(&c, RANDOM, 1, &v);
 	uint32_t n = v.count;
+	/* mDBC: the floating particles move (random velocities: the contact's dashpot) */
+	for (uint32_t i = 0; i < n && mdbc; i++)
+		if (v.type[i] != TIDE_FLUID && v.id[i] < 2 * n / 3) {
+			v.vx[i] = (float)(urand() - 0.5);
+			v.vy[i] = dim == 2 ? 0.f : (float)(urand() - 0.5);
+			v.vz[i] = (float)(urand() - 0.5);
+		}
 	c.motion.nbody = 2;
 	c.motion.body[0].id0 = 0;
 	c.motion.body[0].id1 = n / 3;
@@ -489,7 +532,8 @@ static void floating_config(int dim, int kernel, int have_cuda)
 	c.nfloating = 2;
 	tide_sim_set_aux(&c); /* the halos carry the ids (block.h), before any block exists */
 	char what[96];
-	snprintf(what, sizeof what, "%dD %s floating bodies n=%u", dim, kernel ? "wendland" : "cubic", n);
+	snprintf(what, sizeof what, "%dD %s floating bodies n=%u%s", dim, kernel ? "wendland" : "cubic",
+	         n, mdbc ? " mdbc" : "");
 	run_result r1, r3, rg;
 	result_alloc(&r1, n);
 	result_alloc(&r3, n);
@@ -511,6 +555,26 @@ static void floating_config(int dim, int kernel, int have_cuda)
 		EXPECT(afl > 0, "%s: no floating particle has an acceleration", what);
 		double ea, ed;
 		uint32_t wa, wd;
+		if (mdbc) {
+			/* the floating particles against the reference: fluid terms + contact */
+			double *buf = malloc(sizeof(double) * 5 * n), cmax = 0, emax = 0, rmax = 0;
+			ref_out o = {buf, buf + n, buf + 2 * n, buf + 3 * n, buf + 4 * n};
+			reference(&c, &v, &o, &cmax);
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t id = v.id[i];
+				if (v.type[i] == TIDE_FLUID || id >= 2 * n / 3) continue;
+				double ex = d1[id] - o.ax[i], ey = d1[n + id] - o.ay[i], ez = d1[2 * n + id] - o.az[i];
+				emax = fmax(emax, sqrt(ex * ex + ey * ey + ez * ez));
+				rmax = fmax(rmax, sqrt(o.ax[i] * o.ax[i] + o.ay[i] * o.ay[i] + o.az[i] * o.az[i]));
+			}
+			EXPECT(emax <= 1e-4 * rmax, "%s: the floating particles' a differ from the reference "
+			       "by %.3g of the largest (limit 1e-4)", what, emax / rmax);
+			EXPECT(cmax > 0.1 * rmax, "%s: the contact term (largest %.3g) is not tested: largest "
+			       "|a| %.3g", what, cmax, rmax);
+			printf("%-52s floating a vs reference %.1e (contact term up to %.2g of the largest)\n",
+			       what, emax / rmax, cmax / rmax);
+			free(buf);
+		}
 		compare(&r3, d1, d1 + n, d1 + 2 * n, d1 + 3 * n, n, &ea, &ed, &wa, &wd);
 		EXPECT(ea < 1e-5 && ed < 1e-5, "%s: 3 blocks differ from 1 block by %.3g (a) and %.3g "
 		       "(drho); worst ids %u, %u", what, ea, ed, wa, wd);
@@ -563,7 +627,8 @@ int main(int argc, char **argv)
 					one_config(dim, kernel, TIDE_DIFF_FOURTAKAS, lay, 3, 0, have_cuda);
 			}
 	for (int dim = 2; dim <= 3; dim++)
-		for (int kernel = 0; kernel < 2; kernel++) floating_config(dim, kernel, have_cuda);
+		for (int kernel = 0; kernel < 2; kernel++)
+			for (int mdbc = 0; mdbc < 2; mdbc++) floating_config(dim, kernel, mdbc, have_cuda);
 	/* the CUDA half compares codelets; momentum conservation is the CPU half's */
 	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
 		for (int kernel = 0; kernel < 2; kernel++)

@@ -17,7 +17,12 @@
 // agree to rounding: each value within TOL = 2e-6 of the largest magnitude of its kind over the
 // pairs of its configuration (measured worst: 4e-7); the density rates of pairs at equal
 // velocities, the diffusion alone, are a kind of their own.  A wrong factor, sign or a swapped
-// i/j shows as a difference of order one.
+// i/j shows as a difference of order one.  The contact force of floating bodies under mDBC
+// (tide_contact_*) is checked on the same pairs as if both were boundary particles of different
+// bodies, with random relative velocities (the dashpot's sign): the SIMD form for i and, negated,
+// for j against tide_pair_contact for each, and tide_pair_contact against the formula
+// max(0, kc (dp - r) - gc v_ij.r_ij / r) r_ij / r for r < dp, 0 beyond, in double (about a third
+// of the pairs overlap).
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +71,10 @@ static tide_sph_params params(int kernel, int diffusion, int viscosity)
 	P.rhoh_g[0] = (float)(rho0 * 2.0 / B);
 	P.rhoh_g[1] = (float)(rho0 * -1.0 / B);
 	P.rhoh_g[2] = (float)(rho0 * -9.81 / B);
+	/* the contact force under mDBC (sph_pair.h): kc = (c0 / dp)^2, gc = 2 c0 / dp, dc = dp */
+	P.contact_d = (float)dp;
+	P.contact_k = (float)(c0 * c0 / (dp * dp));
+	P.contact_g = (float)(2.0 * c0 / dp);
 	return P;
 }
 
@@ -128,8 +137,11 @@ static tide_acc scalar(const tide_sph_params *P, int kernel, int diffusion, cons
 
 /* The pairs of one configuration: scalar and vector values of four kinds (0 acceleration,
  * 1 density rate, 2 |mu|, 3 density rate of a pair at equal velocities: the diffusion alone),
- * compared once the largest magnitudes are known. */
+ * and more (4, 5: the SPS force and gradient; 6: the contact force of mDBC, tide_contact_f
+ * against the SIMD form; 7: tide_contact_f against the formula in double), compared once the
+ * largest magnitudes are known. */
 #define MAXV 1000000
+#define NKIND 8
 typedef struct errs {
 	int n, masked;
 	int kind[MAXV];
@@ -170,9 +182,9 @@ static int judge(const char *what, int kernel, int diffusion, int sps)
 {
 	static const char *kn[] = {"cubic", "wendland"}, *dn[] = {"none", "molteni", "fourtakas"},
 	                  *qn[] = {"acceleration", "density rate", "|mu|", "diffusion", "SPS force",
-	                           "SPS gradient"};
-	double big[6] = {0, 0, 0, 0, 0, 0}, worst[6] = {0, 0, 0, 0, 0, 0};
-	int fails = 0, count[6] = {0, 0, 0, 0, 0, 0};
+	                           "SPS gradient", "contact", "contact formula"};
+	double big[NKIND] = {0}, worst[NKIND] = {0};
+	int fails = 0, count[NKIND] = {0};
 	for (int i = 0; i < E.n; i++)
 		if (fabs(E.s[i]) > big[E.kind[i]]) big[E.kind[i]] = fabs(E.s[i]);
 	for (int i = 0; i < E.n; i++) {
@@ -192,8 +204,9 @@ static int judge(const char *what, int kernel, int diffusion, int sps)
 		        dn[diffusion], E.masked);
 		fails++;
 	}
-	for (int k = 0; k < 6; k++)
-		if ((k < 3 || (k == 3 && diffusion) || (k > 3 && sps)) && (count[k] == 0 || !(big[k] > 0))) {
+	for (int k = 0; k < NKIND; k++)
+		if ((k < 3 || (k == 3 && diffusion) || ((k == 4 || k == 5) && sps) || k > 5) &&
+		    (count[k] == 0 || !(big[k] > 0))) {
 			fprintf(stderr, "FAIL %s %s %s: no %s compared\n", what, kn[kernel], dn[diffusion],
 			        qn[k]);
 			fails++;
@@ -202,6 +215,7 @@ static int judge(const char *what, int kernel, int diffusion, int sps)
 	       "mu %.1e, diffusion alone %.1e", what, kn[kernel], dn[diffusion], E.n, worst[0],
 	       worst[1], worst[2], worst[3]);
 	if (sps) printf(", SPS force %.1e, SPS gradient %.1e", worst[4], worst[5]);
+	printf(", contact %.1e (formula %.1e)", worst[6], worst[7]);
 	printf("\n");
 	return fails;
 }

@@ -21,6 +21,9 @@
 //    1e-5 (the halos carry tau: without it the particles at the block faces would miss their
 //    neighbours' stress); the boundary particles' tau and gradient are zero.
 // Both kernels (Wendland at coefh 1.5, cubic at 1.3: lattice moments c within 0.7 % of 1).
+//  - the same with the floor's upper layer a floating body under mDBC, pushed 0.3 dp into the
+//    lower, fixed layer (the contact force of sph_pair.h, which replaces the SPH and SPS pair
+//    terms between them): each of its particles' az within 10 % of kc 0.3 dp, kc = (c0/dp)^2.
 // With --cuda (the test sps_cuda) the CUDA sph_forces and sps_tau must give the CPU values
 // within 1e-5 of the largest magnitude (accelerations, density rates, gradients, tau) on the
 // random configuration with 1 and 3 blocks; without a CUDA worker that test exits 77 (SKIP).
@@ -353,12 +356,43 @@ static double compare(const result *x, const result *y, const char **what)
 	return worst;
 }
 
-static void random_field(int kernel, int have_cuda)
+/* floating: the floor's upper layer is a floating body under mDBC, moved 0.3 dp down into the
+ * lower (fixed) layer and given random velocities: each of its particles overlaps the one below
+ * it (r = 0.7 dp), whose contact force (sph_pair.h) is then its acceleration's bulk. */
+static void random_field(int kernel, int have_cuda, int floating)
 {
 	tide_case c;
 	void *mem;
 	uint32_t cap;
+	if (floating) { /* the halos carry the ids: before any block exists */
+		make_case(&c, kernel, 1);
+		c.nfloating = 1;
+		c.motion.nbody = 1;
+		c.motion.body[0].rigid = 1;
+		tide_sim_set_aux(&c);
+	}
 	tide_block_view v = lattice_case(kernel, 1, &c, &mem, &cap);
+	uint32_t nfl = 0;
+	if (floating) {
+		c.boundary = TIDE_BOUNDARY_MDBC;
+		for (uint32_t i = 0; i < v.count; i++) nfl += v.type[i] != TIDE_FLUID && v.z[i] > -DP;
+		c.nfloating = 1;
+		c.motion.nbody = 1;
+		c.motion.body[0].rigid = 1;
+		c.motion.body[0].id0 = v.count - nfl;
+		c.motion.body[0].id1 = v.count;
+		for (uint32_t i = 0, a = 0, b = 0; i < v.count; i++) {
+			if (v.type[i] != TIDE_FLUID && v.z[i] > -DP) {
+				v.id[i] = v.count - nfl + a++;
+				v.z[i] -= 0.3 * DP;
+				v.vx[i] = (float)(0.2 * (urand() - 0.5));
+				v.vy[i] = (float)(0.2 * (urand() - 0.5));
+				v.vz[i] = (float)(0.2 * (urand() - 0.5));
+			} else {
+				v.id[i] = b++;
+			}
+		}
+	}
 	float *t[6] = TIDE_SPS_TAU_PTRS(v);
 	for (uint32_t i = 0; i < v.count; i++) {
 		if (v.type[i] != TIDE_FLUID) continue;
@@ -370,7 +404,9 @@ static void random_field(int kernel, int have_cuda)
 		v.rho[i] = v.rho1[i] = (float)(1000 + 4 * (urand() - 0.5));
 		for (int k = 0; k < 6; k++) t[k][i] = (float)(1e-3 * (urand() - 0.5));
 	}
-	const char *kn = kernel ? "wendland" : "cubic";
+	const char *kn = floating ? (kernel ? "wendland, floating layer in contact (mDBC)" :
+	                                      "cubic, floating layer in contact (mDBC)")
+	                          : kernel ? "wendland" : "cubic";
 	result r1, r3;
 	result_alloc(&r1, v.count);
 	result_alloc(&r3, v.count);
@@ -383,8 +419,18 @@ static void random_field(int kernel, int have_cuda)
 	int bz = 0;
 	for (uint32_t i = 0; ok && i < v.count; i++)
 		for (int k = 0; k < 6 && v.type[i] == TIDE_BOUND; k++)
-			bz += r1.tau[k][i] != 0.f || r1.grad[k][i] != 0.f;
+			bz += r1.tau[k][v.id[i]] != 0.f || r1.grad[k][v.id[i]] != 0.f;   /* by id */
 	EXPECT(bz == 0, "random %s: %d boundary tau or gradient values are not zero", kn, bz);
+	if (floating && ok) {
+		/* the contact with the particle below: kc (dp - 0.7 dp) up, kc = (c0 / dp)^2, give or
+		 * take the dashpot (gc |v| < 2 c0 / dp 0.1 m/s = 3 % of it) and the fluid's terms */
+		double kc = c.c0 * c.c0 / (DP * DP), up = kc * 0.3 * DP, worst = 0;
+		for (uint32_t id = v.count - nfl; id < v.count; id++)
+			worst = fmax(worst, fabs(r1.acc[2][id] / up - 1));
+		EXPECT(worst < 0.1, "random %s: a floating particle's az is %.3g off the contact's "
+		       "kc 0.3 dp = %.4g m/s^2", kn, worst, up);
+		printf("random %s: floating az within %.3f of the contact's %.4g m/s^2\n", kn, worst, up);
+	}
 	printf("random %-8s: 1 vs 3 blocks %.1e; boundary particles' tau and gradient zero\n", kn, d13);
 	for (int nb = 1; have_cuda && ok && nb <= 3; nb += 2) {
 		result rg;
@@ -419,7 +465,9 @@ int main(int argc, char **argv)
 			strain(kernel);
 			stress(kernel);
 		}
-		random_field(kernel, have_cuda);
+		random_field(kernel, have_cuda, 0);
+		random_field(kernel, have_cuda, 1);
+		tide_sim_set_aux(&c0);
 	}
 	starpu_shutdown();
 	if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }

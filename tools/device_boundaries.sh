@@ -3,7 +3,9 @@
 # tools/device_boundaries.sh — the GPU side of issue 21 and the CUDA halves of the unit tests, in
 # one command on the GPU node (a tools/device_pack.sh package carried along; writes under $OUT):
 #  1. every *_cuda unit test (CUDA codelet = CPU codelet: cell_sort, sph_forces with periodic
-#     images, bh, gauge_tasks, mdbc, sps: laminar+sps's force kernel and sps_tau, motion, gas,
+#     images and floating bodies under DBC and mDBC (the contact force), bh, gauge_tasks,
+#     mdbc, sps: laminar+sps's force kernel (with a floating layer in contact under mDBC) and
+#     sps_tau, motion, gas,
 #     jeans: the Jeans check's jeans_min, issue 24; bh_soft: per-particle softening in
 #     the tree walks and the direct sum, issue 23; sinks: sink_gravity, sink_accrete and
 #     sink_region, issue 24) and the
@@ -18,8 +20,9 @@
 #  5. a moving body's cost (issue 22's goal: <= 10 %): SPHERIC 2 with its obstacle oscillating
 #     across the tank (sine along y, 0.1 m, 2 s), DBC and mDBC, beside the runs of 2;
 #  6. a floating body's cost (the same goal): SPHERIC 2 with its obstacle floating (density
-#     2000: it stays on the floor, pushed by the wave), DBC; and tests/test_floating_run.sh
-#     with the GPU's workers (the CUDA force kernel's floating and contact terms).
+#     2000: it stays on the floor, pushed by the wave), DBC and mDBC (its contact force); and
+#     tests/test_floating_run.sh and tests/test_floating_contact.sh (landing under mDBC) with
+#     the GPU's workers (the CUDA force kernel's floating and contact terms).
 # TIDE_DEV_PARTS (default "tests boundaries viscosity stl moving floating") picks the parts.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
@@ -28,7 +31,7 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 {
 if want tests; then
 step "CUDA halves of the unit tests"
-for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas jeans sinks; do
+for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks; do
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
 	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 done
@@ -71,12 +74,17 @@ if want floating; then
 	sed 's|^  - {lo: \[0.6635, 0.2955, 0\], hi: \[0.8245, 0.6985, 0.161\]}$|  - {lo: [0.6635, 0.2955, 0], hi: [0.8245, 0.6985, 0.161], floating: {density: 2000}}|' \
 		cases/spheric2.yaml > "$out/spheric2_floating.yaml"
 	grep -q 'floating: {density' "$out/spheric2_floating.yaml" || echo "spheric2_floating.yaml: the obstacle line was not found"
-	step "SPHERIC 2 with the obstacle floating, dp 0.004, DBC"
-	$t run "$out/spheric2_floating.yaml" --dp 0.004 --max-steps 200 --no-output --profile \
-		--overwrite --out "$out/spf_dbc" --quiet 2>&1 | grep -E '^ +[a-z_]+ ' | head -14
-	summary "$out/spf_dbc" "floating obstacle, dbc"
-	step "tests/test_floating_run.sh on the GPU node's workers"
-	bash tests/test_floating_run.sh "$t" . 2>&1 | tail -8
-	echo "test_floating_run exit code: ${PIPESTATUS[0]}"
+	for b in dbc mdbc; do
+		step "SPHERIC 2 with the obstacle floating, dp 0.004, $b"
+		$t run "$out/spheric2_floating.yaml" --dp 0.004 --max-steps 200 --no-output --profile \
+			--set physics.boundary=$b --overwrite --out "$out/spf_$b" --quiet 2>&1 |
+			grep -E '^ +[a-z_]+ ' | head -14
+		summary "$out/spf_$b" "floating obstacle, $b"
+	done
+	for x in floating_run floating_contact; do
+		step "tests/test_$x.sh on the GPU node's workers"
+		bash tests/test_$x.sh "$t" . 2>&1 | tail -8
+		echo "test_$x exit code: ${PIPESTATUS[0]}"
+	done
 fi
 } 2>&1 | tee "$out/device_boundaries.log"

@@ -8,7 +8,8 @@
 #  2. the same for 1 rank with the GPU alone (SPHERIC 2 at dp 0.01, 1 M particles), whose models
 #     and bus calibration (the H200's host and GPU links) the simulated GPU nodes use;
 #  3. SPHERIC 2 on the GPU at the weak-scaling sizes per GPU (dp 0.0065 ~ 4 M, 0.004 ~ 13 M),
-#     calibrated with its step traces recorded (the models and traces of one GPU's share).
+#     calibrated with its step traces recorded (the models and traces of one GPU's share);
+#  4. the synthetic box at block sizes 0.25 .. 4 M (bench/sim_calibrate.sh), for the scaling runs.
 # Then, on the build machine: tar xzf simcal.tar.gz and
 #   bench/sim_validate.sh --phase simulate --out simcal/cpu --ranks "1 2 4" --ncpu 3
 #   bench/sim_validate.sh --phase simulate --out simcal/gpu --ncpu 0 --ncuda 1 \
@@ -27,6 +28,14 @@ for dp in 0.0065 0.004; do
 	bash bench/sim_validate.sh --phase measure --out "$res/gpu_$dp" --ranks 1 --ncpu 0 --ncuda 1 \
 		--case cases/spheric2.yaml --dp "$dp" --steps 60 --blocks 1 2>&1 | tail -3
 done
+# 4. the synthetic box (tide run --synthetic) on the GPU at block sizes up to 4 M particles: the
+#    points bench/sim_fit_models.py fits for bench/sim_scaling.sh (then, on the build machine:
+#    python3 bench/sim_fit_models.py --host h200 --exponent 1 --min-size 10000 \
+#        simcal/synth/models simcal/synth_fit
+#    TIDE_SIM_HOST=h200 bash bench/sim_scaling.sh --models simcal/synth_fit --ncpu 0 --ncuda 1)
+step "1 GPU rank: synthetic box, 8 blocks of 0.25 to 4 M particles"
+bash bench/sim_calibrate.sh --out "$res/synth" --ncpu 0 --ncuda 1 --blocks 8 --steps 12 \
+	--sizes "250000 1000000 2000000 4000000" 2>&1 | tail -8
 # the models and traces, not the runs' own folders
 ( cd "$out" && find simcal -name 'cal_*' -prune -o -name 'meas_*' -prune -o -type f -print |
 	tar czf simcal.tar.gz -T - )

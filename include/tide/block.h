@@ -14,8 +14,10 @@
 #include <stdint.h>
 #include "tide/hd.h"
 
-/* What a particle is (the type field of blocks and particle sets). */
-enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1 };
+/* What a particle is (the type field of blocks and particle sets).  TIDE_NBODY: a collisionless
+ * particle of a gas run (dark matter, stars: SWIFT's PartType1), which only gravity moves
+ * (gas_math.h says how the gas passes leave it out). */
+enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
 
 /* Field table: name, C type, components. Order = layout order (8-byte fields first). */
 #define TIDE_BLOCK_FIELDS(X) \

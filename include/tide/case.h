@@ -255,8 +255,17 @@ typedef struct tide_case {
 	tide_generator generator;     /* gas only: generated initial conditions (none: the geometry) */
 	char initial_file[1024];      /* initial.file (gas only): the particles from this file, an
 	                               * absolute path (src/gas_input.h); "": from the geometry */
+	char initial_nbody_file[1024];  /* initial.nbody_file (gas only): collisionless particles
+	                                 * from this text file, an absolute path; "": none */
 	double code_length, code_mass;  /* units: code, derived: the cgs length and mass units of
 	                                 * initial.file (gas_input.h); 0: cm and g */
+	double code_time;             /* derived, > 0 only for a case run in internal units
+	                               * (src/case_units.h): the time unit [s]; code_length and
+	                               * code_mass then its cgs length and mass units */
+	int units_given;              /* derived, with code_time > 0: the units the case was given in
+	                               * (enum tide_units), those of the outputs */
+	const struct tide_case *given; /* derived, with code_time > 0: the case as given, which
+	                                * used_parameters.yaml and checkpoints print; else NULL */
 
 	/* how the domain is cut into blocks: "slabs", "2d", "3d" or "NXxNYxNZ" (decomposition.h) */
 	char decomp[32];

@@ -10,6 +10,7 @@
  *   TIDE_CODELET_VARIABLE(halo_pack, halo_pack_cpu, tide_halo_pack_cuda);
  *   TIDE_CODELET_WITH(snap_copy, snap_copy_cpu, tide_snap_copy_cuda, .nbuffers = 2, ...);
  *
+ * (In a simulation build the model is the non-linear regression, see TIDE_PERFMODEL_TYPE_.)
  * The second form is for a variable number of buffers (STARPU_VARIABLE_NBUFFERS: each task
  * gives its access modes).  In a build without CUDA the CUDA function is not named, so it
  * need not be declared.  Where a codelet may run is restricted in one way only,
@@ -28,10 +29,24 @@
 #define TIDE_CODELET_CUDA_(cuda_func)
 #endif
 
+/* A task's size for its model: the particles of the whole blocks it takes (interfaces/
+ * block_interface.c; 1 for a task of none).  History-based models key by footprint and only
+ * record it; a simulation build's models are non-linear regressions a size^b + c in it, so that
+ * bench/sim_fit_models.py can write models fitted at calibrated sizes for any size (16 M
+ * particles per GPU), and fall back to the history of the footprint where a model file has no
+ * fit (the calibrated models of bench/sim_validate.sh). */
+size_t tide_perfmodel_size(struct starpu_task *task, unsigned nimpl);
+#ifdef TIDE_SIMGRID
+#define TIDE_PERFMODEL_TYPE_ STARPU_NL_REGRESSION_BASED
+#else
+#define TIDE_PERFMODEL_TYPE_ STARPU_HISTORY_BASED
+#endif
+
 #define TIDE_CODELET_MODEL_(NAME)                                                               \
 	static struct starpu_perfmodel tide_##NAME##_model = {                                  \
-		.type = STARPU_HISTORY_BASED,                                                   \
+		.type = TIDE_PERFMODEL_TYPE_,                                                   \
 		.symbol = "tide_" #NAME,                                                        \
+		.size_base = tide_perfmodel_size,                                               \
 	}
 
 /* fields: the buffers' designators */

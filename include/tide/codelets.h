@@ -110,6 +110,7 @@ typedef struct tide_sgrav_gather_arg {
 	uint32_t n;          /* bodies */
 	int nblocks;
 	float h_factor;      /* > 0: each body's softening h_factor h (gas: bh_params.soft_h) */
+	float eps_nbody;     /* with h_factor > 0, the softening of collisionless particles */
 } tide_sgrav_gather_arg;
 
 typedef struct tide_sgrav_unsort_arg {

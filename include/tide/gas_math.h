@@ -54,7 +54,16 @@
  * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
  * Integration: kick-drift-kick leapfrog with one force evaluation per step (as GADGET): the
  * integrate pass closes the last step's kick with the new accelerations, opens this step's,
- * drifts, and predicts v and u at the end of the step for the next force pass (tide_gas_kick). */
+ * drifts, and predicts v and u at the end of the step for the next force pass (tide_gas_kick).
+ *
+ * Collisionless particles (type TIDE_NBODY: dark matter, stars; SWIFT's PartType1) share the
+ * blocks, sorting, halos, migration and checkpoints of the gas but none of its hydrodynamics:
+ * they are neither neighbours (tide_gas_visit skips them: no density, pressure, viscosity or
+ * conductivity, no say in h or the reach map) nor targets of the density pass, and the forces
+ * pass gives them the body force g alone (tide_gas_forces_particle).  Self-gravity treats them
+ * as bodies of their mass and softening eps_nbody (sph_gravity_math.h); the same kick-drift-kick
+ * moves them, without u; their time step is cfl sqrt(eps_nbody / |a|), no signal speed.  Their
+ * h is 0 (so neither the reach map nor the halo depth sees them), their rho 0. */
 #ifndef TIDE_GAS_MATH_H
 #define TIDE_GAS_MATH_H
 #include <math.h>
@@ -231,6 +240,7 @@ TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, co
                             uint32_t j, int pass, tide_gas_sums *S)
 {
 	S->ncand++;
+	if (s->type[j] != TIDE_FLUID) return;   /* collisionless particles: no hydrodynamics */
 	if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
 	else tide_gas_visit_forces(P, I, s, j, S);
 }
@@ -382,6 +392,25 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 	return it;
 }
 
+/* The time step limit cfl sqrt(eps_nbody / |a|) of a collisionless particle whose acceleration
+ * is a (3e38: none). */
+TIDE_HD float tide_gas_nbody_dt(const tide_sph_params *P, float ax, float ay, float az)
+{
+	float am = sqrtf(ax * ax + ay * ay + az * az);
+	return am > 0.f ? P->cfl * sqrtf(P->gas.eps_nbody / am) : 3.0e38f;
+}
+
+/* The forces pass of collisionless particle i: the body force g alone (self-gravity is added by
+ * sgrav_apply), no energy rate; returns its time step limit. */
+TIDE_HD float tide_gas_nbody_force(const tide_sph_params *P, tide_block_view *v, uint32_t i)
+{
+	v->ax[i] = P->g[0];
+	v->ay[i] = P->g[1];
+	v->az[i] = P->g[2];
+	v->TIDE_GAS_DUDT[i] = 0.f;
+	return tide_gas_nbody_dt(P, P->g[0], P->g[1], P->g[2]);
+}
+
 /* Acceleration and energy rate of particle i of block v (gas_density done, halos packed
  * after it): writes ax, ay, az (gravity vector included), du/dt, returns the particle's time
  * step limit (see the head of the file). */
@@ -391,6 +420,7 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
                                        const float *M)
 {
 	const tide_gas_params *G = &P->gas;
+	if (v->type[i] == TIDE_NBODY) return tide_gas_nbody_force(P, v, i);
 	tide_gas_ival I = tide_gas_ival_of(v, i);
 	I.p = tide_gas_pressure(G, I.rho, I.u);
 	I.c = tide_gas_sound(G, I.rho, I.u);
@@ -420,13 +450,15 @@ TIDE_HD void tide_gas_reduce_particle(const tide_block_view *v, uint32_t i, floa
                                       tide_step_reduce *r)
 {
 	float rho = v->rho[i];
-	if (!isfinite(v->ax[i] + v->ay[i] + v->az[i] + v->TIDE_GAS_DUDT[i]) || !isfinite(rho) ||
-	    !(rho > 0.f))
+	int nbody = v->type[i] == TIDE_NBODY;   /* no density: only its acceleration can go bad */
+	if (!isfinite(v->ax[i] + v->ay[i] + v->az[i] + v->TIDE_GAS_DUDT[i]) ||
+	    (!nbody && (!isfinite(rho) || !(rho > 0.f))))
 		r->nbad++;
 	else if (dt < r->dt)
 		r->dt = dt;
 	float sp = sqrtf(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i] + v->vz[i] * v->vz[i]);
 	if (isfinite(sp) && sp > r->vmax) r->vmax = sp;
+	if (nbody) return;
 	if (v->TIDE_GAS_H[i] > r->hmax) r->hmax = v->TIDE_GAS_H[i];
 	if (isfinite(rho) && rho > 0.f) {
 		if (rho < r->rho_min) r->rho_min = rho;
@@ -438,10 +470,11 @@ TIDE_HD void tide_gas_reduce_particle(const tide_block_view *v, uint32_t i, floa
  *   v_n     = v_{n-1/2} + dt_{n-1}/2 a_n        (closes the last step's kick)
  *   v_{n+1/2} = v_n + dt/2 a_n,  x_{n+1} = x_n + dt v_{n+1/2}
  *   v (predicted for the next force pass) = v_{n+1/2} + dt/2 a_n;  u likewise.
- * Boundary particles (none in the gas cases) stay. */
+ * Collisionless particles move alike, without u; boundary particles (none in the gas cases)
+ * stay. */
 TIDE_HD void tide_gas_kick(const tide_sph_params *P, float dt, tide_block_view *v, uint32_t i)
 {
-	if (v->type[i] != TIDE_FLUID) return;
+	if (v->type[i] == TIDE_BOUND) return;
 	const tide_gas_params *G = &P->gas;
 	float dtk = v->TIDE_GAS_DTK[i], kick = 0.5f * (dtk + dt);
 	float a[3] = {v->ax[i], v->ay[i], v->az[i]};
@@ -453,7 +486,7 @@ TIDE_HD void tide_gas_kick(const tide_sph_params *P, float dt, tide_block_view *
 		vh[k][i] = half;
 		vel[k][i] = half + 0.5f * dt * a[k];
 	}
-	if (G->eos == TIDE_GAS_IDEAL) {
+	if (G->eos == TIDE_GAS_IDEAL && v->type[i] == TIDE_FLUID) {
 		float du = v->TIDE_GAS_DUDT[i];
 		float uh = v->TIDE_GAS_UHALF[i] + kick * du;
 		if (uh < G->u_min) uh = G->u_min;

@@ -31,6 +31,8 @@ typedef struct tide_gas_params {
 	float beta_visc;       /* its beta: v_sig = c_i + c_j - beta w_ij */
 	float alpha_cond;      /* artificial conductivity alpha_u (Price 2008) */
 	float u_min;           /* floor of the specific internal energy */
+	float eps_nbody;       /* collisionless particles (TIDE_NBODY): their gravitational softening,
+	                        * and the length of their time step limit cfl sqrt(eps / |a|) */
 } tide_gas_params;
 
 #endif

@@ -23,9 +23,14 @@
 
 #define TIDE_SINK_MAX 64       /* sinks of a run (case key sinks.max: at most this; the table
                                 * travels by value, under the 4 KiB of a CUDA kernel argument) */
-#define TIDE_SINK_CAND 8       /* creation candidates a block reports, and tested per step */
-#define TIDE_SINK_RAW 256      /* GPU: candidates a block collects before keeping the best */
-#define TIDE_SINK_REGION 2048  /* region particles a block reports in one creation test */
+#define TIDE_SINK_CAND 64      /* room for the creation candidates tested in one pass (the
+                                * pass's count, tide_sink_set.ncand, at most this; the step
+                                * makes as many passes as its candidates need, tasks/sinks.c) */
+#define TIDE_SINK_CAND_PASS 8  /* the candidates of one pass by default */
+#define TIDE_SINK_RAW 256      /* GPU: candidates a block collects before keeping the best
+                                * (more: the best are found by a scan of the block instead) */
+#define TIDE_SINK_REGION 2048  /* region particles a block's record holds at first (grown to
+                                * what a pass found, and the pass run again, when exceeded) */
 
 /* The gas particles' gravitational potential (tree + sinks, per unit mass, G included): the aux
  * field after the gas scheme's (aux<TIDE_GAS_NAUX>, whatever their number), active only in runs
@@ -52,6 +57,13 @@ typedef struct tide_sink_set {
 	float rho_thr;     /* creation density threshold */
 	float cfl;         /* the time step's factor (physics.cfl) */
 	float dt_max;      /* the host's limit (sink-sink pairs, sinks' accelerations) */
+	int acc_old;       /* sink_accrete: the sinks before the last nnew accrete bound gas (0:
+	                    * only the new ones take their regions) */
+	int ncand;         /* sink_accrete: the candidates a block keeps (<= TIDE_SINK_CAND) */
+	int after_on;      /* sink_accrete: only candidates after `after` (deepest potential first):
+	                    * those before it were tested in an earlier pass of the step */
+	float after_pot;
+	uint32_t after_id;
 	double x[TIDE_SINK_MAX][3];
 	float v[TIDE_SINK_MAX][3];   /* predicted velocity at the step's end */
 	float m[TIDE_SINK_MAX];
@@ -83,7 +95,7 @@ typedef struct tide_sink_cand {
  * space. */
 typedef struct tide_sink_accrete_rec {
 	tide_sink_gain g[TIDE_SINK_MAX];
-	uint32_t nacc, ncand, nraw, pad;
+	uint32_t nacc, ncand, nraw, nall;   /* nall: the block's candidates, all of them */
 	tide_sink_cand cand[TIDE_SINK_CAND];
 	tide_sink_cand raw[TIDE_SINK_RAW];
 } tide_sink_accrete_rec;
@@ -101,10 +113,14 @@ typedef struct tide_sink_rpart {
 	uint32_t cand; /* which candidate's region, its index in tide_sink_region_arg */
 } tide_sink_rpart;
 
+/* A block's region record: n the particles found (all of them, also beyond the room of p, which
+ * the record's size gives: the host grows the record and runs the pass again when n exceeds it). */
 typedef struct tide_sink_region_rec {
-	uint32_t n, overflow;
-	tide_sink_rpart p[TIDE_SINK_REGION];
+	uint32_t n, pad;
+	tide_sink_rpart p[];
 } tide_sink_region_rec;
+#define TIDE_SINK_REGION_BYTES(cap) (sizeof(tide_sink_region_rec) + (size_t)(cap) * sizeof(tide_sink_rpart))
+#define TIDE_SINK_REGION_CAP(bytes) ((uint32_t)(((bytes) - sizeof(tide_sink_region_rec)) / sizeof(tide_sink_rpart)))
 
 /* The candidates whose regions sink_region collects. */
 typedef struct tide_sink_region_arg {
@@ -196,6 +212,7 @@ TIDE_HD int tide_sink_target(const tide_sink_set *S, const tide_block_view *v, u
 		if (r2 < 4.f * S->r_acc2) *inside = 1;
 		if (!(r2 < S->r_acc2)) continue;
 		if (s >= S->n - S->nnew) return s;
+		if (!S->acc_old) continue;   /* a later creation pass: only the new sinks take gas */
 		float w[3] = {v->vx[i] - S->v[s][0], v->vy[i] - S->v[s][1], v->vz[i] - S->v[s][2]};
 		float e = 0.5f * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) -
 		          S->G * S->m[s] / sqrtf(r2 + S->eps2);
@@ -274,6 +291,19 @@ TIDE_HD int tide_sink_cand_of(const tide_sink_set *S, const tide_block_view *v, 
 	c->pot = v->naux >= TIDE_SINK_NAUX ? v->TIDE_SINK_POT[i] : -v->rho[i];
 	c->id = v->id[i];
 	return 1;
+}
+
+/* Gas particle i as a candidate of this pass (call when it is farther than 2 r_acc from every
+ * sink): above the threshold and, in a later pass, after the last candidate tested before. */
+TIDE_HD int tide_sink_cand_pass(const tide_sink_set *S, const tide_block_view *v, uint32_t i,
+                                tide_sink_cand *c)
+{
+	if (!tide_sink_cand_of(S, v, i, c)) return 0;
+	if (!S->after_on) return 1;
+	tide_sink_cand last;
+	last.pot = S->after_pot;
+	last.id = S->after_id;
+	return tide_sink_cand_before(&last, c);
 }
 
 /* The specific thermal energy of gas particle i: u (ideal gas), 3/2 p / rho (isothermal and

@@ -37,7 +37,8 @@ typedef struct tide_sinks {
 	uint32_t next_id;
 	tide_sink_state s[TIDE_SINK_MAX];
 	/* counters: gas particles accreted in all and in the last step; candidates rejected by
-	 * each creation test (converging, bound, potential minimum, region too large) */
+	 * each creation test (converging, bound, potential minimum; the fourth, once a region too
+	 * large, is no longer used: records grow) */
 	uint64_t n_accreted;
 	uint32_t acc_step;
 	uint64_t rejected[4];
@@ -47,7 +48,17 @@ typedef struct tide_sinks {
 	starpu_data_handle_t *hf, *ha, *hr;
 	tide_sink_force *f;
 	tide_sink_accrete_rec *a;
-	tide_sink_region_rec *r;
+	tide_sink_region_rec **r;
+	uint32_t *rcap;       /* the room of each r[b] (grown when a region pass needs more) */
+	/* the creation passes: candidates tested per pass (default TIDE_SINK_CAND_PASS, at most
+	 * TIDE_SINK_CAND), the room a region record starts with (TIDE_SINK_REGION); tests set them
+	 * small to check that more candidates or region particles than that change nothing */
+	int cand_pass;
+	uint32_t region0;
+	/* over the run: creation passes after a step's first, region passes run again for room,
+	 * the most candidates a step's first pass found */
+	long passes, regrows;
+	uint32_t cand_seen;
 } tide_sinks;
 
 /* The table as a checkpoint keeps it (fixed size). */

@@ -28,9 +28,12 @@ TIDE_HD uint32_t tide_sgrav_get_id(const float *vel4)
 
 /* The softening of a body from its particle's smoothing length (physics.self_gravity.h_factor:
  * eps = h_factor h, in the velocity's first word, bh_body_eps), after tide_sgrav_set_id. */
-TIDE_HD void tide_sgrav_set_eps(const tide_block_view *v, uint32_t i, float h_factor, float *vel4)
+TIDE_HD void tide_sgrav_set_eps(const tide_block_view *v, uint32_t i, float h_factor,
+                                float eps_nbody, float *vel4)
 {
-	vel4[0] = h_factor > 0.f ? h_factor * v->TIDE_GAS_H[i] : 0.f;
+	/* a collisionless particle has no h: its fixed softening (gas_math.h) */
+	if (h_factor > 0.f && v->type[i] == TIDE_NBODY) vel4[0] = eps_nbody;
+	else vel4[0] = h_factor > 0.f ? h_factor * v->TIDE_GAS_H[i] : 0.f;
 }
 
 /* Particle i of a block as body k: position relative to the centre (so that float keeps its
@@ -43,7 +46,7 @@ TIDE_HD void tide_sgrav_body(const tide_block_view *v, uint32_t i, const double 
 	b->x = (float)(v->x[i] - centre[0]);
 	b->y = (float)(v->y[i] - centre[1]);
 	b->z = (float)(v->z[i] - centre[2]);
-	b->m = v->type[i] != TIDE_FLUID ? 0.f : mass >= 0.f ? mass : v->TIDE_GAS_MASS[i];
+	b->m = v->type[i] == TIDE_BOUND ? 0.f : mass >= 0.f ? mass : v->TIDE_GAS_MASS[i];
 }
 
 /* Adds the self-gravity g to fluid particle i's acceleration; returns the CFL force limit
@@ -52,7 +55,7 @@ TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint3
                              const bh_acc *g, int *bad)
 {
 	*bad = 0;
-	if (v->type[i] != TIDE_FLUID) return 3.0e38f;
+	if (v->type[i] == TIDE_BOUND) return 3.0e38f;
 	float ax = v->ax[i] + g->ax, ay = v->ay[i] + g->ay, az = v->az[i] + g->az;
 	v->ax[i] = ax;
 	v->ay[i] = ay;
@@ -64,6 +67,7 @@ TIDE_HD float tide_sgrav_add(const tide_sph_params *P, tide_block_view *v, uint3
 		*bad = 1;
 		return 3.0e38f;
 	}
+	if (v->type[i] == TIDE_NBODY) return tide_gas_nbody_dt(P, ax, ay, az);
 	/* the gas scheme's particles have their own h (gas_math.h); P->h is its h_max there */
 	float h = P->scheme == TIDE_SCHEME_GAS ? v->TIDE_GAS_H[i] : P->h;
 	return a > 0.f ? P->cfl * sqrtf(h / a) : 3.0e38f;

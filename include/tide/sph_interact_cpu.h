@@ -23,7 +23,9 @@ typedef struct isums {
 
 /* fluid_i: i is a fluid particle (full momentum); otherwise a boundary particle, whose
  * candidates are all fluid and which itself only integrates continuity.  kernel and diffusion
- * are constants where this is inlined. */
+ * are constants where this is inlined.  contact: 0 fluid candidates; 1 boundary candidates
+ * under DBC (the pairs of a floating particle with another body's: the SPH pair terms); 2 the
+ * same under mDBC (the contact force of sph_pair.h instead). */
 static inline __attribute__((always_inline)) void
 pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int kernel,
            int diffusion, uint32_t a, uint32_t b, int contact)
@@ -50,6 +52,19 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 			in &= (flj != I->fl) & ((flj < zero) | (I->fl < zero));
 		}
 		if (!vany(in)) continue;
+		if (contact == 2) {
+			/* mDBC: the contact force alone (sph_pair.h), a_i = c r_ij, a_j = -a_i */
+			vf dvr = (I->vx - vload(W->vx + j)) * dx + (I->vy - vload(W->vy + j)) * dy +
+			         (I->vz - vload(W->vz + j)) * dz;
+			vf c = vand(vcontact(K->kc, K->gc, K->dc, r2, dvr), in);
+			S->ax += c * dx;
+			S->ay += c * dy;
+			S->az += c * dz;
+			vstore(AX + j, vload(AX + j) - c * dx);
+			vstore(AY + j, vload(AY + j) - c * dy);
+			vstore(AZ + j, vload(AZ + j) - c * dz);
+			continue;
+		}
 		vf mj = vload(W->m + j);
 		vpair_out o = vpair(K, I, fluid_i, kernel, diffusion, dx, dy, dz, r2, in,
 		                    vload(W->vx + j), vload(W->vy + j), vload(W->vz + j),
@@ -95,7 +110,8 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 	kconst KC = {vsplat(P->h2x4), vsplat(P->tiny), vsplat(P->invh), vsplat(P->af), vsplat(P->h),
 	             vsplat(P->eta2), vsplat(P->hvisc), vsplat(1.f), vsplat(2.f),
 	             vsplat(P->dhc0x2), P->rho0,
-	             {P->rhoh_g[0], P->rhoh_g[1], P->rhoh_g[2]}, P->inv_gamma, vsplat(P->lam), sps};
+	             {P->rhoh_g[0], P->rhoh_g[1], P->rhoh_g[2]}, P->inv_gamma, vsplat(P->lam), sps,
+	             vsplat(P->kc), vsplat(P->gc), vsplat(P->dc)};
 	const kconst *K = &KC;
 	for (uint32_t i = cs; i < ce; i++) {
 		int fluid_i = i < cf;
@@ -135,7 +151,7 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 				if (fluid_i) pair_range(K, W, &I, &S, 1, kernel, diffusion, a, b, 0);
 				else pair_range(K, W, &I, &S, 0, kernel, 0, a, b, 0);
 			}
-			if (touch) pair_range(K, W, &I, &S, 0, kernel, 0, ca, d->e, 1);
+			if (touch) pair_range(K, W, &I, &S, 0, kernel, 0, ca, d->e, contact);
 		}
 		W->ax[i] += vsum(S.ax);
 		W->ay[i] += vsum(S.ay);

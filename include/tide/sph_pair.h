@@ -62,6 +62,47 @@ TIDE_HD float tide_powf(float x, float y)
 #define TIDE_DIFFUSION_FORM(QUAL, T, S, DIV) TIDE_DIFFUSION_FORM_(QUAL, T, S, DIV)
 TIDE_DIFFUSION_FORM(TIDE_HD, float, f, tide_fdiv)
 
+/* ---- contact of solid bodies under mDBC ----
+ * Under mDBC a boundary particle's density is its ghost node's (mdbc.h), an extrapolation of the
+ * fluid's: where a floating body touches a wall the ghosts see no fluid and nothing holds the
+ * body off (DBC's repulsion comes from the walls' densities rising by continuity as the body
+ * nears, which mDBC overwrites).  So under mDBC a floating particle i and a boundary particle j
+ * of another body (a fixed wall, an obstacle, a moving body, another floating body) meet by a
+ * soft-sphere contact force instead of the SPH pair terms, as DualSPHysics' DEM contact
+ * replaces them between floating and boundary particles: each particle a sphere of diameter
+ * dp (its solid's surface lies dp/2 outside its outer particles, so r_ij = dp is the geometric
+ * contact of the two surfaces), with overlap delta = dp - r_ij > 0 a linear spring and a
+ * dashpot along n = r_ij / r_ij, repulsive only:
+ *   a_i = max(0, kc delta - gc v_ij . n) n,      a_j = -a_i    (m_i = m_j)
+ *   kc = (c0 / dp)^2,   gc = 2 sqrt(kc) = 2 c0 / dp
+ * kc is the fluid's own stiffness at the particle scale (a particle compressed by delta feels
+ * the pressure change rho0 c0^2 delta / dp over a face dp^(d-1), on a mass rho0 dp^d), so the
+ * contact is as stiff as the water and brings no shorter time scale than the sound speed's CFL
+ * limit (omega dt = (c0 / dp) CFL h / c0 < 1); gc damps one pair critically.  A body of density
+ * rho_b and height H_b resting on its bottom row of particles overlaps the wall by about
+ * delta / dp = (rho_b / rho0) g H_b / c0^2 (plus the water's weight above it), i.e. 0.25 % of
+ * dp for tests/data/floating_sink.yaml's box (c0 = 20 sqrt(g 0.4 m)).  No friction: a body slides
+ * freely along a wall.  Written once for the scalar (CUDA, the references) and SIMD forms: the
+ * coefficient c with a_i = c r_ij, zero unless the pair overlaps and pushes; dvr = v_ij . r_ij,
+ * r2 > 0.  KEEP(c, cond) is c where cond and c > 0, else 0. */
+#define TIDE_CONTACT_FORM_(QUAL, T, S, SQRT, DIV, KEEP)                                         \
+	QUAL T tide_contact_##S(T kc, T gc, T dc, T r2, T dvr)                                  \
+	{                                                                                       \
+		T r = SQRT(r2);                                                                 \
+		T c = DIV(kc * (dc - r) - DIV(gc * dvr, r), r);                                 \
+		return KEEP(c, r < dc);                                                         \
+	}
+#define TIDE_CONTACT_FORM(QUAL, T, S, SQRT, DIV, KEEP) TIDE_CONTACT_FORM_(QUAL, T, S, SQRT, DIV, KEEP)
+#define TIDE_CONTACT_KEEP_F(c, cond) ((cond) && (c) > 0.f ? (c) : 0.f)
+TIDE_CONTACT_FORM(TIDE_HD, float, f, tide_sqrt_pos, tide_fdiv, TIDE_CONTACT_KEEP_F)
+
+/* Whether the pair of a floating particle with a boundary particle of another body meets by the
+ * contact force (mDBC) rather than the SPH pair terms (DBC). */
+TIDE_HD int tide_contact_force(const tide_sph_params *P)
+{
+	return P->boundary == TIDE_BOUNDARY_MDBC;
+}
+
 /* Fourtakas' hydrostatic density difference rho0 ((1 + rho0 g . r_ij / B)^(1/gamma) - 1) for
  * r_ij = r_i - r_j = (dx, dy, dz), kg = rho0 g / B: the gravity vector's component along the
  * separation, so that a body force along any axis (a channel driven along x) has its
@@ -224,6 +265,18 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
 	}
 }
 
+/* The contact pair (mDBC) of floating particle i with boundary particle j of another body, in
+ * the scalar form: i's acceleration into acc (r_ij = (dx, dy, dz), dv = v_i - v_j). */
+TIDE_HD void tide_pair_contact(const tide_sph_params *P, float dx, float dy, float dz, float r2,
+                               float dvx, float dvy, float dvz, tide_acc *acc)
+{
+	float c = tide_contact_f(P->contact_k, P->contact_g, P->contact_d, r2,
+	                         dvx * dx + dvy * dy + dvz * dz);
+	acc->ax += c * dx;
+	acc->ay += c * dy;
+	acc->az += c * dz;
+}
+
 TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, float dy, float dz,
                        float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
                        float pj_over_rho2, float cj, tide_acc *acc)
@@ -263,6 +316,7 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
 #define vkf_cubic_out_q TIDE_CPU_N(tide_kf_cubic_out_q)
 #define vkf_wendland TIDE_CPU_N(tide_kf_wendland)
 #define vdiffusion TIDE_CPU_N(tide_diffusion)
+#define vcontact TIDE_CPU_N(tide_contact)
 #define VW TIDE_CPU_VW
 
 typedef float vf __attribute__((vector_size(4 * TIDE_CPU_VW)));
@@ -323,6 +377,9 @@ static inline float vhmax(vf a)
 TIDE_KERNEL_F_FORMS(static inline, vf, TIDE_CPU_SFX)
 TIDE_DIFFUSION_FORM(static inline, vf, TIDE_CPU_SFX, vdiv)
 TIDE_SPS_FORMS(static inline, vf, TIDE_CPU_SFX)
+#define TIDE_CONTACT_KEEP_V(c, cond) vand((c), (cond) & ((c) > vsplat(0.f)))
+TIDE_CONTACT_FORM(static inline, vf, TIDE_CPU_SFX, vsqrt, vdiv, TIDE_CONTACT_KEEP_V)
+#undef TIDE_CONTACT_KEEP_V
 
 /* Particle i, splat: position in the frame of the neighbour cell, velocity, density, p/rho^2,
  * sound speed, mass, fluid flag (1/0) and m/rho. */
@@ -339,6 +396,7 @@ typedef struct kconst {
 	float rho0, rhoh_g[3], inv_gamma;
 	vf lam;
 	int sps;   /* laminar+sps: the SPS terms (vsps) too */
+	vf kc, gc, dc;   /* the contact force under mDBC (tide_contact_*): stiffness, damping, dp */
 } kconst;
 
 /* Fourtakas' hydrostatic density difference for r_ij = (dx, dy, dz), lane by lane (rare path). */

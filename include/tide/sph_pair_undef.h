@@ -24,6 +24,7 @@
 #undef vkf_cubic_out_q
 #undef vkf_wendland
 #undef vdiffusion
+#undef vcontact
 #undef ivals
 #undef kconst
 #undef rho_h

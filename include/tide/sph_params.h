@@ -129,6 +129,10 @@ typedef struct tide_sph_params {
 	 * has nfloat = 0, so tide_is_floating costs it one compare per boundary particle. */
 	int nfloat;
 	uint32_t float_id0[TIDE_MAX_FLOAT], float_id1[TIDE_MAX_FLOAT];
+	/* Under mDBC: the contact between a floating particle and a boundary particle of another
+	 * body (sph_pair.h, tide_contact_*): stiffness kc [1/s^2], damping gc [1/s] and contact
+	 * distance dc = dp [m] (0 when there is no floating body or under DBC). */
+	float contact_k, contact_g, contact_d;
 } tide_sph_params;
 
 /* The floating body (0 .. nfloat - 1) particle id belongs to, or -1. */

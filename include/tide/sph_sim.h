@@ -21,6 +21,8 @@ typedef struct tide_sim_block {
 	                                   * made (tide_decomp_cost; 0 after a rebalance without a
 	                                   * gather): for the log's balance line */
 	void *host;                       /* main-memory replica (pinned), on the owner only */
+	void *virt;                       /* or, a modelled block (tide_sim_setup_lattice) on its
+	                                   * owner: address space for it, never touched */
 	starpu_data_handle_t B;           /* particles */
 	starpu_data_handle_t C;           /* cell starts: uint32[cells of the box + 1] */
 	starpu_data_handle_t R;           /* gas scheme: reach map, float[cells of the box]
@@ -161,6 +163,12 @@ int tide_sim_setup_take(tide_sim *sim, const tide_case *c, void **mem, const tid
 int tide_sim_setup_ranges(tide_sim *sim, const tide_case *c, const tide_block_view *all,
                           int nblocks, const tide_block_arg *ranges, const uint32_t *counts,
                           const uint32_t *caps, uint32_t halo_cap, const int *owners, int mpi);
+/* The synthetic fluid box L (include/tide/lattice.h) split into blocks as tide_sim_setup splits
+ * its particles, without them: counts and faces from the lattice, every block registered
+ * without memory (a simulation build, whose tasks compute nothing).  0 or -1. */
+struct tide_lattice;
+int tide_sim_setup_lattice(tide_sim *sim, const tide_case *c, const struct tide_lattice *L,
+                           int nblocks, int mpi);
 /* Whether this rank's blocks fit: its largest task's data on each GPU it may run on, and what
  * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
  * does not fit and what to do. */
@@ -214,10 +222,11 @@ double tide_sim_self_gravity_energy(tide_sim *sim);
 
 /* Collective.  The Jeans resolution check of a self-gravitating gas (include/tide/jeans.h,
  * tasks/gas_jeans.c): on rank 0, *out gets the least c_s^3 / sqrt(rho) of all particles, the
- * density there and the number of particles with c_s^3 / sqrt(rho) < q_res; waits for it.
+ * density there, the number of particles with c_s^3 / sqrt(rho) < k m_i (k: the threshold per
+ * unit mass, m_i each particle's own) and the least (c_s^3 / sqrt(rho)) / m_i; waits for it.
  * 0, or -1 (not a self-gravitating gas run; *out empty). */
 struct tide_jeans_min;
-int tide_sim_jeans(tide_sim *sim, double q_res, struct tide_jeans_min *out);
+int tide_sim_jeans(tide_sim *sim, double k, struct tide_jeans_min *out);
 
 /* Submits migrate_pack and migrate_unpack of every block (the last part of a step). */
 void tide_sim_submit_migration(tide_sim *sim);
