@@ -17,8 +17,8 @@ int tide_sim_block_lists(tide_sim *sim)
 {
 	int nb = sim->nblocks;
 	tide_sim_block_lists_free(sim);
-	/* TIDE_PRUNE=0: every rank submits every block's tasks, as before the pruning (the bench's
-	 * reference, tools/bench_prune.sh) */
+	/* TIDE_PRUNE=0: every rank submits every block's tasks, as before the pruning (the reference
+	 * of tests/test_prune_ranks.sh) */
 	const char *e = getenv("TIDE_PRUNE");
 	sim->prune = sim->mpi && !(e && e[0] == '0' && !e[1]);
 	sim->mine = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
