@@ -91,7 +91,10 @@ const double *tide_gauge_tasks_measure(tide_gauge_tasks *t, tide_sim *sim)
 	register_parts(t, sim);
 	tide_sim_submit_sort_halos(sim);
 	struct starpu_data_descr d[3 + TIDE_MAX_NEIGHBOURS];
+	/* a sample reads its block's neighbours' halos (sph_step.c's NEAR tasks: their owners send
+	 * them); rank 0 combines every block's part, so it sees every block's write of it */
 	for (int b = 0; b < sim->nblocks; b++) {
+		if (sim->prune && sim->rank != 0 && !tide_sim_block_near(sim, b)) continue;
 		tide_sim_block *k = &sim->blk[b];
 		int n = 0, nh = k->nnb;
 		d[n++] = (struct starpu_data_descr){k->B, STARPU_R};

@@ -84,6 +84,8 @@ int tide_stage_submit(tide_snap_stage *st, tide_sim *sim, uint32_t fields)
 		return -1;
 	}
 	for (int b = 0; b < st->nblocks; b++) {
+		/* a block's copy concerns its owner (runs it, sends it) and rank 0 (receives it) */
+		if (st->mpi && st->rank != 0 && st->owner[b] != st->rank) continue;
 		starpu_data_handle_t B = sim->blk[b].B, S = st->S[b];
 		/* runs on the owner (it writes S, which the owner owns) */
 		int ret = st->mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, &tide_snap_copy_cl, STARPU_R, B,

@@ -430,7 +430,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
 	starpu_vector_data_register(&sim->scratch, -1, 0,
 	                            (uint32_t)((tide_sort_scratch_bytes(maxcap) + 7) / 8), 8);
-	ret = 0;
+	ret = tide_sim_block_lists(sim);
 out:
 	free(cnt);
 	free(face);
@@ -680,11 +680,31 @@ static tide_block_view ram_view(starpu_data_handle_t h)
 	return tide_block_view_of(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
 }
 
+/* After a gather: every rank forgets the copies of the blocks it received (StarPU-MPI's cache).
+ * A rank submits only the tasks of its own and neighbouring blocks (sph_step.c), so it does not
+ * see the later writes to a far block and would take its stale copy as valid at the next gather
+ * (and its owner, which does see them, would send one that nobody receives). */
+static void forget_gathered(tide_sim *sim)
+{
+	for (int b = 0; sim->mpi && b < sim->nblocks; b++)
+		starpu_mpi_cache_flush(MPI_COMM_WORLD, sim->blk[b].B);
+}
+
+static int gather_copy(tide_sim *sim, int root, void **mem, tide_block_view *all, uint32_t *counts);
+
 int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view *all,
                            uint32_t *counts)
 {
 	acquire_blocks(sim, root);
-	if (root >= 0 && root != sim->rank) return 0;
+	int ret = root >= 0 && root != sim->rank ? 0 : gather_copy(sim, root, mem, all, counts);
+	forget_gathered(sim);
+	return ret;
+}
+
+/* The acquired blocks into *all, released one by one (root, or every rank with root -1). */
+static int gather_copy(tide_sim *sim, int root, void **mem, tide_block_view *all, uint32_t *counts)
+{
+	(void)root;
 	size_t n = 0;
 	for (int b = 0; b < sim->nblocks; b++) n += ram_view(sim->blk[b].B).count;
 	int ret = 0;
@@ -755,6 +775,7 @@ static void unregister_all(tide_sim *sim)
 	tide_sim_sinks_release(sim);
 	tide_sph_gravity_fini(sim);
 	if (sim->mpi) starpu_mpi_tags_free(sim->tag0);
+	tide_sim_block_lists_free(sim);
 	free(sim->blk);
 	sim->blk = NULL;
 	for (int k = 0; k < 3; k++) {

@@ -63,12 +63,23 @@
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
 
-/* Every rank submits the same tasks; under MPI a task runs on the owner of the block it writes
- * and StarPU-MPI moves what it reads from other ranks (halos, migrants, the time step). */
+/* Under MPI a task runs on the owner of the block it writes and StarPU-MPI moves what it reads
+ * from other ranks (halos, migrants, the time step).  A rank submits only the tasks it runs or
+ * feeds (sph_sim.h's mine[], near[]; StarPU-MPI needs no other rank's tasks): a task of block b
+ * that touches b alone, on b's owner (MINE); one that reads b's neighbours' halos or migrants,
+ * on b's owner and on the owners of those neighbours, who send them (NEAR).  The writers of
+ * every halo and migrant buffer a rank receives are then in its NEAR loops too, so its
+ * StarPU-MPI receive cache sees each of their writes and needs no flush.  The count of tasks
+ * submitted (nsubmit) shows the pruning (TIDE_SUBMIT_COUNT, tests/prune_ranks). */
 #define SUBMIT(sim, ...)                                                                    \
-	STARPU_CHECK_RETURN_VALUE((sim)->mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, __VA_ARGS__) \
-	                                     : starpu_task_insert(__VA_ARGS__),                    \
-	                          "task insert")
+	do {                                                                                    \
+		(sim)->nsubmit++;                                                               \
+		STARPU_CHECK_RETURN_VALUE((sim)->mpi ? starpu_mpi_task_insert(MPI_COMM_WORLD, __VA_ARGS__) \
+		                                     : starpu_task_insert(__VA_ARGS__),            \
+		                          "task insert");                                        \
+	} while (0)
+#define FOR_MINE(sim, b) for (int i_ = 0, b; i_ < (sim)->nmine && ((b) = (sim)->mine[i_], 1); i_++)
+#define FOR_NEAR(sim, b) for (int i_ = 0, b; i_ < (sim)->nnear && ((b) = (sim)->near[i_], 1); i_++)
 
 /* With --profile, every task reports its execution and data-wait time to step_profile.c. */
 #define PROFILE(kind) PROFILE_B(kind, -1)
@@ -106,7 +117,7 @@ static starpu_data_handle_t red_from(const tide_sim *sim, int owner)
  * halos before their measurement: TIDE_K_GAUGES) */
 static void submit_sort(tide_sim *sim, struct starpu_codelet *cl, int kind)
 {
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_MINE(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_W, k->C,
 		        STARPU_SCRATCH, sim->scratch, STARPU_VALUE, &sim->P, sizeof sim->P,
@@ -116,7 +127,7 @@ static void submit_sort(tide_sim *sim, struct starpu_codelet *cl, int kind)
 
 static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 {
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		/* no face, nothing to pack (a block alone); and under StarPU-MPI a task that writes
 		 * nothing has no owner to run on */
@@ -137,7 +148,7 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind, const void *extra,
                           size_t extra_size)
 {
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
@@ -175,10 +186,13 @@ static int submit_mdbc(tide_sim *sim)
 
 static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 {
+	/* each rank its own record; the one-hop combination reads every rank's on every rank, and
+	 * so its receive caches must see every reset */
 	for (int r = 0; r < (sim->mpi ? sim->size : 1); r++)
-		SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red_into(sim, s, r), STARPU_NAME, "dt_init",
-		       PROFILE(TIDE_K_DT), 0);
-	for (int b = 0; b < sim->nblocks; b++) {
+		if (!sim->prune || !sim->dt_tree || r == sim->rank)
+			SUBMIT(sim, &tide_dt_init_cl, STARPU_W, red_into(sim, s, r), STARPU_NAME, "dt_init",
+			       PROFILE(TIDE_K_DT), 0);
+	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		if (cl == &tide_gas_forces_cl) add(&l, k->R, STARPU_W); /* its reach map */
@@ -196,7 +210,7 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 static void submit_sps_tau(tide_sim *sim)
 {
 	if (sim->P.viscosity != TIDE_VISC_LAMINAR_SPS) return;
-	for (int b = 0; b < sim->nblocks; b++)
+	FOR_MINE(sim, b)
 		SUBMIT(sim, &tide_sps_tau_cl, STARPU_RW, sim->blk[b].B, STARPU_VALUE, &sim->P,
 		       sizeof sim->P, STARPU_NAME, "sps_tau", PROFILE_B(TIDE_K_SPS, b), 0);
 }
@@ -291,7 +305,7 @@ static void finish_reduction(tide_sim *sim)
 static void submit_integrate(tide_sim *sim, int stage)
 {
 	tide_integrate_arg I = {.stage = stage};
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_MINE(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &I, sizeof I,
@@ -311,7 +325,7 @@ static void submit_body_motion(tide_sim *sim, double f_old, double f_new)
 	M.set_vel = !(sim->integrator == 1 && f_new == 0.5 && sim->P.boundary == TIDE_BOUNDARY_MDBC &&
 	              sim->P.mdbc_slip != TIDE_SLIP_VEL0);
 	tide_sim_floating_steps(sim, &M);
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_MINE(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_body_motion_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
 		       STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &M, sizeof M,
@@ -353,8 +367,8 @@ static void submit_self_gravity(tide_sim *sim, int s)
 	STARPU_CHECK_RETURN_VALUE(starpu_task_insert(&tide_sgrav_unsort_cl, STARPU_DATA_MODE_ARRAY, d,
 	                          2 + np, STARPU_VALUE, &sg->unsort, sizeof sg->unsort, STARPU_NAME,
 	                          "sgrav_unsort", PROFILE(TIDE_K_SELF_GRAVITY), 0), "task insert");
-	/* every rank submits every block's; it runs on the block's owner, with the owner's field */
-	for (int b = 0; b < sim->nblocks; b++) {
+	/* each rank its own blocks, with its own field */
+	FOR_MINE(sim, b) {
 		int q = sim->blk[b].owner, lb = sg->lidx[b];
 		SUBMIT(sim, &tide_sgrav_apply_cl, STARPU_RW,
 		       sim->blk[b].B, STARPU_R, sg->mpi ? sg->accg_r[q] : sg->accg, STARPU_R,
@@ -387,7 +401,7 @@ double tide_sim_self_gravity_energy(tide_sim *sim)
 
 void tide_sim_submit_migration(tide_sim *sim)
 {
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		add(&l, k->B, STARPU_RW);
@@ -397,7 +411,7 @@ void tide_sim_submit_migration(tide_sim *sim)
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		        STARPU_NAME, "migrate_pack", PROFILE_B(TIDE_K_MIG_PACK, b), 0);
 	}
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		tide_unpack_arg U = {.nsrc = k->nnb};
@@ -437,7 +451,7 @@ static void submit_gas_forces(tide_sim *sim)
 
 static void submit_gas_integrate(tide_sim *sim)
 {
-	for (int b = 0; b < sim->nblocks; b++) {
+	FOR_MINE(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		SUBMIT(sim, &tide_gas_integrate_cl, STARPU_RW, k->B, STARPU_R, red_from(sim, k->owner),
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_NAME, "gas_integrate",
@@ -503,8 +517,25 @@ static int check_health(const tide_sim *sim, const tide_step_reduce *r)
 	return -1;
 }
 
+/* TIDE_SUBMIT_COUNT=1: every rank prints the tasks it submitted in the step (SUBMIT's), so that
+ * a test can check a rank submits those of its own and neighbouring blocks only. */
+static void report_submitted(tide_sim *sim)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *e = getenv("TIDE_SUBMIT_COUNT");
+		on = e && *e && *e != '0';
+	}
+	if (on)
+		fprintf(stderr, "tide: submitted rank %d step %ld tasks %ld mine %d near %d blocks %d "
+		        "us %.0f\n", sim->rank, sim->step + 1, sim->nsubmit, sim->nmine, sim->nnear,
+		        sim->nblocks, sim->submit_us);
+	sim->nsubmit = 0;
+}
+
 int tide_sim_step(tide_sim *sim)
 {
+	double t0 = starpu_timing_now();
 	if (sim->step == 0) submit_body_motion(sim, 0.0, 0.0);
 	tide_sim_submit_forces_with(sim, NULL, NULL, NULL);
 	if (sim->P.scheme == TIDE_SCHEME_GAS) {
@@ -533,6 +564,7 @@ int tide_sim_step(tide_sim *sim)
 	tide_sim_submit_migration(sim);
 	if (sim->P.scheme == TIDE_SCHEME_GAS) tide_sim_sinks_step(sim); /* tasks/sinks.c */
 
+	sim->submit_us = starpu_timing_now() - t0;
 	/* under MPI red is this rank's copy of the global record: nothing to fetch */
 	starpu_data_acquire(sim->red, STARPU_R);
 	tide_step_reduce r = *(tide_step_reduce *)starpu_variable_get_local_ptr(sim->red);
@@ -542,6 +574,7 @@ int tide_sim_step(tide_sim *sim)
 	/* the gas scheme's halos follow its largest h (include/tide/gas_math.h) */
 	if (sim->P.scheme == TIDE_SCHEME_GAS) sim->P.grid.halo_now = tide_gas_halo_depth(&sim->P.grid, r.hmax);
 	int bad = check_health(sim, &r);
+	report_submitted(sim);
 	sim->t += r.dt;
 	sim->step++;
 	return bad;

@@ -74,6 +74,15 @@ typedef struct tide_sim {
 	size_t n_total;                            /* particles at the last count */
 	int rebalances;
 	struct tide_sph_gravity *grav;             /* self-gravity (NULL: off), sph_gravity.h */
+	/* The blocks whose tasks this rank submits (tasks/block_lists.c), ascending: mine[] the
+	 * blocks it owns (tasks touching only their block run there and nowhere else matter),
+	 * near[] those and their neighbours (a task reading a neighbour's halo or migrants needs
+	 * that neighbour's owner, who sends them).  Without MPI both are every block.  Rebuilt at
+	 * every registration (setup, rebalance, rank exchange): owners change there. */
+	int *mine, nmine, *near, nnear;
+	int prune;                                 /* under MPI, unless TIDE_PRUNE=0 */
+	long nsubmit;                              /* tasks this rank submitted (counted by SUBMIT) */
+	double submit_us;                          /* host time of the last step's submission */
 	/* Floating bodies (include/tide/rigid.h, tasks/floating.c): their states by rigid index
 	 * (from the case at the first step, or from a checkpoint: rigid_set), the poses their
 	 * particles are at, the bodies' steps for the next body_motion, and every block's
@@ -188,6 +197,11 @@ int tide_sim_rebalance(tide_sim *sim);
 int tide_sim_rebalance_measured(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                                 uint32_t *fluid_new);
 void tide_sim_free(tide_sim *sim);
+/* sim->mine and sim->near from the blocks' owners and neighbours (0, or -1: out of memory). */
+int tide_sim_block_lists(tide_sim *sim);
+void tide_sim_block_lists_free(tide_sim *sim);
+/* 1 if block b is in sim->near (this rank submits its tasks that read neighbours). */
+int tide_sim_block_near(const tide_sim *sim, int b);
 
 /* The block whose box holds a point. */
 int tide_sim_block_of(const tide_sim *sim, double x, double y, double z);
