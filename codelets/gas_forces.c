@@ -20,7 +20,7 @@ static void gas_forces_cpu(void *buffers[], void *cl_arg)
 	for (int s = -1; s < t.H.n; s++) {
 		const tide_gas_src *src = s < 0 ? &own : &t.H.h[s];
 		for (uint32_t j = 0; j < src->count; j++) {
-			if (src->type[j] != TIDE_FLUID) continue;   /* collisionless: no support */
+			if (src->type[j] == TIDE_NBODY) continue;   /* collisionless: no support */
 			double x[3] = {src->x[j], src->y[j], src->z[j]};
 			tide_gas_reach_stamp(&t.P, &t.A, x, src->h[j], M);
 		}

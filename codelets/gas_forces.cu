@@ -13,7 +13,7 @@ extern "C" {
 __global__ static void reach_stamp_kernel(tide_sph_params P, tide_block_arg A, tide_gas_src s, float *M)
 {
 	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-	if (j >= s.count || s.type[j] != TIDE_FLUID) return;   /* collisionless: no support */
+	if (j >= s.count || s.type[j] == TIDE_NBODY) return;   /* collisionless: no support */
 	double x[3] = {s.x[j], s.y[j], s.z[j]};
 	tide_gas_reach_stamp(&P, &A, x, s.h[j], M);
 }

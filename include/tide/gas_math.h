@@ -240,7 +240,7 @@ TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, co
                             uint32_t j, int pass, tide_gas_sums *S)
 {
 	S->ncand++;
-	if (s->type[j] != TIDE_FLUID) return;   /* collisionless particles: no hydrodynamics */
+	if (s->type[j] == TIDE_NBODY) return;   /* collisionless particles: no hydrodynamics */
 	if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
 	else tide_gas_visit_forces(P, I, s, j, S);
 }
