@@ -13,7 +13,7 @@ done
 out=$("$tide" cases)
 for f in "$src"/cases/*.yaml; do
 	name=$(sed -n 's/^name: *//p' "$f" | tr -d '"')
-	grep -Eq "^$name +[23]-D +dp [0-9.e-]+ m +~[0-9.]+[kM]? particles" <<<"$out" ||
+	grep -Eq "^$name +[23]-D +dp [0-9.e+-]+ m +~[0-9.]+[kM]? particles" <<<"$out" ||
 		fail "tide cases does not list $name with its size: $out"
 done
 # (the listing kept whole before grep: grep -q stopping at the first match would cut tide's pipe,

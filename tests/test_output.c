@@ -405,7 +405,7 @@ static void test_summary(void)
 			               "\"dp\": 0.01", "\"h\": null,", "\"first_step_s\": 0.5",
 			               "\"later_step_s\": 0.0025,", "\"jeans_mass_min\": 0.125,",
 			               "\"jeans_unresolved_t\": -1,", "\"n_sinks\": 3,",
-			               "\"sink_mass\": 0.75\n}" };
+			               "\"sink_mass\": 0.75,", "\"n_nbody\": 0\n}" };
 		for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
 			CHECK(strstr(j, want[k]) != NULL, "JSON lacks %s:\n%s", want[k], j);
 		CHECK(j[0] == '{' && !strchr(j, '\t'), "JSON shape");
@@ -419,7 +419,7 @@ static void test_summary(void)
 		CHECK(!strncmp(v, head, strlen(head)), "CSV header:\n%s", v);
 		CHECK(strstr(v, "\n\"dam \"\"break\"\"\\2d\",\"ok,\tdone\n\",2,12345,678,4321,1.5,12.25,0.00283,"
 		                "45000000,") != NULL, "CSV row:\n%s", v);
-		CHECK(strstr(v, ",\"dmdas\",31,0.01,nan,0.5,0.0025,0.125,2,-1,3,0.75\n") != NULL, "CSV tail:\n%s", v);
+		CHECK(strstr(v, ",\"dmdas\",31,0.01,nan,0.5,0.0025,0.125,2,-1,3,0.75,0\n") != NULL, "CSV tail:\n%s", v);
 		free(v);
 	}
 }
