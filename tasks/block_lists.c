@@ -2,7 +2,9 @@
 // The blocks a rank submits tasks for (sph_sim.h's mine[] and near[]): under MPI a rank submits
 // only the tasks it runs or sends data to, so that its host work per step grows with its own
 // blocks, not with the total (O(total) per rank, O(total x ranks) in a one-process simulation).
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "tide/sph_sim.h"
 
 void tide_sim_block_lists_free(tide_sim *sim)
@@ -20,7 +22,11 @@ int tide_sim_block_lists(tide_sim *sim)
 	/* TIDE_PRUNE=0: every rank submits every block's tasks, as before the pruning (the reference
 	 * of tests/test_prune_ranks.sh) */
 	const char *e = getenv("TIDE_PRUNE");
-	sim->prune = sim->mpi && !(e && e[0] == '0' && !e[1]);
+	sim->prune = sim->mpi && !(e && !strcmp(e, "0"));
+	static int warned; /* once, not at every re-split of the blocks */
+	if (e && *e && strcmp(e, "0") && strcmp(e, "1") && sim->rank == 0 && !warned++)
+		fprintf(stderr, "tide: warning: TIDE_PRUNE='%s' is neither '0' nor '1': pruning the task "
+		        "submission (the default).\n", e);
 	sim->mine = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
 	sim->near = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
 	char *in = calloc((size_t)(nb ? nb : 1), 1);
