@@ -206,6 +206,21 @@ static int64_t cost_fixed(float w)
 	return llround((double)w * COST_FIXED);
 }
 
+/* Whether the case gives blocks to ranks along the Hilbert curve (block_owners: hilbert; with one
+ * rank or one block there is nothing to place). */
+static int owners_by_curve(const tide_sim *sim)
+{
+	return sim->c->block_owners == TIDE_OWNERS_HILBERT && sim->size > 1 && sim->nblocks > 1;
+}
+
+/* The owners the case's block_owners gives blocks of these costs (cost unused for boxes). */
+static void owners_of_costs(const tide_sim *sim, const double *cost, int *own)
+{
+	if (owners_by_curve(sim)) tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	else
+		for (int b = 0; b < sim->nblocks; b++) own[b] = tide_decomp_owner(sim->p, b, sim->size);
+}
+
 /* The owner of every block, by the case's block_owners: boxes of blocks (tide_decomp_owner), or
  * runs of equal cost along the Hilbert curve, a block's cost being its particles' weights (w[i],
  * or the estimate); `given` (a checkpoint's owners on as many ranks, or the direct rebalance's,
@@ -231,7 +246,7 @@ static int set_owners(tide_sim *sim, const tide_block_view *all, const int *wher
 		}
 		return 0;
 	}
-	if (sim->c->block_owners != TIDE_OWNERS_HILBERT || sim->size < 2 || nb < 2 || partial) {
+	if (!owners_by_curve(sim) || partial) {
 		for (int b = 0; b < nb; b++) sim->blk[b].owner = tide_decomp_owner(sim->p, b, sim->size);
 		return 0;
 	}
@@ -242,7 +257,7 @@ static int set_owners(tide_sim *sim, const tide_block_view *all, const int *wher
 		return -1;
 	}
 	for (int b = 0; b < nb; b++) cost[b] = sim->blk[b].cost;
-	tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	owners_of_costs(sim, cost, own);
 	for (int b = 0; b < nb; b++) sim->blk[b].owner = own[b];
 	free(cost); free(own);
 	return 0;
@@ -641,9 +656,7 @@ int tide_sim_setup_lattice(tide_sim *sim, const tide_case *c, const tide_lattice
 	for (int f = 0; f < 6 * nb; f++)
 		if (face[f] > maxface) maxface = face[f];
 	for (int b = 0; b < nb; b++) cost[b] = (double)cnt[b] * tide_decomp_cost(TIDE_FLUID);
-	for (int b = 0; b < nb; b++) own[b] = tide_decomp_owner(sim->p, b, sim->size);
-	if (c->block_owners == TIDE_OWNERS_HILBERT && sim->size > 1 && nb > 1)
-		tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	owners_of_costs(sim, cost, own);
 	split_totals tot = {cnt, maxface, total, own, face, 1};
 	tide_block_view none = {0};
 	if (register_all(sim, &none, NULL, NULL, 0, NULL, &tot, NULL, NULL)) goto out;
@@ -919,8 +932,8 @@ static int new_owners(tide_sim *sim, int *const newcut[3], const double *block_t
                       const double *est, double mean, int *own)
 {
 	int nb = sim->nblocks;
-	if (sim->c->block_owners != TIDE_OWNERS_HILBERT || nb < 2) {
-		for (int b = 0; b < nb; b++) own[b] = tide_decomp_owner(sim->p, b, sim->size);
+	if (!owners_by_curve(sim)) {
+		owners_of_costs(sim, NULL, own); /* boxes: no costs to sum */
 		return 0;
 	}
 	int64_t *q = calloc((size_t)nb, sizeof *q);
@@ -939,7 +952,7 @@ static int new_owners(tide_sim *sim, int *const newcut[3], const double *block_t
 	}
 	int ret = tide_rank_allsum(q, (size_t)nb, sim->rank, sim->size);
 	for (int b = 0; b < nb && !ret; b++) cost[b] = (double)q[b] / COST_FIXED;
-	if (!ret) tide_decomp_owners_curve(sim->p, cost, sim->size, own);
+	if (!ret) owners_of_costs(sim, cost, own);
 	free(q); free(cost);
 	return ret;
 }
