@@ -29,11 +29,12 @@ setup_libs() {
 	return 0
 }
 
-# tide_run DIR DP STEPS: one benchmark run (DP empty: the case's own spacing), no particle
+# tide_run DIR DP STEPS [OPTION...]: one benchmark run (DP empty: the case's own spacing), no particle
 # output (gauges.csv only).  Log in DIR/log.txt, the command and StarPU environment in DIR/command.txt.
 # Returns non-zero when tide fails or the summary's status is not "ok".
 tide_run() {
 	local dir=$1 dp=$2 nsteps=$3 rc=0 status
+	shift 3   # the rest: more tide run options for this run
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	# --no-output: the t = 0 snapshot is written while the steps run, so the short run of a
@@ -41,7 +42,7 @@ tide_run() {
 	# per step reported for 33.6)
 	local args=(run "$case_file" --max-steps "$nsteps" --no-output --out "$dir" --quiet)
 	[ -n "$dp" ] && args+=(--dp "$dp")
-	args+=(${pass[@]+"${pass[@]}"})
+	args+=(${pass[@]+"${pass[@]}"} "$@")
 	{ env | grep '^STARPU_' | sort || true; echo "$tide ${args[*]}"; } > "$dir/command.txt"
 	"$tide" "${args[@]}" > "$dir/log.txt" 2>&1 || rc=$?
 	if [ "$rc" != 0 ]; then
