@@ -268,6 +268,26 @@ static void vlin(int dim, const double *p, double *u)
 	if (dim == 2) u[1] = 0;
 }
 
+/* With --cuda: the CUDA codelet's boundary velocities against the CPU ones r[0] (1 block) and
+ * r[1] (3 blocks), within 1e-5 m/s. */
+static void cuda_velocities(const tide_case *c, const tide_block_view *v, const result r[2],
+                            const char *what, const char *mode, int dim, const char *kn)
+{
+	result rg;
+	result_alloc(&rg, v->count);
+	for (int k = 0; k < 2; k++) {
+		int okg = run(c, v, k ? 3 : 1, 0, TIDE_WHERE_CUDA, &rg) == 0;
+		EXPECT(okg, "%s %s %dD %s: the CUDA run failed", what, mode, dim, kn);
+		double d = 0;
+		for (uint32_t i = 0; okg && i < v->count; i++)
+			for (int a = 0; a < 3; a++) d = fmax(d, fabs(rg.v[a][i] - r[k].v[a][i]));
+		EXPECT(d < 1e-5, "%s %s %dD %s: CUDA velocities differ from the CPU by %.3g m/s (limit "
+		       "1e-5)", what, mode, dim, kn, d);
+		printf("    CUDA vs CPU, %d block(s): %.1e m/s\n", k ? 3 : 1, d);
+	}
+	result_free(&rg);
+}
+
 static void slip(int dim, int kernel, int have_cuda)
 {
 	tide_case c;
@@ -320,21 +340,7 @@ static void slip(int dim, int kernel, int have_cuda)
 		       kn, da / amax);
 		printf("slip %-8s %dD %-8s: |v_b - expected| <= %.2e m/s (1 block), %.2e (3 blocks); "
 		       "forces 1 vs 3 blocks %.1e\n", mode[m], dim, kn, worst[0], worst[1], da / amax);
-		if (have_cuda) {
-			result rg;
-			result_alloc(&rg, v.count);
-			for (int k = 0; k < 2; k++) {
-				int okg = run(&c, &v, k ? 3 : 1, 0, TIDE_WHERE_CUDA, &rg) == 0;
-				EXPECT(okg, "slip %s %dD %s: the CUDA run failed", mode[m], dim, kn);
-				double d = 0;
-				for (uint32_t i = 0; okg && i < v.count; i++)
-					for (int a = 0; a < 3; a++) d = fmax(d, fabs(rg.v[a][i] - r[k].v[a][i]));
-				EXPECT(d < 1e-5, "slip %s %dD %s: CUDA velocities differ from the CPU by %.3g "
-				       "m/s (limit 1e-5)", mode[m], dim, kn, d);
-				printf("    CUDA vs CPU, %d block(s): %.1e m/s\n", k ? 3 : 1, d);
-			}
-			result_free(&rg);
-		}
+		if (have_cuda) cuda_velocities(&c, &v, r, "slip", mode[m], dim, kn);
 		result_free(&r[0]);
 		result_free(&r[1]);
 	}
@@ -439,21 +445,7 @@ static void bodies(int dim, int kernel, int have_cuda)
 		printf("bodies %-8s %dD %-8s: moving body |v_b - mirror about U| <= %.2e m/s (1 block), "
 		       "%.2e (3); floating body |v - U| = %.1e, |rho - rho(vel0)| <= %.1e (%u particles)\n",
 		       mode[m], dim, kn, worst[0], worst[1], fl[0] + fl[1], drho, nfl);
-		if (have_cuda) {
-			result rg;
-			result_alloc(&rg, v.count);
-			for (int k = 0; k < 2; k++) {
-				int okg = run(&c, &v, k ? 3 : 1, 0, TIDE_WHERE_CUDA, &rg) == 0;
-				EXPECT(okg, "bodies %s %dD %s: the CUDA run failed", mode[m], dim, kn);
-				double d = 0;
-				for (uint32_t i = 0; okg && i < v.count; i++)
-					for (int a = 0; a < 3; a++) d = fmax(d, fabs(rg.v[a][i] - r[k].v[a][i]));
-				EXPECT(d < 1e-5, "bodies %s %dD %s: CUDA velocities differ from the CPU by %.3g "
-				       "m/s (limit 1e-5)", mode[m], dim, kn, d);
-				printf("    CUDA vs CPU, %d block(s): %.1e m/s\n", k ? 3 : 1, d);
-			}
-			result_free(&rg);
-		}
+		if (have_cuda) cuda_velocities(&c, &v, r, "bodies", mode[m], dim, kn);
 		result_free(&r[0]);
 		result_free(&r[1]);
 	}
