@@ -32,7 +32,8 @@
  * the velocity sph_forces and the gauges' forces read of a boundary particle, and the halos,
  * packed again after mdbc_ghost, carry it; integrate never advances a boundary particle's
  * velocity under mDBC.  v_wall is tide_mdbc_wall_velocity below: zero for fixed walls, the rigid
- * velocity for the moving bodies (motion.h).  A ghost without fluid gives v_b = v_wall.
+ * velocity for the moving bodies (motion.h).  A ghost without fluid gives v_b = v_wall.  A
+ * floating body's particles are not mirrored (tide_mdbc_slip_of).
  *
  * Precision: the sums are accumulated in float, in a well-conditioned form: offsets from the
  * ghost node in units of h (d^ = d / h), kernel gradients times h^2, and densities as
@@ -225,16 +226,13 @@ TIDE_HD void tide_mdbc_wall_velocity(const tide_block_view *v, uint32_t i,
  * particle, which keeps the rigid velocity body_motion gave it (TIDE_SLIP_VEL0: its density
  * still comes from its ghost), as DualSPHysics' floating particles, which its no-slip mirror
  * skips.  Why: a floating body's force is the sum of its particles' pair terms, and the mirror
- * v_b = 2 v_wall - v_g puts the fluid's own velocity back into them.  Measured on
- * tests/data/floating_box.yaml (a box of density 500 released 4 cm above its draft) under
- * noslip with the mirror: the fluid force on the body oscillates at ~200 Hz with a standard
- * deviation of 146 N/m about its weight of 196 N/m (vel0: 2.7), and the mirrored tangential
- * and normal velocities, which every continuity term of the fluid around the body reads,
- * compress it while the body moves, so that it floats 8 mm (-10.8 % of the draft) high
- * whereas released at its draft it stays there; the box of floating_sink.yaml bounced off the
- * thin layer of water above the floor, where the corrected ghost velocity reached 10 m/s with
- * the body at 0.3 m/s, before any contact.  The body's wall is then vel0's, the no-slip plane
- * inside its boundary layers; fixed walls and prescribed moving bodies keep the mode. */
+ * v_b = 2 v_wall - v_g feeds the fluid's velocity back into them and into the continuity of the
+ * fluid around the body.  Measured on tests/data/floating_box.yaml (a box of density 500
+ * released 4 cm above its draft) under noslip with the mirror: it settles 10.8 % high (vel0:
+ * 1.8 % low), and with the ghost pass also before the corrector (tasks/sph_step.c,
+ * mdbc_before_corrector) still 8.3 % high, though released at its draft it stays there;
+ * without the mirror 1.9 % low.  The body's wall is then vel0's, the no-slip plane inside its
+ * boundary layers; fixed walls and prescribed moving bodies keep the mode. */
 TIDE_HD int tide_mdbc_slip_of(const tide_sph_params *P, const tide_block_view *v, uint32_t i)
 {
 	return tide_is_floating(P, v->id[i]) ? TIDE_SLIP_VEL0 : P->mdbc_slip;
