@@ -88,7 +88,7 @@ fi
 max_particles=$($PY -c "import sys; print(int(float(sys.argv[1])))" "$max_particles")
 
 csv="$out/sph_ladder.csv"
-echo "particles,dp_m,steps,time_per_step_ms,particle_steps_per_s,peak_device_bytes,bytes_per_particle,ncpu,ncuda,sched,host" > "$csv"
+echo "particles,dp_m,steps,time_per_step_ms,particle_steps_per_s,peak_device_bytes,bytes_per_particle,ncpu,ncuda,sched,host,candidates_per_particle,neighbours_per_particle,pair_interactions_per_s" > "$csv"
 host=$(hostname -s 2>/dev/null || hostname)
 nrows=0
 IFS=, read -r -a target_list <<< "$targets"
@@ -104,7 +104,7 @@ for target in "${target_list[@]}"; do
 	if [ "$single" = 1 ]; then
 		log "target $target: dp = $dp m (about $pred particles), one run of $steps steps"
 		rb="$out/runs/$label"
-		if ! tide_run "$rb" "$dp" "$steps"; then warn "run failed (see $rb/log.txt); stopping the ladder"; break; fi
+		if ! tide_run "$rb" "$dp" "$steps" --pair-stats; then warn "run failed (see $rb/log.txt); stopping the ladder"; break; fi
 		read -r nf nb sb tps_s pd ncpu ncuda sched < <(field "$rb" n_fluid n_bound steps time_per_step peak_device ncpu_workers ncuda_workers sched)
 		tps_ms=$($PY -c "import sys; print(f'{float(sys.argv[1])*1e3:.4g}')" "$tps_s")
 		nsteps=$sb
@@ -113,7 +113,7 @@ for target in "${target_list[@]}"; do
 		ra="$out/runs/${label}_a"
 		rb="$out/runs/${label}_b"
 		if ! tide_run "$ra" "$dp" "$warmup"; then warn "run failed (see $ra/log.txt); stopping the ladder"; break; fi
-		if ! tide_run "$rb" "$dp" "$((warmup + steps))"; then warn "run failed (see $rb/log.txt); stopping the ladder"; break; fi
+		if ! tide_run "$rb" "$dp" "$((warmup + steps))" --pair-stats; then warn "run failed (see $rb/log.txt); stopping the ladder"; break; fi
 		read -r sa wa < <(field "$ra" steps wall)
 		read -r nf nb sb wb pd ncpu ncuda sched < <(field "$rb" n_fluid n_bound steps wall peak_device ncpu_workers ncuda_workers sched)
 		[ "$sb" -gt "$sa" ] || { warn "the longer run did only $sb steps (the shorter $sa); stopping"; break; }
@@ -124,6 +124,11 @@ for target in "${target_list[@]}"; do
 			warn "the ${warmup}-step run took longer than the $((warmup + steps))-step one (a busy machine?); reporting the longer run's own time_per_step, $tps_ms ms"
 			;;
 		esac
+		# tide's own clock around each step of the longer run (first step left out) as a check
+		# of the difference, which a write or a wait at a run's end would upset
+		own=$(field "$rb" later_steps)
+		$PY -c "import sys; d, o = float(sys.argv[1]), 1e3 * float(sys.argv[2]); sys.exit(0 if o <= 0 or abs(d - o) <= 0.1 * o else 1)" "$tps_ms" "$own" ||
+			warn "the difference, $tps_ms ms/step, is more than 10 % off the longer run's own later steps, $($PY -c "import sys; print(f'{1e3 * float(sys.argv[1]):.4g}')" "$own") ms"
 	fi
 	np=$((nf + nb))
 	read -r pss bpp < <($PY -c "
@@ -133,9 +138,22 @@ pss = n / (t * 1e-3) if t > 0 else 0
 bpp = f'{pd / n:.1f}' if ncuda > 0 and pd > 0 else ''
 print(f'{pss:.4g}', bpp if bpp else '-')" "$np" "$tps_ms" "$pd" "$ncuda")
 	[ "$bpp" = "-" ] && bpp=""
-	echo "$np,$dp,$nsteps,$tps_ms,$pss,$pd,$bpp,$ncpu,$ncuda,$sched,$host" >> "$csv"
+	# the neighbour search of the longer run's last state (tide run --pair-stats): candidates
+	# tested and neighbours found per particle, and the pairs evaluated per second (each force
+	# pass of the step evaluates particles x neighbours of them)
+	read -r cand nbr pairs < <($PY -c "
+import csv, sys
+try:
+    r = next(csv.DictReader(open(sys.argv[1] + '/pair_stats.csv')))
+except (OSError, StopIteration):
+    print('- - -'); sys.exit()
+c, b, k = (float(r[f]) for f in ('candidates_per_particle[-]', 'neighbours_per_particle[-]', 'force_passes_per_step[-]'))
+n, t = float(sys.argv[2]), float(sys.argv[3])
+print(f'{c:.1f} {b:.1f} {n * b * k / (t * 1e-3):.4g}' if t > 0 else f'{c:.1f} {b:.1f} -')" "$rb" "$np" "$tps_ms")
+	echo "$np,$dp,$nsteps,$tps_ms,$pss,$pd,$bpp,$ncpu,$ncuda,$sched,$host,${cand#-},${nbr#-},${pairs#-}" >> "$csv"
 	nrows=$((nrows + 1))
 	log "  $np particles: $tps_ms ms/step, $pss particle-steps/s${bpp:+, $bpp B/particle on the GPU}"
+	[ "$cand" = - ] || log "  $cand candidates tested and $nbr neighbours found per particle: $pairs pair interactions/s"
 	[ "$keep_runs" = 1 ] || rm -f "$out"/runs/"$label"*/particles_*.vtp
 done
 [ "$keep_runs" = 1 ] || rm -f "$probe"/particles_*.vtp

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // bh_direct: the accuracy reference, a double-precision direct sum over all particles for a
-// sample of them (Plummer softening as in the tree: bh_soft2 of the pair's softenings, no self
-// term).  Output per sample: ax, ay, az,
-// potential, in double.
+// sample of them (Plummer softening as in the tree: bh_soft2_ref, bh_soft2's mean in double, of
+// the pair's softenings, no self term).  Output per sample: ax, ay, az, potential, in double.
 #include <math.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
@@ -24,7 +23,7 @@ static void direct_cpu(void *buffers[], void *cl_arg)
 		for (uint32_t j = 0; j < n; j++) {
 			if (j == i) continue;
 			double dx = b[j].x - x, dy = b[j].y - y, dz = b[j].z - z;
-			double r2 = dx * dx + dy * dy + dz * dz + bh_soft2(ei, bh_body_eps(&P, vel, j));
+			double r2 = dx * dx + dy * dy + dz * dz + bh_soft2_ref(ei, bh_body_eps(&P, vel, j));
 			if (r2 <= 0) continue;
 			double rinv = 1.0 / sqrt(r2), mr = b[j].m * rinv, mr3 = mr * rinv * rinv;
 			ax += mr3 * dx; ay += mr3 * dy; az += mr3 * dz; pot -= mr;

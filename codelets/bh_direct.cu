@@ -20,7 +20,7 @@ __global__ static void direct_kernel(const bh_body *b, const float *vel, uint32_
 		if (j == i) continue;
 		bh_body s = b[j];
 		double dx = s.x - x, dy = s.y - y, dz = s.z - z;
-		double r2 = dx * dx + dy * dy + dz * dz + bh_soft2(ei, bh_body_eps(&P, vel, j));
+		double r2 = dx * dx + dy * dy + dz * dz + bh_soft2_ref(ei, bh_body_eps(&P, vel, j));
 		if (r2 <= 0) continue;
 		double rinv = rsqrt(r2), mr = s.m * rinv, mr3 = mr * rinv * rinv;
 		ax += mr3 * dx; ay += mr3 * dy; az += mr3 * dz; pot -= mr;

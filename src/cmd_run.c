@@ -39,6 +39,7 @@
 #include "step_trace.h"
 #include "synthetic.h"
 #include "run_output.h"
+#include "pair_stats_csv.h"
 
 static void progress(const tide_sim *sim, const tide_case *c, double wall0, double t0, long step0)
 {
@@ -482,6 +483,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		sim.on_reduce_arg = &trace;
 	}
 	if (!ret) ret = run_loop(&sim, &c, o, &out, &st, &signo);
+	if (!ret && o->pair_stats && tide_run_pair_stats(&sim, &c, out.dir)) ret = -1;
 	if (tide_step_trace_close(&trace) && ret == 0) ret = -1;
 	tide_snap_fini(&out.snap);
 	st.n_outputs = out.n;

@@ -13,6 +13,7 @@ typedef struct run_opts {
 	double dp, ckpt_every_s, stall_timeout_s;
 	long ckpt_every_steps;
 	int blocks, no_output, with_cpus, profile, overwrite;
+	int pair_stats;   /* --pair-stats: pair_stats.csv at the end (include/tide/pair_stats.h) */
 	int argc;                     /* the command line, for run.log */
 	char **argv;
 	long max_steps, rebalance_every, balance_every;

@@ -86,6 +86,13 @@ TIDE_HD float bh_soft2(float ei, float ej)
 {
 	return 0.5f * (ei * ei + ej * ej);
 }
+/* The same mean for the double-precision direct sums (bh_direct), the accuracy reference: the
+ * products of floats are exact in double and the sum is rounded once, so the CPU and the GPU
+ * (which may contract the float form into an FMA, 3e-7 apart) give the same bits. */
+TIDE_HD double bh_soft2_ref(float ei, float ej)
+{
+	return 0.5 * ((double)ei * ei + (double)ej * ej);
+}
 
 /* Upper bounds used to size the handles for n particles.  Cells: leaves are disjoint and
  * non-empty (at most n); a split cell holds more than BH_LEAF particles and cells of one level
