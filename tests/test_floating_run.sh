@@ -62,7 +62,7 @@ PY
 # ... and on 2 MPI ranks (4 blocks, to 0.5 s) the same particle files as on 1 rank: the second ghost
 # pass and its halos cross the ranks
 if [ ${#mpi[@]} -gt 0 ]; then
-	sed 's/boundary: mdbc}/boundary: mdbc, mdbc_slip: noslip}/; s/end: 3, output: 0.5/end: 0.5, output: 0.25/' \
+	sed 's/boundary: mdbc}/boundary: mdbc, mdbc_slip: noslip}/; s/end: 5, output: 0.5/end: 0.5, output: 0.25/' \
 		"$src/tests/data/floating_box.yaml" >"$work/box_noslip.yaml"
 	grep -q 'mdbc_slip: noslip' "$work/box_noslip.yaml" && grep -q 'end: 0.5' "$work/box_noslip.yaml" ||
 		{ echo "FAIL: could not derive the noslip case from floating_box.yaml"; exit 1; }
