@@ -46,9 +46,17 @@ static void progress(const tide_sim *sim, const tide_case *c, double wall0, doub
 	double el = tide_wtime() - wall0;
 	double rate = (sim->step - step0) / (el > 0 ? el : 1);
 	double left = (c->t_end - sim->t) / ((sim->t - t0) > 0 ? (sim->t - t0) / el : 1e-30);
+	/* in the case's units (a cgs or SI gas case runs in internal ones: case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	double fT = tide_units_factor(&U, TIDE_DIM_TIME), fV = tide_units_factor(&U, TIDE_DIM_VELOCITY);
+	/* t with 4 decimals (of seconds, a water run's), or 6 digits (a cgs or SI gas case's
+	 * 1e12 s) */
+	char t[32];
+	snprintf(t, sizeof t, fT == 1.0 ? "%.4f" : "%.6g", sim->t * fT);
 	/* one line updated in place on a terminal, one line per report in a log file */
-	tide_info("%st = %.4f / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g m/s  "
-	          "ETA %.0f s%s", isatty(1) ? "\r" : "", sim->t, c->t_end, sim->step, sim->last.dt, rate, sim->last.vmax,
+	tide_info("%st = %s / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g %s  "
+	          "ETA %.0f s%s", isatty(1) ? "\r" : "", t, c->t_end * fT, sim->step, sim->last.dt * fT,
+	          rate, sim->last.vmax * fV, tide_case_unit_name(c, TIDE_DIM_VELOCITY, 0),
 	          left > 0 ? left : 0, isatty(1) ? "   " : "\n");
 }
 
@@ -311,9 +319,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
 	if (c.given) /* a gas case in cgs or SI runs in internal units (case_units.h) */
 		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
-		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
-		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
-		          "gauges, statistics and .h5 files are in them\n",
+		          "every output is converted back to the case's units but SWIFT snapshots, which "
+		          "carry the internal units in their Units group\n",
 		          c.units_given == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length, c.code_mass, c.code_time,
 		          c.self_gravity.G);
 	out.n_fluid0 = st.n_fluid;
@@ -327,8 +334,10 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.ncuda_workers = rt->ncuda;
 	st.dp = as_given->dp;
 	st.h = tide_units_to_case(&U, tide_case_h(&c), TIDE_DIM_LENGTH);
-	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g m, h = %g m, "
-	          "c0 = %.3g m/s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, st.h, as_given->c0);
+	const char *ul = tide_case_unit_name(&c, TIDE_DIM_LENGTH, 0);
+	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g %s, h = %g %s, "
+	          "c0 = %.3g %s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, ul, st.h, ul,
+	          as_given->c0, tide_case_unit_name(&c, TIDE_DIM_VELOCITY, 0));
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
@@ -378,7 +387,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		}
 		tide_sim_sinks_restore(&sim, &ss);
 		if (ss.n) tide_info("%d sinks from %s (PartType5), holding mass %g\n", ss.n,
-		                    c.initial_file, tide_sinks_mass(sim.sinks));
+		                    c.initial_file, tide_units_to_case(&U, tide_sinks_mass(sim.sinks), TIDE_DIM_MASS));
 	}
 	if (o->restart) {
 		sim.step = cs.step;
@@ -399,7 +408,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		if (!strcmp(o->restart, out.ckpt)) out.ckpt_step = cs.step;
 		tide_info("restart from %s (written by tide %s on %d rank%s): step %ld, t = %.6g s, %d "
 		          "outputs so far\n", o->restart, cs.tide_version, cs.nranks, cs.nranks > 1 ? "s" : "",
-		          sim.step, sim.t, out.n);
+		          sim.step, tide_units_to_case(&U, sim.t, TIDE_DIM_TIME), out.n);
 	}
 	tide_ckpt_state_free(&cs);
 	int bx[3];
@@ -452,14 +461,17 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (tide_gauge_arg_of_case(&c, &G) || tide_gauge_tasks_init(&out.gt, &G)) ret = -1;
 	out.gauges_on = tide_gauge_len(&G) > 1 || G.front;
 	if (rt->rank == 0 && !ret &&
-	    (o->restart ? tide_gauges_reopen(&out.gauges, out.dir, &c, sim.t)
+	    (o->restart ? tide_gauges_reopen(&out.gauges, out.dir, &c, tide_units_to_case(&U, sim.t, TIDE_DIM_TIME))
 	                : tide_gauges_open(&out.gauges, out.dir, &c)))
 		ret = -1;
 	if (rt->rank == 0 && !ret &&
 	    (o->restart ? tide_bodies_csv_reopen(&out.bodies, out.dir, &c, sim.t)
 	                : tide_bodies_csv_open(&out.bodies, out.dir, &c)))
 		ret = -1;
-	if (rt->rank == 0 && !ret && o->restart && tide_sinks_csv_reopen(out.dir, &c, sim.t)) ret = -1;
+	/* sinks.csv's rows are in the case's units */
+	if (rt->rank == 0 && !ret && o->restart &&
+	    tide_sinks_csv_reopen(out.dir, &c, tide_units_to_case(&U, sim.t, TIDE_DIM_TIME)))
+		ret = -1;
 	if (!ret && o->restart) out.gauge_k = (long)floor(sim.t / tide_case_gauge_every(&c) + 1e-9) + 1;
 	if (!ret && !o->restart && tide_run_write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;

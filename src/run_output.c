@@ -234,9 +234,12 @@ int tide_run_reopen_outputs(run_out *out, const tide_case *c, long step)
 	char path[1200];
 	snprintf(path, sizeof path, "%s/particles.pvd", out->dir);
 	if (tide_case_writes_vtp(c) && tide_pvd_open(&out->pvd, path)) return -1;
+	tide_unit_system U = tide_case_output_units(c); /* the series' times: the case's units */
 	for (int i = 0; i < out->n && tide_case_writes_vtp(c); i++) {
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
-		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
+		if (access(path, F_OK) == 0 &&
+		    tide_pvd_add(&out->pvd, path, tide_units_to_case(&U, out->times[i], TIDE_DIM_TIME)))
+			return -1;
 	}
 	if (tide_case_writes_h5(c) &&
 	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))
