@@ -105,7 +105,9 @@ int tide_csv_cut_back(tide_gauges *g, double t)
 {
 	FILE *f = fopen(g->path, "r");
 	if (!f) return 1;
-	/* keep the header and every row up to t: those the checkpointed run had written */
+	/* keep the header and every row up to t: those the checkpointed run had written (their
+	 * times have 9 digits: a row at t itself may read up to 5e-9 t later, the next row is a
+	 * whole step later) */
 	char line[65536];
 	long keep = 0, at = 0;
 	int first = 1;
@@ -114,7 +116,7 @@ int tide_csv_cut_back(tide_gauges *g, double t)
 		if (!first) {
 			char *end;
 			double tr = strtod(line, &end);
-			if (end == line || line[len - 1] != '\n' || !(tr <= t + 1e-9 * (1 + fabs(t)))) break;
+			if (end == line || line[len - 1] != '\n' || !(tr <= t + 1e-8 * fabs(t) + 1e-9)) break;
 		} else if (line[len - 1] != '\n') {
 			break;
 		}
