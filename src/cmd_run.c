@@ -84,6 +84,9 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	double wall0 = tide_wtime(), last_print = 0, step_time = 0;
 	long step0 = sim->step;
 	double t0 = sim->t;
+	/* what the run reports: in the case's units (a cgs or SI gas case: case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	double fT = tide_units_factor(&U, TIDE_DIM_TIME);
 	unsigned long long peak_dev = tide_device_bytes_used();
 	int ret = 0, checkpointing = o->ckpt_every_s > 0 || o->ckpt_every_steps > 0;
 	char stop_file[1100];
@@ -100,15 +103,15 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	stall_note stall = {out->dir, st};
 	tide_watchdog_start(o->stall_timeout_s, sim->rank, sim->size, out->ckpt,
 	                    sim->rank == 0 ? note_stall : NULL, &stall);
-	tide_watchdog_beat(sim->step, sim->t);
+	tide_watchdog_beat(sim->step, sim->t * fT);
 	if (out->ckpt_step >= 0) tide_watchdog_checkpointed(out->ckpt_step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
 		int bad = tide_sim_step(sim);
 		if (bad == -2) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "the step trace stopped at step %ld", sim->step); break; }
-		if (bad) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
+		if (bad) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t * fT); break; }
 		double dt_wall = tide_wtime() - ts;
-		tide_watchdog_beat(sim->step, sim->t);
+		tide_watchdog_beat(sim->step, sim->t * fT);
 		if (sim->step == step0 + 1) st->first_step_s = dt_wall;
 		step_time += dt_wall;
 		{
@@ -123,7 +126,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 					fprintf(stderr, "%stide: step %ld (t = %.6g s): %zu of the %zu particles have "
 					        "left the domain; the run has gone unphysical, or 'domain' in %s is too "
 					        "small for the flow (enlarge it).\n", isatty(1) ? "\n" : "", sim->step,
-					        sim->t, n0 - n, n0, c->path);
+					        sim->t * fT, n0 - n, n0, c->path);
 				snprintf(st->status, sizeof st->status, "%zu particles left the domain", n0 - n);
 				ret = -RUN_UNPHYSICAL;
 				break;
@@ -156,10 +159,10 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		if (action & (TIDE_RC_SIGNAL | TIDE_RC_STOP_FILE)) {
 			if (action & TIDE_RC_SIGNAL)
 				snprintf(st->status, sizeof st->status, "stopped by signal %d at step %ld, t = %g s; "
-				         "checkpoint in %.150s", *signo, sim->step, sim->t, out->ckpt);
+				         "checkpoint in %.150s", *signo, sim->step, sim->t * fT, out->ckpt);
 			else
 				snprintf(st->status, sizeof st->status, "stopped by %.80s at step %ld, t = %g s; "
-				         "checkpoint in %.80s", stop_file, sim->step, sim->t, out->ckpt);
+				         "checkpoint in %.80s", stop_file, sim->step, sim->t * fT, out->ckpt);
 			/* said by run_case once all is saved, as the last line of the run */
 			if (sim->rank == 0 && (action & TIDE_RC_STOP_FILE)) unlink(stop_file);
 			ret = action & TIDE_RC_SIGNAL ? TIDE_RC_SIGNAL : TIDE_RC_STOP_FILE;
@@ -189,8 +192,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	}
 	long steps = sim->step - step0;
 	st->steps = sim->step;
-	tide_unit_system U = tide_case_output_units(c); /* a cgs or SI gas case: case_units.h */
-	st->t_sim = tide_units_to_case(&U, sim->t, TIDE_DIM_TIME);
+	st->t_sim = sim->t * fT;
 	st->wall_s = tide_wtime() - wall0;
 	st->time_per_step_s = steps ? step_time / steps : 0;
 	/* the first step also uploads the particles and allocates on the devices */

@@ -172,9 +172,10 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 		memcpy(cs.rigid_pose, sim->rigid_pose, sizeof cs.rigid_pose);
 		tide_sinks_save(sim->sinks, &cs.sinks);
 		ret = tide_checkpoint_write(dir, &cs, &o->all, c);
+		tide_unit_system U = tide_case_output_units(c); /* the log's t: the case's units */
 		if (!ret)
 			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",
-			           sim->step, sim->t, dir, tide_wtime() - w);
+			           sim->step, tide_units_to_case(&U, sim->t, TIDE_DIM_TIME), dir, tide_wtime() - w);
 		if (ret && stop_all && sim->size > 1) tide_run_abort_ranks();
 	}
 	free(counts);

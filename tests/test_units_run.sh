@@ -275,6 +275,21 @@ for p in files:
         if worst > 1e-4:
             print(f"FAIL: sod {os.path.basename(p)} {name}: SI differs from code units by {worst:.3g} of its largest"); bad = 1
 print(f"sod: {len(files)} .vtp files of the SI run = the code-unit run's (largest difference {most:.2g} of an array's largest value)")
+# statistics.csv in SI: the code-unit run's numbers (the case's values are the same numbers),
+# its header SI's
+import csv
+r1 = list(csv.reader(open(d + "/sod_si/statistics.csv"))); r2 = list(csv.reader(open(d + "/sod_code/statistics.csv")))
+if r1[0] != r2[0] or "E_kin[J]" not in r1[0] or len(r1) != len(r2) or len(r1) < 3:
+    print(f"FAIL: sod statistics.csv: SI header {r1[0]}, {len(r1)} rows; code {r2[0]}, {len(r2)} rows"); bad = 1
+else:
+    for k, col in enumerate(r1[0][:-1]):  # not wall_per_step
+        a = [float(r[k]) for r in r1[1:]]; b = [float(r[k]) for r in r2[1:]]
+        big = max(max(abs(x) for x in b), 1e-300)
+        if col[0] == "p":  # momentum, 0 up to rounding: on the scale of mass x v_max
+            big = max(float(r[5]) * float(r[13]) for r in r2[1:])
+        if max(abs(x - y) for x, y in zip(a, b)) > 1e-4 * big:
+            print(f"FAIL: sod statistics.csv {col}: SI {a} against code units {b}"); bad = 1
+    print(f"sod: statistics.csv of the SI run (SI header) = the code-unit run's, {len(r1) - 1} rows")
 sys.exit(bad if files else 1)
 PY
 echo "ok: sp_tl in cgs = its code-unit twin in the internal units, converted back" "(restart = uninterrupted)"
