@@ -126,6 +126,7 @@ static const struct unit_name {
 	{TIDE_DIM_PRESSURE, 0, "Pa", "dyn/cm^2"},
 	{TIDE_DIM_MOMENTUM, 0, "kg m/s", "g cm/s"},
 	{TIDE_DIM_FORCE, 0, "N", "dyn"},
+	{TIDE_DIM_ANGULAR_MOMENTUM, 0, "kg m^2/s", "g cm^2/s"},
 	{TIDE_DIM_MASS, 1, "kg/m", "g/cm"},
 	{TIDE_DIM_ENERGY, 1, "J/m", "erg/cm"},
 	{TIDE_DIM_MOMENTUM, 1, "kg/s", "g/s"},
