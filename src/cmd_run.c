@@ -335,6 +335,11 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.ncpu_workers = rt->ncpu;
 	st.ncuda_workers = rt->ncuda;
 	st.dp = as_given->dp;
+	if (c.given) { /* a gas case in cgs or SI: run_summary.csv's titles name its units */
+		snprintf(st.unit_length, sizeof st.unit_length, "%s", tide_case_unit_name(&c, TIDE_DIM_LENGTH, 0));
+		snprintf(st.unit_mass, sizeof st.unit_mass, "%s", tide_case_unit_name(&c, TIDE_DIM_MASS, 0));
+		snprintf(st.unit_density, sizeof st.unit_density, "%s", tide_case_unit_name(&c, TIDE_DIM_DENSITY, 0));
+	}
 	st.h = tide_units_to_case(&U, tide_case_h(&c), TIDE_DIM_LENGTH);
 	const char *ul = tide_case_unit_name(&c, TIDE_DIM_LENGTH, 0);
 	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g %s, h = %g %s, "

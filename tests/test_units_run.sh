@@ -64,6 +64,8 @@ grep -q "units: the cgs case runs in internal units of 1.2e+18 cm" "$dir/cgs.log
 	{ echo "FAIL: the cgs run's log does not name its internal units"; grep -i units "$dir/cgs.log"; exit 1; }
 grep -q "^units: cgs" "$dir/cgs/used_parameters.yaml" && grep -q "rho0: 1.76e-18" "$dir/cgs/used_parameters.yaml" ||
 	{ echo "FAIL: used_parameters.yaml is not the case as given"; grep -n "units\|rho0" "$dir/cgs/used_parameters.yaml"; exit 1; }
+head -1 "$dir/cgs/run_summary.csv" | grep -q ',dp\[cm\],h\[cm\],.*,jeans_mass_min\[g\],jeans_rho\[g/cm^3\],.*,sink_mass\[g\],' ||
+	{ echo "FAIL: the cgs run's run_summary.csv header names no cgs units:"; head -1 "$dir/cgs/run_summary.csv"; exit 1; }
 sed -n 2p "$dir/cgs/sinks.csv" | grep -q '^time\[s\],id,mass\[g\],x\[cm\],.*,vx\[cm/s\],.*,spin_x\[g cm^2/s\]' ||
 	{ echo "FAIL: the cgs run's sinks.csv header names no cgs units:"; head -2 "$dir/cgs/sinks.csv"; exit 1; }
 command -v python3 > /dev/null || { echo "SKIP: python3 is needed to compare the files"; exit 77; }
