@@ -215,7 +215,8 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		const float n2[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
 		float vw2[3];
 		tide_mdbc_wall_velocity(&v, b, &M, vw2);
-		tide_mdbc_finish(&P, VEL ? P.mdbc_slip : TIDE_SLIP_VEL0, S, n2, vw2, v.rho[b], &rho, vb);
+		tide_mdbc_finish(&P, VEL ? tide_mdbc_slip_of(&P, &v, b) : TIDE_SLIP_VEL0, S, n2, vw2,
+		                 v.rho[b], &rho, vb);
 		v.rho[b] = rho;
 		if (VEL) { v.vx[b] = vb[0]; v.vy[b] = vb[1]; v.vz[b] = vb[2]; }
 	}

@@ -26,25 +26,6 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-/* The decision, written on rank 0 from the value rank 0 inserted. */
-static void decide_cpu(void *buffers[], void *cl_arg)
-{
-	int32_t v[2];
-	starpu_codelet_unpack_args(cl_arg, v);
-	memcpy((void *)STARPU_VARIABLE_GET_PTR(buffers[0]), v, sizeof v);
-}
-
-/* a model, as every codelet has: a simulation build (SimGrid) times tasks by their models */
-static struct starpu_perfmodel decide_model = {.type = STARPU_HISTORY_BASED, .symbol = "tide_run_control"};
-
-static struct starpu_codelet decide_cl = {
-	.name = "run_control",
-	.cpu_funcs = {decide_cpu},
-	.nbuffers = 1,
-	.modes = {STARPU_W},
-	.model = &decide_model,
-};
-
 void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, long every_steps,
                   long step0)
 {
@@ -67,11 +48,6 @@ void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, l
 	/* mpirun forwards SIGUSR1 to the ranks and lets them end (on SIGTERM/SIGINT it kills them
 	 * after odls_base_sigkill_timeout, 1 s, and exits 1 whatever they return) */
 	sigaction(SIGUSR1, &sa, &old_usr1);
-	if (rc->mpi) {
-		starpu_variable_data_register(&rc->h, STARPU_MAIN_RAM, (uintptr_t)rc->val, sizeof rc->val);
-		rc->tag = starpu_mpi_tags_allocate(1);
-		starpu_mpi_data_register(rc->h, rc->tag, 0);
-	}
 }
 
 /* What this process would decide now. */
@@ -102,12 +78,9 @@ int tide_rc_poll(tide_run_control *rc, long step, int *signo)
 			rc->last_check_wall = now;
 			rc->last_check_step = step;
 		}
-		STARPU_CHECK_RETURN_VALUE(starpu_mpi_task_insert(MPI_COMM_WORLD, &decide_cl, STARPU_W,
-		                          rc->h, STARPU_VALUE, v, sizeof v, 0), "task insert");
-		starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, rc->h);
-		starpu_data_acquire(rc->h, STARPU_R);
-		memcpy(v, (void *)starpu_variable_get_local_ptr(rc->h), sizeof v);
-		starpu_data_release(rc->h);
+		/* rank 0's decision to every rank: one broadcast of two integers, no task (a task
+		 * needed a CPU worker, which a GPU run of STARPU_NCPU=0 has not) */
+		MPI_Bcast(v, 2, MPI_INT32_T, 0, MPI_COMM_WORLD);
 		a |= v[0];
 		rc->next_check = v[1] > step ? v[1] : step + 1;
 	}
@@ -122,11 +95,7 @@ void tide_rc_checkpointed(tide_run_control *rc)
 
 void tide_rc_free(tide_run_control *rc)
 {
-	if (rc->mpi && rc->h) {
-		starpu_data_unregister(rc->h);
-		starpu_mpi_tags_free(rc->tag);
-		rc->h = NULL;
-	}
+	(void)rc; /* nothing of its own to free: the signal handlers go back */
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGUSR1, &old_usr1, NULL);

@@ -27,13 +27,9 @@ typedef struct tide_run_control {
 	long every_steps;         /* steps between checkpoints (0: none) */
 	double last_ckpt_wall, last_check_wall;
 	long last_check_step, next_check;
-	int32_t val[2];           /* decision: action | signo << 8, next check step */
-	starpu_data_handle_t h;
-	int64_t tag;
 } tide_run_control;
 
-/* Installs the SIGTERM/SIGINT/SIGUSR1 handlers (a second signal kills the process as usual) and, under
- * MPI, registers the decision variable.  step0: the step the run starts from. */
+/* Installs the SIGTERM/SIGINT/SIGUSR1 handlers (a second signal kills the process as usual).  step0: the step the run starts from. */
 void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, long every_steps,
                   long step0);
 /* After each step: what to do now (TIDE_RC_* bits; *signo the signal for TIDE_RC_SIGNAL).

@@ -15,6 +15,8 @@
 //  - physics.mdbc_slip: with a fluid velocity linear in space, noslip gives v_b = -v(x_g) and
 //    freeslip v_b = v_g - 2 (v_g . n^) n^ within 1e-5 m/s, vel0 leaves 0 (1 and 3 blocks), and
 //    sph_forces after it gives the same accelerations on 1 and 3 blocks (halos carry v_b);
+//  - moving and floating bodies (bodies(), below): the mirror is about the body's velocity (a
+//    fluid moving with the body leaves v_b = the body's), a floating body keeps its own;
 //  - a whole step (Verlet and symplectic): the boundary particles' density is then their ghost's,
 //    their normal (vx1..vz1) is unchanged, their position and velocity too.
 // With --cuda (the test mdbc_cuda) the CUDA codelet must give the CPU values within 1e-5
@@ -266,6 +268,26 @@ static void vlin(int dim, const double *p, double *u)
 	if (dim == 2) u[1] = 0;
 }
 
+/* With --cuda: the CUDA codelet's boundary velocities against the CPU ones r[0] (1 block) and
+ * r[1] (3 blocks), within 1e-5 m/s. */
+static void cuda_velocities(const tide_case *c, const tide_block_view *v, const result r[2],
+                            const char *what, const char *mode, int dim, const char *kn)
+{
+	result rg;
+	result_alloc(&rg, v->count);
+	for (int k = 0; k < 2; k++) {
+		int okg = run(c, v, k ? 3 : 1, 0, TIDE_WHERE_CUDA, &rg) == 0;
+		EXPECT(okg, "%s %s %dD %s: the CUDA run failed", what, mode, dim, kn);
+		double d = 0;
+		for (uint32_t i = 0; okg && i < v->count; i++)
+			for (int a = 0; a < 3; a++) d = fmax(d, fabs(rg.v[a][i] - r[k].v[a][i]));
+		EXPECT(d < 1e-5, "%s %s %dD %s: CUDA velocities differ from the CPU by %.3g m/s (limit "
+		       "1e-5)", what, mode, dim, kn, d);
+		printf("    CUDA vs CPU, %d block(s): %.1e m/s\n", k ? 3 : 1, d);
+	}
+	result_free(&rg);
+}
+
 static void slip(int dim, int kernel, int have_cuda)
 {
 	tide_case c;
@@ -318,24 +340,116 @@ static void slip(int dim, int kernel, int have_cuda)
 		       kn, da / amax);
 		printf("slip %-8s %dD %-8s: |v_b - expected| <= %.2e m/s (1 block), %.2e (3 blocks); "
 		       "forces 1 vs 3 blocks %.1e\n", mode[m], dim, kn, worst[0], worst[1], da / amax);
-		if (have_cuda) {
-			result rg;
-			result_alloc(&rg, v.count);
-			for (int k = 0; k < 2; k++) {
-				int okg = run(&c, &v, k ? 3 : 1, 0, TIDE_WHERE_CUDA, &rg) == 0;
-				EXPECT(okg, "slip %s %dD %s: the CUDA run failed", mode[m], dim, kn);
-				double d = 0;
-				for (uint32_t i = 0; okg && i < v.count; i++)
-					for (int a = 0; a < 3; a++) d = fmax(d, fabs(rg.v[a][i] - r[k].v[a][i]));
-				EXPECT(d < 1e-5, "slip %s %dD %s: CUDA velocities differ from the CPU by %.3g "
-				       "m/s (limit 1e-5)", mode[m], dim, kn, d);
-				printf("    CUDA vs CPU, %d block(s): %.1e m/s\n", k ? 3 : 1, d);
-			}
-			result_free(&rg);
-		}
+		if (have_cuda) cuda_velocities(&c, &v, r, "slip", mode[m], dim, kn);
 		result_free(&r[0]);
 		result_free(&r[1]);
 	}
+	free(mem);
+}
+
+/* Moving and floating bodies under noslip and freeslip (mdbc.h: tide_mdbc_wall_velocity,
+ * tide_mdbc_slip_of): every boundary particle belongs to a body moving at U, the velocity
+ * body_motion gives its particles (ids [0, n/2): a prescribed body; [n/2, n): a floating one).
+ *  - fluid moving rigidly with the bodies (v = U everywhere): every boundary particle keeps
+ *    v_b = U, the body's velocity at its ghost, so a wall moving with its fluid exerts no
+ *    viscous force (a mirror about a wrong wall velocity, e.g. zero, gives 2 v_wall - U = -U);
+ *  - the linear fluid velocity of slip(): the prescribed body's particles get the mirror about
+ *    U (noslip 2 U - v_g, freeslip v_g + 2 ((U - v_g) . n^) n^) within 1e-5 m/s, the floating
+ *    body's keep U bit for bit (no mirror: the body's force is the sum of its particles' pair
+ *    terms, see tide_mdbc_slip_of) and take the same density as under vel0.
+ * 1 and 3 blocks; with --cuda the CUDA codelet against the CPU within 1e-5 m/s. */
+static const double U[3] = {0.25, -0.15, 0.4};
+static void bodies(int dim, int kernel, int have_cuda)
+{
+	tide_case c;
+	make_case(&c, dim, kernel, 0);
+	uint32_t cap = 40000;
+	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	tide_block_view v = tide_block_view_make(mem, cap, 0);
+	make_linear(&c, &v);
+	uint32_t half = v.count / 2;
+	c.motion.nbody = 2;
+	c.motion.body[0].id0 = 0;
+	c.motion.body[0].id1 = half;
+	c.motion.body[1].id0 = half;
+	c.motion.body[1].id1 = v.count;
+	c.motion.body[1].rigid = 1;
+	const float u[3] = {(float)U[0], dim == 3 ? (float)U[1] : 0.f, (float)U[2]};
+	for (uint32_t i = 0; i < v.count; i++)
+		if (v.type[i] != TIDE_FLUID) { v.vx[i] = u[0]; v.vy[i] = u[1]; v.vz[i] = u[2]; }
+	const char *kn = kernel ? "wendland" : "cubic", *mode[] = {"vel0", "noslip", "freeslip"};
+	result r0;
+	result_alloc(&r0, v.count);
+	for (uint32_t i = 0; i < v.count; i++)
+		if (v.type[i] == TIDE_FLUID) { v.vx[i] = u[0]; v.vy[i] = u[1]; v.vz[i] = u[2]; }
+	for (int m = 1; m < 3; m++) {
+		c.mdbc_slip = m;
+		double worst = 0;
+		int ok = run(&c, &v, 1, 0, TIDE_WHERE_CPU, &r0) == 0;
+		EXPECT(ok, "bodies %s %dD %s: running the codelets failed", mode[m], dim, kn);
+		for (uint32_t i = 0; ok && i < v.count; i++)
+			if (v.type[i] == TIDE_BOUND)
+				for (int a = 0; a < 3; a++) worst = fmax(worst, fabs(r0.v[a][i] - u[a]));
+		EXPECT(worst < 1e-5, "bodies %s %dD %s: with the fluid moving with the bodies a boundary "
+		       "particle's velocity is off theirs by %.3g m/s (limit 1e-5)", mode[m], dim, kn,
+		       worst);
+		printf("bodies %-8s %dD %-8s: fluid moving with the bodies: |v_b - U| <= %.2e m/s\n",
+		       mode[m], dim, kn, worst);
+	}
+	for (uint32_t i = 0; i < v.count; i++) {
+		if (v.type[i] != TIDE_FLUID) continue;
+		double p[3] = {v.x[i], v.y[i], v.z[i]}, w[3];
+		vlin(dim, p, w);
+		v.vx[i] = (float)w[0]; v.vy[i] = (float)w[1]; v.vz[i] = (float)w[2];
+	}
+	c.mdbc_slip = TIDE_SLIP_VEL0;
+	int ok0 = run(&c, &v, 1, 0, TIDE_WHERE_CPU, &r0) == 0;
+	EXPECT(ok0, "bodies vel0 %dD %s: running the codelets failed", dim, kn);
+	for (int m = 1; m < 3; m++) {
+		c.mdbc_slip = m;
+		result r[2];
+		double worst[2] = {0, 0}, fl[2] = {0, 0}, drho = 0;
+		uint32_t nfl = 0;
+		for (int k = 0; k < 2; k++) {
+			result_alloc(&r[k], v.count);
+			int ok = run(&c, &v, k ? 3 : 1, 0, TIDE_WHERE_CPU, &r[k]) == 0;
+			EXPECT(ok, "bodies %s %dD %s: running the codelets failed", mode[m], dim, kn);
+			for (uint32_t i = 0; ok && i < v.count; i++) {
+				if (v.type[i] != TIDE_BOUND) continue;
+				if (v.id[i] >= half) {
+					for (int a = 0; a < 3; a++) fl[k] = fmax(fl[k], fabs(r[k].v[a][i] - u[a]));
+					if (k == 0) {
+						drho = fmax(drho, fabs(r[k].rho[i] - r0.rho[i]));
+						nfl++;
+					}
+					continue;
+				}
+				double nb[3] = {v.vx1[i], v.vy1[i], v.vz1[i]}, g[3], vg[3], e[3], want[3];
+				for (int a = 0; a < 3; a++) g[a] = (a == 1 ? v.y[i] : a ? v.z[i] : v.x[i]) + 2 * nb[a];
+				vlin(dim, g, vg);
+				double nn = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]), dn = 0;
+				for (int a = 0; a < 3; a++) { e[a] = nb[a] / nn; dn += (u[a] - vg[a]) * e[a]; }
+				for (int a = 0; a < 3; a++)
+					want[a] = m == 1 ? 2 * u[a] - vg[a] : vg[a] + 2 * dn * e[a];
+				for (int a = 0; a < 3; a++) worst[k] = fmax(worst[k], fabs(r[k].v[a][i] - want[a]));
+			}
+			EXPECT(worst[k] < 1e-5, "bodies %s %dD %s %d block(s): the moving body's velocity "
+			       "is off the mirror about its own by %.3g m/s (limit 1e-5)", mode[m], dim, kn,
+			       k ? 3 : 1, worst[k]);
+			EXPECT(fl[k] == 0, "bodies %s %dD %s %d block(s): the ghost pass changed the "
+			       "floating body's velocity by %.3g m/s (it must keep its own)", mode[m], dim,
+			       kn, k ? 3 : 1, fl[k]);
+		}
+		EXPECT(nfl > 0 && drho < 1e-3, "bodies %s %dD %s: %u floating particles' densities off "
+		       "those of vel0 by %.3g kg/m^3 (limit 1e-3)", mode[m], dim, kn, nfl, drho);
+		printf("bodies %-8s %dD %-8s: moving body |v_b - mirror about U| <= %.2e m/s (1 block), "
+		       "%.2e (3); floating body |v - U| = %.1e, |rho - rho(vel0)| <= %.1e (%u particles)\n",
+		       mode[m], dim, kn, worst[0], worst[1], fl[0] + fl[1], drho, nfl);
+		if (have_cuda) cuda_velocities(&c, &v, r, "bodies", mode[m], dim, kn);
+		result_free(&r[0]);
+		result_free(&r[1]);
+	}
+	result_free(&r0);
 	free(mem);
 }
 
@@ -573,6 +687,7 @@ int main(int argc, char **argv)
 	for (int dim = 2; dim <= 3; dim++)
 		for (int kernel = 0; kernel < 2; kernel++) linear(dim, kernel, have_cuda);
 	for (int dim = 2; dim <= 3; dim++) slip(dim, dim - 2, have_cuda);
+	for (int dim = 2; dim <= 3; dim++) bodies(dim, dim - 2, have_cuda);
 	for (int kernel = 0; kernel < 2 && !have_cuda; kernel++) fallbacks(kernel);
 	for (int dim = 2; dim <= 3 && !have_cuda; dim++)
 		for (int open = 0; open < 2; open++) normals(dim, open);

@@ -98,7 +98,8 @@ typedef struct tide_motion_step {
  * t_new = t + f_new dt, with t the step's start time and dt the step's time step (read from the
  * step reduction on the device); set_vel: also set the particles' velocities (not in the
  * symplectic predictor under mDBC noslip/freeslip, whose boundary velocities are the ghost
- * pass's mirror, kept through the step as for fixed walls). */
+ * pass's mirror, kept through the step as for fixed walls; floating bodies' particles, which
+ * have no mirror, get theirs in any case). */
 typedef struct tide_body_motion_arg {
 	tide_motion_table T;
 	double t, f_old, f_new;
@@ -325,6 +326,9 @@ TIDE_HD void tide_motion_particle(const tide_motion_table *T, const tide_motion_
 	if (v->type[i] == TIDE_FLUID) return;
 	int k = tide_motion_body_of(T, v->id[i]);
 	if (k < 0) return;
+	/* a floating body's particles carry their rigid velocity in every slip mode (mdbc.h,
+	 * tide_mdbc_slip_of: no mirror to keep through the step) */
+	set_vel = set_vel || T->body[k].rigid;
 	float n[3] = {v->TIDE_BN_X[i], v->TIDE_BN_Y[i], v->TIDE_BN_Z[i]}, u[3];
 	tide_motion_move(&S[k], dim, set_vel, &v->x[i], &v->y[i], &v->z[i], n, u);
 	v->TIDE_BN_X[i] = n[0]; v->TIDE_BN_Y[i] = n[1]; v->TIDE_BN_Z[i] = n[2];
