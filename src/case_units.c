@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // A gas case's internal units and its values converted into them (src/case_units.h).
 #include <math.h>
+#include <stddef.h>
 #include "case_units.h"
 #include "tide/gas_params.h"
 
@@ -93,10 +94,53 @@ void tide_case_to_internal(tide_case *c, const tide_unit_system *u)
 	c->code_time = u->time;
 }
 
+int tide_case_output_system(const tide_case *c)
+{
+	return c->code_time > 0 ? c->units_given : c->units;
+}
+
 tide_unit_system tide_case_output_units(const tide_case *c)
 {
 	if (!(c->code_time > 0)) return tide_units_identity();
 	int si = c->units_given == TIDE_UNITS_SI;
 	return (tide_unit_system){c->code_length / (si ? 100.0 : 1.0), c->code_mass / (si ? 1000.0 : 1.0),
 	                          c->code_time};
+}
+
+/* The names of the units, SI's and cgs's, of the dimensions the outputs write; the 2-D names
+ * of the extensive ones (per unit of width) after. */
+static const struct unit_name {
+	tide_dim d;
+	int per_width;
+	const char *si, *cgs;
+} unit_names[] = {
+	{TIDE_DIM_NONE, 0, "-", "-"},
+	{TIDE_DIM_LENGTH, 0, "m", "cm"},
+	{TIDE_DIM_MASS, 0, "kg", "g"},
+	{TIDE_DIM_TIME, 0, "s", "s"},
+	{TIDE_DIM_VELOCITY, 0, "m/s", "cm/s"},
+	{TIDE_DIM_ACCELERATION, 0, "m/s^2", "cm/s^2"},
+	{TIDE_DIM_DENSITY, 0, "kg/m^3", "g/cm^3"},
+	{TIDE_DIM_SPECIFIC_ENERGY, 0, "J/kg", "erg/g"},
+	{TIDE_DIM_ENERGY, 0, "J", "erg"},
+	{TIDE_DIM_PRESSURE, 0, "Pa", "dyn/cm^2"},
+	{TIDE_DIM_MOMENTUM, 0, "kg m/s", "g cm/s"},
+	{TIDE_DIM_FORCE, 0, "N", "dyn"},
+	{TIDE_DIM_ANGULAR_MOMENTUM, 0, "kg m^2/s", "g cm^2/s"},
+	{TIDE_DIM_MASS, 1, "kg/m", "g/cm"},
+	{TIDE_DIM_ENERGY, 1, "J/m", "erg/cm"},
+	{TIDE_DIM_MOMENTUM, 1, "kg/s", "g/s"},
+	{TIDE_DIM_FORCE, 1, "N/m", "dyn/cm"},
+};
+
+const char *tide_case_unit_name(const tide_case *c, tide_dim d, int per_width)
+{
+	int cgs = tide_case_output_system(c) == TIDE_UNITS_CGS;
+	per_width = per_width && c->dim == 2;
+	for (size_t i = 0; i < sizeof unit_names / sizeof *unit_names; i++) {
+		const struct unit_name *u = &unit_names[i];
+		if (u->d.l == d.l && u->d.m == d.m && u->d.t == d.t && u->per_width == per_width)
+			return cgs ? u->cgs : u->si;
+	}
+	return "?";
 }

@@ -29,4 +29,15 @@ void tide_case_to_internal(tide_case *c, const tide_unit_system *u);
  * the internal units in the case's given units for a case run in them, else the identity. */
 tide_unit_system tide_case_output_units(const tide_case *c);
 
+/* The units (enum tide_units) of the outputs of a run of case c: those the case was given in
+ * (a case run in internal units writes in them), else the case's. */
+int tide_case_output_system(const tide_case *c);
+
+/* The name of the unit of a quantity of dimensions d in the outputs of a run of case c, as the
+ * headers of gauges.csv and statistics.csv and the .h5 datasets' "units" attribute write it:
+ * "cm/s", "g/cm^3", "erg" in cgs; "m/s", "kg/m^3", "J" in SI (and in code units, which name
+ * no unit of their own).  per_width: a 2-D case's extensive quantity (mass, energy, momentum,
+ * force: per unit of width, "kg/m", "J/m", "kg/s", "N/m").  "?" for a dimension not listed. */
+const char *tide_case_unit_name(const tide_case *c, tide_dim d, int per_width);
+
 #endif

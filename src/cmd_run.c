@@ -46,9 +46,17 @@ static void progress(const tide_sim *sim, const tide_case *c, double wall0, doub
 	double el = tide_wtime() - wall0;
 	double rate = (sim->step - step0) / (el > 0 ? el : 1);
 	double left = (c->t_end - sim->t) / ((sim->t - t0) > 0 ? (sim->t - t0) / el : 1e-30);
+	/* in the case's units (a cgs or SI gas case runs in internal ones: case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	double fT = tide_units_factor(&U, TIDE_DIM_TIME), fV = tide_units_factor(&U, TIDE_DIM_VELOCITY);
+	/* t with 4 decimals (of seconds, a water run's), or 6 digits (a cgs or SI gas case's
+	 * 1e12 s) */
+	char t[32];
+	snprintf(t, sizeof t, fT == 1.0 ? "%.4f" : "%.6g", sim->t * fT);
 	/* one line updated in place on a terminal, one line per report in a log file */
-	tide_info("%st = %.4f / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g m/s  "
-	          "ETA %.0f s%s", isatty(1) ? "\r" : "", sim->t, c->t_end, sim->step, sim->last.dt, rate, sim->last.vmax,
+	tide_info("%st = %s / %.4g s  step %ld  dt %.3g s  %.1f steps/s  vmax %.3g %s  "
+	          "ETA %.0f s%s", isatty(1) ? "\r" : "", t, c->t_end * fT, sim->step, sim->last.dt * fT,
+	          rate, sim->last.vmax * fV, tide_case_unit_name(c, TIDE_DIM_VELOCITY, 0),
 	          left > 0 ? left : 0, isatty(1) ? "   " : "\n");
 }
 
@@ -76,6 +84,9 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	double wall0 = tide_wtime(), last_print = 0, step_time = 0;
 	long step0 = sim->step;
 	double t0 = sim->t;
+	/* what the run reports: in the case's units (a cgs or SI gas case: case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	double fT = tide_units_factor(&U, TIDE_DIM_TIME);
 	unsigned long long peak_dev = tide_device_bytes_used();
 	int ret = 0, checkpointing = o->ckpt_every_s > 0 || o->ckpt_every_steps > 0;
 	char stop_file[1100];
@@ -92,15 +103,15 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	stall_note stall = {out->dir, st};
 	tide_watchdog_start(o->stall_timeout_s, sim->rank, sim->size, out->ckpt,
 	                    sim->rank == 0 ? note_stall : NULL, &stall);
-	tide_watchdog_beat(sim->step, sim->t);
+	tide_watchdog_beat(sim->step, sim->t * fT);
 	if (out->ckpt_step >= 0) tide_watchdog_checkpointed(out->ckpt_step);
 	while (sim->t < c->t_end * (1 - 1e-9) && (o->max_steps < 0 || sim->step < o->max_steps)) {
 		double ts = tide_wtime();
 		int bad = tide_sim_step(sim);
 		if (bad == -2) { ret = -RUN_LOST; snprintf(st->status, sizeof st->status, "the step trace stopped at step %ld", sim->step); break; }
-		if (bad) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t); break; }
+		if (bad) { ret = -RUN_UNPHYSICAL; snprintf(st->status, sizeof st->status, "unphysical at step %ld, t = %g s", sim->step, sim->t * fT); break; }
 		double dt_wall = tide_wtime() - ts;
-		tide_watchdog_beat(sim->step, sim->t);
+		tide_watchdog_beat(sim->step, sim->t * fT);
 		if (sim->step == step0 + 1) st->first_step_s = dt_wall;
 		step_time += dt_wall;
 		{
@@ -115,7 +126,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 					fprintf(stderr, "%stide: step %ld (t = %.6g s): %zu of the %zu particles have "
 					        "left the domain; the run has gone unphysical, or 'domain' in %s is too "
 					        "small for the flow (enlarge it).\n", isatty(1) ? "\n" : "", sim->step,
-					        sim->t, n0 - n, n0, c->path);
+					        sim->t * fT, n0 - n, n0, c->path);
 				snprintf(st->status, sizeof st->status, "%zu particles left the domain", n0 - n);
 				ret = -RUN_UNPHYSICAL;
 				break;
@@ -148,10 +159,10 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 		if (action & (TIDE_RC_SIGNAL | TIDE_RC_STOP_FILE)) {
 			if (action & TIDE_RC_SIGNAL)
 				snprintf(st->status, sizeof st->status, "stopped by signal %d at step %ld, t = %g s; "
-				         "checkpoint in %.150s", *signo, sim->step, sim->t, out->ckpt);
+				         "checkpoint in %.150s", *signo, sim->step, sim->t * fT, out->ckpt);
 			else
 				snprintf(st->status, sizeof st->status, "stopped by %.80s at step %ld, t = %g s; "
-				         "checkpoint in %.80s", stop_file, sim->step, sim->t, out->ckpt);
+				         "checkpoint in %.80s", stop_file, sim->step, sim->t * fT, out->ckpt);
 			/* said by run_case once all is saved, as the last line of the run */
 			if (sim->rank == 0 && (action & TIDE_RC_STOP_FILE)) unlink(stop_file);
 			ret = action & TIDE_RC_SIGNAL ? TIDE_RC_SIGNAL : TIDE_RC_STOP_FILE;
@@ -181,8 +192,7 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	}
 	long steps = sim->step - step0;
 	st->steps = sim->step;
-	tide_unit_system U = tide_case_output_units(c); /* a cgs or SI gas case: case_units.h */
-	st->t_sim = tide_units_to_case(&U, sim->t, TIDE_DIM_TIME);
+	st->t_sim = sim->t * fT;
 	st->wall_s = tide_wtime() - wall0;
 	st->time_per_step_s = steps ? step_time / steps : 0;
 	/* the first step also uploads the particles and allocates on the devices */
@@ -311,9 +321,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (rt->rank == 0 && tide_case_write_used(&c, path)) return fail_rank(rt);
 	if (c.given) /* a gas case in cgs or SI runs in internal units (case_units.h) */
 		tide_info("units: the %s case runs in internal units of %.6g cm, %.6g g, %.6g s (G = %.6g); "
-		          "converted back in the log's Jeans and sinks lines, run_summary, .vtp files and "
-		          "sinks.csv; SWIFT snapshots carry them in their Units group; the progress lines, "
-		          "gauges, statistics and .h5 files are in them\n",
+		          "every output is converted back to the case's units but SWIFT snapshots, which "
+		          "carry the internal units in their Units group\n",
 		          c.units_given == TIDE_UNITS_SI ? "SI" : "cgs", c.code_length, c.code_mass, c.code_time,
 		          c.self_gravity.G);
 	out.n_fluid0 = st.n_fluid;
@@ -326,9 +335,16 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	st.ncpu_workers = rt->ncpu;
 	st.ncuda_workers = rt->ncuda;
 	st.dp = as_given->dp;
+	if (c.given) { /* a gas case in cgs or SI: run_summary.csv's titles name its units */
+		snprintf(st.unit_length, sizeof st.unit_length, "%s", tide_case_unit_name(&c, TIDE_DIM_LENGTH, 0));
+		snprintf(st.unit_mass, sizeof st.unit_mass, "%s", tide_case_unit_name(&c, TIDE_DIM_MASS, 0));
+		snprintf(st.unit_density, sizeof st.unit_density, "%s", tide_case_unit_name(&c, TIDE_DIM_DENSITY, 0));
+	}
 	st.h = tide_units_to_case(&U, tide_case_h(&c), TIDE_DIM_LENGTH);
-	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g m, h = %g m, "
-	          "c0 = %.3g m/s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, st.h, as_given->c0);
+	const char *ul = tide_case_unit_name(&c, TIDE_DIM_LENGTH, 0);
+	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g %s, h = %g %s, "
+	          "c0 = %.3g %s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, ul, st.h, ul,
+	          as_given->c0, tide_case_unit_name(&c, TIDE_DIM_VELOCITY, 0));
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,
@@ -378,7 +394,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		}
 		tide_sim_sinks_restore(&sim, &ss);
 		if (ss.n) tide_info("%d sinks from %s (PartType5), holding mass %g\n", ss.n,
-		                    c.initial_file, tide_sinks_mass(sim.sinks));
+		                    c.initial_file, tide_units_to_case(&U, tide_sinks_mass(sim.sinks), TIDE_DIM_MASS));
 	}
 	if (o->restart) {
 		sim.step = cs.step;
@@ -399,7 +415,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		if (!strcmp(o->restart, out.ckpt)) out.ckpt_step = cs.step;
 		tide_info("restart from %s (written by tide %s on %d rank%s): step %ld, t = %.6g s, %d "
 		          "outputs so far\n", o->restart, cs.tide_version, cs.nranks, cs.nranks > 1 ? "s" : "",
-		          sim.step, sim.t, out.n);
+		          sim.step, tide_units_to_case(&U, sim.t, TIDE_DIM_TIME), out.n);
 	}
 	tide_ckpt_state_free(&cs);
 	int bx[3];
@@ -452,14 +468,17 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	if (tide_gauge_arg_of_case(&c, &G) || tide_gauge_tasks_init(&out.gt, &G)) ret = -1;
 	out.gauges_on = tide_gauge_len(&G) > 1 || G.front;
 	if (rt->rank == 0 && !ret &&
-	    (o->restart ? tide_gauges_reopen(&out.gauges, out.dir, &c, sim.t)
+	    (o->restart ? tide_gauges_reopen(&out.gauges, out.dir, &c, tide_units_to_case(&U, sim.t, TIDE_DIM_TIME))
 	                : tide_gauges_open(&out.gauges, out.dir, &c)))
 		ret = -1;
 	if (rt->rank == 0 && !ret &&
 	    (o->restart ? tide_bodies_csv_reopen(&out.bodies, out.dir, &c, sim.t)
 	                : tide_bodies_csv_open(&out.bodies, out.dir, &c)))
 		ret = -1;
-	if (rt->rank == 0 && !ret && o->restart && tide_sinks_csv_reopen(out.dir, &c, sim.t)) ret = -1;
+	/* sinks.csv's rows are in the case's units */
+	if (rt->rank == 0 && !ret && o->restart &&
+	    tide_sinks_csv_reopen(out.dir, &c, tide_units_to_case(&U, sim.t, TIDE_DIM_TIME)))
+		ret = -1;
 	if (!ret && o->restart) out.gauge_k = (long)floor(sim.t / tide_case_gauge_every(&c) + 1e-9) + 1;
 	if (!ret && !o->restart && tide_run_write_gauges(&out, &sim, &c)) ret = -1;
 	if (!o->no_output && !o->restart && tide_run_write_output(&out, &sim, &c, NULL)) ret = -1;

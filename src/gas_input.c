@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "case_units.h"
 #include "gas_ic.h"
 #include "gas_input.h"
 #include "log.h"
@@ -347,9 +348,11 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 			continue;
 		}
 		double m = r.mass[i], rho = r.rho && r.rho[i] > 0 ? r.rho[i] : c->rho0;
-		/* h: the file's; else from its density; else 0, which the density pass starts at
-		 * h_max / 2 and iterates (gas_math.h) */
-		double h = r.h ? r.h[i] : r.rho && r.rho[i] > 0 ? eta * cbrt(m / rho) : 0.0;
+		/* h: the file's; else rho h^dim = m eta^dim at the file's density, else at rho0, as the
+		 * generators start (gas_ic.h), from which the first density pass iterates (gas_math.h).
+		 * Never 0: the t = 0 snapshot, written before that pass, must be readable back as
+		 * initial.file (h > 0) and continue as this run does (it starts from that same h). */
+		double h = r.h && r.h[i] > 0 ? r.h[i] : eta * pow(m / rho, 1.0 / c->dim);
 		double u = r.u && r.u[i] >= 0 ? r.u[i] : c->gas.u;
 		tide_gas_ic_push(v, &r.pos[3 * i], &r.vel[3 * i], rho, m, u, h);
 		v->id[i] = (uint32_t)r.id[i];
@@ -361,11 +364,13 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 			v->TIDE_GAS_DTK[i] = (float)r.dtk[i];
 		}
 	}
+	tide_unit_system U = tide_case_output_units(c); /* the log's t: the case's units */
 	*n_fluid = r.ngas;
 	*n_nbody = r.n - r.ngas;
 	*t0 = r.t;
 	tide_info("%zu gas and %zu collisionless particles from %s%s, t = %.9g\n", r.ngas,
-	          r.n - r.ngas, c->initial_file, hdf5 ? " (SWIFT/GADGET HDF5)" : " (text)", r.t);
+	          r.n - r.ngas, c->initial_file, hdf5 ? " (SWIFT/GADGET HDF5)" : " (text)",
+	          r.t * tide_units_factor(&U, TIDE_DIM_TIME));
 	rows_free(&r);
 	return 0;
 }

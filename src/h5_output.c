@@ -13,6 +13,7 @@
 #ifdef TIDE_HAVE_HDF5
 #include <hdf5.h>
 #include <mpi.h>
+#include "case_units.h"
 #include "log.h"
 #include "runtime.h"
 #include "tide/gas_math.h"
@@ -163,25 +164,26 @@ typedef struct h5_field {
 	int type, ncomp;
 	size_t elsize;
 	h5_fill fill;
-	const char *units;       /* the dataset's "units" attribute ("1": a number without unit) */
+	tide_dim dim;            /* its dimensions: the "units" attribute ("1": a number without
+	                          * unit), and the conversion from the run's units to the case's */
 	unsigned out;            /* its output.fields bit (0: always written) */
 } h5_field;
 
 static const h5_field fields[] = {
-	{"Position", T_F64, 3, 8, fill_position, "m", TIDE_OUT_POSITION},
-	{"Velocity", T_F32, 3, 4, fill_velocity, "m/s", TIDE_OUT_VELOCITY},
-	{"Density", T_F32, 1, 4, fill_density, "kg/m^3", TIDE_OUT_DENSITY},
-	{"Pressure", T_F32, 1, 4, fill_pressure, "Pa", TIDE_OUT_PRESSURE},
-	{"Type", T_U8, 1, 1, fill_type, "1", TIDE_OUT_TYPE},
-	{"Id", T_U32, 1, 4, fill_id, "1", TIDE_OUT_ID},
+	{"Position", T_F64, 3, 8, fill_position, TIDE_DIM_LENGTH, TIDE_OUT_POSITION},
+	{"Velocity", T_F32, 3, 4, fill_velocity, TIDE_DIM_VELOCITY, TIDE_OUT_VELOCITY},
+	{"Density", T_F32, 1, 4, fill_density, TIDE_DIM_DENSITY, TIDE_OUT_DENSITY},
+	{"Pressure", T_F32, 1, 4, fill_pressure, TIDE_DIM_PRESSURE, TIDE_OUT_PRESSURE},
+	{"Type", T_U8, 1, 1, fill_type, TIDE_DIM_NONE, TIDE_OUT_TYPE},
+	{"Id", T_U32, 1, 4, fill_id, TIDE_DIM_NONE, TIDE_OUT_ID},
 	/* gas runs only (TIDE_OUT_GAS_FIELDS) */
-	{"InternalEnergy", T_F32, 1, 4, fill_internal_energy, "J/kg", TIDE_OUT_INTERNAL_ENERGY},
-	{"SmoothingLength", T_F32, 1, 4, fill_smoothing_length, "m", TIDE_OUT_SMOOTHING_LENGTH},
-	{"SoundSpeed", T_F32, 1, 4, fill_sound_speed, "m/s", TIDE_OUT_SOUND_SPEED},
-	{"Masses", T_F32, 1, 4, fill_mass, "kg", TIDE_OUT_MASS},
+	{"InternalEnergy", T_F32, 1, 4, fill_internal_energy, TIDE_DIM_SPECIFIC_ENERGY, TIDE_OUT_INTERNAL_ENERGY},
+	{"SmoothingLength", T_F32, 1, 4, fill_smoothing_length, TIDE_DIM_LENGTH, TIDE_OUT_SMOOTHING_LENGTH},
+	{"SoundSpeed", T_F32, 1, 4, fill_sound_speed, TIDE_DIM_VELOCITY, TIDE_OUT_SOUND_SPEED},
+	{"Masses", T_F32, 1, 4, fill_mass, TIDE_DIM_MASS, TIDE_OUT_MASS},
 	/* cases with bodies only */
-	{"Body", T_I32, 1, 4, fill_body, "1", TIDE_OUT_BODY},
-	{"Connectivity", T_U32, 1, 4, fill_connectivity, "1", 0},
+	{"Body", T_I32, 1, 4, fill_body, TIDE_DIM_NONE, TIDE_OUT_BODY},
+	{"Connectivity", T_U32, 1, 4, fill_connectivity, TIDE_DIM_NONE, 0},
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -311,6 +313,17 @@ static int put_string_attr(h5_writer *w, hid_t obj, const char *name, const char
 	return ok;
 }
 
+/* n rows of a float field times scale, rounded as the .vtp files' (vtk_output.c): the two
+ * formats of one output hold the same numbers. */
+static void scale_rows(const h5_field *f, uint64_t n, double scale, char *buf)
+{
+	size_t k = (size_t)n * (size_t)f->ncomp;
+	if (f->type == T_F64)
+		for (size_t i = 0; i < k; i++) ((double *)buf)[i] *= scale;
+	else if (f->type == T_F32)
+		for (size_t i = 0; i < k; i++) ((float *)buf)[i] = (float)(((float *)buf)[i] * scale);
+}
+
 static int write_dataset(h5_writer *w, const h5_src *s, const h5_field *f)
 {
 	h5_field single = *f;
@@ -332,13 +345,18 @@ static int write_dataset(h5_writer *w, const h5_src *s, const h5_field *f)
 	if (d < 0) failed(w, what);
 	H5Pclose(dcpl);
 	int ok = agree(w, d >= 0);
-	if (ok) ok = agree(w, put_string_attr(w, d, "units", f->units));
+	int none = f->dim.l == 0 && f->dim.m == 0 && f->dim.t == 0;
+	if (ok) ok = agree(w, put_string_attr(w, d, "units", none ? "1" : tide_case_unit_name(s->c, f->dim, 0)));
+	/* a gas case in cgs or SI runs in internal units: written in the case's (case_units.h) */
+	tide_unit_system U = tide_case_output_units(s->c);
+	double scale = tide_units_factor(&U, f->dim);
 	snprintf(what, sizeof what, "cannot write the dataset %s", f->name);
 	for (uint64_t r = 0; r < w->rounds && ok; r++) {
 		uint64_t first = r * H5_CHUNK;
 		uint64_t n = first < w->n_loc ? w->n_loc - first : 0;
 		if (n > H5_CHUNK) n = H5_CHUNK;
 		if (n) fill_range(s, f, first, n, w->buf);
+		if (n && scale != 1.0) scale_rows(f, n, scale, w->buf);
 		hsize_t start[2] = {w->offset + first, 0}, count[2] = {n, (hsize_t)f->ncomp};
 		hsize_t mdims[2] = {n ? n : 1, (hsize_t)f->ncomp};
 		hid_t mem = H5Screate_simple(rank, mdims, NULL);
@@ -372,7 +390,10 @@ static int write_file(h5_writer *w, const h5_src *s, const tide_h5_snap *snap)
 	H5Pclose(fapl);
 	int ok = agree(w, w->file >= 0);
 	if (ok) {
-		double t = snap->t, dp = s->c->dp, h = tide_case_h(s->c);
+		tide_unit_system U = tide_case_output_units(s->c);
+		double t = tide_units_to_case(&U, snap->t, TIDE_DIM_TIME),
+		       dp = tide_units_to_case(&U, s->c->dp, TIDE_DIM_LENGTH),
+		       h = tide_units_to_case(&U, tide_case_h(s->c), TIDE_DIM_LENGTH);
 		int64_t step = snap->step;
 		int32_t ranks = 1;
 		if (w->par) MPI_Comm_size(w->comm, &ranks);
@@ -493,7 +514,9 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap
 	if (!xmf->path[0] && xmf_path(xmf, dir)) return -1;
 	xmf->fields = tide_case_written_fields(c);
 	xmf->single = c->output_single;
-	return tide_series_append(xmf, path, snap->t, (size_t)n) || tide_xdmf_write(xmf) ? -1 : 0;
+	tide_unit_system U = tide_case_output_units(c);
+	return tide_series_append(xmf, path, tide_units_to_case(&U, snap->t, TIDE_DIM_TIME), (size_t)n) ||
+	       tide_xdmf_write(xmf) ? -1 : 0;
 }
 
 /* Particles in a snapshot (the length of its Connectivity dataset, which every file has
@@ -534,6 +557,7 @@ int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
 	if (xmf_path(xmf, dir)) return -1;
 	xmf->fields = tide_case_written_fields(c);
 	xmf->single = c->output_single;
+	tide_unit_system U = tide_case_output_units(c); /* times: the run's, written in the case's */
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	for (int i = 0; i < n; i++) {
 		char path[1100];
@@ -546,7 +570,8 @@ int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
 			        "%s.\n", path, xmf->path);
 			continue;
 		}
-		if (tide_series_append(xmf, path, times[i], (size_t)count)) return -1;
+		if (tide_series_append(xmf, path, tide_units_to_case(&U, times[i], TIDE_DIM_TIME), (size_t)count))
+			return -1;
 		xmf->layout[xmf->n - 1] = layout;   /* as the file was written */
 	}
 	return tide_xdmf_write(xmf);

@@ -11,7 +11,9 @@
  * case_name (string), dp and h (float64) [m] and tide_version (string).  DIR/particles.xmf is an
  * XDMF 3 temporal collection of uniform grids (Polyvertex topology, XYZ geometry) referencing
  * every .h5 written so far; it is rewritten whole after each output, so ParaView can open it at
- * any time.
+ * any time.  A gas case in cgs writes every dimensional dataset, attribute and time in cgs
+ * (cm, cm/s, g/cm^3, dyn/cm^2, erg/g, g; its "units" attributes say so): a case run in internal
+ * units converts back (src/case_units.h).
  *
  * With MPI (at MPI_THREAD_MULTIPLE) and a parallel HDF5 library every rank writes the particles
  * of the blocks it owns into the same file with collective MPI-IO, at the offset given by an
@@ -55,7 +57,8 @@ int tide_h5_output(tide_pvd *xmf, const char *dir, int index, const tide_h5_snap
                    const tide_case *c);
 
 /* Restart (rank 0): starts dir/particles.xmf again with the outputs 0..n-1 whose .h5 files are
- * still there, at times[i], reading each file's particle count; the arrays listed are those of
+ * still there, at times[i] (the run's units, listed in the case's), reading each file's
+ * particle count; the arrays listed are those of
  * c's output.fields.  Returns 0 or -1. */
 int tide_h5_reopen(tide_pvd *xmf, const char *dir, int n, const double *times,
                    const tide_case *c);

@@ -199,6 +199,9 @@ typedef struct tide_run_stats {
 	int n_sinks;
 	double sink_mass;
 	size_t n_nbody;      /* collisionless particles of a gas run (block.h TIDE_NBODY) */
+	/* the units the csv titles name for dp and h, the Jeans and sink masses, the Jeans
+	 * density: a gas case's in cgs or SI (src/case_units.h); "": m, mass, density */
+	char unit_length[16], unit_mass[16], unit_density[16];
 } tide_run_stats;
 
 /* Writes dir/run_summary.csv (a header row with units and one value row) and

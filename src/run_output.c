@@ -172,9 +172,10 @@ static int write_checkpoint_to(run_out *o, tide_sim *sim, const tide_case *c, co
 		memcpy(cs.rigid_pose, sim->rigid_pose, sizeof cs.rigid_pose);
 		tide_sinks_save(sim->sinks, &cs.sinks);
 		ret = tide_checkpoint_write(dir, &cs, &o->all, c);
+		tide_unit_system U = tide_case_output_units(c); /* the log's t: the case's units */
 		if (!ret)
 			tide_debug("%scheckpoint of step %ld (t = %.6g s) in %s (%.2f s)\n", isatty(1) ? "\n" : "",
-			           sim->step, sim->t, dir, tide_wtime() - w);
+			           sim->step, tide_units_to_case(&U, sim->t, TIDE_DIM_TIME), dir, tide_wtime() - w);
 		if (ret && stop_all && sim->size > 1) tide_run_abort_ranks();
 	}
 	free(counts);
@@ -234,9 +235,12 @@ int tide_run_reopen_outputs(run_out *out, const tide_case *c, long step)
 	char path[1200];
 	snprintf(path, sizeof path, "%s/particles.pvd", out->dir);
 	if (tide_case_writes_vtp(c) && tide_pvd_open(&out->pvd, path)) return -1;
+	tide_unit_system U = tide_case_output_units(c); /* the series' times: the case's units */
 	for (int i = 0; i < out->n && tide_case_writes_vtp(c); i++) {
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", out->dir, i);
-		if (access(path, F_OK) == 0 && tide_pvd_add(&out->pvd, path, out->times[i])) return -1;
+		if (access(path, F_OK) == 0 &&
+		    tide_pvd_add(&out->pvd, path, tide_units_to_case(&U, out->times[i], TIDE_DIM_TIME)))
+			return -1;
 	}
 	if (tide_case_writes_h5(c) &&
 	    tide_h5_reopen(&out->xmf, out->dir, out->n, out->times, c))

@@ -52,18 +52,24 @@ int tide_sinks_csv_write(const char *dir, const tide_case *c, double t, const ti
 	}
 	/* a gas case in cgs or SI runs in internal units: written in the case's (case_units.h) */
 	tide_unit_system U = tide_case_output_units(c);
-	int units = c->code_time > 0 ? c->units_given : c->units;
+	int units = tide_case_output_system(c);
 	const char *u = units == TIDE_UNITS_CGS ? "cgs" : units == TIDE_UNITS_SI ? "SI" : "code";
 	double G = tide_units_to_case(&U, c->self_gravity.G, TIDE_DIM_G);
 	double fT = tide_units_factor(&U, TIDE_DIM_TIME), fM = tide_units_factor(&U, TIDE_DIM_MASS),
 	       fL = tide_units_factor(&U, TIDE_DIM_LENGTH), fV = tide_units_factor(&U, TIDE_DIM_VELOCITY),
 	       fJ = tide_units_factor(&U, TIDE_DIM_ANGULAR_MOMENTUM);
+	/* the units' names: cgs's or SI's (case_units.h); a case in code units names its own */
+	int code = units == TIDE_UNITS_CODE;
+	const char *um = code ? "mass" : tide_case_unit_name(c, TIDE_DIM_MASS, 0),
+	           *ul = code ? "m" : tide_case_unit_name(c, TIDE_DIM_LENGTH, 0),
+	           *uv = code ? "m/s" : tide_case_unit_name(c, TIDE_DIM_VELOCITY, 0),
+	           *uj = code ? "mass*m^2/s" : tide_case_unit_name(c, TIDE_DIM_ANGULAR_MOMENTUM, 0);
 	if (ftell(f) == 0)
 		fprintf(f, "# sinks of run '%s', units %s (G = %g): time, id, mass, position, velocity, "
 		        "mass accreted since creation, spin (angular momentum about the sink), time of "
-		        "creation\ntime[s],id,mass[mass],x[m],y[m],z[m],vx[m/s],vy[m/s],vz[m/s],"
-		        "accreted[mass],spin_x[mass*m^2/s],spin_y[mass*m^2/s],spin_z[mass*m^2/s],"
-		        "t_form[s]\n", c->name, u, G);
+		        "creation\ntime[s],id,mass[%s],x[%s],y[%s],z[%s],vx[%s],vy[%s],vz[%s],"
+		        "accreted[%s],spin_x[%s],spin_y[%s],spin_z[%s],t_form[s]\n", c->name, u, G, um, ul, ul,
+		        ul, uv, uv, uv, um, uj, uj, uj);
 	int n = T ? T->n : 0;
 	for (int s = 0; s < n; s++) {
 		const tide_sink_state *p = &T->s[s];

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "case_units.h"
 #include "h5_output.h"
 #include "host_blocks.h"
 #include "log.h"
@@ -73,9 +74,10 @@ static int write_job(tide_snapshots *w, const tide_snap_job *job)
 		for (int b = 0; b < nv; b++) tide_set_view_of_block(&w->views[b], &w->sets[b]);
 		char path[1100];
 		snprintf(path, sizeof path, "%s/particles_%04d.vtp", w->dir, job->index);
+		tide_unit_system U = tide_case_output_units(c); /* the .pvd's times: the case's units */
 		if (ok && w->vtp)
 			ok = !tide_vtp_write_sets(path, w->sets, nv, c, c->output_fields, c->output_single) &&
-			     !tide_pvd_add(w->out.pvd, path, job->t);
+			     !tide_pvd_add(w->out.pvd, path, tide_units_to_case(&U, job->t, TIDE_DIM_TIME));
 		if (ok && w->out.bodies && job->nbody) {
 			snprintf(path, sizeof path, "%s/bodies_%04d.vtp", w->dir, job->index);
 			ok = !tide_bodies_vtp_write(path, job->body, job->nbody) &&

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "case_units.h"
 #include "log.h"
 #include "particle_set.h"
 #include "statistics.h"
@@ -131,11 +132,14 @@ int tide_stats_open(tide_stats_file *s, const char *dir, const tide_case *c, lon
 	if (keep_rows >= 0 && (s->f = tide_csv_reopen(s->path, keep_rows))) return 0;
 	s->f = fopen(s->path, "w");
 	if (!s->f) return stats_fail(s);
-	int d2 = c->dim == 2;
-	const char *kg = d2 ? "kg/m" : "kg", *J = d2 ? "J/m" : "J", *P = d2 ? "kg/s" : "kg m/s";
+	/* in the case's units (a cgs or SI gas case runs in internal ones: case_units.h); a 2-D
+	 * case's extensive quantities per unit of width */
+	const char *kg = tide_case_unit_name(c, TIDE_DIM_MASS, 1), *J = tide_case_unit_name(c, TIDE_DIM_ENERGY, 1),
+	           *P = tide_case_unit_name(c, TIDE_DIM_MOMENTUM, 1), *V = tide_case_unit_name(c, TIDE_DIM_VELOCITY, 0),
+	           *R = tide_case_unit_name(c, TIDE_DIM_DENSITY, 0);
 	fprintf(s->f, "time[s],step[-],dt[s],n_fluid[-],n_bound[-],fluid_mass[%s],E_kin[%s],"
-	        "E_pot[%s],E_int[%s],E_total[%s],px[%s],py[%s],pz[%s],v_max[m/s],"
-	        "rho_min[kg/m^3],rho_max[kg/m^3],n_nbody[-],wall_per_step[s]\n", kg, J, J, J, J, P, P, P);
+	        "E_pot[%s],E_int[%s],E_total[%s],px[%s],py[%s],pz[%s],v_max[%s],"
+	        "rho_min[%s],rho_max[%s],n_nbody[-],wall_per_step[s]\n", kg, J, J, J, J, P, P, P, V, R, R);
 	if (fflush(s->f)) return stats_fail(s);
 	return 0;
 }
@@ -156,10 +160,16 @@ int tide_stats_write_views(tide_stats_file *s, const tide_block_view *v, int nv,
 	double wps = step > s->step_last ? (wall - s->wall_last) / (double)(step - s->step_last) : 0;
 	s->wall_last = wall;
 	s->step_last = step;
+	/* computed in the run's units, written in the case's (case_units.h) */
+	tide_unit_system U = tide_case_output_units(c);
+	double fT = tide_units_factor(&U, TIDE_DIM_TIME), fM = tide_units_factor(&U, TIDE_DIM_MASS),
+	       fE = tide_units_factor(&U, TIDE_DIM_ENERGY), fP = tide_units_factor(&U, TIDE_DIM_MOMENTUM),
+	       fV = tide_units_factor(&U, TIDE_DIM_VELOCITY), fR = tide_units_factor(&U, TIDE_DIM_DENSITY);
 	fprintf(s->f, "%.17g,%ld,%.9g,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-	        "%.9g,%.9g,%.9g,%zu,%.6g\n", t, step, dt, st.n_fluid, st.n_bound, st.mass, st.e_kin,
-	        st.e_pot, st.e_int, st.e_kin + st.e_pot + st.e_int, st.p[0], st.p[1], st.p[2],
-	        st.v_max, st.rho_min, st.rho_max, st.n_nbody, wps);
+	        "%.9g,%.9g,%.9g,%zu,%.6g\n", t * fT, step, dt * fT, st.n_fluid, st.n_bound, st.mass * fM,
+	        st.e_kin * fE, st.e_pot * fE, st.e_int * fE, (st.e_kin + st.e_pot + st.e_int) * fE,
+	        st.p[0] * fP, st.p[1] * fP, st.p[2] * fP, st.v_max * fV, st.rho_min * fR, st.rho_max * fR,
+	        st.n_nbody, wps);
 	if (ferror(s->f) || fflush(s->f)) return stats_fail(s);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* DIR/statistics.csv: one row per particle output, computed on rank 0 from the gathered
  * particles (fluid particles only for every sum, extremum and energy; boundary particles are
- * fixed walls).  Columns and units (2-D cases are per metre of width: kg/m, J/m, kg/s):
+ * fixed walls).  Columns and units (2-D cases are per metre of width: kg/m, J/m, kg/s; a gas
+ * case in cgs writes cgs, cm, g, erg, ..., the header names them, src/case_units.h):
  *   time[s], step[-], dt[s] (the last step's), n_fluid[-], n_bound[-],
  *   fluid_mass[kg]          sum m,                    m = rho0 dp^dim
  *   E_kin[J]                sum m |v|^2 / 2

@@ -11,15 +11,20 @@
 
 enum field_kind { F_STR, F_INT, F_LONG, F_SIZE, F_DBL };
 
+/* a title's unit the run may name (tide_run_stats.unit_length, ...) */
+enum field_unit { U_FIXED, U_LENGTH, U_MASS, U_DENSITY };
+
 typedef struct field {
 	const char *key;     /* JSON key: the tide_run_stats member */
 	const char *title;   /* CSV column title with unit */
 	enum field_kind kind;
 	size_t offset, size;
+	enum field_unit unit;
 } field;
 
-#define FIELD(member, title, kind) \
-	{ #member, title, kind, offsetof(tide_run_stats, member), sizeof(((tide_run_stats *)0)->member) }
+#define FIELDU(member, title, kind, unit) \
+	{ #member, title, kind, offsetof(tide_run_stats, member), sizeof(((tide_run_stats *)0)->member), unit }
+#define FIELD(member, title, kind) FIELDU(member, title, kind, U_FIXED)
 
 static const field fields[] = {
 	FIELD(case_name, "case", F_STR),
@@ -39,15 +44,15 @@ static const field fields[] = {
 	FIELD(ncuda_workers, "ncuda_workers[-]", F_INT),
 	FIELD(sched, "sched", F_STR),
 	FIELD(n_outputs, "n_outputs[-]", F_INT),
-	FIELD(dp, "dp[m]", F_DBL),
-	FIELD(h, "h[m]", F_DBL),
+	FIELDU(dp, "dp[m]", F_DBL, U_LENGTH),
+	FIELDU(h, "h[m]", F_DBL, U_LENGTH),
 	FIELD(first_step_s, "first_step[s]", F_DBL),
 	FIELD(later_step_s, "later_steps[s]", F_DBL),
-	FIELD(jeans_mass_min, "jeans_mass_min[mass]", F_DBL),
-	FIELD(jeans_rho, "jeans_rho[density]", F_DBL),
+	FIELDU(jeans_mass_min, "jeans_mass_min[mass]", F_DBL, U_MASS),
+	FIELDU(jeans_rho, "jeans_rho[density]", F_DBL, U_DENSITY),
 	FIELD(jeans_unresolved_t, "jeans_unresolved_t[s]", F_DBL),
 	FIELD(n_sinks, "n_sinks[-]", F_INT),
-	FIELD(sink_mass, "sink_mass[mass]", F_DBL),
+	FIELDU(sink_mass, "sink_mass[mass]", F_DBL, U_MASS),
 	FIELD(n_nbody, "n_nbody[-]", F_SIZE),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -114,7 +119,14 @@ static int write_csv(const char *path, const tide_run_stats *st)
 {
 	tide_atomic_file af;
 	if (tide_atomic_open(&af, path)) return -1;
-	for (size_t k = 0; k < NFIELDS; k++) fprintf(af.f, "%s%s", k ? "," : "", fields[k].title);
+	for (size_t k = 0; k < NFIELDS; k++) {
+		/* the title's unit: the run's name for it where it gives one */
+		const char *u = fields[k].unit == U_LENGTH ? st->unit_length : fields[k].unit == U_MASS ? st->unit_mass
+		              : fields[k].unit == U_DENSITY ? st->unit_density : "";
+		const char *t = fields[k].title;
+		if (u[0]) fprintf(af.f, "%s%.*s[%.15s]", k ? "," : "", (int)strcspn(t, "["), t, u);
+		else fprintf(af.f, "%s%s", k ? "," : "", t);
+	}
 	fputc('\n', af.f);
 	for (size_t k = 0; k < NFIELDS; k++) {
 		if (k) fputc(',', af.f);

@@ -13,7 +13,8 @@
 //   gas_swift_check break FILE WHAT
 //     spoils the snapshot FILE in place for the bad-file tests: no-masses (PartType0/Masses
 //     removed), short-density (Density one row short), nan-u (InternalEnergy[0] NaN), zero-mass,
-//     negative-mass (Masses[0] 0, -1), outside (Coordinates[0] x = 1e3).
+//     negative-mass (Masses[0] 0, -1), outside (Coordinates[0] x = 1e3); and no-h
+//     (SmoothingLength and Density removed: a valid file that gives neither).
 // Prints what it measured; exit 0 when every check holds, 1 otherwise.
 #include <hdf5.h>
 #include <math.h>
@@ -172,6 +173,9 @@ static int spoil(const char *path, const char *what)
 	else if (!strcmp(what, "zero-mass")) rc = set_first(f, "Masses", 0);
 	else if (!strcmp(what, "negative-mass")) rc = set_first(f, "Masses", -1);
 	else if (!strcmp(what, "outside")) rc = set_first(f, "Coordinates", 1e3);
+	else if (!strcmp(what, "no-h")) /* a file of other codes': neither h nor rho given */
+		rc = H5Ldelete(f, "/PartType0/SmoothingLength", H5P_DEFAULT) < 0 ||
+		     H5Ldelete(f, "/PartType0/Density", H5P_DEFAULT) < 0;
 	else rc = 1;
 	H5Fclose(f);
 	return rc != 0;

@@ -14,6 +14,9 @@
 #     essential trees of the rank split, about 1e-4, and a run started from a file splits the
 #     ranks afresh: its continuation is compared on 1 rank above);
 #  4. a text file (x y z m vx vy vz u) starts a run, h from the density pass;
+#  4b. a SWIFT file without SmoothingLength (nor Density), and the text file: the run's t = 0
+#     snapshot has h > 0 (h was 0 there, written before the first density pass, and could not
+#     be read back), and a run started from that snapshot = the run continued, bit for bit;
 #  5. bad files: exit code 2 and one sentence naming the file (and dataset or line).
 . "$(dirname "${BASH_SOURCE[0]}")/gas_swift_setup.sh"
 "$tide" run ball.yaml --quiet --out A 2>/dev/null || fail "the ball with output.format swift"
@@ -77,6 +80,24 @@ from hydro.yaml lattice.txt | sed 's/end: 1.2, output: 0.3/end: 0.05, output: 0.
 tt=$(sed -n 3p T/statistics.csv | cut -d, -f1)
 "$check" layout T/snapshot_0001.hdf5 216 "$tt" 6 || fail "layout of the text run"
 echo "ok: a text file of x y z m vx vy vz u with two masses starts a run"
+
+# 4b. files without h: the t = 0 snapshot reads back and continues the run
+cp H1/snapshot_0002.hdf5 noh.hdf5
+"$check" break noh.hdf5 no-h || fail "cannot remove SmoothingLength and Density"
+from hydro.yaml noh.hdf5 > noh.yaml
+"$tide" run noh.yaml --quiet --out NH 2>/dev/null || fail "the run from a file without SmoothingLength"
+"$check" layout NH/snapshot_0000.hdf5 552 "$(sed -n 2p NH/statistics.csv | cut -d, -f1)" 6 ||
+	fail "the t = 0 snapshot of the run from a file without SmoothingLength"
+from hydro.yaml NH/snapshot_0000.hdf5 > noh2.yaml
+"$tide" run noh2.yaml --quiet --out NH2 2>/dev/null || fail "the run from the t = 0 snapshot of a file without h"
+for k in 0 1 2; do
+	"$check" same NH/snapshot_000$k.hdf5 NH2/snapshot_000$k.hdf5 0 ||
+		fail "from the t = 0 snapshot of a file without h: snapshot $k differs"
+done
+from hydro.yaml T/snapshot_0000.hdf5 | sed 's/end: 1.2, output: 0.3/end: 0.05, output: 0.05/' > text2.yaml
+"$tide" run text2.yaml --quiet --out T2 2>/dev/null || fail "the run from the text run's t = 0 snapshot"
+"$check" same T/snapshot_0001.hdf5 T2/snapshot_0001.hdf5 0 || fail "from the text run's t = 0 snapshot: t = 0.05 differs"
+echo "ok: files without h (SWIFT without SmoothingLength, text): the t = 0 snapshot reads back and continues the run bit for bit"
 
 # 5. bad files: exit code 2, one sentence naming the file
 bad() { # NAME FILE WORDS...: the run from FILE stops with exit code 2 and the words

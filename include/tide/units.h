@@ -34,6 +34,8 @@ typedef struct tide_dim {
 #define TIDE_DIM_PRESSURE ((tide_dim){-1, 1, -2})
 #define TIDE_DIM_G ((tide_dim){3, -1, -2})          /* the gravitational constant */
 #define TIDE_DIM_ANGULAR_MOMENTUM ((tide_dim){2, 1, -1})
+#define TIDE_DIM_MOMENTUM ((tide_dim){1, 1, -1})
+#define TIDE_DIM_FORCE ((tide_dim){1, 1, -2})
 
 static inline tide_unit_system tide_units_identity(void) { return (tide_unit_system){1.0, 1.0, 1.0}; }
 
