@@ -22,6 +22,27 @@ for k in sod:6480 sedov:32768 evrard:1472; do
 		fail "$name: used_parameters.yaml does not read back as a case"
 	echo "ok: $name: $n particles in $vtp; used_parameters.yaml reads back"
 done
+# gauges in a gas run read the gas (each particle's h and mass, the ideal gas's p = (gamma - 1)
+# rho u): Sod's undisturbed states at t <= 0.05 (the rarefaction head reaches z = -0.25 at
+# t = 0.21, the shock z = 0.25 at 0.14): p 1 and 0.1, velocity 0
+{ cat "$src/cases/sod.yaml"
+  printf 'gauges:\n  every: 0.025\n  pressure:\n    - {name: PL, at: [0.075, 0.075, -0.25]}\n'
+  printf '    - {name: PR, at: [0.075, 0.075, 0.25]}\n  velocity:\n    - {name: UL, at: [0.075, 0.075, -0.25]}\n'
+} > "$work/sod_gauges.yaml"
+"$tide" run "$work/sod_gauges.yaml" --out "$work/sodg" --no-output --set time.end=0.05 --quiet ||
+	fail "sod with gauges exited with $?"
+python3 - "$work/sodg/gauges.csv" <<'PY' || fail "Sod's pressure gauges do not read its states"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+col = lambda p: next(k for k in rows[0] if k.startswith(p))
+worst = 0.0
+for r in rows:
+    pl, pr, u = float(r[col("PL[")]), float(r[col("PR[")]), float(r[col("ULz[")])
+    print("t = %s: p left %.5f (1), right %.5f (0.1), vz left %.2g" % (r[col("time[")], pl, pr, u))
+    worst = max(worst, abs(pl - 1), abs(pr / 0.1 - 1), abs(u))
+print("largest relative error %.3g" % worst)
+sys.exit(0 if len(rows) >= 3 and worst < 0.01 else 1)
+PY
 # a glass file beside the case (relative path), the top hat on it
 "$tide" glass --n 512 --iterations 50 --out "$work/g512.txt" >/dev/null
 cat > "$work/top_hat.yaml" <<'YAML'

@@ -19,6 +19,7 @@
 #include "tide/block.h"
 #include "tide/sph_interact.h"
 #include "tide/sph_kernel.h"
+#include "tide/gas_math.h"
 
 #define TIDE_GAUGE_MAX_LINES 16
 #define TIDE_GAUGE_MAX_POINTS 32   /* pressure points, then velocity points */
@@ -222,24 +223,36 @@ TIDE_HD void tide_gauge_point_sums_add(const tide_sph_params *P, const tide_bloc
                                        const double r[3], tide_gauge_sums *s)
 {
 	const tide_grid *g = &P->grid;
+	/* the gas scheme: each particle's own h and mass, its own equation of state, and supports
+	 * as wide as the halos carry (tide_halo_layers); WCSPH: one h, one ring of cells */
+	const int gas = P->scheme == TIDE_SCHEME_GAS;
 	int k[3], lo[3], hi[3], kk[3];
 	tide_gauge_cell_k(g, r, k);
-	if (!tide_gauge_cell_range(A, k, 1, lo, hi)) return;
-	double h = (double)P->h, aw = (double)P->aw, r2max = 4.0 * h * h;
+	if (!tide_gauge_cell_range(A, k, gas ? tide_halo_layers(g) : 1, lo, hi)) return;
+	double h = (double)P->h, aw = (double)P->aw;
 	for (kk[0] = lo[0]; kk[0] <= hi[0]; kk[0]++)
 		for (kk[1] = lo[1]; kk[1] <= hi[1]; kk[1]++)
 			for (kk[2] = lo[2]; kk[2] <= hi[2]; kk[2]++) {
 				uint32_t c = tide_box_index(A, kk);
 				for (uint32_t j = cs[c]; j < cs[c + 1]; j++) {
+					if (v->type[j] == TIDE_NBODY) continue; /* collisionless: not the gas */
 					double dx = r[0] - v->x[j], dy = P->dim == 3 ? r[1] - v->y[j] : 0.0;
 					double dz = r[2] - v->z[j], r2 = dx * dx + dy * dy + dz * dz;
-					if (r2 >= r2max) continue;
 					int fluid = v->type[j] == TIDE_FLUID;
-					double vw = tide_gauge_vw(P->kernel, aw, h, r2, (double)P->mass[fluid ? 0 : 1],
-					                          (double)v->rho[j]);
+					double hj = h, awj = aw, m = (double)P->mass[fluid ? 0 : 1], p;
+					if (gas) {
+						hj = (double)v->TIDE_GAS_H[j];
+						if (!(hj > 0.0)) continue;
+						awj = tide_kernel_alpha(P->kernel, P->dim, hj);
+						m = (double)v->TIDE_GAS_MASS[j];
+					}
+					if (r2 >= 4.0 * hj * hj) continue;
+					double vw = tide_gauge_vw(P->kernel, awj, hj, r2, m, (double)v->rho[j]);
 					if (!fluid) { s->vw_b += vw; continue; }
+					p = gas ? (double)tide_gas_pressure(&P->gas, v->rho[j], v->TIDE_GAS_U[j])
+					        : tide_gauge_eos(P, (double)v->rho[j]);
 					s->vw_f += vw;
-					s->pvw += tide_gauge_eos(P, (double)v->rho[j]) * vw;
+					s->pvw += p * vw;
 					s->vvw[0] += (double)v->vx[j] * vw;
 					s->vvw[1] += (double)v->vy[j] * vw;
 					s->vvw[2] += (double)v->vz[j] * vw;
