@@ -23,8 +23,17 @@
 #define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {cuda_func}, .cuda_flags = {STARPU_CUDA_ASYNC},
 #elif defined(TIDE_SIMGRID)
 /* a simulation build (meson -Dsimgrid=true): StarPU's SimGrid mode needs a non-NULL CUDA
- * function to simulate a codelet on a GPU, and never calls it */
-#define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {(starpu_cuda_func_t)1},
+ * function to simulate a codelet on a GPU.  It never calls it for a task, but it does call a
+ * reduction's init function itself when a simulated GPU first takes a STARPU_REDUX handle
+ * (_starpu_init_data_replicate: the step reduction's dt_init), so the function must be one
+ * that can be called: a GPU copy holds nothing in a simulation, nothing to set.  (With a dummy
+ * address there the GPU-only simulation looped on SIGSEGV at 100 % CPU.) */
+static inline void tide_sim_cuda_nothing(void *buffers[], void *cl_arg)
+{
+	(void)buffers;
+	(void)cl_arg;
+}
+#define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {tide_sim_cuda_nothing},
 #else
 #define TIDE_CODELET_CUDA_(cuda_func)
 #endif
