@@ -36,6 +36,14 @@ int tide_iface_copy_parts(uintptr_t src, unsigned src_node, const tide_iface_par
 	return ret;
 }
 
+/* Set by tide_block_messages_sized_only (block_interface.h). */
+static int sized_only;
+
+void tide_block_messages_sized_only(int on)
+{
+	sized_only = on;
+}
+
 void *tide_iface_pack(unsigned node, const void *head, size_t head_len, uintptr_t base,
                       const tide_iface_parts *p)
 {
@@ -43,6 +51,7 @@ void *tide_iface_pack(unsigned node, const void *head, size_t head_len, uintptr_
 	char *out = msg;
 	memcpy(out, head, head_len);
 	out += head_len;
+	if (sized_only) return msg; /* the parts' pages left untouched */
 	for (int k = 0; k < p->n; k++) {
 		memcpy(out, (char *)base + p->off[k], p->len[k]);
 		out += p->len[k];
@@ -53,6 +62,7 @@ void *tide_iface_pack(unsigned node, const void *head, size_t head_len, uintptr_
 void tide_iface_unpack(const void *msg, size_t head_len, uintptr_t base, const tide_iface_parts *p)
 {
 	const char *in = (const char *)msg + head_len;
+	if (sized_only) return;
 	for (int k = 0; k < p->n; k++) {
 		memcpy((char *)base + p->off[k], in, p->len[k]);
 		in += p->len[k];

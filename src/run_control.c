@@ -35,6 +35,13 @@ void tide_rc_init(tide_run_control *rc, const char *stop_file, double every_s, l
 	rc->every_steps = every_steps;
 	rc->mpi = tide_runtime_uses_mpi();
 	rc->rank = rc->mpi ? starpu_mpi_world_rank() : 0;
+#ifdef TIDE_SIMGRID
+	/* a simulation build: the ranks' main threads are not SMPI's MPI processes (StarPU-MPI's
+	 * thread is), so their MPI_Bcast fails ("MPI_Init was not called") and agrees nothing;
+	 * each simulated rank decides alone, on the simulated clock (every rank steps the same
+	 * replayed or modelled steps, so every-N-steps checkpoints still agree) */
+	rc->mpi = 0;
+#endif
 	rc->last_ckpt_wall = rc->last_check_wall = starpu_timing_now() * 1e-6;
 	rc->last_check_step = step0;
 	rc->next_check = step0 + 1;

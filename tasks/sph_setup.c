@@ -643,6 +643,10 @@ int tide_sim_setup_lattice(tide_sim *sim, const tide_case *c, const tide_lattice
 	if (setup_begin(sim, c, nblocks, NULL, mpi)) return -1;
 	int nb = sim->nblocks, ret = -1;
 	const tide_grid *g = &sim->P.grid;
+#ifdef TIDE_SIMGRID
+	/* no particle exists, nothing reads a message's particles: their size alone is simulated */
+	tide_block_messages_sized_only(1);
+#endif
 	tide_lattice_cuts(g, L, sim->p, sim->cut);
 	tide_block_arg *box = malloc(sizeof *box * (size_t)nb);
 	uint32_t *cnt = calloc((size_t)nb, sizeof *cnt), *face = calloc(6 * (size_t)nb, sizeof *face);

@@ -27,6 +27,13 @@ void tide_block_register(starpu_data_handle_t *h, int home_node, void *ptr, uint
 void tide_block_register_fields(starpu_data_handle_t *h, int home_node, void *ptr, uint32_t cap,
                                 uint32_t count, uint32_t fields);
 void *tide_block_alloc_host(uint32_t cap);
+/* on = 1: MPI messages of blocks and essential trees carry their header of counts and only the
+ * size of their parts, which are neither copied in when packed nor out when received.  For a
+ * simulation of particles that do not exist (the synthetic box of a simulation build,
+ * tasks/sph_setup.c), where the payload means nothing and only its size times the message: a
+ * rank's received halos would otherwise be touched, hundreds of MB of the one SMPI process's
+ * memory per simulated rank of 16 M particles. */
+void tide_block_messages_sized_only(int on);
 /* The same for pin = 1; pin = 0: a host-only temporary, neither pinned nor counted towards
  * StarPU's memory limit.  (tide_block_alloc_host pins unless the block is larger than a
  * quarter of the machine's memory.) */
