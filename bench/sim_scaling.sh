@@ -8,15 +8,21 @@
 #
 #   weak:   --weak "4000000 16000000" particles per rank, ranks --ranks
 #   strong: --strong "50000000 500000000" particles in all, ranks --ranks
-# Each run: DIR/sim_scaling.csv gets a row (series, mode, particles per rank and in all, ranks,
-# nodes, the simulated time per step after the first, this machine's wall time and peak memory
-# of the one SMPI process, status); a series stops at its first run that passes --max-wall
+# Each point is simulated twice, for --warmup and for --steps steps: the steps between are the
+# steady ones (the first steps also allocate StarPU's pinned staging buffers, which the H200's
+# model prices at 19.5 ms each: 8 ranks of 4 M simulate 25.1 ms per step over steps 2-4 and
+# 14.4 ms from step 5 on).  DIR/sim_scaling.csv gets a row (series, mode, particles per rank and
+# in all, ranks, nodes, the simulated time per steady step, (T(steps) - T(warmup)) / (steps -
+# warmup) with T(n) the n steps' time, the mean after the first of the longer run, this
+# machine's wall time of both and the peak memory of the one SMPI process, status); a series
+# stops at its first run that passes --max-wall
 # seconds or --max-rss-mb (the larger ones would too), or that fails after one has run.  bench/plot_sim_scaling.py adds the efficiency
 # (DIR/sim_scaling_eff.csv) and the plots (matplotlib, if present).
 #
 # usage: bench/sim_scaling.sh --models STARPU_HOME [--out DIR] [--case FILE]
 #          [--weak "4000000 16000000"] [--strong "50000000 500000000"] [--ranks "1 2 4 ... 1024"]
-#          [--gpus-per-node 4] [--steps 4] [--max-wall 600] [--max-rss-mb M] [--ncpu 1] [--ncuda 0]
+#          [--gpus-per-node 4] [--steps 12] [--warmup 4] [--max-wall 600] [--max-rss-mb M]
+#          [--ncpu 1] [--ncuda 0]
 #   --max-rss-mb: a run whose processes hold more is stopped (default: half the memory)
 #   --models: a STARPU_HOME with the fitted models and the bus calibration of host TIDE_SIM_HOST
 #   (default tide-calibrated): here bench/results/sim-cpu-2core/models_fit (CPU-calibrated
@@ -28,18 +34,19 @@ here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
 die() { printf 'sim_scaling.sh: %s\n' "$*" >&2; exit 2; }
 models="" out=$repo/bench/out/sim_scaling case_file=$repo/cases/dambreak3obs.yaml
 weak="4000000 16000000" strong="50000000 500000000" ranks="1 2 4 8 16 32 64 128 256 512 1024"
-gpn=4 steps=4 max_wall=600 ncpu=1 ncuda=0
+gpn=4 steps=12 warmup=4 max_wall=600 ncpu=1 ncuda=0
 max_rss=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
 	case $1 in
 	--models) models=$2 ;; --out) out=$2 ;; --case) case_file=$2 ;; --weak) weak=$2 ;;
 	--strong) strong=$2 ;; --ranks) ranks=$2 ;; --gpus-per-node) gpn=$2 ;; --steps) steps=$2 ;;
-	--max-wall) max_wall=$2 ;; --max-rss-mb) max_rss=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;;
+	--warmup) warmup=$2 ;; --max-wall) max_wall=$2 ;; --max-rss-mb) max_rss=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
 done
+[ "$warmup" -ge 2 ] && [ "$steps" -gt "$warmup" ] || die "--steps must exceed --warmup, and --warmup be at least 2"
 [ -n "$models" ] || die "--models STARPU_HOME is needed (bench/sim_fit_models.py writes one)"
 [ -d "$models/.starpu/sampling/codelets" ] || die "$models holds no .starpu/sampling/codelets"
 models=$(cd "$models" && pwd)
@@ -55,8 +62,8 @@ export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STAR
 # (8 ranks of 4 M particles: 484 MB at the peak instead of 856 MB)
 export MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-65536}
 csv=$out/sim_scaling.csv
-[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,wall_s,maxrss_MB,status" > "$csv"
-{ echo "bench/sim_scaling.sh --models $models --case $case_file --weak \"$weak\" --strong \"$strong\" --ranks \"$ranks\" --gpus-per-node $gpn --steps $steps --ncpu $ncpu --ncuda $ncuda"
+[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status" > "$csv"
+{ echo "bench/sim_scaling.sh --models $models --case $case_file --weak \"$weak\" --strong \"$strong\" --ranks \"$ranks\" --gpus-per-node $gpn --steps $steps --warmup $warmup --ncpu $ncpu --ncuda $ncuda"
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
 
 # one simulated run: mode, particles per rank, total, ranks; 0 if it ran to its end
@@ -65,37 +72,49 @@ run_one() {
 	local nodes=$(( (n + gpn - 1) / gpn )) g=$(( n < gpn ? n : gpn ))
 	local tag=${series}_$n dir=$out/${series}_$n
 	python3 "$here/sim_platform.py" --nodes "$nodes" --gpus-per-node "$g" "$out/net_$tag.xml" "$out/hosts_$tag"
-	local t0 status=ok rc=0
+	local t0 status=ok rc=0 len rss=0 r step="" later="" tot t_warm t_all
 	t0=$(date +%s.%N)
-	# its own process group, watched: SMPI runs every rank in one process, and a run that
-	# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
-	setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
-		-hostfile "$out/hosts_$tag" -np "$n" "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
-		--decomp 3d --max-steps "$steps" --no-output --quiet --out "$dir" --overwrite \
-		> "$out/$tag.log" 2>&1 &
-	local pid=$! over=0
-	while kill -0 "$pid" 2>/dev/null; do
-		local kb
-		# the session setsid made (timeout puts its command in a process group of its own)
-		kb=$(ps -o rss= -s "$pid" 2>/dev/null | awk '{s += $1} END {print s + 0}')
-		if [ "$kb" -gt $((max_rss * 1024)) ]; then
-			over=1
-			# SIGKILL: SimGrid's smpimain outlives a SIGTERM
-			ps -o pid= -s "$pid" | xargs -r kill -KILL 2>/dev/null || true
-			break
-		fi
-		sleep 1
+	for len in "$warmup" "$steps"; do
+		# its own process group, watched: SMPI runs every rank in one process, and a run that
+		# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
+		setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
+			-hostfile "$out/hosts_$tag" -np "$n" "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
+			--decomp 3d --max-steps "$len" --no-output --quiet --out "$dir" --overwrite \
+			> "$out/$tag.log" 2>&1 &
+		local pid=$! over=0
+		while kill -0 "$pid" 2>/dev/null; do
+			local kb
+			# the session setsid made (timeout puts its command in a process group of its own)
+			kb=$(ps -o rss= -s "$pid" 2>/dev/null | awk '{s += $1} END {print s + 0}')
+			if [ "$kb" -gt $((max_rss * 1024)) ]; then
+				over=1
+				# SIGKILL: SimGrid's smpimain outlives a SIGTERM
+				ps -o pid= -s "$pid" | xargs -r kill -KILL 2>/dev/null || true
+				break
+			fi
+			sleep 1
 	done
 	wait "$pid" || rc=$?
-	local wall rss step=""
-	wall=$(python3 -c 'import sys,time; print("%.1f" % (time.time() - float(sys.argv[1])))' "$t0")
-	rss=$(python3 -c 'import sys; v=open(sys.argv[1]).read().split(); print("%.0f" % (int(v[-1]) / 1024) if v and v[-1].isdigit() else "")' "$out/rss_$tag" 2>/dev/null || true)
+	r=$(python3 -c 'import sys; v=open(sys.argv[1]).read().split(); print("%.0f" % (int(v[-1]) / 1024) if v and v[-1].isdigit() else "0")' "$out/rss_$tag" 2>/dev/null || echo 0)
+	[ "$r" -gt "$rss" ] && rss=$r
 	if [ "$over" = 1 ]; then status="stopped above ${max_rss} MB"
 	elif [ "$rc" = 124 ]; then status="timeout ${max_wall}s"
 	elif [ "$rc" != 0 ]; then status="failed rc $rc: $(grep -v '^\[' "$out/$tag.log" | grep -i -m1 'tide\|error\|assert\|killed\|memory' | tr ',"' ';;' | cut -c1-150)"
-	else step=$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["later_steps[s]"])' "$dir/run_summary.csv")
 	fi
-	echo "$series,$mode,$per,$total,$n,$nodes,$gpn,$step,$wall,$rss,$status" >> "$csv"
+	[ "$status" = ok ] || break
+	# T(len): the run's time of all its steps, from its summary
+	tot=$(python3 -c 'import csv,sys; r=next(csv.DictReader(open(sys.argv[1]))); print(repr(float(r["first_step[s]"]) + float(r["later_steps[s]"]) * (int(sys.argv[2]) - 1)))' "$dir/run_summary.csv" "$len")
+	if [ "$len" = "$warmup" ]; then t_warm=$tot; else t_all=$tot; fi
+	later=$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["later_steps[s]"])' "$dir/run_summary.csv")
+	done
+	local wall
+	wall=$(python3 -c 'import sys,time; print("%.1f" % (time.time() - float(sys.argv[1])))' "$t0")
+	[ "$rss" = 0 ] && rss=""
+	if [ "$status" = ok ]; then
+		step=$(python3 -c 'import sys; print("%.9g" % ((float(sys.argv[1]) - float(sys.argv[2])) / (int(sys.argv[3]) - int(sys.argv[4]))))' "$t_all" "$t_warm" "$steps" "$warmup")
+	else later=""
+	fi
+	echo "$series,$mode,$per,$total,$n,$nodes,$gpn,$step,$later,$wall,$rss,$status" >> "$csv"
 	printf '%-10s %5d ranks %5d nodes: %s s per step; wall %s s, peak %s MB, %s\n' "$series" "$n" "$nodes" "${step:--}" "$wall" "${rss:--}" "$status"
 	rm -f "$out/net_$tag.xml" "$out/hosts_$tag" "$out/rss_$tag"
 	case $status in ok) return 0 ;; timeout*|stopped*) return 2 ;; *) return 1 ;; esac

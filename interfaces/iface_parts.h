@@ -38,6 +38,9 @@ void *tide_iface_pack(unsigned node, const void *head, size_t head_len, uintptr_
                       const tide_iface_parts *p);
 /* Copies the parts of a message (after its head of head_len bytes) into base. */
 void tide_iface_unpack(const void *msg, size_t head_len, uintptr_t base, const tide_iface_parts *p);
+/* Whether messages carry their size only (tide_block_messages_sized_only): their head may not
+ * have been copied either (a large message's payload is not, under SMPI). */
+int tide_iface_sized_only(void);
 /* Frees a message taken by unpack_data. */
 void tide_iface_free_message(unsigned node, void *msg, size_t size);
 

@@ -32,7 +32,9 @@ void *tide_block_alloc_host(uint32_t cap);
  * simulation of particles that do not exist (the synthetic box of a simulation build,
  * tasks/sph_setup.c), where the payload means nothing and only its size times the message: a
  * rank's received halos would otherwise be touched, hundreds of MB of the one SMPI process's
- * memory per simulated rank of 16 M particles. */
+ * memory per simulated rank of 16 M particles.  In a simulation build SMPI then copies no
+ * message of 1 MiB or more either; a received block takes the count its size gives, an
+ * essential tree keeps the counts it was registered with. */
 void tide_block_messages_sized_only(int on);
 /* The same for pin = 1; pin = 0: a host-only temporary, neither pinned nor counted towards
  * StarPU's memory limit.  (tide_block_alloc_host pins unless the block is larger than a
