@@ -9,9 +9,10 @@
 #   weak:   --weak "4000000 16000000" particles per rank, ranks --ranks
 #   strong: --strong "50000000 500000000" particles in all, ranks --ranks
 # Each point is simulated twice, for --warmup and for --steps steps: the steps between are the
-# steady ones (the first steps also allocate StarPU's pinned staging buffers, which the H200's
-# model prices at 19.5 ms each: 8 ranks of 4 M simulate 25.1 ms per step over steps 2-4 and
-# 14.4 ms from step 5 on).  DIR/sim_scaling.csv gets a row (series, mode, particles per rank and
+# steady ones (StarPU allocates the GPU's halo and migrant buffers in the first steps, and the
+# simulation prices every cudaMalloc (STARPU_SIMGRID_CUDA_MALLOC_COST): 8 ranks of 4 M simulate
+# 25.1 ms per step over steps 2-4 and 14.4 ms from step 5 on, 14.4 ms over steps 2-4 without
+# the malloc cost).  DIR/sim_scaling.csv gets a row (series, mode, particles per rank and
 # in all, ranks, nodes, the simulated time per steady step, (T(steps) - T(warmup)) / (steps -
 # warmup) with T(n) the n steps' time, the mean after the first of the longer run, this
 # machine's wall time of both and the peak memory of the one SMPI process, status); a series
@@ -21,7 +22,7 @@
 #
 # usage: bench/sim_scaling.sh --models STARPU_HOME [--out DIR] [--case FILE]
 #          [--weak "4000000 16000000"] [--strong "50000000 500000000"] [--ranks "1 2 4 ... 1024"]
-#          [--gpus-per-node 4] [--steps 12] [--warmup 4] [--max-wall 600] [--max-rss-mb M]
+#          [--gpus-per-node 4] [--steps 10] [--warmup 4] [--max-wall 600] [--max-rss-mb M]
 #          [--ncpu 1] [--ncuda 0]
 #   --max-rss-mb: a run whose processes hold more is stopped (default: half the memory)
 #   --models: a STARPU_HOME with the fitted models and the bus calibration of host TIDE_SIM_HOST
@@ -34,7 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
 die() { printf 'sim_scaling.sh: %s\n' "$*" >&2; exit 2; }
 models="" out=$repo/bench/out/sim_scaling case_file=$repo/cases/dambreak3obs.yaml
 weak="4000000 16000000" strong="50000000 500000000" ranks="1 2 4 8 16 32 64 128 256 512 1024"
-gpn=4 steps=12 warmup=4 max_wall=600 ncpu=1 ncuda=0
+gpn=4 steps=10 warmup=4 max_wall=600 ncpu=1 ncuda=0
 max_rss=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
