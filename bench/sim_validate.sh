@@ -15,6 +15,10 @@
 #
 # usage: bench/sim_validate.sh [--phase measure|simulate|both] [--out DIR] [--case FILE]
 #          [--dp X] [--steps N] [--blocks B] [--ranks "1 2 4"] [--ncpu K] [--ncuda C]
+#          [--platform "OPTIONS"]
+#   --platform: options of bench/sim_platform.py for the simulated node (simulate phase), e.g.
+#   "--intra-lat-us 32": a per-message cost between the ranks (StarPU-MPI's own time per message
+#   on the measured node, which SimGrid does not see: fitted on 2 CPU ranks of the H200 node)
 #   --ncpu/--ncuda: StarPU workers of each rank (default 1 CPU, 0 GPUs); ranks share the machine
 #   env: TIDE (normal build, default build/tide), TIDE_SIM (default build-simgrid/tide),
 #        STARPU_SMPIRUN (default: the SimGrid StarPU in ~/.cache/tide-deps), STARPU_SCHED
@@ -23,13 +27,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
 die() { printf 'sim_validate.sh: %s\n' "$*" >&2; exit 2; }
 phase=both out=$repo/bench/out/sim_validate case_file=$repo/cases/dambreak2d.yaml dp="" steps=300
-blocks=4 ranks="1 2 4" ncpu=1 ncuda=0
+blocks=4 ranks="1 2 4" ncpu=1 ncuda=0 platform=""
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
 	case $1 in
 	--phase) phase=$2 ;; --out) out=$2 ;; --case) case_file=$2 ;; --dp) dp=$2 ;;
 	--steps) steps=$2 ;; --blocks) blocks=$2 ;; --ranks) ranks=$2 ;; --ncpu) ncpu=$2 ;;
-	--ncuda) ncuda=$2 ;;
+	--ncuda) ncuda=$2 ;; --platform) platform=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
@@ -76,7 +80,8 @@ if [ "$phase" != measure ]; then
 	echo "ranks,measured_step_s,simulated_step_s,error_pct" > "$out/sim_validate.csv"
 	printf '%6s %14s %15s %8s\n' ranks "measured [ms]" "simulated [ms]" "error"
 	tail -n +2 "$out/measured.csv" | while IFS=, read -r n meas; do
-		python3 "$here/sim_platform.py" --nodes 1 --gpus-per-node "$n" "$out/net_$n.xml" "$out/hosts_$n"
+		# shellcheck disable=SC2086 # the options, one word each
+		python3 "$here/sim_platform.py" --nodes 1 --gpus-per-node "$n" $platform "$out/net_$n.xml" "$out/hosts_$n"
 		"$smpirun" -platform "$out/net_$n.xml" -hostfile "$out/hosts_$n" -np "$n" "$sim" "${args[@]}" \
 			--out "$out/sim_$n" --overwrite --replay-steps "$out/trace_$n" > "$out/sim_$n.log" 2>&1 ||
 			die "simulation of $n ranks failed: $(grep -v '^\[' "$out/sim_$n.log" | tail -n 3 | tr '\n' ' ')"
