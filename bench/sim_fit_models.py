@@ -22,7 +22,8 @@ work is per particle times a neighbour count that a uniform fluid keeps fixed; t
 b > 1 on the CPU (1.08 for sph_forces) comes from the small blocks, whose particles at the box's
 surface have fewer neighbours, and would put 16 M particles 80 % above the linear cost.
 
-usage: sim_fit_models.py [--exponent B] [--min-size N] [--host NAME] IN_STARPU_HOME OUT_STARPU_HOME
+usage: sim_fit_models.py [--exponent B] [--min-size N] [--absolute] [--host NAME] IN_STARPU_HOME
+                         OUT_STARPU_HOME
 Copies the bus calibration (IN/.starpu/sampling/bus) too, and prints one line per model and
 architecture: a, b, c and the predicted time at 1 M and 16 M particles, and writes
 OUT/fits.csv.
@@ -35,19 +36,24 @@ import shutil
 import sys
 
 
-def fit(points, exponent=None):
-    """points: (size, mean_us, n).  Returns a, b, c, rms relative error."""
+def fit(points, exponent=None, absolute=False):
+    """points: (size, mean_us, n).  Returns a, b, c, rms relative error (absolute: of the
+    errors relative to the points' mean time)."""
     sizes = {p[0] for p in points}
+    ybar = sum(p[1] for p in points) / len(points)
+
+    def s(y):  # the scale of a point's error
+        return ybar if absolute else y
     if len(sizes) < 2:
         w = sum(min(p[2], 20) for p in points)
         return 0.0, 1.0, sum(p[1] * min(p[2], 20) for p in points) / w, 0.0
     best = None
     grid = [exponent] if exponent else [0.5 + 0.005 * i for i in range(201)]
     for b in grid:
-        # minimise sum w (a x^b + c - y)^2 / y^2
+        # minimise sum w (a x^b + c - y)^2 / s(y)^2
         S = {k: 0.0 for k in ('uu', 'u', '1', 'uy', 'y')}
         for x, y, n in points:
-            w = min(n, 20) / (y * y)
+            w = min(n, 20) / (s(y) * s(y))
             u = x ** b
             S['uu'] += w * u * u; S['u'] += w * u; S['1'] += w
             S['uy'] += w * u * y; S['y'] += w * y
@@ -59,9 +65,9 @@ def fit(points, exponent=None):
             a2, c2 = 0.0, S['y'] / S['1']
             cand = []
             for aa, cc in ((a1, c1), (a2, c2)):
-                cand.append((sum(min(n, 20) * ((aa * x ** b + cc - y) / y) ** 2 for x, y, n in points), aa, cc))
+                cand.append((sum(min(n, 20) * ((aa * x ** b + cc - y) / s(y)) ** 2 for x, y, n in points), aa, cc))
             _, a, c = min(cand)
-        err = sum(min(n, 20) * ((a * x ** b + c - y) / y) ** 2 for x, y, n in points)
+        err = sum(min(n, 20) * ((a * x ** b + c - y) / s(y)) ** 2 for x, y, n in points)
         if best is None or err < best[0]:
             best = (err, a, b, c)
     err, a, b, c = best
@@ -69,7 +75,7 @@ def fit(points, exponent=None):
     return a, b, c, math.sqrt(err / wsum)
 
 
-def rewrite(path, out_path, exponent, min_size, report, symbol):
+def rewrite(path, out_path, exponent, min_size, report, symbol, absolute=False):
     lines = open(path).read().split('\n')
     out = []
     i = 0
@@ -88,7 +94,7 @@ def rewrite(path, out_path, exponent, min_size, report, symbol):
             big = [p for p in pts if p[0] >= min_size]
             pts = big if big else pts  # a one-size family (size 1) keeps its points
             if pts:
-                a, b, c, rms = fit(pts, exponent)
+                a, b, c, rms = fit(pts, exponent, absolute)
                 nsample = max(10, sum(p[2] for p in pts))
                 out.append(line)
                 out.append('0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t%d\t1\t%d'
@@ -113,6 +119,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--exponent', type=float, default=None,
                     help='fix b (e.g. 1: linear in size); default: fitted in 0.5 .. 1.5')
+    ap.add_argument('--absolute', action='store_true',
+                    help='least squares of the absolute errors (each point weighted by its samples) '
+                         'instead of the relative ones: a family whose entries of one size mix '
+                         'cheap and costly tasks (a halo_pack of an edge and of a face) keeps its '
+                         'mean time instead of the cheap tasks\' time')
     ap.add_argument('--min-size', type=int, default=0,
                     help='fit only the points of at least this many particles (small blocks: '
                          'more of their particles at the box surface, fewer neighbours)')
@@ -129,7 +140,8 @@ def main(argv=None):
         os.makedirs(od, exist_ok=True)
         for p in sorted(glob.glob(os.path.join(d, '*.' + a.host))):
             sym = os.path.basename(p)[:-len(a.host) - 1]
-            rewrite(p, os.path.join(od, os.path.basename(p)), a.exponent, a.min_size, report, sym)
+            rewrite(p, os.path.join(od, os.path.basename(p)), a.exponent, a.min_size, report, sym,
+                    a.absolute)
     bus = os.path.join(a.inp, '.starpu', 'sampling', 'bus')
     if os.path.isdir(bus):
         shutil.copytree(bus, os.path.join(a.out, '.starpu', 'sampling', 'bus'), dirs_exist_ok=True)
