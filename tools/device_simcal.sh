@@ -11,9 +11,11 @@
 #     calibrated with its step traces recorded (the models and traces of one GPU's share);
 #  4. the synthetic box at block sizes 0.25 .. 4 M (bench/sim_calibrate.sh), for the scaling runs.
 # Then, on the build machine: tar xzf simcal.tar.gz and
-#   bench/sim_validate.sh --phase simulate --out simcal/cpu --ranks "1 2 4" --ncpu 3
-#   bench/sim_validate.sh --phase simulate --out simcal/gpu --ncpu 0 --ncuda 1 \
-#       --case cases/spheric2.yaml --dp 0.01 --ranks 1 --steps 100
+#   STARPU_CALIBRATE_MINIMUM=1 bench/sim_validate.sh --phase simulate --out simcal/cpu \
+#       --ranks "1 2 4" --ncpu 3 --platform "--intra-lat-us 32"
+#   STARPU_CALIBRATE_MINIMUM=1 bench/sim_validate.sh --phase simulate --out simcal/gpu \
+#       --ncpu 0 --ncuda 1 --case cases/spheric2.yaml --dp 0.01 --ranks 1 --steps 100 --blocks 1
+#   (TIDE_SIM_HOST=h200; results: bench/results/sim-h200/README.md)
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 export TIDE=$PWD/build/tide TIDE_SIM_HOST=h200
@@ -30,7 +32,7 @@ for dp in 0.0065 0.004; do
 done
 # 4. the synthetic box (tide run --synthetic) on the GPU at block sizes up to 4 M particles: the
 #    points bench/sim_fit_models.py fits for bench/sim_scaling.sh (then, on the build machine:
-#    python3 bench/sim_fit_models.py --host h200 --exponent 1 --min-size 10000 \
+#    python3 bench/sim_fit_models.py --host h200 --exponent 1 --min-size 10000 --absolute \
 #        simcal/synth/models simcal/synth_fit
 #    TIDE_SIM_HOST=h200 bash bench/sim_scaling.sh --models simcal/synth_fit --ncpu 0 --ncuda 1)
 step "1 GPU rank: synthetic box, 8 blocks of 0.25 to 4 M particles"
