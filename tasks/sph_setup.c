@@ -22,18 +22,38 @@
 #include "tide/gas_math.h"
 #include "tide/sink.h"
 
+/* Every codelet of the SPH step (the gravity tree's are tasks/gravity.c's). */
+static struct starpu_codelet *const sph_cls[] = {
+	&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl, &tide_dt_init_cl,
+	&tide_dt_redux_cl, &tide_dt_combine_cl, &tide_integrate_cl, &tide_body_motion_cl,
+	&tide_migrate_pack_cl, &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
+	&tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl, &tide_gauge_sample_cl,
+	&tide_gauge_combine_cl, &tide_mdbc_ghost_cl, &tide_sps_tau_cl, &tide_gas_density_cl,
+	&tide_gas_forces_cl, &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl,
+	&tide_sink_gravity_cl, &tide_sink_accrete_cl, &tide_sink_region_cl};
+#define N_SPH_CLS (sizeof sph_cls / sizeof *sph_cls)
+
 void tide_sph_codelets_where(enum tide_where where)
 {
-	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
-	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
-	                                &tide_integrate_cl, &tide_body_motion_cl, &tide_migrate_pack_cl,
-	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
-	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
-	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,
-	                                &tide_sps_tau_cl, &tide_gas_density_cl, &tide_gas_forces_cl,
-	                                &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl,
-	                                &tide_sink_gravity_cl, &tide_sink_accrete_cl, &tide_sink_region_cl};
-	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
+	for (size_t i = 0; i < N_SPH_CLS; i++) tide_codelet_restrict(sph_cls[i], where);
+}
+
+int tide_sph_codelet_where(const char *name, enum tide_where where)
+{
+	for (size_t i = 0; i < N_SPH_CLS; i++)
+		if (!strcmp(sph_cls[i]->name, name)) {
+			tide_codelet_restrict(sph_cls[i], where);
+			return 0;
+		}
+	return -1;
+}
+
+void tide_sph_codelet_names(char *out, size_t size)
+{
+	size_t k = 0;
+	if (size) out[0] = 0;
+	for (size_t i = 0; i < N_SPH_CLS && k < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%s%s", i ? ", " : "", sph_cls[i]->name);
 }
 
 void tide_sim_set_aux(const tide_case *c)

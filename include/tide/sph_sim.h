@@ -124,6 +124,12 @@ int tide_dt_tree_levels(int nranks);
 
 /* Restricts every SPH codelet to the given workers (tide_codelet_restrict). */
 void tide_sph_codelets_where(enum tide_where where);
+/* Restricts the SPH codelet called name (its StarPU name, e.g. "body_force") to where; -1 if
+ * no SPH codelet has that name.  For TIDE_CPU_CODELETS (src/cmd_run.c): pinning one codelet at
+ * a time to the CPU workers of a GPU run finds which CUDA half makes a run differ. */
+int tide_sph_codelet_where(const char *name, enum tide_where where);
+/* The SPH codelets' names, comma-separated, into out (for messages). */
+void tide_sph_codelet_names(char *out, size_t size);
 
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);
