@@ -82,16 +82,18 @@
  *   aux4  the time step of the particle's last kick (gas_integrate)
  *   aux5  m, the particle's mass                (set at the start; halos carry it: the sums of
  *         the density and forces weigh each neighbour by its own m_j, so a run may mix masses)
+ *   aux6  dh/dt = (h / d) div v                 (gas_density: the next step's first trial h)
  *   rho1  u at the half step (the leapfrog's; rho1 is a WCSPH Verlet field the gas never uses)
  *   vx1.. v at the half step (the same)
  *   drho  du/dt (gas_forces to gas_integrate: the same work-space life as WCSPH's drho) */
-#define TIDE_GAS_NAUX 6
+#define TIDE_GAS_NAUX 7
 #define TIDE_GAS_H aux0
 #define TIDE_GAS_U aux1
 #define TIDE_GAS_FGRAD aux2
 #define TIDE_GAS_BALSARA aux3
 #define TIDE_GAS_DTK aux4
 #define TIDE_GAS_MASS aux5
+#define TIDE_GAS_HDOT aux6
 #define TIDE_GAS_UHALF rho1
 #define TIDE_GAS_DUDT drho
 /* What gas_forces reads of a halo besides TIDE_HALO_BASE_FIELDS. */
@@ -245,6 +247,14 @@ TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, co
 	else tide_gas_visit_forces(P, I, s, j, S);
 }
 
+/* The rings of cells a gather to `radius` searches around a particle's own cell: ceil(radius /
+ * cell side), at most the halos' layers. */
+TIDE_HD int tide_gas_rings(const tide_sph_params *P, float radius)
+{
+	int L = tide_halo_layers(&P->grid), rings = (int)ceilf(radius / P->grid.cell);
+	return rings > L ? L : rings;
+}
+
 /* Every candidate neighbour of I within `radius` (the cell rings of cell_rows.h: the block's
  * own cells and the halos' keys), visited by the pass. */
 TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, const uint32_t *start,
@@ -253,8 +263,7 @@ TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, 
 {
 	tide_cell_rows C;
 	tide_cell_rows_of(P, A, I->x, &C);
-	int L = tide_halo_layers(&P->grid), rings = (int)ceilf(radius / P->grid.cell);
-	if (rings > L) rings = L;
+	int rings = tide_gas_rings(P, radius);
 	double r2 = (double)radius * (double)radius;
 	for (int row = 0; row < (2 * rings + 1) * (2 * rings + 1); row++) {
 		uint32_t o[2], key[2][2];
@@ -336,60 +345,117 @@ TIDE_HD tide_gas_ival tide_gas_ival_of(const tide_block_view *v, uint32_t i)
 	return I;
 }
 
-/* The density pass of particle i of block v (box A, cell starts `start`): h, rho, 1/Omega and
- * the Balsara switch (see the head of the file).  Returns the iterations it took (h_iter + 1:
- * not converged within h_iter; the last iterate is kept). */
-TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block_arg *A,
-                                      tide_block_view *v, uint32_t i, const tide_gas_src *own,
-                                      const uint32_t *start, const tide_gas_src *halo, int nh)
+/* The h iteration of one particle (the head of the file), as a state that a gather feeds: the
+ * trial h, its bracket, the iterations so far.  tide_gas_h_start sets the first trial, then
+ * every gather's sums at the trial h go to tide_gas_h_next, which says whether the iteration is
+ * over (its sums are the answer) or sets the next trial; tide_gas_h_finish writes the answer.
+ * The CPU's loop (tide_gas_density_particle) and the GPU's cooperative gathers (gas_density.cu)
+ * share it. */
+typedef struct tide_gas_hiter {
+	float h, hlo, hhi, hcap, m;
+	int it, clamped;
+} tide_gas_hiter;
+
+/* The first trial h of particle i: its last h drifted by its dh/dt over the step since
+ * (TIDE_GAS_HDOT x TIDE_GAS_DTK: from rho h^d = const along the flow,
+ * dh/dt = -h / (d rho Omega) drho/dt = (h / d) div v, as SWIFT and GADGET predict it), so
+ * that most particles meet the tolerance at their first gather; inside [h_min, cap]. */
+TIDE_HD void tide_gas_h_start(const tide_sph_params *P, const tide_block_view *v, uint32_t i,
+                              tide_gas_hiter *T)
 {
 	const tide_gas_params *G = &P->gas;
-	int d = P->dim, it, clamped = 0;
-	float m = v->TIDE_GAS_MASS[i];   /* the target rho h^d = m_i eta^d is the particle's own */
-	tide_gas_ival I = tide_gas_ival_of(v, i);
-	float h = I.h, hcap = tide_gas_h_cap(P);
+	float h = v->TIDE_GAS_H[i], hcap = tide_gas_h_cap(P);
 	if (!(h > 0.f)) h = 0.5f * hcap;
+	float hp = h + v->TIDE_GAS_DTK[i] * v->TIDE_GAS_HDOT[i];
+	/* a prediction off by more than a third is no prediction: the last h then */
+	if (hp > 0.75f * h && hp < 1.333f * h) h = hp;
 	if (h > hcap) h = hcap;
 	if (h < G->h_min) h = G->h_min;
-	float hlo = 0.f, hhi = hcap, etad = tide_gas_hpow(G->eta, d);
-	tide_gas_sums S;
-	for (it = 1; ; it++) {
-		I.h = h;
-		tide_gas_sums_zero(&S);
-		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * h, TIDE_GAS_PASS_DENSITY, &S);
-		float ih = 1.f / h, hd = tide_gas_hpow(ih, d);
-		float rho = G->knorm * hd * S.w, rho_h = m * etad * hd;
-		float f = rho - rho_h;
-		if (fabsf(f) <= G->h_tol * rho_h || it > G->h_iter) break;
-		if (f < 0.f) {
-			if (h >= hcap) { clamped = 1; break; }   /* too few neighbours even at h_max */
-			hlo = h;
-		} else {
-			if (h <= G->h_min) break;
-			hhi = h;
-		}
-		float dfdh = -G->knorm * hd * ih * S.dw + (float)d * rho_h * ih;
-		float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
-		if (!(hn > hlo && hn < hhi)) hn = hlo > 0.f ? 0.5f * (hlo + hhi) : 0.5f * h;
-		if (hn > hcap) hn = hcap;
-		if (hn < G->h_min) hn = G->h_min;
-		h = hn;
+	T->h = h;
+	T->hlo = 0.f;
+	T->hhi = T->hcap = hcap;
+	T->m = v->TIDE_GAS_MASS[i];   /* the target rho h^d = m_i eta^d is the particle's own */
+	T->it = 1;
+	T->clamped = 0;
+}
+
+/* The sums S of a gather at the trial T->h: 1 when the iteration is over (converged, held at the
+ * cap or h_min, or out of iterations: the last iterate is kept), else 0 with the next trial h
+ * in T (Newton-Raphson on f(h) = rho_sum(h) - m (eta/h)^d inside the bracket, bisection when a
+ * step leaves it). */
+TIDE_HD int tide_gas_h_next(const tide_sph_params *P, tide_gas_hiter *T, const tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	int d = P->dim;
+	float h = T->h, ih = 1.f / h, hd = tide_gas_hpow(ih, d);
+	float rho = G->knorm * hd * S->w, rho_h = T->m * tide_gas_hpow(G->eta, d) * hd;
+	float f = rho - rho_h;
+	if (fabsf(f) <= G->h_tol * rho_h || T->it > G->h_iter) return 1;
+	if (f < 0.f) {
+		/* too few neighbours even at the cap (a cloud's edge): this gather decides */
+		if (h >= T->hcap) { T->clamped = 1; return 1; }
+		T->hlo = h;
+	} else {
+		if (h <= G->h_min) return 1;
+		T->hhi = h;
 	}
-	float ih = 1.f / h;
-	float rho = G->knorm * tide_gas_hpow(ih, d) * S.w;
-	float omega = 1.f - S.dw / ((float)d * S.w);
-	float fgrad = clamped || !(omega > 0.1f) ? 1.f : 1.f / omega;
-	/* |div v|, |curl v| up to their common factor knorm h^-(d+2) / (Omega rho) */
+	float dfdh = -G->knorm * hd * ih * S->dw + (float)d * rho_h * ih;
+	float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
+	if (!(hn > T->hlo && hn < T->hhi)) hn = T->hlo > 0.f ? 0.5f * (T->hlo + T->hhi) : 0.5f * h;
+	if (hn > T->hcap) hn = T->hcap;
+	if (hn < G->h_min) hn = G->h_min;
+	T->h = hn;
+	T->it++;
+	return 0;
+}
+
+/* The answer of a finished iteration (sums S at T->h) for particle i: h, rho, 1/Omega, the
+ * Balsara switch and dh/dt (the next step's first trial, tide_gas_h_start). */
+TIDE_HD void tide_gas_h_finish(const tide_sph_params *P, tide_block_view *v, uint32_t i,
+                               const tide_gas_hiter *T, const tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	int d = P->dim;
+	float h = T->h, ih = 1.f / h;
+	float rho = G->knorm * tide_gas_hpow(ih, d) * S->w;
+	float omega = 1.f - S->dw / ((float)d * S->w);
+	float fgrad = T->clamped || !(omega > 0.1f) ? 1.f : 1.f / omega;
+	/* div v, |curl v| up to their common factor knorm h^-(d+2) / (Omega rho) */
 	float k = G->knorm * tide_gas_hpow(ih, d + 2) * fgrad / rho;
-	float div = fabsf(S.div) * k;
-	float curl = sqrtf(S.curl[0] * S.curl[0] + S.curl[1] * S.curl[1] + S.curl[2] * S.curl[2]) * k;
-	float c = tide_gas_sound(G, rho, I.u);
+	float divv = -S->div * k;   /* grad_i W = F x_ij with F < 0: sum m F v_ij.x_ij < 0 expands */
+	float div = fabsf(divv);
+	float curl = sqrtf(S->curl[0] * S->curl[0] + S->curl[1] * S->curl[1] + S->curl[2] * S->curl[2]) * k;
+	float c = tide_gas_sound(G, rho, v->TIDE_GAS_U[i]);
 	float den = div + curl + 1e-4f * c * ih;
 	v->rho[i] = rho;
 	v->TIDE_GAS_H[i] = h;
 	v->TIDE_GAS_FGRAD[i] = fgrad;
 	v->TIDE_GAS_BALSARA[i] = den > 0.f ? div / den : 1.f;
-	return it;
+	/* dh/dt = (h / d) div v; none for a particle held at the cap (its h stays there) */
+	v->TIDE_GAS_HDOT[i] = T->clamped || !isfinite(divv) ? 0.f : h * divv / (float)d;
+}
+
+/* The density pass of particle i of block v (box A, cell starts `start`): h, rho, 1/Omega and
+ * the Balsara switch (see the head of the file).  Returns the iterations it took (h_iter + 1:
+ * not converged within h_iter; the last iterate is kept); adds the candidates its gathers
+ * tested to *ncand (if not NULL). */
+TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block_arg *A,
+                                      tide_block_view *v, uint32_t i, const tide_gas_src *own,
+                                      const uint32_t *start, const tide_gas_src *halo, int nh,
+                                      uint32_t *ncand)
+{
+	tide_gas_ival I = tide_gas_ival_of(v, i);
+	tide_gas_hiter T;
+	tide_gas_sums S;
+	tide_gas_h_start(P, v, i, &T);
+	do {
+		I.h = T.h;
+		tide_gas_sums_zero(&S);
+		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * T.h, TIDE_GAS_PASS_DENSITY, &S);
+		if (ncand) *ncand += S.ncand;
+	} while (!tide_gas_h_next(P, &T, &S));
+	tide_gas_h_finish(P, v, i, &T, &S);
+	return T.it;
 }
 
 /* The time step limit cfl sqrt(eps_nbody / |a|) of a collisionless particle whose acceleration
@@ -411,6 +477,45 @@ TIDE_HD float tide_gas_nbody_force(const tide_sph_params *P, tide_block_view *v,
 	return tide_gas_nbody_dt(P, P->g[0], P->g[1], P->g[2]);
 }
 
+/* The particle i of block v as its forces read it (gas_density done): its state, pressure,
+ * sound speed and A = p fgrad / rho^2. */
+TIDE_HD tide_gas_ival tide_gas_forces_ival(const tide_sph_params *P, const tide_block_view *v, uint32_t i)
+{
+	const tide_gas_params *G = &P->gas;
+	tide_gas_ival I = tide_gas_ival_of(v, i);
+	I.p = tide_gas_pressure(G, I.rho, I.u);
+	I.c = tide_gas_sound(G, I.rho, I.u);
+	I.A = I.p * v->TIDE_GAS_FGRAD[i] / (I.rho * I.rho);
+	return I;
+}
+
+/* The sums a force gather starts from: zero, the signal velocity at least 2 c_i. */
+TIDE_HD void tide_gas_forces_zero(const tide_gas_ival *I, tide_gas_sums *S)
+{
+	tide_gas_sums_zero(S);
+	S->vsig = 2.f * I->c;
+}
+
+/* Particle i's forces from its gather's sums S: writes ax, ay, az (gravity vector included),
+ * du/dt, returns the particle's time step limit (see the head of the file). */
+TIDE_HD float tide_gas_forces_finish(const tide_sph_params *P, tide_block_view *v, uint32_t i,
+                                     const tide_gas_ival *I, const tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	float a[3] = {S->a[0] + P->g[0], S->a[1] + P->g[1], S->a[2] + P->g[2]};
+	v->ax[i] = a[0];
+	v->ay[i] = a[1];
+	v->az[i] = a[2];
+	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? S->du : 0.f;
+	float dt = S->vsig > 0.f ? I->h / S->vsig : 3.0e38f;
+	float am = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	if (am > 0.f) {
+		float df = sqrtf(I->h / am);
+		if (df < dt) dt = df;
+	}
+	return P->cfl * dt;
+}
+
 /* Acceleration and energy rate of particle i of block v (gas_density done, halos packed
  * after it): writes ax, ay, az (gravity vector included), du/dt, returns the particle's time
  * step limit (see the head of the file). */
@@ -419,29 +524,13 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
                                        const uint32_t *start, const tide_gas_src *halo, int nh,
                                        const float *M)
 {
-	const tide_gas_params *G = &P->gas;
 	if (v->type[i] == TIDE_NBODY) return tide_gas_nbody_force(P, v, i);
-	tide_gas_ival I = tide_gas_ival_of(v, i);
-	I.p = tide_gas_pressure(G, I.rho, I.u);
-	I.c = tide_gas_sound(G, I.rho, I.u);
-	I.A = I.p * v->TIDE_GAS_FGRAD[i] / (I.rho * I.rho);
+	tide_gas_ival I = tide_gas_forces_ival(P, v, i);
 	tide_gas_sums S;
-	tide_gas_sums_zero(&S);
-	S.vsig = 2.f * I.c;
+	tide_gas_forces_zero(&I, &S);
 	float reach = tide_gas_reach_of(P, A, M, &I);
 	tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * reach, TIDE_GAS_PASS_FORCES, &S);
-	float a[3] = {S.a[0] + P->g[0], S.a[1] + P->g[1], S.a[2] + P->g[2]};
-	v->ax[i] = a[0];
-	v->ay[i] = a[1];
-	v->az[i] = a[2];
-	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? S.du : 0.f;
-	float dt = S.vsig > 0.f ? I.h / S.vsig : 3.0e38f;
-	float am = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-	if (am > 0.f) {
-		float df = sqrtf(I.h / am);
-		if (df < dt) dt = df;
-	}
-	return P->cfl * dt;
+	return tide_gas_forces_finish(P, v, i, &I, &S);
 }
 
 /* Particle i's share of the step reduction after its forces: its time step (or a bad count
