@@ -14,7 +14,8 @@
  * those ending held at the cap apart, and the candidates the gathers tested, printed to stderr
  * at exit.  Counted with atomics: the workers run blocks at once. */
 #define STATS_BINS 34
-static unsigned long long stats[2][2][STATS_BINS], stats_cand[2][2];
+#define STATS_F0 6   /* the first trial's relative error: < 1e-4, 3e-4, 1e-3, 1e-2, 1e-1, more */
+static unsigned long long stats[2][2][STATS_BINS], stats_cand[2][2], stats_f0[2][2][STATS_F0];
 static int stats_on = -1;
 
 static void stats_print(void)
@@ -30,16 +31,22 @@ static void stats_print(void)
 			        (double)stats_cand[a][b] / (double)n);
 			for (int k = 1; k < STATS_BINS; k++)
 				if (stats[a][b][k]) fprintf(stderr, " %d:%llu", k, stats[a][b][k]);
+			static const char *f0[STATS_F0] = {"<1e-4", "<3e-4", "<1e-3", "<1e-2", "<1e-1", ">=1e-1"};
+			fprintf(stderr, "; first trial's |rho h^d / (m eta^d) - 1|:");
+			for (int k = 0; k < STATS_F0; k++) fprintf(stderr, " %s:%llu", f0[k], stats_f0[a][b][k]);
 			fputc('\n', stderr);
 		}
 }
 
-static void stats_add(const tide_block_view *v, uint32_t i, float dtk, int it, uint32_t cand,
-                      const tide_sph_params *P)
+static void stats_add(const tide_block_view *v, uint32_t i, float dtk, int it,
+                      const tide_gas_hmeas *m, const tide_sph_params *P)
 {
 	int a = dtk > 0.f, b = v->TIDE_GAS_H[i] >= tide_gas_h_cap(P) && v->TIDE_GAS_FGRAD[i] == 1.f;
+	float f = m->f0;
+	int k = f < 1e-4f ? 0 : f < 3e-4f ? 1 : f < 1e-3f ? 2 : f < 1e-2f ? 3 : f < 1e-1f ? 4 : 5;
 	__atomic_fetch_add(&stats[a][b][it < STATS_BINS ? it : STATS_BINS - 1], 1ull, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&stats_cand[a][b], (unsigned long long)cand, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats_cand[a][b], (unsigned long long)m->ncand, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stats_f0[a][b][k], 1ull, __ATOMIC_RELAXED);
 }
 
 static void gas_density_cpu(void *buffers[], void *cl_arg)
@@ -58,10 +65,10 @@ static void gas_density_cpu(void *buffers[], void *cl_arg)
 	for (uint32_t i = 0; i < t.v.count; i++) {
 		if (t.v.type[i] != TIDE_FLUID) continue;
 		float dtk = t.v.TIDE_GAS_DTK[i];
-		uint32_t cand = 0;
+		tide_gas_hmeas m = {0, 0.f};
 		int it = tide_gas_density_particle(&t.P, &t.A, &t.v, i, &own, t.start, t.H.h, t.H.n,
-		                                   on ? &cand : NULL);
-		if (on) stats_add(&t.v, i, dtk, it, cand, &t.P);
+		                                   on ? &m : NULL);
+		if (on) stats_add(&t.v, i, dtk, it, &m, &t.P);
 	}
 }
 

@@ -353,7 +353,9 @@ TIDE_HD tide_gas_ival tide_gas_ival_of(const tide_block_view *v, uint32_t i)
  * share it. */
 typedef struct tide_gas_hiter {
 	float h, hlo, hhi, hcap, m;
+	float f0;          /* the first gather's |f| / (m (eta/h)^d) (a measure of the first trial) */
 	int it, clamped;
+	int hi_seen;       /* a trial had too many neighbours: hhi bounds the root, not the cap */
 } tide_gas_hiter;
 
 /* The first trial h of particle i: its last h drifted by its dh/dt over the step since
@@ -376,7 +378,8 @@ TIDE_HD void tide_gas_h_start(const tide_sph_params *P, const tide_block_view *v
 	T->hhi = T->hcap = hcap;
 	T->m = v->TIDE_GAS_MASS[i];   /* the target rho h^d = m_i eta^d is the particle's own */
 	T->it = 1;
-	T->clamped = 0;
+	T->clamped = T->hi_seen = 0;
+	T->f0 = 0.f;
 }
 
 /* The sums S of a gather at the trial T->h: 1 when the iteration is over (converged, held at the
@@ -390,6 +393,7 @@ TIDE_HD int tide_gas_h_next(const tide_sph_params *P, tide_gas_hiter *T, const t
 	float h = T->h, ih = 1.f / h, hd = tide_gas_hpow(ih, d);
 	float rho = G->knorm * hd * S->w, rho_h = T->m * tide_gas_hpow(G->eta, d) * hd;
 	float f = rho - rho_h;
+	if (T->it == 1) T->f0 = fabsf(f) / rho_h;
 	if (fabsf(f) <= G->h_tol * rho_h || T->it > G->h_iter) return 1;
 	if (f < 0.f) {
 		/* too few neighbours even at the cap (a cloud's edge): this gather decides */
@@ -398,10 +402,15 @@ TIDE_HD int tide_gas_h_next(const tide_sph_params *P, tide_gas_hiter *T, const t
 	} else {
 		if (h <= G->h_min) return 1;
 		T->hhi = h;
+		T->hi_seen = 1;
 	}
 	float dfdh = -G->knorm * hd * ih * S->dw + (float)d * rho_h * ih;
 	float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
-	if (!(hn > T->hlo && hn < T->hhi)) hn = T->hlo > 0.f ? 0.5f * (T->hlo + T->hhi) : 0.5f * h;
+	if (f < 0.f && !T->hi_seen && !(hn < T->hcap))
+		hn = T->hcap; /* Newton leaves through the cap: one gather there decides (bisecting
+		               * toward a cap never reached would spend every iteration) */
+	else if (!(hn > T->hlo && hn < T->hhi))
+		hn = T->hlo > 0.f ? 0.5f * (T->hlo + T->hhi) : 0.5f * h;
 	if (hn > T->hcap) hn = T->hcap;
 	if (hn < G->h_min) hn = G->h_min;
 	T->h = hn;
@@ -437,12 +446,16 @@ TIDE_HD void tide_gas_h_finish(const tide_sph_params *P, tide_block_view *v, uin
 
 /* The density pass of particle i of block v (box A, cell starts `start`): h, rho, 1/Omega and
  * the Balsara switch (see the head of the file).  Returns the iterations it took (h_iter + 1:
- * not converged within h_iter; the last iterate is kept); adds the candidates its gathers
- * tested to *ncand (if not NULL). */
+ * not converged within h_iter; the last iterate is kept).  meas (if not NULL): what the
+ * iteration cost, for measuring it (gas_density.c). */
+typedef struct tide_gas_hmeas {
+	uint32_t ncand;   /* candidates its gathers tested */
+	float f0;         /* the first trial's |f| / (m (eta/h)^d) */
+} tide_gas_hmeas;
 TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block_arg *A,
                                       tide_block_view *v, uint32_t i, const tide_gas_src *own,
                                       const uint32_t *start, const tide_gas_src *halo, int nh,
-                                      uint32_t *ncand)
+                                      tide_gas_hmeas *meas)
 {
 	tide_gas_ival I = tide_gas_ival_of(v, i);
 	tide_gas_hiter T;
@@ -452,8 +465,9 @@ TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block
 		I.h = T.h;
 		tide_gas_sums_zero(&S);
 		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * T.h, TIDE_GAS_PASS_DENSITY, &S);
-		if (ncand) *ncand += S.ncand;
+		if (meas) meas->ncand += S.ncand;
 	} while (!tide_gas_h_next(P, &T, &S));
+	if (meas) meas->f0 = T.f0;
 	tide_gas_h_finish(P, v, i, &T, &S);
 	return T.it;
 }
