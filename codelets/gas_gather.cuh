@@ -73,16 +73,28 @@ __device__ static void gas_tile_pass(const tide_sph_params &P, gas_tile &T, cons
 				T.fgrad[lane] = src.fgrad[j]; T.bal[lane] = src.bal[j];
 			}
 			T.q[lane] = make_float4((float)(x - o[0]), (float)(y - o[1]), (float)(z - o[2]), hj);
+		} else {
+			T.q[lane] = make_float4(1e18f, 1e18f, 1e18f, 0.f); /* padding: out of every ball */
 		}
 		__syncwarp();
-		if (go)
-			for (uint32_t k = 0; k < nt; k++) {
-				float4 q = T.q[k];
-				float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
-				float r2 = dx * dx + dy * dy + dz * dz, lim = filt2;
-				if (PASS == TIDE_GAS_PASS_FORCES) lim = fmaxf(lim, 4.008f * q.w * q.w);
-				if (r2 < lim) tide_gas_visit(&P, &I, &ts, k, PASS, &S);
-			}
+		if (!go) continue;
+		/* first the tile's entries in this lane's ball, as bits at fixed positions (the test
+		 * is a few instructions, the visit many: most candidates of the union are out of a
+		 * lane's ball), then the visits of those alone, in tile order */
+		unsigned near = 0;
+#pragma unroll
+		for (int k = 0; k < 32; k++) {
+			float4 q = T.q[k];
+			float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
+			float r2 = dx * dx + dy * dy + dz * dz, lim = filt2;
+			if (PASS == TIDE_GAS_PASS_FORCES) lim = fmaxf(lim, 4.008f * q.w * q.w);
+			if (r2 < lim) near |= 1u << k;
+		}
+		while (near) {
+			int k = __ffs(near) - 1;
+			near &= near - 1;
+			tide_gas_visit(&P, &I, &ts, (uint32_t)k, PASS, &S);
+		}
 	}
 }
 
