@@ -35,6 +35,7 @@ struct gas_tile {
 	double x[32], y[32], z[32];
 	float vx[32], vy[32], vz[32], m[32], rho[32], h[32], u[32], fgrad[32], bal[32];
 	uint32_t type[32];
+	tide_gas_jstate js[32]; /* forces: p, c, A of each entry, once per tile */
 	float4 q[32]; /* x, y, z relative to the warp's origin; w: h (forces) */
 };
 
@@ -68,9 +69,11 @@ __device__ static void gas_tile_pass(const tide_sph_params &P, gas_tile &T, cons
 			T.type[lane] = src.type[j];
 			float hj = 0.f;
 			if (PASS == TIDE_GAS_PASS_FORCES) {
+				float rj = src.rho[j], uj = src.u[j], fj = src.fgrad[j];
 				hj = src.h[j];
-				T.rho[lane] = src.rho[j]; T.h[lane] = hj; T.u[lane] = src.u[j];
-				T.fgrad[lane] = src.fgrad[j]; T.bal[lane] = src.bal[j];
+				T.rho[lane] = rj; T.h[lane] = hj; T.u[lane] = uj;
+				T.fgrad[lane] = fj; T.bal[lane] = src.bal[j];
+				if (T.type[lane] != TIDE_NBODY) T.js[lane] = tide_gas_jstate_of(&P.gas, rj, uj, fj);
 			}
 			T.q[lane] = make_float4((float)(x - o[0]), (float)(y - o[1]), (float)(z - o[2]), hj);
 		} else {
@@ -93,7 +96,13 @@ __device__ static void gas_tile_pass(const tide_sph_params &P, gas_tile &T, cons
 		while (near) {
 			int k = __ffs(near) - 1;
 			near &= near - 1;
-			tide_gas_visit(&P, &I, &ts, (uint32_t)k, PASS, &S);
+			if (PASS == TIDE_GAS_PASS_DENSITY) {
+				tide_gas_visit(&P, &I, &ts, (uint32_t)k, PASS, &S);
+			} else {
+				S.ncand++;
+				if (T.type[k] != TIDE_NBODY) /* collisionless: no hydrodynamics */
+					tide_gas_visit_forces_js(&P, &I, &ts, (uint32_t)k, T.js[k], &S);
+			}
 		}
 	}
 }

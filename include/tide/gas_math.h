@@ -207,9 +207,25 @@ TIDE_HD void tide_gas_visit_density(const tide_sph_params *P, const tide_gas_iva
 	S->curl[2] += mf * (dv[0] * dx[1] - dv[1] * dx[0]);
 }
 
-/* One neighbour j of src in the forces pass (see the head of the file). */
-TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival *I,
-                                   const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
+/* What the forces pass reads of a neighbour besides its fields: pressure, sound speed and
+ * A = p fgrad / rho^2 (once per pair on the CPU, once per tile entry on the GPU). */
+typedef struct tide_gas_jstate {
+	float p, c, A;
+} tide_gas_jstate;
+
+TIDE_HD tide_gas_jstate tide_gas_jstate_of(const tide_gas_params *G, float rho, float u, float fgrad)
+{
+	tide_gas_jstate js;
+	js.p = tide_gas_pressure(G, rho, u);
+	js.c = tide_gas_sound(G, rho, u);
+	js.A = js.p * fgrad / (rho * rho);
+	return js;
+}
+
+/* One neighbour j of src, whose state is js, in the forces pass (see the head of the file). */
+TIDE_HD void tide_gas_visit_forces_js(const tide_sph_params *P, const tide_gas_ival *I,
+                                      const tide_gas_src *s, uint32_t j, tide_gas_jstate js,
+                                      tide_gas_sums *S)
 {
 	const tide_gas_params *G = &P->gas;
 	float dx[3] = {(float)(I->x[0] - s->x[j]), (float)(I->x[1] - s->y[j]),
@@ -221,9 +237,7 @@ TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival
 	float r = sqrtf(r2), ihi = 1.f / hi, ihj = 1.f / hj;
 	float Fi = r < 2.f * hi ? G->knorm * tide_gas_hpow(ihi, d + 2) * tide_kernel_f(P->kernel, r * ihi) : 0.f;
 	float Fj = r < 2.f * hj ? G->knorm * tide_gas_hpow(ihj, d + 2) * tide_kernel_f(P->kernel, r * ihj) : 0.f;
-	float rhoj = s->rho[j], uj = s->u[j];
-	float pj = tide_gas_pressure(G, rhoj, uj), cj = tide_gas_sound(G, rhoj, uj);
-	float Aj = pj * s->fgrad[j] / (rhoj * rhoj);
+	float rhoj = s->rho[j], uj = s->u[j], pj = js.p, cj = js.c, Aj = js.A;
 	float dv[3] = {I->v[0] - s->vx[j], I->v[1] - s->vy[j], I->v[2] - s->vz[j]};
 	float vdotr = dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2];
 	float w = vdotr / r, Fbar = 0.5f * (Fi + Fj), rhobar = 0.5f * (I->rho + rhoj);
@@ -237,6 +251,13 @@ TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival
 	S->du += mj * (I->A * Fi * vdotr + 0.5f * Pi * Fbar * vdotr +
 	               G->alpha_cond * vsu * (I->u - uj) / rhobar * Fbar * r);
 	if (vsig > S->vsig) S->vsig = vsig;
+}
+
+/* One neighbour j of src in the forces pass. */
+TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival *I,
+                                   const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
+{
+	tide_gas_visit_forces_js(P, I, s, j, tide_gas_jstate_of(&P->gas, s->rho[j], s->u[j], s->fgrad[j]), S);
 }
 
 TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, const tide_gas_src *s,
