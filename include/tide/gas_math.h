@@ -12,7 +12,10 @@
  * magnetohydrodynamics", J. Comput. Phys. 231, 759, sections 2.3-2.4):
  *   rho_i = sum_j m_j W(r_ij, h_i)  (self included)  with  rho_i h_i^d = m_i (eta)^d
  * solved for h_i by Newton-Raphson on f(h) = rho_sum(h) - m_i (eta/h)^d, kept inside a bracket
- * (bisection when a step leaves it), until |f| <= tol m_i (eta/h)^d or h reaches h_max.
+ * (bisection when a step leaves it), until |f| <= tol m_i (eta/h)^d or h reaches h_max; the
+ * first trial is predicted from dh/dt (tide_gas_h_start), and a root within 0.5 % of a trial
+ * is taken from that trial's sums and their h derivatives without another gather
+ * (tide_gas_h_model).
  * Every particle carries its own mass (TIDE_GAS_MASS, below), every sum weighs j by m_j.
  *   Omega_i = 1 + sum_j m_j dW/dh (h_i/(d rho_i)) = 1 - S_dw / (d S_w)   (the grad-h factor)
  * A particle held at h_max (too few neighbours: the edge of a cloud) takes Omega = 1, as SWIFT
