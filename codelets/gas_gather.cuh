@@ -85,13 +85,17 @@ __device__ static void gas_tile_pass(const tide_sph_params &P, gas_tile &T, cons
 		 * is a few instructions, the visit many: most candidates of the union are out of a
 		 * lane's ball), then the visits of those alone, in tile order */
 		unsigned near = 0;
+		for (uint32_t k0 = 0; k0 < nt; k0 += 8) { /* a short tile's padding groups skipped */
+			unsigned bits = 0;
 #pragma unroll
-		for (int k = 0; k < 32; k++) {
-			float4 q = T.q[k];
-			float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
-			float r2 = dx * dx + dy * dy + dz * dz, lim = filt2;
-			if (PASS == TIDE_GAS_PASS_FORCES) lim = fmaxf(lim, 4.008f * q.w * q.w);
-			if (r2 < lim) near |= 1u << k;
+			for (int k = 0; k < 8; k++) {
+				float4 q = T.q[k0 + k];
+				float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
+				float r2 = dx * dx + dy * dy + dz * dz, lim = filt2;
+				if (PASS == TIDE_GAS_PASS_FORCES) lim = fmaxf(lim, 4.008f * q.w * q.w);
+				if (r2 < lim) bits |= 1u << k;
+			}
+			near |= bits << k0;
 		}
 		while (near) {
 			int k = __ffs(near) - 1;
