@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The gas scheme on N ranks (default 2) gives the particles of 1 rank, bit for bit, with the
-# same blocks (default 3) (test_gas_ranks.c).  Usage: test_gas_ranks.sh EXE [RANKS [BLOCKS]]
+# same blocks (default 3) (test_gas_ranks.c), and so does 1 rank with one global halo width
+# (TIDE_GAS_HALOS=global, the halos before they were per block).  Usage: test_gas_ranks.sh EXE [RANKS [BLOCKS]]
 set -euo pipefail
 exe=$1
 np=${2:-2}
@@ -17,4 +18,10 @@ if ! cmp "$out/one.txt" "$out/many.txt"; then
 	echo "FAIL: the gas particles on $np ranks differ from 1 rank"
 	exit 1
 fi
-echo "ok: gas scheme, $nb blocks, 20 steps: $np ranks = 1 rank bit for bit ($(wc -l < "$out/one.txt") lines)"
+# the halos per block (include/tide/gas_halo.h) give the particles of one global width
+TIDE_GAS_HALOS=global "$exe" "$out/global.txt" "$nb"
+if ! cmp "$out/one.txt" "$out/global.txt"; then
+	echo "FAIL: the gas particles with halos per block differ from those with one global width"
+	exit 1
+fi
+echo "ok: gas scheme, $nb blocks, 20 steps: $np ranks = 1 rank = 1 rank with one global halo width, bit for bit ($(wc -l < "$out/one.txt") lines)"
