@@ -43,28 +43,10 @@ static int failures;
 #define ETA 1.2
 #define GAMMA (5.0 / 3.0)
 
-/* The two-region slab: x in [-12 a, 12 a], y and z in [-3 a, 3 a]. */
+/* The two regions of test_gas_case.h. */
 static int make_contact(tide_case *c, void **mem, tide_block_view *all)
 {
-	const double a = A_SP, m = a * a * a;
-	test_gas_case(c, "gas_halos", a, 1.5 * a, 1.0);
-	c->gas.eos = TIDE_GAS_IDEAL;
-	c->gas.gamma = GAMMA;
-	c->gas.eta = ETA;
-	c->gas.h_cell = 0.2 * a;   /* the dense region's h is 3 cells of support, the sparse 6 */
-	strcpy(c->decomp, "slabs");
-	const double L = 12 * a, W = 3 * a;
-	for (int d = 0; d < 3; d++) {
-		c->domain.lo[d] = -(d ? W : L) - 2 * a;
-		c->domain.hi[d] = (d ? W : L) + 2 * a;
-	}
-	tide_sim_set_aux(c);
-	tide_gas_tube t = {.axis = 0, .lo = {-L, -W, -W}, .hi = {L, W, W}, .x0 = 0,
-	                   .rho = {8, 1}, .p = {1, 1}, .vel = {0, 0}, .m = m, .gamma = GAMMA,
-	                   .eta = ETA};
-	if (tide_gas_ic_alloc(tide_gas_ic_shock_tube(&t, NULL), 0, mem, all)) return -1;
-	tide_gas_ic_shock_tube(&t, all);
-	return 0;
+	return test_gas_two_regions(c, A_SP, mem, all);
 }
 
 /* The top hat: a sphere of radius 1 (24 lattice points across), density 8, in a background of
