@@ -3,6 +3,8 @@
 // they are read back (8 bytes) because a halo's particle count is part of its StarPU interface,
 // then the edge runs are copied device to device on StarPU's stream.  Along the other axes an
 // edge is a stable selection of the block by cell coordinate, whose size comes back the same way.
+// Each face's depth (the gas scheme: per block, include/tide/gas_halo.h) comes from the records
+// in the interfaces (host memory): nothing more to read back.
 #include "tide/cuda_select.cuh"
 #include "tide/sph_params.h"
 

@@ -6,7 +6,8 @@
 //   holes = the movers below keep = n - m; tail = the stayers at keep or above (as many)
 //   every field: f[holes[k]] = f[tail[k]], so the stayers end up in [0, keep)
 // (cell_sort reorders the block by cell at the next step anyway).  The four counts come back to
-// the host (32 bytes): they are part of the interfaces.
+// the host (32 bytes): they are part of the interfaces; so does, under the gas scheme, the
+// largest h (the block's record, include/tide/gas_halo.h).
 #include <string.h>
 #include "tide/cuda_select.cuh"
 
@@ -82,7 +83,7 @@ extern "C" void tide_migrate_pack_cuda(void *buffers[], void *cl_arg)
 	 * tail; scratch: counters | CUB */
 	uint32_t *lab = (uint32_t *)v.ax, *movers = lab + cap, *lists = movers + cap,
 	         *tail = lists + cap;
-	uint32_t *cnt_d = (uint32_t *)scr; /* [0..7] labels, [8..15] selection sizes */
+	uint32_t *cnt_d = (uint32_t *)scr; /* [0..7] labels, [8..15] selection sizes, [16] h */
 	char *cub_tmp = scr + 256;
 	size_t cub_avail = scr_bytes - (size_t)(cub_tmp - scr);
 
