@@ -92,6 +92,21 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 	G->eps_nbody = (float)(c->self_gravity.on ? tide_case_softening(c) : tide_case_gas_h_max(c));
 }
 
+/* TIDE_GAS_HALOS: "block" (the default, also when unset or empty: every halo from the largest
+ * h of the two blocks it joins, include/tide/gas_halo.h) or "global" (every halo from the
+ * step's largest h, as before: the reference the comparisons of tests/test_gas_halos.c use). */
+static int gas_halos_per_block(void)
+{
+	const char *e = getenv("TIDE_GAS_HALOS");
+	if (!e || !*e || !strcmp(e, "block")) return 1;
+	if (!strcmp(e, "global")) return 0;
+	static int warned;
+	if (!warned++)
+		fprintf(stderr, "tide: warning: TIDE_GAS_HALOS='%s' is neither 'block' nor 'global': "
+		        "halos per block (the default).\n", e);
+	return 1;
+}
+
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
 {
 	memset(P, 0, sizeof *P);
@@ -152,6 +167,7 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	double cell = 2.0 * tide_case_cell_h(c);
 	g->periodic = c->periodic;
 	g->halo = tide_case_halo_layers(c);
+	g->halo_block = gas && gas_halos_per_block();
 	g->cell = (float)cell;
 	g->inv_cell = 1.0 / cell;
 	for (int d = 0; d < 3; d++) {
@@ -461,6 +477,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			}
 		}
 	}
+	sim->mig_records = 0; /* the new migration buffers hold nothing yet (gas_halo.h) */
 	/* in 8-byte elements: StarPU's vector count is 32-bit, and the scratch of a block of a
 	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
 	starpu_vector_data_register(&sim->scratch, -1, 0,
