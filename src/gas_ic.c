@@ -26,6 +26,7 @@ void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3]
 	v->TIDE_GAS_FGRAD[i] = 1.f;
 	v->TIDE_GAS_BALSARA[i] = 1.f;
 	v->TIDE_GAS_DTK[i] = 0.f; /* no kick to close before the first step */
+	v->TIDE_GAS_HDOT[i] = 0.f; /* no drift of h before it either */
 	v->TIDE_GAS_MASS[i] = (float)m;
 }
 

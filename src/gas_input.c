@@ -25,6 +25,7 @@ typedef struct gas_rows {
 	size_t n, ngas;   /* particles; the first ngas are gas, the others collisionless */
 	double *pos, *vel, *mass, *u, *h, *rho;   /* 3 n, 3 n, n, n (or NULL), n (or NULL), n (or NULL) */
 	double *vh, *uh, *dtk;   /* tide's leapfrog state (swift_io.h), or NULL */
+	double *hdot;            /* dh/dt (swift_io.h), or NULL: no prediction of h */
 	uint64_t *id;
 	uint8_t *type;   /* SWIFT type of each particle (0 gas, 1 collisionless), or NULL: all gas */
 	double t;
@@ -33,7 +34,7 @@ typedef struct gas_rows {
 static void rows_free(gas_rows *r)
 {
 	free(r->pos); free(r->vel); free(r->mass); free(r->u); free(r->h); free(r->rho); free(r->id);
-	free(r->vh); free(r->uh); free(r->dtk); free(r->type);
+	free(r->vh); free(r->uh); free(r->dtk); free(r->hdot); free(r->type);
 	memset(r, 0, sizeof *r);
 }
 
@@ -154,9 +155,9 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 	s.type = NULL;
 	r->pos = s.pos; r->vel = s.vel; r->mass = s.mass; r->id = s.id;
 	r->u = s.u; r->h = s.h; r->rho = s.rho;
-	r->vh = s.vh; r->uh = s.uh; r->dtk = s.dtk;
+	r->vh = s.vh; r->uh = s.uh; r->dtk = s.dtk; r->hdot = s.hdot;
 	r->t = s.have_time ? s.time * ft : 0.0;
-	s.pos = s.vel = s.mass = s.u = s.h = s.rho = s.vh = s.uh = s.dtk = NULL;
+	s.pos = s.vel = s.mass = s.u = s.h = s.rho = s.vh = s.uh = s.dtk = s.hdot = NULL;
 	s.id = NULL;
 	tide_swift_set_free(&s);
 	if (fl != 1 || fm != 1 || ft != 1)
@@ -170,6 +171,7 @@ static int read_hdf5(const char *path, tide_case *c, gas_rows *r)
 			if (i >= r->ngas) continue;   /* the gas fields are PartType0's alone */
 			if (r->uh) r->uh[i] *= fv * fv;
 			if (r->dtk) r->dtk[i] *= ft;
+			if (r->hdot) r->hdot[i] *= fv;
 			if (r->u) r->u[i] *= fv * fv;
 			if (r->h) r->h[i] *= fl;
 			if (r->rho) r->rho[i] *= fm / (fl * fl * fl);
@@ -362,6 +364,7 @@ int tide_gas_input_build(tide_case *c, int nblocks, void **mem, tide_block_view 
 			v->vz1[i] = (float)r.vh[3 * i + 2];
 			v->TIDE_GAS_UHALF[i] = (float)r.uh[i];
 			v->TIDE_GAS_DTK[i] = (float)r.dtk[i];
+			v->TIDE_GAS_HDOT[i] = r.hdot ? (float)r.hdot[i] : 0.f;
 		}
 	}
 	tide_unit_system U = tide_case_output_units(c); /* the log's t: the case's units */

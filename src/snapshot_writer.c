@@ -28,10 +28,11 @@ static uint32_t staged_fields(const tide_case *c)
 	if (c->scheme == TIDE_SCHEME_GAS) /* TIDE_GAS_H, TIDE_GAS_U, TIDE_GAS_MASS */
 		f |= TIDE_FIELD_BIT(aux0) | TIDE_FIELD_BIT(aux1) | TIDE_FIELD_BIT(aux5);
 	/* SWIFT snapshots: the ids, and the leapfrog's half-step v and u and last kick
-	 * (TIDE_GAS_UHALF, TIDE_GAS_DTK) for a run that goes on from the file (swift_output.h) */
+	 * (TIDE_GAS_UHALF, TIDE_GAS_DTK) and dh/dt (TIDE_GAS_HDOT) for a run that goes on from the
+	 * file (swift_output.h) */
 	if (c->output_format == TIDE_OUT_SWIFT)
 		f |= TIDE_FIELD_BIT(id) | TIDE_FIELD_BIT(vx1) | TIDE_FIELD_BIT(vy1) | TIDE_FIELD_BIT(vz1) |
-		     TIDE_FIELD_BIT(rho1) | TIDE_FIELD_BIT(aux4);
+		     TIDE_FIELD_BIT(rho1) | TIDE_FIELD_BIT(aux4) | TIDE_FIELD_BIT(aux6);
 	return f;
 }
 

@@ -45,7 +45,7 @@ void tide_swift_set_free(tide_swift_set *s)
 {
 	free(s->pos); free(s->vel); free(s->mass); free(s->id); free(s->type);
 	free(s->u); free(s->h); free(s->rho); free(s->acc); free(s->pot);
-	free(s->vh); free(s->uh); free(s->dtk);
+	free(s->vh); free(s->uh); free(s->dtk); free(s->hdot);
 	memset(s, 0, sizeof *s);
 }
 
@@ -63,7 +63,7 @@ typedef struct swift_field {
 	const char *description;
 } swift_field;
 
-enum { F_POS, F_VEL, F_MASS, F_ID, F_POT, F_ACC, F_U, F_H, F_RHO, F_VH, F_UH, F_DTK, NFIELD };
+enum { F_POS, F_VEL, F_MASS, F_ID, F_POT, F_ACC, F_U, F_H, F_RHO, F_VH, F_UH, F_DTK, F_HDOT, NFIELD };
 
 static const swift_field fields[NFIELD] = {
 	[F_POS] = {"Coordinates", 3, {0, 1, 0, 0, 0}, "U_L [ cm ]", "Positions of the particles."},
@@ -89,6 +89,10 @@ static const swift_field fields[NFIELD] = {
 	          "tide's leapfrog: specific internal energies at the last half step."},
 	[F_DTK] = {"tide_LastKickStep", 1, {0, 0, 1, 0, 0}, "U_t [ s ]",
 	           "tide's leapfrog: the time step of each particle's last kick."},
+	/* the rate from which the next density pass predicts h (gas_math.h); files without it
+	 * (older ones) predict none */
+	[F_HDOT] = {"tide_SmoothingLengthRate", 1, {0, 1, -1, 0, 0}, "U_L U_t^-1 [ cm s^-1 ]",
+	            "tide's h iteration: dh/dt of each particle at its last density pass."},
 };
 
 /* ---- writing ---- */
@@ -224,7 +228,8 @@ static unsigned optional_fields(int k, const tide_swift_out *t)
 	return (t->pot ? 1u << F_POT : 0) | (t->acc ? 1u << F_ACC : 0) |
 	       (k == 0 && t->u ? 1u << F_U : 0) | (k == 0 && t->h ? 1u << F_H : 0) |
 	       (k == 0 && t->rho ? 1u << F_RHO : 0) |
-	       (k == 0 && t->vh && t->uh && t->dtk ? 1u << F_VH | 1u << F_UH | 1u << F_DTK : 0);
+	       (k == 0 && t->vh && t->uh && t->dtk ? 1u << F_VH | 1u << F_UH | 1u << F_DTK : 0) |
+	       (k == 0 && t->vh && t->hdot ? 1u << F_HDOT : 0);
 }
 
 static int write_type(writer *w, hid_t file, int k, const tide_swift_out *t, const type_plan *p,
@@ -241,7 +246,8 @@ static int write_type(writer *w, hid_t file, int k, const tide_swift_out *t, con
 	         write_field(w, g, F_MASS, F, MF, N, o, n, t->mass, u) &&
 	         write_field(w, g, F_ID, H5T_STD_U64LE, H5T_NATIVE_UINT64, N, o, n, t->id, u);
 	const float *opt[NFIELD] = {[F_POT] = t->pot, [F_ACC] = t->acc, [F_U] = t->u, [F_H] = t->h,
-	                            [F_RHO] = t->rho, [F_VH] = t->vh, [F_UH] = t->uh, [F_DTK] = t->dtk};
+	                            [F_RHO] = t->rho, [F_VH] = t->vh, [F_UH] = t->uh, [F_DTK] = t->dtk,
+	                            [F_HDOT] = t->hdot};
 	for (int i = F_POT; i < NFIELD && ok; i++)
 		if (p->fields & (1u << i)) ok = write_field(w, g, i, F, MF, N, o, n, opt[i], u);
 	H5Gclose(g);
@@ -683,6 +689,12 @@ static int read_type(const char *path, hid_t f, int k, const header_info *hi, un
 			if (!rc) rc = check_values(path, group, &fields[F_UH], s->uh, n, 0, 0);
 			if (!rc) rc = read_doubles(path, group, d[F_DTK], &fields[F_DTK], s->dtk);
 			if (!rc) rc = check_values(path, group, &fields[F_DTK], s->dtk, n, 0, 0);
+			if (!rc && d[F_HDOT] >= 0) {
+				s->hdot = malloc(sizeof(double) * (n ? n : 1));
+				if (!s->hdot) rc = tide_read_nomem(path);
+				if (!rc) rc = read_doubles(path, group, d[F_HDOT], &fields[F_HDOT], s->hdot);
+				if (!rc) rc = check_values(path, group, &fields[F_HDOT], s->hdot, n, -INFINITY, 0);
+			}
 		}
 	}
 	for (int i = 0; i < NFIELD; i++)

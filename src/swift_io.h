@@ -53,8 +53,9 @@ typedef struct tide_swift_out {
 	const float *acc;       /* Accelerations, 3 n */
 	const float *u, *h, *rho;
 	/* PartType0, all three or none: tide's leapfrog state (gas_math.h), written as
-	 * tide_HalfStepVelocities (3 n), tide_HalfStepInternalEnergy, tide_LastKickStep */
-	const float *vh, *uh, *dtk;
+	 * tide_HalfStepVelocities (3 n), tide_HalfStepInternalEnergy, tide_LastKickStep; with them
+	 * (or NULL) dh/dt, tide_SmoothingLengthRate */
+	const float *vh, *uh, *dtk, *hdot;
 } tide_swift_out;
 
 typedef struct tide_swift_header {
@@ -97,6 +98,7 @@ typedef struct tide_swift_set {
 	double *u, *h, *rho;        /* count[0] entries each, with TIDE_SWIFT_GAS, NULL when absent */
 	double *vh, *uh, *dtk;      /* tide's leapfrog state (tide_swift_out): 3 count[0], count[0],
 	                             * count[0], with TIDE_SWIFT_GAS when the file has all three */
+	double *hdot;               /* tide_SmoothingLengthRate: count[0] with them, or NULL */
 	double *acc, *pot;          /* 3 n and n, with TIDE_SWIFT_FORCES when every type has both */
 	double time;
 	int have_time;

@@ -24,13 +24,14 @@ typedef struct gas_arrays {
 	double *pos;
 	float *vel, *mass, *u, *h, *rho;
 	float *vh, *uh, *dtk;   /* the leapfrog's state: a run from the file goes on exactly */
+	float *hdot;            /* and the h iteration's: its next first trial h (gas_math.h) */
 	uint64_t *id;
 } gas_arrays;
 
 static void arrays_free(gas_arrays *a)
 {
 	free(a->pos); free(a->vel); free(a->mass); free(a->u); free(a->h); free(a->rho); free(a->id);
-	free(a->vh); free(a->uh); free(a->dtk);
+	free(a->vh); free(a->uh); free(a->dtk); free(a->hdot);
 }
 
 /* The fluid particles of the views, in view order.  0, or -1 (out of memory). */
@@ -50,8 +51,9 @@ static int arrays_of(const tide_block_view *v, int nv, gas_arrays *a)
 	a->vh = malloc(3 * m * sizeof(float));
 	a->uh = malloc(m * sizeof(float));
 	a->dtk = malloc(m * sizeof(float));
+	a->hdot = malloc(m * sizeof(float));
 	if (!a->pos || !a->vel || !a->mass || !a->u || !a->h || !a->rho || !a->id || !a->vh ||
-	    !a->uh || !a->dtk)
+	    !a->uh || !a->dtk || !a->hdot)
 		return -1;
 	uint64_t k = 0;
 	for (int b = 0; b < nv; b++) {
@@ -67,6 +69,7 @@ static int arrays_of(const tide_block_view *v, int nv, gas_arrays *a)
 			a->vh[3 * k] = w->vx1[i]; a->vh[3 * k + 1] = w->vy1[i]; a->vh[3 * k + 2] = w->vz1[i];
 			a->uh[k] = w->TIDE_GAS_UHALF[i];
 			a->dtk[k] = w->TIDE_GAS_DTK[i];
+			a->hdot[k] = w->TIDE_GAS_HDOT[i];
 			a->id[k++] = w->id[i];
 		}
 	}
@@ -96,7 +99,7 @@ int tide_swift_output(const char *dir, int index, const tide_block_view *v, int 
 	for (int k = 0; k < 3; k++) h.box[k] = c->domain.hi[k] - c->domain.lo[k];
 	types[0] = (tide_swift_out){.n = a.n, .pos = a.pos, .vel = a.vel, .mass = a.mass, .id = a.id,
 	                            .u = a.u, .h = a.h, .rho = a.rho, .vh = a.vh, .uh = a.uh,
-	                            .dtk = a.dtk};
+	                            .dtk = a.dtk, .hdot = a.hdot};
 	tide_sinks_swift sb;   /* PartType5 */
 	tide_sinks_swift_out(sinks, nsink, &sb, &types[TIDE_SINK_SWIFT_TYPE]);
 	int rc = comm != MPI_COMM_NULL ? tide_swift_write_ranks(path, &h, types, comm)

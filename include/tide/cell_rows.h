@@ -114,18 +114,15 @@ TIDE_HD double tide_cell_gap(double off, double cs, int m)
 	return m < 0 ? off + (double)(-m - 1) * cs : m > 0 ? cs - off + (double)(m - 1) * cs : 0.0;
 }
 
-/* The cells within distance sqrt(r2) of the point, out to `rings` cells from its own along
- * every axis, as (2 rings + 1)^2 rows: row `row` is (k0 + a, k1 + b) with a, b in -rings ..
- * rings, and its cells k2 - lo .. k2 + hi come back in *c0, *c1, *a, *b (0: the row is empty).
- * tide_cell_span then gives its particles.  The gas scheme's search: rings =
- * ceil(support / cell side), up to tide_halo_layers (gas_math.h). */
-TIDE_HD int tide_cell_ring_row(const tide_cell_rows *C, int rings, double r2, int row, int *c0,
-                               int *c1, int *a, int *b)
+/* The cells of row (c0, c1) (key coordinates) within distance sqrt(r2) of the point, out to
+ * `rings` cells from its own along every axis: k2 - lo .. k2 + hi in *a, *b (0: none of the
+ * row). */
+TIDE_HD int tide_cell_ring_cells(const tide_cell_rows *C, int rings, double r2, int c0, int c1,
+                                 int *a, int *b)
 {
-	int w = 2 * rings + 1, m0 = row / w - rings, m1 = row % w - rings;
-	*c0 = C->k[0] + m0;
-	*c1 = C->k[1] + m1;
-	if (*c0 < 0 || *c1 < 0 || *c0 >= C->nk[0] || *c1 >= C->nk[1]) return 0;
+	int m0 = c0 - C->k[0], m1 = c1 - C->k[1];
+	if (m0 < -rings || m0 > rings || m1 < -rings || m1 > rings) return 0;
+	if (c0 < 0 || c1 < 0 || c0 >= C->nk[0] || c1 >= C->nk[1]) return 0;
 	double e0 = tide_cell_gap(C->off[0], C->cs, m0), e1 = tide_cell_gap(C->off[1], C->cs, m1);
 	double gap2 = e0 * e0 + e1 * e1;
 	if (gap2 >= r2) return 0;
@@ -135,6 +132,20 @@ TIDE_HD int tide_cell_ring_row(const tide_cell_rows *C, int rings, double r2, in
 	*a = C->k[2] - (mlo < rings ? mlo : rings);
 	*b = C->k[2] + (mhi < rings ? mhi : rings);
 	return 1;
+}
+
+/* The cells within distance sqrt(r2) of the point, out to `rings` cells from its own along
+ * every axis, as (2 rings + 1)^2 rows: row `row` is (k0 + a, k1 + b) with a, b in -rings ..
+ * rings, and its cells k2 - lo .. k2 + hi come back in *c0, *c1, *a, *b (0: the row is empty).
+ * tide_cell_span then gives its particles.  The gas scheme's search: rings =
+ * ceil(support / cell side), up to tide_halo_layers (gas_math.h). */
+TIDE_HD int tide_cell_ring_row(const tide_cell_rows *C, int rings, double r2, int row, int *c0,
+                               int *c1, int *a, int *b)
+{
+	int w = 2 * rings + 1;
+	*c0 = C->k[0] + row / w - rings;
+	*c1 = C->k[1] + row % w - rings;
+	return tide_cell_ring_cells(C, rings, r2, *c0, *c1, a, b);
 }
 
 #endif

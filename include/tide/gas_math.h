@@ -12,7 +12,10 @@
  * magnetohydrodynamics", J. Comput. Phys. 231, 759, sections 2.3-2.4):
  *   rho_i = sum_j m_j W(r_ij, h_i)  (self included)  with  rho_i h_i^d = m_i (eta)^d
  * solved for h_i by Newton-Raphson on f(h) = rho_sum(h) - m_i (eta/h)^d, kept inside a bracket
- * (bisection when a step leaves it), until |f| <= tol m_i (eta/h)^d or h reaches h_max.
+ * (bisection when a step leaves it), until |f| <= tol m_i (eta/h)^d or h reaches h_max; the
+ * first trial is predicted from dh/dt (tide_gas_h_start), and a root within 0.5 % of a trial
+ * is taken from that trial's sums and their h derivatives without another gather
+ * (tide_gas_h_model).
  * Every particle carries its own mass (TIDE_GAS_MASS, below), every sum weighs j by m_j.
  *   Omega_i = 1 + sum_j m_j dW/dh (h_i/(d rho_i)) = 1 - S_dw / (d S_w)   (the grad-h factor)
  * A particle held at h_max (too few neighbours: the edge of a cloud) takes Omega = 1, as SWIFT
@@ -48,8 +51,9 @@
  * particle.)
  * Halos: made for ceil(h_max / h_cell) cell layers (tide_halo_max; every block at least that
  * wide), they carry each step the layers the support of the last step's largest h needs, with
- * 25 % room (tide_gas_halo_depth, from the step reduction), and h is capped there for the step
- * (tide_gas_h_cap).
+ * 25 % room (tide_gas_halo_depth): by default the largest h of the two blocks a halo joins
+ * (their own records, include/tide/gas_halo.h), with TIDE_GAS_HALOS=global the step's (the step
+ * reduction); h is capped there for the step (tide_gas_h_cap).
  *
  * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
  * Integration: kick-drift-kick leapfrog with one force evaluation per step (as GADGET): the
@@ -82,16 +86,18 @@
  *   aux4  the time step of the particle's last kick (gas_integrate)
  *   aux5  m, the particle's mass                (set at the start; halos carry it: the sums of
  *         the density and forces weigh each neighbour by its own m_j, so a run may mix masses)
+ *   aux6  dh/dt = (h / d) div v                 (gas_density: the next step's first trial h)
  *   rho1  u at the half step (the leapfrog's; rho1 is a WCSPH Verlet field the gas never uses)
  *   vx1.. v at the half step (the same)
  *   drho  du/dt (gas_forces to gas_integrate: the same work-space life as WCSPH's drho) */
-#define TIDE_GAS_NAUX 6
+#define TIDE_GAS_NAUX 7
 #define TIDE_GAS_H aux0
 #define TIDE_GAS_U aux1
 #define TIDE_GAS_FGRAD aux2
 #define TIDE_GAS_BALSARA aux3
 #define TIDE_GAS_DTK aux4
 #define TIDE_GAS_MASS aux5
+#define TIDE_GAS_HDOT aux6
 #define TIDE_GAS_UHALF rho1
 #define TIDE_GAS_DUDT drho
 /* What gas_forces reads of a halo besides TIDE_HALO_BASE_FIELDS. */
@@ -157,8 +163,8 @@ typedef struct tide_gas_ival {
 
 typedef struct tide_gas_sums {
 	/* density pass, each term weighed by m_j: sum m w, sum m (d w + q^2 f), sum m f v_ij.x_ij,
-	 * sum m f v_ij x x_ij */
-	float w, dw, div, curl[3];
+	 * sum m f v_ij x x_ij, sum m q^2 w''(q) (the h iteration's second derivative) */
+	float w, dw, div, curl[3], w2;
 	/* forces pass: acceleration, du/dt, largest signal velocity */
 	float a[3], du, vsig;
 	uint32_t ncand;  /* candidates visited (both passes) */
@@ -166,9 +172,18 @@ typedef struct tide_gas_sums {
 
 enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1 };
 
-/* The largest h this step: h_max, or the support the halos carry this step (tide_halo_layers
- * cells of side 2 h_cell) if smaller. */
+/* The largest h of a block's particles this step: h_max, or the support its halos carry for it
+ * this step (tide_halo_own cells of side 2 h_cell: with per-block halos, gas_halo.h, the
+ * layers of its own record) if smaller. */
 TIDE_HD float tide_gas_h_cap(const tide_sph_params *P)
+{
+	float h = 0.5f * P->grid.cell * (float)tide_halo_own(&P->grid);
+	return h < P->gas.h_max ? h : P->gas.h_max;
+}
+
+/* The largest h a block's pass may meet this step, its halos' included: h_max, or the widest
+ * halo it reads (tide_halo_layers) if smaller. */
+TIDE_HD float tide_gas_h_reach(const tide_sph_params *P)
 {
 	float h = 0.5f * P->grid.cell * (float)tide_halo_layers(&P->grid);
 	return h < P->gas.h_max ? h : P->gas.h_max;
@@ -198,15 +213,32 @@ TIDE_HD void tide_gas_visit_density(const tide_sph_params *P, const tide_gas_iva
 	float mj = s->m[j], mf = mj * f;
 	S->w += mj * w;
 	S->dw += mj * ((float)P->dim * w + q2 * f);
+	S->w2 += mj * q2 * tide_kernel_d2w(P->kernel, q);
 	S->div += mf * (dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2]);
 	S->curl[0] += mf * (dv[1] * dx[2] - dv[2] * dx[1]);
 	S->curl[1] += mf * (dv[2] * dx[0] - dv[0] * dx[2]);
 	S->curl[2] += mf * (dv[0] * dx[1] - dv[1] * dx[0]);
 }
 
-/* One neighbour j of src in the forces pass (see the head of the file). */
-TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival *I,
-                                   const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
+/* What the forces pass reads of a neighbour besides its fields: pressure, sound speed and
+ * A = p fgrad / rho^2 (once per pair on the CPU, once per tile entry on the GPU). */
+typedef struct tide_gas_jstate {
+	float p, c, A;
+} tide_gas_jstate;
+
+TIDE_HD tide_gas_jstate tide_gas_jstate_of(const tide_gas_params *G, float rho, float u, float fgrad)
+{
+	tide_gas_jstate js;
+	js.p = tide_gas_pressure(G, rho, u);
+	js.c = tide_gas_sound(G, rho, u);
+	js.A = js.p * fgrad / (rho * rho);
+	return js;
+}
+
+/* One neighbour j of src, whose state is js, in the forces pass (see the head of the file). */
+TIDE_HD void tide_gas_visit_forces_js(const tide_sph_params *P, const tide_gas_ival *I,
+                                      const tide_gas_src *s, uint32_t j, tide_gas_jstate js,
+                                      tide_gas_sums *S)
 {
 	const tide_gas_params *G = &P->gas;
 	float dx[3] = {(float)(I->x[0] - s->x[j]), (float)(I->x[1] - s->y[j]),
@@ -218,9 +250,7 @@ TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival
 	float r = sqrtf(r2), ihi = 1.f / hi, ihj = 1.f / hj;
 	float Fi = r < 2.f * hi ? G->knorm * tide_gas_hpow(ihi, d + 2) * tide_kernel_f(P->kernel, r * ihi) : 0.f;
 	float Fj = r < 2.f * hj ? G->knorm * tide_gas_hpow(ihj, d + 2) * tide_kernel_f(P->kernel, r * ihj) : 0.f;
-	float rhoj = s->rho[j], uj = s->u[j];
-	float pj = tide_gas_pressure(G, rhoj, uj), cj = tide_gas_sound(G, rhoj, uj);
-	float Aj = pj * s->fgrad[j] / (rhoj * rhoj);
+	float rhoj = s->rho[j], uj = s->u[j], pj = js.p, cj = js.c, Aj = js.A;
 	float dv[3] = {I->v[0] - s->vx[j], I->v[1] - s->vy[j], I->v[2] - s->vz[j]};
 	float vdotr = dv[0] * dx[0] + dv[1] * dx[1] + dv[2] * dx[2];
 	float w = vdotr / r, Fbar = 0.5f * (Fi + Fj), rhobar = 0.5f * (I->rho + rhoj);
@@ -236,6 +266,13 @@ TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival
 	if (vsig > S->vsig) S->vsig = vsig;
 }
 
+/* One neighbour j of src in the forces pass. */
+TIDE_HD void tide_gas_visit_forces(const tide_sph_params *P, const tide_gas_ival *I,
+                                   const tide_gas_src *s, uint32_t j, tide_gas_sums *S)
+{
+	tide_gas_visit_forces_js(P, I, s, j, tide_gas_jstate_of(&P->gas, s->rho[j], s->u[j], s->fgrad[j]), S);
+}
+
 TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, const tide_gas_src *s,
                             uint32_t j, int pass, tide_gas_sums *S)
 {
@@ -243,6 +280,14 @@ TIDE_HD void tide_gas_visit(const tide_sph_params *P, const tide_gas_ival *I, co
 	if (s->type[j] == TIDE_NBODY) return;   /* collisionless particles: no hydrodynamics */
 	if (pass == TIDE_GAS_PASS_DENSITY) tide_gas_visit_density(P, I, s, j, S);
 	else tide_gas_visit_forces(P, I, s, j, S);
+}
+
+/* The rings of cells a gather to `radius` searches around a particle's own cell: ceil(radius /
+ * cell side), at most the halos' layers. */
+TIDE_HD int tide_gas_rings(const tide_sph_params *P, float radius)
+{
+	int L = tide_halo_layers(&P->grid), rings = (int)ceilf(radius / P->grid.cell);
+	return rings > L ? L : rings;
 }
 
 /* Every candidate neighbour of I within `radius` (the cell rings of cell_rows.h: the block's
@@ -253,8 +298,7 @@ TIDE_HD void tide_gas_gather(const tide_sph_params *P, const tide_block_arg *A, 
 {
 	tide_cell_rows C;
 	tide_cell_rows_of(P, A, I->x, &C);
-	int L = tide_halo_layers(&P->grid), rings = (int)ceilf(radius / P->grid.cell);
-	if (rings > L) rings = L;
+	int rings = tide_gas_rings(P, radius);
 	double r2 = (double)radius * (double)radius;
 	for (int row = 0; row < (2 * rings + 1) * (2 * rings + 1); row++) {
 		uint32_t o[2], key[2][2];
@@ -311,14 +355,14 @@ TIDE_HD float tide_gas_reach_of(const tide_sph_params *P, const tide_block_arg *
 {
 	int k[3];
 	tide_cell_k(&P->grid, I->x[0], I->x[1], I->x[2], k);
-	if (!tide_box_contains(A, k)) return tide_gas_h_cap(P);
+	if (!tide_box_contains(A, k)) return tide_gas_h_reach(P);
 	float m = M[tide_box_index(A, k)];
 	return m > I->h ? m : I->h;
 }
 
 TIDE_HD void tide_gas_sums_zero(tide_gas_sums *S)
 {
-	S->w = S->dw = S->div = S->du = S->vsig = 0.f;
+	S->w = S->dw = S->div = S->w2 = S->du = S->vsig = 0.f;
 	S->ncand = 0;
 	for (int k = 0; k < 3; k++) S->curl[k] = S->a[k] = 0.f;
 }
@@ -336,60 +380,165 @@ TIDE_HD tide_gas_ival tide_gas_ival_of(const tide_block_view *v, uint32_t i)
 	return I;
 }
 
-/* The density pass of particle i of block v (box A, cell starts `start`): h, rho, 1/Omega and
- * the Balsara switch (see the head of the file).  Returns the iterations it took (h_iter + 1:
- * not converged within h_iter; the last iterate is kept). */
-TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block_arg *A,
-                                      tide_block_view *v, uint32_t i, const tide_gas_src *own,
-                                      const uint32_t *start, const tide_gas_src *halo, int nh)
+/* The h iteration of one particle (the head of the file), as a state that a gather feeds: the
+ * trial h, its bracket, the iterations so far.  tide_gas_h_start sets the first trial, then
+ * every gather's sums at the trial h go to tide_gas_h_next, which says whether the iteration is
+ * over (its sums are the answer) or sets the next trial; tide_gas_h_finish writes the answer.
+ * The CPU's loop (tide_gas_density_particle) and the GPU's cooperative gathers (gas_density.cu)
+ * share it. */
+typedef struct tide_gas_hiter {
+	float h, hlo, hhi, hcap, m;
+	float f0;          /* the first gather's |f| / (m (eta/h)^d) (a measure of the first trial) */
+	int it, clamped;
+	int hi_seen;       /* a trial had too many neighbours: hhi bounds the root, not the cap */
+} tide_gas_hiter;
+
+/* The first trial h of particle i: its last h drifted by its dh/dt over the step since
+ * (TIDE_GAS_HDOT x TIDE_GAS_DTK: from rho h^d = const along the flow,
+ * dh/dt = -h / (d rho Omega) drho/dt = (h / d) div v, as SWIFT and GADGET predict it), so
+ * that most particles meet the tolerance at their first gather; inside [h_min, cap]. */
+TIDE_HD void tide_gas_h_start(const tide_sph_params *P, const tide_block_view *v, uint32_t i,
+                              tide_gas_hiter *T)
 {
 	const tide_gas_params *G = &P->gas;
-	int d = P->dim, it, clamped = 0;
-	float m = v->TIDE_GAS_MASS[i];   /* the target rho h^d = m_i eta^d is the particle's own */
-	tide_gas_ival I = tide_gas_ival_of(v, i);
-	float h = I.h, hcap = tide_gas_h_cap(P);
+	float h = v->TIDE_GAS_H[i], hcap = tide_gas_h_cap(P);
 	if (!(h > 0.f)) h = 0.5f * hcap;
+	float hp = h + v->TIDE_GAS_DTK[i] * v->TIDE_GAS_HDOT[i];
+	/* a prediction off by more than a third is no prediction: the last h then */
+	if (hp > 0.75f * h && hp < 1.333f * h) h = hp;
 	if (h > hcap) h = hcap;
 	if (h < G->h_min) h = G->h_min;
-	float hlo = 0.f, hhi = hcap, etad = tide_gas_hpow(G->eta, d);
-	tide_gas_sums S;
-	for (it = 1; ; it++) {
-		I.h = h;
-		tide_gas_sums_zero(&S);
-		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * h, TIDE_GAS_PASS_DENSITY, &S);
-		float ih = 1.f / h, hd = tide_gas_hpow(ih, d);
-		float rho = G->knorm * hd * S.w, rho_h = m * etad * hd;
-		float f = rho - rho_h;
-		if (fabsf(f) <= G->h_tol * rho_h || it > G->h_iter) break;
-		if (f < 0.f) {
-			if (h >= hcap) { clamped = 1; break; }   /* too few neighbours even at h_max */
-			hlo = h;
-		} else {
-			if (h <= G->h_min) break;
-			hhi = h;
-		}
-		float dfdh = -G->knorm * hd * ih * S.dw + (float)d * rho_h * ih;
-		float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
-		if (!(hn > hlo && hn < hhi)) hn = hlo > 0.f ? 0.5f * (hlo + hhi) : 0.5f * h;
-		if (hn > hcap) hn = hcap;
-		if (hn < G->h_min) hn = G->h_min;
-		h = hn;
+	T->h = h;
+	T->hlo = 0.f;
+	T->hhi = T->hcap = hcap;
+	T->m = v->TIDE_GAS_MASS[i];   /* the target rho h^d = m_i eta^d is the particle's own */
+	T->it = 1;
+	T->clamped = T->hi_seen = 0;
+	T->f0 = 0.f;
+}
+
+/* The largest relative step |h* / h - 1| that tide_gas_h_model takes without another gather. */
+#define TIDE_GAS_H_MODEL 5e-3f
+
+/* The root h* of the density condition from the sums of one gather at h, when it lies within
+ * TIDE_GAS_H_MODEL of h: the sums' Taylor series in h, to second order for sum m w (the
+ * condition), to first for sum m (d w + q^2 f) (Omega's), whose derivatives the gather's sums
+ * give exactly (q = r/h, A1 = sum m q w' = S.dw - d S.w, w2 = sum m q^2 w''):
+ *   d S.w / dh = -A1 / h,  d^2 S.w / dh^2 = (2 A1 + w2) / h^2,  d S.dw / dh = -((d+1) A1 + w2) / h.
+ * The series' error, ~ (h* / h - 1)^3 of S.w (its third derivative: about 1e-6 at the largest
+ * step; float sums carry 1e-7), lies far inside the tolerance: the sums at h* are as a gather
+ * there would give them, without that gather (a prediction of h misses by 3e-4 to 1e-2 in rho
+ * h^d: the second gather of nearly every particle).  Returns 1 with h* in T and the sums
+ * moved to it (div v and curl v stay at h: the switch and dh/dt need no more), else 0. */
+TIDE_HD int tide_gas_h_model(const tide_sph_params *P, tide_gas_hiter *T, tide_gas_sums *S,
+                             float target)
+{
+	const tide_gas_params *G = &P->gas;
+	float h = T->h, d = (float)P->dim, A1 = S->dw - d * S->w;
+	float a = -A1 / h, b = (2.f * A1 + S->w2) / (h * h), c = S->w - target;
+	if (!(a > 0.f)) return 0;   /* not the single root of a growing sum */
+	float x = -c / a;
+	for (int k = 0; k < 2; k++) x -= (c + a * x + 0.5f * b * x * x) / (a + b * x);
+	float hs = h + x;
+	if (!(fabsf(x) <= TIDE_GAS_H_MODEL * h) || !(hs > T->hlo && hs < T->hhi) || hs > T->hcap ||
+	    hs < G->h_min || !(fabsf(c + a * x + 0.5f * b * x * x) <= 0.1f * G->h_tol * target))
+		return 0;
+	S->w = S->w + a * x + 0.5f * b * x * x;
+	S->dw -= x / h * ((d + 1.f) * A1 + S->w2);
+	T->h = hs;
+	return 1;
+}
+
+/* The sums S of a gather at the trial T->h: 1 when the iteration is over (converged, at once or
+ * through tide_gas_h_model (S then moved to the root), held at the cap or h_min, or out of
+ * iterations: the last iterate is kept), else 0 with the next trial h in T (Newton-Raphson on
+ * f(h) = rho_sum(h) - m (eta/h)^d inside the bracket, bisection when a step leaves it). */
+TIDE_HD int tide_gas_h_next(const tide_sph_params *P, tide_gas_hiter *T, tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	int d = P->dim;
+	float h = T->h, ih = 1.f / h, hd = tide_gas_hpow(ih, d);
+	float rho = G->knorm * hd * S->w, rho_h = T->m * tide_gas_hpow(G->eta, d) * hd;
+	float f = rho - rho_h;
+	if (T->it == 1) T->f0 = fabsf(f) / rho_h;
+	if (fabsf(f) <= G->h_tol * rho_h || T->it > G->h_iter) return 1;
+	/* (rho - rho_h) h^d = knorm S.w - m eta^d: the condition on S.w */
+	if (tide_gas_h_model(P, T, S, T->m * tide_gas_hpow(G->eta, d) / G->knorm)) return 1;
+	if (f < 0.f) {
+		/* too few neighbours even at the cap (a cloud's edge): this gather decides */
+		if (h >= T->hcap) { T->clamped = 1; return 1; }
+		T->hlo = h;
+	} else {
+		if (h <= G->h_min) return 1;
+		T->hhi = h;
+		T->hi_seen = 1;
 	}
-	float ih = 1.f / h;
-	float rho = G->knorm * tide_gas_hpow(ih, d) * S.w;
-	float omega = 1.f - S.dw / ((float)d * S.w);
-	float fgrad = clamped || !(omega > 0.1f) ? 1.f : 1.f / omega;
-	/* |div v|, |curl v| up to their common factor knorm h^-(d+2) / (Omega rho) */
+	float dfdh = -G->knorm * hd * ih * S->dw + (float)d * rho_h * ih;
+	float hn = dfdh != 0.f ? h - f / dfdh : -1.f;
+	if (f < 0.f && !T->hi_seen && !(hn < T->hcap))
+		hn = T->hcap; /* Newton leaves through the cap: one gather there decides (bisecting
+		               * toward a cap never reached would spend every iteration) */
+	else if (!(hn > T->hlo && hn < T->hhi))
+		hn = T->hlo > 0.f ? 0.5f * (T->hlo + T->hhi) : 0.5f * h;
+	if (hn > T->hcap) hn = T->hcap;
+	if (hn < G->h_min) hn = G->h_min;
+	T->h = hn;
+	T->it++;
+	return 0;
+}
+
+/* The answer of a finished iteration (sums S at T->h) for particle i: h, rho, 1/Omega, the
+ * Balsara switch and dh/dt (the next step's first trial, tide_gas_h_start). */
+TIDE_HD void tide_gas_h_finish(const tide_sph_params *P, tide_block_view *v, uint32_t i,
+                               const tide_gas_hiter *T, const tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	int d = P->dim;
+	float h = T->h, ih = 1.f / h;
+	float rho = G->knorm * tide_gas_hpow(ih, d) * S->w;
+	float omega = 1.f - S->dw / ((float)d * S->w);
+	float fgrad = T->clamped || !(omega > 0.1f) ? 1.f : 1.f / omega;
+	/* div v, |curl v| up to their common factor knorm h^-(d+2) / (Omega rho) */
 	float k = G->knorm * tide_gas_hpow(ih, d + 2) * fgrad / rho;
-	float div = fabsf(S.div) * k;
-	float curl = sqrtf(S.curl[0] * S.curl[0] + S.curl[1] * S.curl[1] + S.curl[2] * S.curl[2]) * k;
-	float c = tide_gas_sound(G, rho, I.u);
+	float divv = -S->div * k;   /* grad_i W = F x_ij with F < 0: sum m F v_ij.x_ij < 0 expands */
+	float div = fabsf(divv);
+	float curl = sqrtf(S->curl[0] * S->curl[0] + S->curl[1] * S->curl[1] + S->curl[2] * S->curl[2]) * k;
+	float c = tide_gas_sound(G, rho, v->TIDE_GAS_U[i]);
 	float den = div + curl + 1e-4f * c * ih;
 	v->rho[i] = rho;
 	v->TIDE_GAS_H[i] = h;
 	v->TIDE_GAS_FGRAD[i] = fgrad;
 	v->TIDE_GAS_BALSARA[i] = den > 0.f ? div / den : 1.f;
-	return it;
+	/* dh/dt = (h / d) div v; none for a particle held at the cap (its h stays there) */
+	v->TIDE_GAS_HDOT[i] = T->clamped || !isfinite(divv) ? 0.f : h * divv / (float)d;
+}
+
+/* The density pass of particle i of block v (box A, cell starts `start`): h, rho, 1/Omega and
+ * the Balsara switch (see the head of the file).  Returns the iterations it took (h_iter + 1:
+ * not converged within h_iter; the last iterate is kept).  meas (if not NULL): what the
+ * iteration cost, for measuring it (gas_density.c). */
+typedef struct tide_gas_hmeas {
+	uint32_t ncand;   /* candidates its gathers tested */
+	float f0;         /* the first trial's |f| / (m (eta/h)^d) */
+} tide_gas_hmeas;
+TIDE_HD int tide_gas_density_particle(const tide_sph_params *P, const tide_block_arg *A,
+                                      tide_block_view *v, uint32_t i, const tide_gas_src *own,
+                                      const uint32_t *start, const tide_gas_src *halo, int nh,
+                                      tide_gas_hmeas *meas)
+{
+	tide_gas_ival I = tide_gas_ival_of(v, i);
+	tide_gas_hiter T;
+	tide_gas_sums S;
+	tide_gas_h_start(P, v, i, &T);
+	do {
+		I.h = T.h;
+		tide_gas_sums_zero(&S);
+		tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * T.h, TIDE_GAS_PASS_DENSITY, &S);
+		if (meas) meas->ncand += S.ncand;
+	} while (!tide_gas_h_next(P, &T, &S));
+	if (meas) meas->f0 = T.f0;
+	tide_gas_h_finish(P, v, i, &T, &S);
+	return T.it;
 }
 
 /* The time step limit cfl sqrt(eps_nbody / |a|) of a collisionless particle whose acceleration
@@ -411,6 +560,45 @@ TIDE_HD float tide_gas_nbody_force(const tide_sph_params *P, tide_block_view *v,
 	return tide_gas_nbody_dt(P, P->g[0], P->g[1], P->g[2]);
 }
 
+/* The particle i of block v as its forces read it (gas_density done): its state, pressure,
+ * sound speed and A = p fgrad / rho^2. */
+TIDE_HD tide_gas_ival tide_gas_forces_ival(const tide_sph_params *P, const tide_block_view *v, uint32_t i)
+{
+	const tide_gas_params *G = &P->gas;
+	tide_gas_ival I = tide_gas_ival_of(v, i);
+	I.p = tide_gas_pressure(G, I.rho, I.u);
+	I.c = tide_gas_sound(G, I.rho, I.u);
+	I.A = I.p * v->TIDE_GAS_FGRAD[i] / (I.rho * I.rho);
+	return I;
+}
+
+/* The sums a force gather starts from: zero, the signal velocity at least 2 c_i. */
+TIDE_HD void tide_gas_forces_zero(const tide_gas_ival *I, tide_gas_sums *S)
+{
+	tide_gas_sums_zero(S);
+	S->vsig = 2.f * I->c;
+}
+
+/* Particle i's forces from its gather's sums S: writes ax, ay, az (gravity vector included),
+ * du/dt, returns the particle's time step limit (see the head of the file). */
+TIDE_HD float tide_gas_forces_finish(const tide_sph_params *P, tide_block_view *v, uint32_t i,
+                                     const tide_gas_ival *I, const tide_gas_sums *S)
+{
+	const tide_gas_params *G = &P->gas;
+	float a[3] = {S->a[0] + P->g[0], S->a[1] + P->g[1], S->a[2] + P->g[2]};
+	v->ax[i] = a[0];
+	v->ay[i] = a[1];
+	v->az[i] = a[2];
+	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? S->du : 0.f;
+	float dt = S->vsig > 0.f ? I->h / S->vsig : 3.0e38f;
+	float am = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	if (am > 0.f) {
+		float df = sqrtf(I->h / am);
+		if (df < dt) dt = df;
+	}
+	return P->cfl * dt;
+}
+
 /* Acceleration and energy rate of particle i of block v (gas_density done, halos packed
  * after it): writes ax, ay, az (gravity vector included), du/dt, returns the particle's time
  * step limit (see the head of the file). */
@@ -419,29 +607,13 @@ TIDE_HD float tide_gas_forces_particle(const tide_sph_params *P, const tide_bloc
                                        const uint32_t *start, const tide_gas_src *halo, int nh,
                                        const float *M)
 {
-	const tide_gas_params *G = &P->gas;
 	if (v->type[i] == TIDE_NBODY) return tide_gas_nbody_force(P, v, i);
-	tide_gas_ival I = tide_gas_ival_of(v, i);
-	I.p = tide_gas_pressure(G, I.rho, I.u);
-	I.c = tide_gas_sound(G, I.rho, I.u);
-	I.A = I.p * v->TIDE_GAS_FGRAD[i] / (I.rho * I.rho);
+	tide_gas_ival I = tide_gas_forces_ival(P, v, i);
 	tide_gas_sums S;
-	tide_gas_sums_zero(&S);
-	S.vsig = 2.f * I.c;
+	tide_gas_forces_zero(&I, &S);
 	float reach = tide_gas_reach_of(P, A, M, &I);
 	tide_gas_gather(P, A, start, own, halo, nh, &I, 2.f * reach, TIDE_GAS_PASS_FORCES, &S);
-	float a[3] = {S.a[0] + P->g[0], S.a[1] + P->g[1], S.a[2] + P->g[2]};
-	v->ax[i] = a[0];
-	v->ay[i] = a[1];
-	v->az[i] = a[2];
-	v->TIDE_GAS_DUDT[i] = G->eos == TIDE_GAS_IDEAL ? S.du : 0.f;
-	float dt = S.vsig > 0.f ? I.h / S.vsig : 3.0e38f;
-	float am = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-	if (am > 0.f) {
-		float df = sqrtf(I.h / am);
-		if (df < dt) dt = df;
-	}
-	return P->cfl * dt;
+	return tide_gas_forces_finish(P, v, i, &I, &S);
 }
 
 /* Particle i's share of the step reduction after its forces: its time step (or a bad count

@@ -55,6 +55,16 @@ TIDE_HD float tide_kernel_w(int kernel, float q)
 #define TIDE_KERNEL_F_FORMS(QUAL, T, S) TIDE_KERNEL_F_FORMS_(QUAL, T, S)
 TIDE_KERNEL_F_FORMS(TIDE_HD, float, f)
 
+/* w''(q) = d^2 (W/alpha) / dq^2, 0 for q >= 2 (the gas scheme's h iteration, gas_math.h):
+ *   cubic, q < 1: -3 + 9/2 q;  1 <= q < 2: 3/2 (2 - q);  Wendland C2: 5 (1 - q/2)^2 (2q - 1) */
+TIDE_HD float tide_kernel_d2w(int kernel, float q)
+{
+	if (q >= 2.f) return 0.f;
+	if (kernel == TIDE_KERNEL_CUBIC) return q < 1.f ? -3.f + 4.5f * q : 1.5f * (2.f - q);
+	float t = 1.f - 0.5f * q;
+	return 5.f * t * t * (2.f * q - 1.f);
+}
+
 /* F(r)*h^2/alpha as a function of q (q > 0), 0 for q >= 2.  The caller multiplies by
  * alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
 TIDE_HD float tide_kernel_f(int kernel, float q)
