@@ -3,7 +3,7 @@
 // first traversal from the root against the remote rank's boxes (its virtual root's cover): a cell
 // that passes the opening test against every box (minimum distance from the box, so it is safe for
 // every point in it) goes out as a multipole; a leaf that fails goes out with its
-// particles; an internal cell that fails goes out with its children, which are visited in turn.
+// particles (and their softenings); an internal cell that fails goes out with its children, which are visited in turn.
 // The output is a small tree in the local tree's own layout (children contiguous), so the
 // receiver walks it with its groups like its own tree and opens the upper cells where its groups
 // are close.  The buffer itself is the traversal queue: a slot's child field holds the local cell
@@ -32,6 +32,8 @@ static void essential_cpu(void *buffers[], void *cl_arg)
 		} else if (k == BH_LET_KEEP_LEAF) {
 			first = np;
 			memcpy(io.op + np, io.body + C->pbegin, sizeof(bh_body) * (size_t)(C->pend - C->pbegin));
+			for (int32_t j = C->pbegin; j < C->pend; j++)
+				io.oe[np + j - C->pbegin] = bh_body_eps(&io.P, io.vel, j);
 			np += C->pend - C->pbegin;
 		}
 		bh_let_fill(&oc[i], &io.om[i], C, M, k, first);
@@ -42,5 +44,5 @@ static void essential_cpu(void *buffers[], void *cl_arg)
 	io.out->nparts = (uint32_t)np;
 }
 
-TIDE_CODELET(bh_essential, essential_cpu, tide_bh_essential_cuda, 6,
-             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH);
+TIDE_CODELET(bh_essential, essential_cpu, tide_bh_essential_cuda, 7,
+             STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_SCRATCH, STARPU_R);

@@ -24,7 +24,8 @@ __global__ static void let_init(const bh_vroot *vr, bh_cell *oc, int32_t *ctr)
 
 __global__ static void let_level(const bh_body *body, const bh_cell *cells, const bh_mom *mom,
                                  const bh_vroot *vr, bh_cell *oc, bh_mom *om, bh_body *op,
-                                 int32_t *ctr, int whole, float far2)
+                                 float *oe, const float *vel, bh_params P, int32_t *ctr, int whole,
+                                 float far2)
 {
 	int32_t b = ctr[CTR_BEGIN], e = ctr[CTR_END];
 	for (int32_t i = b + blockIdx.x * blockDim.x + threadIdx.x; i < e; i += gridDim.x * blockDim.x) {
@@ -38,7 +39,10 @@ __global__ static void let_level(const bh_body *body, const bh_cell *cells, cons
 			for (int32_t c = 0; c < C.nchild; c++) oc[first + c].child = C.child + c;
 		} else if (k == BH_LET_KEEP_LEAF) {
 			first = atomicAdd(&ctr[CTR_PARTS], C.pend - C.pbegin);
-			for (int32_t j = C.pbegin; j < C.pend; j++) op[first + j - C.pbegin] = body[j];
+			for (int32_t j = C.pbegin; j < C.pend; j++) {
+				op[first + j - C.pbegin] = body[j];
+				oe[first + j - C.pbegin] = bh_body_eps(&P, vel, j);
+			}
 		}
 		bh_let_fill(&oc[i], &om[i], &C, &M, k, first);
 	}
@@ -60,8 +64,8 @@ extern "C" void tide_bh_essential_cuda(void *buffers[], void *cl_arg)
 	unsigned grid = min(tide_blocks_for(io.out->cap_cells, 256), 1024u);
 	let_init<<<1, 1, 0, s>>>(io.vroot, io.oc, ctr);
 	for (int level = 0; level <= BH_MAXLEVEL; level++) {
-		let_level<<<grid, 256, 0, s>>>(io.body, io.cells, io.mom, io.vroot, io.oc, io.om, io.op, ctr,
-		                               io.whole, io.far2);
+		let_level<<<grid, 256, 0, s>>>(io.body, io.cells, io.mom, io.vroot, io.oc, io.om, io.op,
+		                               io.oe, io.vel, io.P, ctr, io.whole, io.far2);
 		let_next<<<1, 1, 0, s>>>(ctr);
 	}
 	int32_t used[2];

@@ -129,15 +129,15 @@ static void push_multipole(walk_targets *T, walk_mlist *L, const bh_mom *M, cons
 	if (++L->n == WALK_LIST) { apply_multipoles(T, L, P->quadrupole); L->n = 0; }
 }
 
-/* The particles of an opened leaf; their softenings from vel (the local tree's), else (the
- * received essential nodes carry none) the leaf's largest, leaf_eps. */
-static void push_particles(walk_targets *T, walk_plist *L, const bh_body *src, const float *vel,
-                           float leaf_eps, int32_t b, int32_t e, const bh_params *P)
+/* The particles of an opened leaf; with soft_h their own softenings, seps[stride j] (the local
+ * tree's velocities, stride 4, or the softenings received with essential nodes, stride 1). */
+static void push_particles(walk_targets *T, walk_plist *L, const bh_body *src, const float *seps,
+                           int stride, int32_t b, int32_t e, const bh_params *P)
 {
 	for (int32_t j = b; j < e; j++) {
 		int k = L->n;
 		L->x[k] = src[j].x; L->y[k] = src[j].y; L->z[k] = src[j].z; L->m[k] = src[j].m;
-		L->e[k] = !P->soft_h ? P->eps : vel ? vel[4 * (size_t)j] : leaf_eps;
+		L->e[k] = !P->soft_h ? P->eps : seps[(size_t)stride * (size_t)j];
 		if (++L->n == WALK_LIST) { apply_particles(T, L); L->n = 0; }
 	}
 }
@@ -158,13 +158,14 @@ static void group_box(const bh_body *b, int32_t p0, int32_t p1, bh_box *box)
 	box->cz = 0.5f * (lo[2] + hi[2]); box->hz = 0.5f * (hi[2] - lo[2]);
 }
 
-/* The field of a source tree (cells, mom; src: the particles its leaves index) on the groups of
- * the particles tgt[r0, r1) (vel: their velocities, whose first words are their softenings with
- * P.soft_h).  let = 0: the local tree (src = tgt), out = the field without the self-energy;
- * let = 1: received essential nodes, out += their field. */
+/* The field of a source tree (cells, mom; src: the particles its leaves index, seps their
+ * softenings) on the groups of the particles tgt[r0, r1) (vel: their velocities, whose first
+ * words are their softenings with P.soft_h).  let = 0: the local tree (src = tgt, seps = vel),
+ * out = the field without the self-energy; let = 1: received essential nodes (seps: the
+ * softenings received with them, bh_let_eps), out += their field. */
 static void walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups, int32_t ng,
-                        const bh_cell *cells, const bh_mom *mom, const bh_body *src, bh_acc *out,
-                        int let, bh_params P, bh_range R)
+                        const bh_cell *cells, const bh_mom *mom, const bh_body *src,
+                        const float *seps, bh_acc *out, int let, bh_params P, bh_range R)
 {
 	/* depth-first, one node at a time: at most 7 pending siblings per level */
 	int32_t stack[8 * (BH_MAXLEVEL + 2)];
@@ -197,7 +198,7 @@ static void walk_groups(const bh_body *tgt, const float *vel, const bh_group *gr
 			if (C->nchild == BH_LET_MULTIPOLE || bh_accept(&mom[c], C, &box))
 				push_multipole(&T, &ml, &mom[c], &P);
 			else if (C->nchild == 0)
-				push_particles(&T, &pl, src, let ? NULL : vel, mom[c].eps, C->pbegin, C->pend, &P);
+				push_particles(&T, &pl, src, seps, let ? 1 : 4, C->pbegin, C->pend, &P);
 			else
 				for (int32_t k = C->nchild - 1; k >= 0; k--) stack[top++] = C->child + k;
 		}
@@ -221,10 +222,10 @@ static void walk_cpu(void *buffers[], void *cl_arg)
 	starpu_codelet_unpack_args(cl_arg, &P, &R);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
-	walk_groups(body, (const float *)STARPU_VECTOR_GET_PTR(buffers[7]),
-	            (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]), meta[BH_META_NGROUPS],
+	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[7]);
+	walk_groups(body, vel, (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]), meta[BH_META_NGROUPS],
 	            (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
-	            (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body,
+	            (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body, vel,
 	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), 0, P, R);
 }
 
@@ -241,6 +242,7 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 	            (const float *)STARPU_VECTOR_GET_PTR(buffers[6]),
 	            (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]), meta[BH_META_NGROUPS],
 	            bh_let_cells(let), bh_let_moms(let, L->cap_cells), bh_let_parts(let, L->cap_cells),
+	            bh_let_eps(let, L->cap_cells, L->cap_parts),
 	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
 }
 

@@ -83,7 +83,8 @@ template <bool LET>
 __global__ static void __launch_bounds__(WALK_TPB)
 walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
             const bh_cell *__restrict__ cells, const bh_mom *__restrict__ mom,
-            const bh_body *__restrict__ src, const int32_t *meta, const bh_group *groups,
+            const bh_body *__restrict__ src, const float *__restrict__ seps,
+            const int32_t *meta, const bh_group *groups,
             bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
 {
 	const unsigned full = 0xffffffffu;
@@ -152,14 +153,14 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
 			for (unsigned m = __ballot_sync(full, leaf); m; m &= m - 1) {
 				int32_t c = __shfl_sync(full, node, __ffs(m) - 1);
 				int32_t b = cells[c].pbegin, e = cells[c].pend;
-				/* the received essential nodes' particles carry no softening: their leaf's */
-				float leaf_e = P.soft_h ? mom[c].eps : P.eps;
 				for (int32_t j0 = b; j0 < e; j0 += 32) {
 					bh_body s = {0.f, 0.f, 0.f, 0.f};
 					float se = 0.f;
 					if (j0 + lane < e) {
 						s = src[j0 + lane];
-						se = LET ? leaf_e : bh_body_eps(&P, vel, j0 + lane);
+						/* each its own softening: the local velocities' first word,
+						 * or the one received with the essential nodes */
+						se = !P.soft_h ? P.eps : seps[(size_t)(LET ? 1 : 4) * (j0 + lane)];
 					}
 					int cnt = min(32, e - j0);
 					for (int j = 0; j < cnt; j++) {
@@ -271,7 +272,8 @@ template <bool LET, bool QUAD>
 __global__ static void __launch_bounds__(FAST_TPB, 8)
 walk_fast_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
                  const bh_cell *__restrict__ cells, const bh_mom *__restrict__ mom,
-                 const bh_body *__restrict__ src, const int32_t *meta, const bh_group *groups,
+                 const bh_body *__restrict__ src, const float *__restrict__ seps,
+                 const int32_t *meta, const bh_group *groups,
                  bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
 {
 	__shared__ walk_buffers buffers[FAST_TPB / 32];
@@ -377,15 +379,14 @@ walk_fast_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel
 					if (e <= s) owner += step;
 				}
 				int j = __shfl_sync(full, lbegin, owner) + (s - __shfl_sync(full, pfirst, owner));
-				/* the received essential nodes' particles carry no softening: their leaf's */
-				float leaf_e = __shfl_sync(full, m2.w, owner);
 				int k = min(32, ptotal - s0);
 				bool valid = lane < k;
 				float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
 				float pe = 0.f;
 				if (valid) {
 					p = __ldg(&src4[j]);
-					pe = !P.soft_h ? P.eps : LET ? leaf_e : __ldg(&vel[4 * (size_t)j]);
+					/* its own softening (local: the velocity's first word) */
+					pe = !P.soft_h ? P.eps : __ldg(&seps[(size_t)(LET ? 1 : 4) * j]);
 				}
 				int slot = npart + lane;
 				if (valid && slot < 32) { B.body[slot] = p; B.pe[slot] = pe; }
@@ -444,7 +445,8 @@ static int walk_blocks(K kernel, int tpb)
 /* Launches the persistent warps over the groups of the particles [r0, r1). */
 template <bool LET>
 static void launch_walk(const bh_body *body, const float *vel, const bh_cell *cells,
-                        const bh_mom *mom, const bh_body *src, const int32_t *meta,
+                        const bh_mom *mom, const bh_body *src, const float *seps,
+                        const int32_t *meta,
                         const bh_group *groups, bh_acc *out, bh_params P, bh_range R,
                         void *scratch_buf)
 {
@@ -461,16 +463,16 @@ static void launch_walk(const bh_body *body, const float *vel, const bh_cell *ce
 	if (walk_use_fast() && aligned) {
 		if (P.quadrupole) {
 			walk_fast_kernel<LET, true><<<walk_blocks(walk_fast_kernel<LET, true>, FAST_TPB), FAST_TPB, 0,
-			                              s>>>(body, vel, cells, mom, src, meta, groups, out, P, R,
+			                              s>>>(body, vel, cells, mom, src, seps, meta, groups, out, P, R,
 			                                   counter, stacks);
 		} else {
 			walk_fast_kernel<LET, false><<<walk_blocks(walk_fast_kernel<LET, false>, FAST_TPB), FAST_TPB,
-			                               0, s>>>(body, vel, cells, mom, src, meta, groups, out, P,
+			                               0, s>>>(body, vel, cells, mom, src, seps, meta, groups, out, P,
 			                                       R, counter, stacks);
 		}
 	} else {
 		walk_kernel<LET><<<walk_blocks(walk_kernel<LET>, WALK_TPB), WALK_TPB, 0, s>>>(
-		        body, vel, cells, mom, src, meta, groups, out, P, R, counter, stacks);
+		        body, vel, cells, mom, src, seps, meta, groups, out, P, R, counter, stacks);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }
@@ -481,9 +483,9 @@ extern "C" void tide_bh_walk_cuda(void *buffers[], void *cl_arg)
 	bh_range R;
 	starpu_codelet_unpack_args(cl_arg, &P, &R);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	launch_walk<false>(body, (const float *)STARPU_VECTOR_GET_PTR(buffers[7]),
-	                   (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
-	                   (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body,
+	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[7]);
+	launch_walk<false>(body, vel, (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
+	                   (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body, vel,
 	                   (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
 	                   (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]),
 	                   (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), P, R, buffers[6]);
@@ -500,6 +502,7 @@ extern "C" void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg)
 	launch_walk<true>((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
 	                  (const float *)STARPU_VECTOR_GET_PTR(buffers[6]), bh_let_cells(let),
 	                  bh_let_moms(let, L->cap_cells), bh_let_parts(let, L->cap_cells),
+	                  bh_let_eps(let, L->cap_cells, L->cap_parts),
 	                  (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
 	                  (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]),
 	                  (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), P, R, buffers[5]);

@@ -9,11 +9,15 @@
 // Across a periodic face the halo holds the images of the edge (shifted by the period, keyed in
 // the ghost layer beyond the neighbour's face: sph_params.h), so sph_forces needs no periodic
 // case of its own.
-// Buffers: block, cell starts, scratch, then the faces that have neighbours (tide_face_slots).
+// Under the gas scheme each face carries as many layers as the largest h of the block and of
+// the neighbours reading it needs (include/tide/gas_halo.h, halo_widths.h).
+// Buffers: block, cell starts, scratch, then the faces that have neighbours (tide_face_slots),
+// then (gas, per-block halos) the neighbours' migration buffers, for their records.
 #include <string.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/halo_widths.h"
 #include "tide/sph_interact.h"
 #include "tide/codelet_decl.h"
 
@@ -106,20 +110,24 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
-	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	tide_halo_recv R;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &R);
 	const tide_grid *g = &P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
-	int lo[3], hi[3], slot[6];
+	int lo[3], hi[3], slot[6], L[6];
+	float own;
 	tide_box_bounds(&A, lo, hi);
-	tide_face_slots(g, &A, slot);
+	int nface = tide_face_slots(g, &A, slot);
+	tide_halo_pack_layers(&P, buffers, slot, nface, &R, L, &own);
 	for (int f = 0; f < 6; f++) {
 		if (slot[f] < 0) continue;
 		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
 		int k = f / 2, side = f % 2, first, nl;
-		tide_face_layers(g, &A, f, &first, &nl);
+		tide_face_layers_n(&A, f, L[f], &first, &nl);
 		dst->count = 0;
+		dst->hmax = own;
 		if (k == 0) {
 			uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0) * (uint32_t)nl;
 			uint32_t from = side ? start[ncell - layer] : 0;

@@ -3,12 +3,15 @@
 // they are read back (8 bytes) because a halo's particle count is part of its StarPU interface,
 // then the edge runs are copied device to device on StarPU's stream.  Along the other axes an
 // edge is a stable selection of the block by cell coordinate, whose size comes back the same way.
+// Each face's depth (the gas scheme: per block, include/tide/gas_halo.h) comes from the records
+// in the interfaces (host memory): nothing more to read back.
 #include "tide/cuda_select.cuh"
 #include "tide/sph_params.h"
 
 extern "C" {
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/halo_widths.h"
 }
 
 static void check_cap(uint32_t n, uint32_t cap)
@@ -127,7 +130,8 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
-	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	tide_halo_recv R;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &R);
 	const tide_grid &g = P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -135,26 +139,31 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[2]);
 	size_t scr_bytes = STARPU_VECTOR_GET_NX(buffers[2]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[2]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
-	int lo[3], hi[3], slot[6];
+	int lo[3], hi[3], slot[6], L[6];
+	float own;
 	tide_box_bounds(&A, lo, hi);
-	tide_face_slots(&g, &A, slot);
-	/* the two edges along axis[0] are runs: their bounds come back together */
-	int first0, nl0;
-	tide_face_layers(&g, &A, 0, &first0, &nl0);
-	uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0) * (uint32_t)nl0, ends[2] = {0, v.count};
+	int nface = tide_face_slots(&g, &A, slot);
+	tide_halo_pack_layers(&P, buffers, slot, nface, &R, L, &own);
+	/* the two edges along axis[0] are runs: their bounds come back together (each face its
+	 * own depth: gas_halo.h) */
+	int first0, nl0, first1, nl1;
+	tide_face_layers_n(&A, 0, L[0], &first0, &nl0);
+	tide_face_layers_n(&A, 1, L[1], &first1, &nl1);
+	uint32_t per = ncell / (uint32_t)(A.l1 - A.l0), ends[2] = {0, v.count};
 	if (slot[0] >= 0)
-		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[0], start + layer, sizeof(uint32_t),
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[0], start + per * (uint32_t)nl0, sizeof(uint32_t),
 		                                cudaMemcpyDeviceToHost, s));
 	if (slot[1] >= 0)
-		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[1], start + ncell - layer, sizeof(uint32_t),
-		                                cudaMemcpyDeviceToHost, s));
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[1], start + ncell - per * (uint32_t)nl1,
+		                                sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
 	if (slot[0] >= 0 || slot[1] >= 0) TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
 	for (int f = 0; f < 6; f++) {
 		if (slot[f] < 0) continue;
 		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
 		int k = f / 2, side = f % 2, first, nl;
-		tide_face_layers(&g, &A, f, &first, &nl);
+		tide_face_layers_n(&A, f, L[f], &first, &nl);
 		dst->count = 0;
+		dst->hmax = own;
 		if (f < 2 && tide_ghost(&g, g.axis[1]))
 			copy_layer_rows(P, A, start, dst, v, side ? hi[0] - 1 : lo[0], f ? ends[1] : 0,
 			                f ? v.count - ends[1] : ends[0], s);

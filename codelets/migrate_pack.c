@@ -2,10 +2,14 @@
 // migrate_pack: after integration, the particles that left the block's box go to the buffer of
 // the face they left through (include/tide/migrate_label.h); particles that left the domain are
 // removed (the host sees the total count drop and reports it).  The block is compacted in place.
+// Under the gas scheme the largest h of the block's particles (before any leaves) goes into the
+// block's and the face buffers' records (hmax): the neighbours' halo widths of the next step
+// (include/tide/gas_halo.h).
 // Buffers: the block, the scratch, then the faces that have neighbours (tide_face_slots).
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/gas_halo.h"
 #include "tide/sph_interact.h"
 #include "tide/migrate_label.h"
 #include "tide/codelet_decl.h"
@@ -26,6 +30,13 @@ static void migrate_pack_cpu(void *buffers[], void *cl_arg)
 		fi[f]->count = 0;
 	}
 	tide_block_view v = tide_block_view_of(bi);
+	if (P.scheme == TIDE_SCHEME_GAS) {
+		float hmax = 0.f;
+		for (uint32_t i = 0; i < v.count; i++)
+			hmax = v.TIDE_GAS_H[i] > hmax ? v.TIDE_GAS_H[i] : hmax;
+		bi->hmax = hmax;
+		for (int f = 0; f < nface; f++) fi[f]->hmax = hmax;
+	}
 	uint32_t keep = 0;
 	for (uint32_t i = 0; i < v.count; i++) {
 		int lab = tide_migrate_label(&P, &A, &v, i);

@@ -6,31 +6,43 @@
 //   holes = the movers below keep = n - m; tail = the stayers at keep or above (as many)
 //   every field: f[holes[k]] = f[tail[k]], so the stayers end up in [0, keep)
 // (cell_sort reorders the block by cell at the next step anyway).  The four counts come back to
-// the host (32 bytes): they are part of the interfaces.
+// the host (32 bytes): they are part of the interfaces; so does, under the gas scheme, the
+// largest h (the block's record, include/tide/gas_halo.h).
+#include <string.h>
 #include "tide/cuda_select.cuh"
 
 extern "C" {
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
+#include "tide/gas_halo.h"
 }
 #include "tide/migrate_label.h"
 
+/* cnt[] (the scratch's counters): the labels' counts, then the selections' sizes, then (the gas
+ * scheme) the bits of the largest h (positive floats order as their bits do) */
+enum { CNT_HMAX = 16 };
+
 /* Labels, counted per thread block in shared memory first: one global atomic per block and
- * label, not one per particle on the same few addresses (which serialised 13 M atomics). */
+ * label, not one per particle on the same few addresses (which serialised 13 M atomics); the
+ * gas scheme's largest h the same way. */
 __global__ static void label_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
                                     uint32_t *lab, uint32_t *cnt)
 {
 	__shared__ unsigned sc[TIDE_MIG_NLABELS];
+	__shared__ int sh;
 	if (threadIdx.x < TIDE_MIG_NLABELS) sc[threadIdx.x] = 0;
+	if (threadIdx.x == 0) sh = 0;
 	__syncthreads();
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < v.count) {
 		int l = tide_migrate_label(&P, &A, &v, i);
 		lab[i] = (uint32_t)l;
 		atomicAdd(&sc[l], 1u);
+		if (P.scheme == TIDE_SCHEME_GAS) atomicMax(&sh, __float_as_int(fmaxf(v.TIDE_GAS_H[i], 0.f)));
 	}
 	__syncthreads();
 	if (threadIdx.x < TIDE_MIG_NLABELS && sc[threadIdx.x]) atomicAdd(&cnt[threadIdx.x], sc[threadIdx.x]);
+	if (threadIdx.x == 0 && sh) atomicMax((int *)&cnt[CNT_HMAX], sh);
 }
 
 struct label_is {
@@ -59,21 +71,36 @@ extern "C" void tide_migrate_pack_cuda(void *buffers[], void *cl_arg)
 	size_t scr_bytes = STARPU_VECTOR_GET_NX(buffers[1]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[1]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	uint32_t n = v.count, cap = v.cap;
-	if (n == 0) return;
+	int gas = P.scheme == TIDE_SCHEME_GAS;
+	if (n == 0) {
+		/* the records of an empty block: no h */
+		if (gas) bi->hmax = 0.f;
+		for (int f = 0; gas && f < nface; f++) fi[f]->hmax = 0.f;
+		return;
+	}
 
 	/* the block's work space (block.h; field copies skip it): labels | holes | face lists |
 	 * tail; scratch: counters | CUB */
 	uint32_t *lab = (uint32_t *)v.ax, *movers = lab + cap, *lists = movers + cap,
 	         *tail = lists + cap;
-	uint32_t *cnt_d = (uint32_t *)scr; /* [0..7] labels, [8..15] selection sizes */
+	uint32_t *cnt_d = (uint32_t *)scr; /* [0..7] labels, [8..15] selection sizes, [16] h */
 	char *cub_tmp = scr + 256;
 	size_t cub_avail = scr_bytes - (size_t)(cub_tmp - scr);
 
-	TIDE_CUDA_CHECK(cudaMemsetAsync(cnt_d, 0, TIDE_MIG_NLABELS * sizeof(uint32_t), s));
+	TIDE_CUDA_CHECK(cudaMemsetAsync(cnt_d, 0, (CNT_HMAX + 1) * sizeof(uint32_t), s));
 	label_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(P, A, v, lab, cnt_d);
-	uint32_t cnt[TIDE_MIG_NLABELS];
+	uint32_t cnt[TIDE_MIG_NLABELS], hbits = 0;
 	TIDE_CUDA_CHECK(cudaMemcpyAsync(cnt, cnt_d, sizeof cnt, cudaMemcpyDeviceToHost, s));
+	if (gas)
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&hbits, cnt_d + CNT_HMAX, sizeof hbits,
+		                                cudaMemcpyDeviceToHost, s));
 	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
+	if (gas) {
+		float hmax;
+		memcpy(&hmax, &hbits, sizeof hmax);
+		bi->hmax = hmax;
+		for (int f = 0; f < nface; f++) fi[f]->hmax = hmax;
+	}
 	uint32_t keep = cnt[TIDE_MIG_STAY];
 	if (keep == n) return;
 	uint32_t m = n - keep, at = 0;

@@ -2,7 +2,7 @@
 // StarPU data interface of a particle block: one allocation of `cap` particles per memory node,
 // structure of arrays (block.h).  Copies between memory nodes and MPI packing move only the used
 // part (`count` elements) of each field that holds data (the handle's field mask: halos carry
-// only what sph_forces reads), and carry the count with them.
+// only what sph_forces reads), and carry the count and the largest h (hmax) with them.
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -131,12 +131,13 @@ static tide_iface_parts block_parts(const struct tide_block_iface *b)
 	return fields_parts(b->fields, b->cap, b->count);
 }
 
-/* The count goes with the data. */
+/* The count and hmax go with the data. */
 static int block_copy(void *src_interface, unsigned src_node, void *dst_interface,
                       unsigned dst_node, void *async_data)
 {
 	struct tide_block_iface *src = src_interface, *dst = dst_interface;
 	dst->count = src->count;
+	dst->hmax = src->hmax;
 	if (src->count == 0) return 0;
 	/* the source's fields and count at the destination's capacity */
 	tide_iface_parts s = block_parts(src), d = fields_parts(src->fields, dst->cap, src->count);
@@ -192,27 +193,36 @@ static void block_reuse(void *dst_interface, const void *cached_interface, unsig
 	        ((const struct tide_block_iface *)cached_interface)->ptr;
 }
 
-/* MPI packing: [uint32 count][used part of the first field in the mask][of the next]... */
+/* MPI packing: [uint32 count][float hmax][used part of the first field in the mask][of the
+ * next]... */
+typedef struct block_head {
+	uint32_t count;
+	float hmax;
+} block_head;
+
 static int block_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
-	*count = (starpu_ssize_t)(sizeof(uint32_t) + (size_t)b->count * tide_fields_bpp(b->fields));
+	*count = (starpu_ssize_t)(sizeof(block_head) + (size_t)b->count * tide_fields_bpp(b->fields));
 	if (!ptr) return 0;
 	tide_iface_parts p = block_parts(b);
-	*ptr = tide_iface_pack(node, &b->count, sizeof(uint32_t), b->ptr, &p);
+	block_head head = {b->count, b->hmax};
+	*ptr = tide_iface_pack(node, &head, sizeof head, b->ptr, &p);
 	return 0;
 }
 
 static int block_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t size)
 {
 	struct tide_block_iface *b = starpu_data_get_interface_on_node(handle, node);
-	uint32_t n;
-	memcpy(&n, ptr, sizeof n);
-	STARPU_ASSERT_MSG(n <= b->cap && size == sizeof n + (size_t)n * tide_fields_bpp(b->fields),
+	block_head head;
+	memcpy(&head, ptr, sizeof head);
+	uint32_t n = head.count;
+	STARPU_ASSERT_MSG(n <= b->cap && size == sizeof head + (size_t)n * tide_fields_bpp(b->fields),
 	                  "received particle block of %u particles for a capacity of %u", n, b->cap);
 	b->count = n;
+	b->hmax = head.hmax;
 	tide_iface_parts p = block_parts(b);
-	tide_iface_unpack(ptr, sizeof n, b->ptr, &p);
+	tide_iface_unpack(ptr, sizeof head, b->ptr, &p);
 	return 0;
 }
 
@@ -278,7 +288,8 @@ void tide_block_register_fields(starpu_data_handle_t *h, int home_node, void *pt
 		vector_allocate = starpu_interface_vector_ops.allocate_data_on_node;
 		starpu_interface_vector_ops.allocate_data_on_node = vector_allocate_watched;
 	}
-	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count, .fields = fields};
+	struct tide_block_iface b = {.ptr = (uintptr_t)ptr, .cap = cap, .count = count, .fields = fields,
+	                             .hmax = -1.f};
 	starpu_data_register(h, home_node, &b, &tide_block_ops);
 }
 

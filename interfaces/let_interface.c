@@ -40,16 +40,18 @@ static void let_free(void *data_interface, unsigned node)
 	l->ptr = 0;
 }
 
-/* The three used parts: cells, their moments, particles. */
+/* The four used parts: cells, their moments, particles, the particles' softenings. */
 static tide_iface_parts let_parts(const struct tide_let_iface *l)
 {
-	tide_iface_parts p = {.n = 3};
+	tide_iface_parts p = {.n = 4};
 	p.off[0] = 0;
 	p.off[1] = bh_let_moms_offset(l->cap_cells);
 	p.off[2] = bh_let_parts_offset(l->cap_cells);
+	p.off[3] = bh_let_eps_offset(l->cap_cells, l->cap_parts);
 	p.len[0] = (size_t)l->ncells * sizeof(bh_cell);
 	p.len[1] = (size_t)l->ncells * sizeof(bh_mom);
 	p.len[2] = (size_t)l->nparts * sizeof(bh_body);
+	p.len[3] = (size_t)l->nparts * sizeof(float);
 	return p;
 }
 
@@ -68,7 +70,7 @@ static const struct starpu_data_copy_methods let_copy_methods = {.any_to_any = l
 size_t tide_let_message_bytes(uint32_t ncells, uint32_t nparts)
 {
 	return 2 * sizeof(uint32_t) + (size_t)ncells * (sizeof(bh_cell) + sizeof(bh_mom)) +
-	       (size_t)nparts * sizeof(bh_body);
+	       (size_t)nparts * (sizeof(bh_body) + sizeof(float));
 }
 
 static struct tide_let_iface *let_main(starpu_data_handle_t h)
@@ -94,7 +96,8 @@ static int let_compare(void *a, void *b)
 	return x->cap_cells == y->cap_cells && x->cap_parts == y->cap_parts;
 }
 
-/* MPI message: [uint32 ncells][uint32 nparts][cells][moments][particles], used parts only. */
+/* MPI message: [uint32 ncells][uint32 nparts][cells][moments][particles][their softenings],
+ * used parts only. */
 static int let_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count)
 {
 	struct tide_let_iface *l = starpu_data_get_interface_on_node(handle, node);

@@ -217,6 +217,31 @@ static void parent_dir(const char *path, char *out, size_t n)
 
 /* A failure of this rank alone after the start-up agreement: under MPI the others would wait
  * for it, so stop them all. */
+/* TIDE_CPU_CODELETS=name,name,...: those SPH codelets run on the CPU workers only, the rest
+ * where they would.  A developer's bisection tool: when a GPU run and a CPU run of a case part
+ * ways, pinning one codelet at a time to the CPU shows whose CUDA half makes the difference. */
+static int pin_cpu_codelets(const tide_runtime *rt)
+{
+	const char *v = getenv("TIDE_CPU_CODELETS");
+	if (!v || !v[0]) return 0;
+	if (rt->ncpu == 0) {
+		fprintf(stderr, "tide: TIDE_CPU_CODELETS=%s needs CPU workers, and this run has none "
+		        "(set STARPU_NCPU to 1 or more).\n", v);
+		return 1;
+	}
+	char list[512], names[1024];
+	snprintf(list, sizeof list, "%s", v);
+	for (char *save = NULL, *n = strtok_r(list, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		if (tide_sph_codelet_where(n, STARPU_CPU) == 0) continue;
+		tide_sph_codelet_names(names, sizeof names);
+		fprintf(stderr, "tide: TIDE_CPU_CODELETS names '%s', which is not an SPH codelet (allowed: "
+		        "%s).\n", n, names);
+		return 1;
+	}
+	tide_info("TIDE_CPU_CODELETS: %s on the CPU workers only\n", v);
+	return 0;
+}
+
 static int fail_rank(const tide_runtime *rt)
 {
 	if (rt->size > 1) tide_run_abort_ranks();
@@ -352,6 +377,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	int gpu_only = rt->ncuda > 0 && !o->with_cpus;
 	if (o->profile) tide_profile_enable();
 	if (gpu_only) tide_sph_codelets_where(STARPU_CUDA);
+	if (pin_cpu_codelets(rt)) return 2;
 	tide_sim sim;
 	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {
 		/* the blocks exactly as saved: the continuation is the uninterrupted run's */

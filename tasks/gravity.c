@@ -172,7 +172,10 @@ void tide_gravity_time_walks(tide_gravity *g, int on)
 
 /* ---- several ranks ---- */
 
-static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[4 * q]; }
+/* Rank q's tree handles: bodies, cells, moments, meta and velocities (the softenings that
+ * bh_essential sends with the leaves' particles). */
+#define TREE_HANDLES 5
+static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[TREE_HANDLES * q]; }
 
 void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                              const uint32_t *counts, const float *box, bh_params P, int nparts,
@@ -190,7 +193,7 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 	g->counts = must_alloc(sizeof(uint32_t) * size, 0);
 	memcpy(g->counts, counts, sizeof(uint32_t) * size);
 	g->tag0 = starpu_mpi_tags_allocate(tide_gravity_ntags(size));
-	g->rtree = must_alloc(4 * (size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->rtree = must_alloc(TREE_HANDLES * (size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->hvroot = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->hlet_out = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->hlet_in = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
@@ -204,14 +207,15 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
 		if (q == rank) {
-			t[0] = g->hbody; t[1] = g->hcells; t[2] = g->hmom; t[3] = g->hmeta;
+			t[0] = g->hbody; t[1] = g->hcells; t[2] = g->hmom; t[3] = g->hmeta; t[4] = g->hvel;
 		} else {
 			starpu_vector_data_register(&t[0], -1, 0, nq ? nq : 1, sizeof(bh_body));
 			starpu_vector_data_register(&t[1], -1, 0, bh_max_cells(nq), sizeof(bh_cell));
 			starpu_vector_data_register(&t[2], -1, 0, bh_max_cells(nq), sizeof(bh_mom));
 			starpu_vector_data_register(&t[3], -1, 0, BH_META_LEN, sizeof(int32_t));
+			starpu_vector_data_register(&t[4], -1, 0, nq ? nq : 1, 4 * sizeof(float));
 		}
-		for (int k = 0; k < 4; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
+		for (int k = 0; k < TREE_HANDLES; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
 		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
 		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
 		tide_let_register(&g->hcoarse[q], bh_max_cells(nq), nq ? nq : 1);
@@ -233,9 +237,11 @@ static void submit_essential_far(tide_gravity *g, int s, int r, starpu_data_hand
 	starpu_data_handle_t *t = tree_of(g, s);
 	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->essential_cl, STARPU_R, t[0], STARPU_R, t[1],
 	                                 STARPU_R, t[2], STARPU_R, g->hvroot[r], STARPU_W, out,
-	                                 STARPU_SCRATCH, g->hescr, STARPU_VALUE, &g->counts[s],
+	                                 STARPU_SCRATCH, g->hescr, STARPU_R, t[4],
+	                                 STARPU_VALUE, &g->counts[s],
 	                                 sizeof g->counts[s], STARPU_VALUE, &g->let_whole_tree,
-	                                 sizeof g->let_whole_tree, STARPU_VALUE, &far2, sizeof far2, 0);
+	                                 sizeof g->let_whole_tree, STARPU_VALUE, &far2, sizeof far2,
+	                                 STARPU_VALUE, &g->P, sizeof g->P, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
 }
 
@@ -457,7 +463,7 @@ static void ranks_fini(tide_gravity *g)
 	starpu_mpi_wait_for_all(MPI_COMM_WORLD);
 	for (int q = 0; q < g->size; q++) {
 		if (q != g->rank)
-			for (int k = 0; k < 4; k++) starpu_data_unregister_no_coherency(tree_of(g, q)[k]);
+			for (int k = 0; k < TREE_HANDLES; k++) starpu_data_unregister_no_coherency(tree_of(g, q)[k]);
 		starpu_data_unregister_no_coherency(g->hvroot[q]);
 		starpu_data_unregister_no_coherency(g->hcoarse[q]);
 		if (q == g->rank) continue;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the several-rank parts of tide_gravity share (tasks/gravity.c, its graph, and
  * tasks/gravity_ranks.c, particles moved between ranks): the MPI tags, one
- * starpu_mpi_tags_allocate block (tide_gravity_init_ranks): 6 per rank (bodies, cells, moments,
- * meta, virtual root, coarse tree), one per ordered pair of ranks (essential nodes s → r), two per rank
+ * starpu_mpi_tags_allocate block (tide_gravity_init_ranks): 7 per rank (bodies, cells, moments,
+ * meta, velocities, virtual root, coarse tree), one per ordered pair of ranks (essential nodes s → r), two per rank
  * (gathers of particles and of numbers); and the allocation of their buffers. */
 #ifndef TIDE_GRAVITY_RANKS_H
 #define TIDE_GRAVITY_RANKS_H
@@ -26,7 +26,7 @@ static inline void *must_alloc(size_t bytes, int zero)
 	return p;
 }
 
-enum { T_BODY, T_CELLS, T_MOM, T_META, T_VROOT, T_COARSE, T_PER_RANK };
+enum { T_BODY, T_CELLS, T_MOM, T_META, T_VEL, T_VROOT, T_COARSE, T_PER_RANK };
 
 /* Tags in the block, for tide_gravity_init_ranks to allocate. */
 static inline int64_t tide_gravity_ntags(int size) { return (int64_t)(T_PER_RANK + 2 + size) * size; }

@@ -34,6 +34,9 @@ int tide_sim_check_memory(const tide_sim *sim)
 		/* a task reads or writes at most the block, its cell table, the edge (halo) buffers of
 		 * its neighbours or its own migrant buffers, and the sort scratch */
 		int nbuf = k->nnb > k->nface ? k->nnb : k->nface;
+		/* the gas scheme's halo_pack: its edge buffers and the neighbours' migrant buffers,
+		 * whose records it reads (gas_halo.h) */
+		if (sim->P.grid.halo_block) nbuf = k->nnb + k->nface;
 		double task = (double)k->cap * tide_block_bpp() + cells + nbuf * halo + scratch;
 		if (task > task_max) { task_max = task; worst = b; }
 		/* the block itself is in main memory already; its edge and migrant buffers are not,

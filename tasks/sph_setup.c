@@ -22,18 +22,38 @@
 #include "tide/gas_math.h"
 #include "tide/sink.h"
 
+/* Every codelet of the SPH step (the gravity tree's are tasks/gravity.c's). */
+static struct starpu_codelet *const sph_cls[] = {
+	&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl, &tide_dt_init_cl,
+	&tide_dt_redux_cl, &tide_dt_combine_cl, &tide_integrate_cl, &tide_body_motion_cl,
+	&tide_migrate_pack_cl, &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
+	&tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl, &tide_gauge_sample_cl,
+	&tide_gauge_combine_cl, &tide_mdbc_ghost_cl, &tide_sps_tau_cl, &tide_gas_density_cl,
+	&tide_gas_forces_cl, &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl,
+	&tide_sink_gravity_cl, &tide_sink_accrete_cl, &tide_sink_region_cl};
+#define N_SPH_CLS (sizeof sph_cls / sizeof *sph_cls)
+
 void tide_sph_codelets_where(enum tide_where where)
 {
-	struct starpu_codelet *cls[] = {&tide_cell_sort_cl, &tide_halo_pack_cl, &tide_sph_forces_cl,
-	                                &tide_dt_init_cl, &tide_dt_redux_cl, &tide_dt_combine_cl,
-	                                &tide_integrate_cl, &tide_body_motion_cl, &tide_migrate_pack_cl,
-	                                &tide_migrate_unpack_cl, &tide_sgrav_gather_cl,
-	                                &tide_sgrav_unsort_cl, &tide_sgrav_apply_cl, &tide_snap_copy_cl,
-	                                &tide_gauge_sample_cl, &tide_gauge_combine_cl, &tide_mdbc_ghost_cl,
-	                                &tide_sps_tau_cl, &tide_gas_density_cl, &tide_gas_forces_cl,
-	                                &tide_gas_integrate_cl, &tide_jeans_min_cl, &tide_body_force_cl,
-	                                &tide_sink_gravity_cl, &tide_sink_accrete_cl, &tide_sink_region_cl};
-	for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) tide_codelet_restrict(cls[i], where);
+	for (size_t i = 0; i < N_SPH_CLS; i++) tide_codelet_restrict(sph_cls[i], where);
+}
+
+int tide_sph_codelet_where(const char *name, enum tide_where where)
+{
+	for (size_t i = 0; i < N_SPH_CLS; i++)
+		if (!strcmp(sph_cls[i]->name, name)) {
+			tide_codelet_restrict(sph_cls[i], where);
+			return 0;
+		}
+	return -1;
+}
+
+void tide_sph_codelet_names(char *out, size_t size)
+{
+	size_t k = 0;
+	if (size) out[0] = 0;
+	for (size_t i = 0; i < N_SPH_CLS && k < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%s%s", i ? ", " : "", sph_cls[i]->name);
 }
 
 void tide_sim_set_aux(const tide_case *c)
@@ -70,6 +90,21 @@ static void gas_params(const tide_case *c, tide_gas_params *G)
 	/* physics.self_gravity.softening (docs/case-format.md); without self-gravity only the time
 	 * step limit of a body force uses it, at the gas's largest h */
 	G->eps_nbody = (float)(c->self_gravity.on ? tide_case_softening(c) : tide_case_gas_h_max(c));
+}
+
+/* TIDE_GAS_HALOS: "block" (the default, also when unset or empty: every halo from the largest
+ * h of the two blocks it joins, include/tide/gas_halo.h) or "global" (every halo from the
+ * step's largest h, as before: the reference the comparisons of tests/test_gas_halos.c use). */
+static int gas_halos_per_block(void)
+{
+	const char *e = getenv("TIDE_GAS_HALOS");
+	if (!e || !*e || !strcmp(e, "block")) return 1;
+	if (!strcmp(e, "global")) return 0;
+	static int warned;
+	if (!warned++)
+		fprintf(stderr, "tide: warning: TIDE_GAS_HALOS='%s' is neither 'block' nor 'global': "
+		        "halos per block (the default).\n", e);
+	return 1;
 }
 
 void tide_sim_params(const tide_case *c, tide_sph_params *P)
@@ -132,6 +167,7 @@ void tide_sim_params(const tide_case *c, tide_sph_params *P)
 	double cell = 2.0 * tide_case_cell_h(c);
 	g->periodic = c->periodic;
 	g->halo = tide_case_halo_layers(c);
+	g->halo_block = gas && gas_halos_per_block();
 	g->cell = (float)cell;
 	g->inv_cell = 1.0 / cell;
 	for (int d = 0; d < 3; d++) {
@@ -441,6 +477,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			}
 		}
 	}
+	sim->mig_records = 0; /* the new migration buffers hold nothing yet (gas_halo.h) */
 	/* in 8-byte elements: StarPU's vector count is 32-bit, and the scratch of a block of a
 	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
 	starpu_vector_data_register(&sim->scratch, -1, 0,

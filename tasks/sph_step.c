@@ -4,6 +4,9 @@
 // per block b (a box of cells; its neighbours n are the blocks touching it, up to 26):
 //   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
 //   halo_pack(B[b]) -> H[b][f]            boundary cell layer of every face f with neighbours
+//                                         (the gas scheme: as many layers as the largest h of b
+//                                         and of the neighbours reading f needs, from their
+//                                         records in M[n][f_nb], include/tide/gas_halo.h)
 //   mdbc_ghost(B[b], C[b], H[n][f_nb]...) with physics.boundary = mdbc: boundary particles'
 //                                         densities from their ghosts (include/tide/mdbc.h),
 //                                         then halo_pack again (the halos' boundary densities)
@@ -15,7 +18,8 @@
 //     halo_pack(B[b]) -> H[b][f]               again: the neighbours' new h, rho, ...
 //     gas_forces(B[b], C[b], R[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
 //                                              (R: its reach map, work space)
-//     the halos of the next step carry the layers the step's largest h needs (red.hmax)
+//     the halos of the next step carry the layers the largest h of the two blocks they join
+//     needs (migrate_pack's records; with TIDE_GAS_HALOS=global the step's: red.hmax)
 //     (self-gravity, dt_combine as below)
 //     gas_integrate(B[b], red)                 kick-drift-kick leapfrog
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
@@ -90,7 +94,7 @@
 
 /* A task's data: fixed handles first, then a variable list (halos, face buffers). */
 typedef struct data_list {
-	struct starpu_data_descr d[3 + TIDE_MAX_NEIGHBOURS];
+	struct starpu_data_descr d[3 + 6 + TIDE_MAX_NEIGHBOURS]; /* halo_pack: 3, 6 faces, records */
 	int n;
 } data_list;
 
@@ -125,6 +129,28 @@ static void submit_sort(tide_sim *sim, struct starpu_codelet *cl, int kind)
 	}
 }
 
+/* The gas scheme's halos per block (include/tide/gas_halo.h): which face of b each neighbour
+ * reads (the slot it names for b in its own list), and the migration buffer each neighbour sent
+ * b, whose record (the neighbour's largest h) b's halo_pack reads.  Those buffers are already
+ * on b's rank (migrate_unpack read them), and their next writer comes after the neighbours'
+ * forces read b's halos: no message and no wait are added. */
+static void halo_receivers(const tide_sim *sim, int b, data_list *l, tide_halo_recv *R)
+{
+	const tide_sim_block *k = &sim->blk[b];
+	R->n = 0;
+	/* none before the first migration after a registration: the global width then */
+	if (!sim->P.grid.halo_block || !sim->mig_records) return;
+	for (int j = 0; j < k->nnb; j++) {
+		const tide_sim_block *o = &sim->blk[k->nb[j]];
+		int s = -1;
+		for (int i = 0; i < o->nnb && s < 0; i++)
+			if (o->nb[i] == b) s = o->nb_slot[i];
+		STARPU_ASSERT_MSG(s >= 0, "block %d is not a neighbour of its neighbour %d", b, k->nb[j]);
+		R->slot[R->n++] = (signed char)s;
+		add(l, o->M[k->nb_slot[j]], STARPU_R);
+	}
+}
+
 static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 {
 	FOR_NEAR(sim, b) {
@@ -133,12 +159,15 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 		 * nothing has no owner to run on */
 		if (!k->nface) continue;
 		data_list l = {.n = 0};
+		tide_halo_recv R;
 		add(&l, k->B, STARPU_R);
 		add(&l, k->C, STARPU_R);
 		add(&l, sim->scratch, STARPU_SCRATCH);
 		for (int f = 0; f < k->nface; f++) add(&l, k->H[f], STARPU_W);
+		halo_receivers(sim, b, &l, &R);
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
-		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_NAME, "halo_pack", PROFILE_B(kind, b), 0);
+		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &R, sizeof R,
+		        STARPU_NAME, "halo_pack", PROFILE_B(kind, b), 0);
 	}
 }
 
@@ -441,6 +470,7 @@ void tide_sim_submit_migration(tide_sim *sim)
 		        STARPU_VALUE, &U, sizeof U, STARPU_NAME, "migrate_unpack",
 		        PROFILE_B(TIDE_K_MIG_UNPACK, b), 0);
 	}
+	sim->mig_records = 1;
 }
 
 void tide_sim_submit_sort_halos(tide_sim *sim)

@@ -331,7 +331,8 @@ int main(int argc, char **argv)
 			free(gm0);
 		}
 	}
-	printf("       t    t/t_ff   steps   rho_max/rho0   h_max now   halo layers\n");
+	printf("       t    t/t_ff   steps   rho_max/rho0   h_max now   halo layers   halo particles "
+	       "(per block: include/tide/gas_halo.h; TIDE_GAS_HALOS=global: one width)\n");
 	double t1000 = -1, last_t = 0, last_r = rho0;
 	int bad = 0, next = 1;
 	while (!bad && sim.t < 1.1 * tff && t1000 < 0) {
@@ -342,9 +343,12 @@ int main(int argc, char **argv)
 		last_t = sim.t;
 		last_r = rmax;
 		if (sim.t >= 0.1 * next * tff || t1000 >= 0) {
-			printf("%8.4f %8.4f %7ld %12.2f %11.4g %8d of %d\n", sim.t, sim.t / tff, sim.step,
-			       rmax / rho0, (double)sim.last.hmax, tide_halo_layers(&sim.P.grid),
-			       tide_halo_max(&sim.P.grid));
+			uint64_t hn, hb;
+			tide_sim_halo_stats(&sim, &hn, &hb);
+			printf("%8.4f %8.4f %7ld %12.2f %11.4g %8d of %d %10llu (%.0f kB)\n", sim.t,
+			       sim.t / tff, sim.step, rmax / rho0, (double)sim.last.hmax,
+			       tide_halo_layers(&sim.P.grid), tide_halo_max(&sim.P.grid),
+			       (unsigned long long)hn, hb / 1e3);
 			fflush(stdout);
 			while (0.1 * next * tff <= sim.t) next++;
 		}

@@ -8,7 +8,8 @@
 #     sps_tau, motion, gas,
 #     jeans: the Jeans check's jeans_min, issue 24; bh_soft: per-particle softening in
 #     the tree walks and the direct sum, issue 23; sinks: sink_gravity, sink_accrete and
-#     sink_region, issue 24) and the
+#     sink_region, issue 24; gas_halos: the gas halos per block, halo_pack's and migrate_pack's
+#     CUDA halves, issue 23) and the
 #     snapshot test on the GPU; motion: the moving bodies' body_motion (issue 22); floating:
 #     the floating bodies' body_force reduction (issue 22);
 #  2. mDBC's cost: SPHERIC 2 at dp 0.004 (12.9 M particles), DBC against mDBC (and mDBC with
@@ -31,10 +32,13 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 {
 if want tests; then
 step "CUDA halves of the unit tests"
-for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks; do
+for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks gas_halos; do
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
 	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 done
+step "essential nodes' softenings on the GPU (2 ranks)"
+mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 ./build/tests/test_bh_let --cuda 2>&1 | tail -3
+echo "bh_let_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 step "snapshots on the GPU"
 bash tests/test_snapshots.sh "$t" ./build/tests/compare_particles . 2>&1 | tail -6
 echo "test_snapshots exit code: ${PIPESTATUS[0]}"

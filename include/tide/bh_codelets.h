@@ -38,8 +38,9 @@ size_t bh_walk_scratch_bytes(void);
 /* bh_walk_let: the field of the essential nodes received from one other rank, added to acc.
  * Buffers: bodies (R), meta (R), groups (R), received nodes (R, let_interface.h), acc (RW, as for
  * bh_walk), scratch (bh_walk_scratch_bytes), velocities (R, the targets' softenings).  Args:
- * bh_params, bh_range.  The received particles carry no softening: with soft_h each takes its
- * leaf's largest (bh_mom.eps). */
+ * bh_params, bh_range.  With soft_h a received particle is softened by its own softening (sent
+ * beside it, bh_let_eps), a received multipole by its cell's largest (bh_mom.eps), as in the
+ * local walk. */
 extern struct starpu_codelet tide_bh_walk_let_cl;
 
 /* bh_vroot: this rank's virtual root.  Buffers: meta (R), moments (R), cells (R), vroot (W, one
@@ -49,10 +50,11 @@ extern struct starpu_codelet tide_bh_vroot_cl;
 
 /* bh_essential: the essential nodes of this rank's tree for another rank.  Buffers: bodies (R),
  * cells (R), moments (R), the other rank's vroot (R), out (W, let_interface.h, capacity: this
- * rank's bh_max_cells and particle count), scratch (BH_ESSENTIAL_SCRATCH bytes).  Args: uint32_t
- * n (this rank's particles), int whole (1: every cell opened, the whole tree sent: for tests),
- * float far2 (>= 0: the coarse tree for far ranks, see bh_let_kind_far; the vroot given is then
- * this rank's own and only says whether it has particles; < 0: the nodes for the vroot's box). */
+ * rank's bh_max_cells and particle count), scratch (BH_ESSENTIAL_SCRATCH bytes), velocities (R:
+ * the bodies' softenings, bh_body_eps, sent with the leaves' particles).  Args: uint32_t n (this
+ * rank's particles), int whole (1: every cell opened, the whole tree sent: for tests), float far2
+ * (>= 0: the coarse tree for far ranks, see bh_let_kind_far; the vroot given is then this rank's
+ * own and only says whether it has particles; < 0: the nodes for the vroot's box), bh_params. */
 extern struct starpu_codelet tide_bh_essential_cl;
 #define BH_ESSENTIAL_SCRATCH 64
 
@@ -67,18 +69,21 @@ typedef struct bh_essential_io {
 	const bh_body *body;
 	const bh_cell *cells;
 	const bh_mom *mom;
+	bh_params P;           /* the softenings: bh_body_eps */
 	const bh_vroot *vroot; /* the receiver's */
+	const float *vel;      /* the sender's bodies' velocities (softenings) */
 	struct tide_let_iface *out;
-	bh_cell *oc;           /* the output's cells, moments, particles */
+	bh_cell *oc;           /* the output's cells, moments, particles and their softenings */
 	bh_mom *om;
 	bh_body *op;
+	float *oe;
 	void *scratch;
 } bh_essential_io;
 
 static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 {
 	bh_essential_io io;
-	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2);
+	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2, &io.P);
 	io.body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	io.cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	io.mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -87,7 +92,9 @@ static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 	io.oc = bh_let_cells((void *)io.out->ptr);
 	io.om = bh_let_moms((void *)io.out->ptr, io.out->cap_cells);
 	io.op = bh_let_parts((void *)io.out->ptr, io.out->cap_cells);
+	io.oe = bh_let_eps((void *)io.out->ptr, io.out->cap_cells, io.out->cap_parts);
 	io.scratch = (void *)STARPU_VECTOR_GET_PTR(buffers[5]);
+	io.vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[6]);
 	io.out->ncells = io.out->nparts = 0;
 	return io;
 }

@@ -36,7 +36,7 @@ typedef struct tide_gravity {
 	int mpi, rank, size;
 	uint32_t *counts;              /* particles of every rank */
 	int64_t tag0;                  /* MPI tags, see tasks/gravity_tags.h */
-	starpu_data_handle_t *rtree;   /* [4 size]: bodies, cells, moments, meta of every rank */
+	starpu_data_handle_t *rtree;   /* [5 size]: bodies, cells, moments, meta, velocities of every rank */
 	starpu_data_handle_t *hvroot;  /* [size]: virtual roots */
 	starpu_data_handle_t *hlet_out; /* [size]: essential nodes of this rank for rank q */
 	starpu_data_handle_t *hlet_in;  /* [size]: essential nodes of rank q for this rank */

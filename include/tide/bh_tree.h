@@ -119,15 +119,21 @@ typedef struct bh_vroot {
 #define BH_LET_MULTIPOLE (-1)
 
 /* Layout of an essential-node buffer of capacity (cap_cells, cap_parts): cells, their moments,
- * then the particles of the opened leaves (the cells' pbegin/pend index them). */
+ * then the particles of the opened leaves (the cells' pbegin/pend index them), then those
+ * particles' softenings (bh_body_eps on the sender: with soft_h each its own, so that a pair
+ * across ranks is softened by bh_soft2 of the two bodies' own, as on one rank). */
 TIDE_HD size_t bh_let_moms_offset(uint32_t cap_cells) { return (size_t)cap_cells * sizeof(bh_cell); }
 TIDE_HD size_t bh_let_parts_offset(uint32_t cap_cells)
 {
 	return (size_t)cap_cells * (sizeof(bh_cell) + sizeof(bh_mom));
 }
-TIDE_HD size_t bh_let_bytes(uint32_t cap_cells, uint32_t cap_parts)
+TIDE_HD size_t bh_let_eps_offset(uint32_t cap_cells, uint32_t cap_parts)
 {
 	return bh_let_parts_offset(cap_cells) + (size_t)cap_parts * sizeof(bh_body);
+}
+TIDE_HD size_t bh_let_bytes(uint32_t cap_cells, uint32_t cap_parts)
+{
+	return bh_let_eps_offset(cap_cells, cap_parts) + (size_t)cap_parts * sizeof(float);
 }
 TIDE_HD bh_cell *bh_let_cells(void *base) { return (bh_cell *)base; }
 TIDE_HD bh_mom *bh_let_moms(void *base, uint32_t cap_cells)
@@ -137,6 +143,10 @@ TIDE_HD bh_mom *bh_let_moms(void *base, uint32_t cap_cells)
 TIDE_HD bh_body *bh_let_parts(void *base, uint32_t cap_cells)
 {
 	return (bh_body *)((char *)base + bh_let_parts_offset(cap_cells));
+}
+TIDE_HD float *bh_let_eps(void *base, uint32_t cap_cells, uint32_t cap_parts)
+{
+	return (float *)((char *)base + bh_let_eps_offset(cap_cells, cap_parts));
 }
 
 /* Spreads the low 21 bits of v so that there are two zero bits between each. */

@@ -14,6 +14,11 @@ struct tide_block_iface {
 	uint32_t fields;   /* mask of the fields that hold data (block.h): only these are copied
 	                    * between memory nodes and sent; the others are allocated but never
 	                    * read (TIDE_HALO_FIELDS for halos, TIDE_ALL_FIELDS otherwise) */
+	float hmax;        /* the gas scheme: the largest h of the block's particles at its last
+	                    * migrate_pack, which writes it into the block and its migration
+	                    * buffers (halo_pack copies it into the halos): the per-block record
+	                    * from which the halos take their widths (gas_math.h, tide_gas_block_
+	                    * layers).  It travels with the data; < 0: not known yet (registered). */
 };
 
 #define TIDE_BLOCK_IFACE(buf) ((struct tide_block_iface *)(buf))

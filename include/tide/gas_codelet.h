@@ -8,7 +8,7 @@
 #include <starpu.h>
 #include "tide/block_interface.h"
 #include "tide/codelets.h"
-#include "tide/gas_math.h"
+#include "tide/gas_halo.h"
 
 typedef struct tide_gas_task {
 	tide_sph_params P;
@@ -18,6 +18,21 @@ typedef struct tide_gas_task {
 	tide_gas_halos H;
 	float fill;
 } tide_gas_task;
+
+/* Per-block halos (gas_halo.h): the layers the block's own supports may reach, and those of
+ * the widest halo it reads, as the halos were packed for them (their senders' records, which
+ * they carry, and its own); the global width while a record is not known. */
+static inline void tide_gas_task_layers(tide_gas_task *t, void *buffers[], int first_halo, int nh)
+{
+	tide_grid *g = &t->P.grid;
+	if (!g->halo_block) return;
+	float own = TIDE_BLOCK_IFACE(buffers[0])->hmax, rec[TIDE_CELL_ROWS_MAX_SRC];
+	for (int h = 0; h < nh; h++) rec[h] = TIDE_BLOCK_IFACE(buffers[first_halo + h])->hmax;
+	int lo = tide_gas_own_layers(g, own, nh, rec), lr = tide_gas_reach_layers(g, own, nh, rec);
+	if (lo <= 0 || lr <= 0) return;
+	g->halo_own = lo;
+	g->halo_now = lr;
+}
 
 /* buffers: block, cell starts, then (first_halo - 2) others, then the halos; cl_arg: the
  * parameters, the box, the number of halos. */
@@ -36,6 +51,7 @@ static inline void tide_gas_task_of(void *buffers[], void *cl_arg, int first_hal
 		float f = tide_fill_of(hv.count, hv.cap, 0, 0, 0, 0);
 		if (f > t->fill) t->fill = f;
 	}
+	tide_gas_task_layers(t, buffers, first_halo, nh);
 }
 
 #endif

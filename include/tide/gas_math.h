@@ -51,8 +51,9 @@
  * particle.)
  * Halos: made for ceil(h_max / h_cell) cell layers (tide_halo_max; every block at least that
  * wide), they carry each step the layers the support of the last step's largest h needs, with
- * 25 % room (tide_gas_halo_depth, from the step reduction), and h is capped there for the step
- * (tide_gas_h_cap).
+ * 25 % room (tide_gas_halo_depth): by default the largest h of the two blocks a halo joins
+ * (their own records, include/tide/gas_halo.h), with TIDE_GAS_HALOS=global the step's (the step
+ * reduction); h is capped there for the step (tide_gas_h_cap).
  *
  * Time step: cfl h_i / max_j v_sig,ij and cfl sqrt(h_i / |a_i|), the global minimum.
  * Integration: kick-drift-kick leapfrog with one force evaluation per step (as GADGET): the
@@ -171,9 +172,18 @@ typedef struct tide_gas_sums {
 
 enum { TIDE_GAS_PASS_DENSITY = 0, TIDE_GAS_PASS_FORCES = 1 };
 
-/* The largest h this step: h_max, or the support the halos carry this step (tide_halo_layers
- * cells of side 2 h_cell) if smaller. */
+/* The largest h of a block's particles this step: h_max, or the support its halos carry for it
+ * this step (tide_halo_own cells of side 2 h_cell: with per-block halos, gas_halo.h, the
+ * layers of its own record) if smaller. */
 TIDE_HD float tide_gas_h_cap(const tide_sph_params *P)
+{
+	float h = 0.5f * P->grid.cell * (float)tide_halo_own(&P->grid);
+	return h < P->gas.h_max ? h : P->gas.h_max;
+}
+
+/* The largest h a block's pass may meet this step, its halos' included: h_max, or the widest
+ * halo it reads (tide_halo_layers) if smaller. */
+TIDE_HD float tide_gas_h_reach(const tide_sph_params *P)
 {
 	float h = 0.5f * P->grid.cell * (float)tide_halo_layers(&P->grid);
 	return h < P->gas.h_max ? h : P->gas.h_max;
@@ -345,7 +355,7 @@ TIDE_HD float tide_gas_reach_of(const tide_sph_params *P, const tide_block_arg *
 {
 	int k[3];
 	tide_cell_k(&P->grid, I->x[0], I->x[1], I->x[2], k);
-	if (!tide_box_contains(A, k)) return tide_gas_h_cap(P);
+	if (!tide_box_contains(A, k)) return tide_gas_h_reach(P);
 	float m = M[tide_box_index(A, k)];
 	return m > I->h ? m : I->h;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The StarPU data interface of an essential-node buffer (interfaces/let_interface.c): what one rank
  * sends another of its tree, a small tree of cells and moments plus the particles of its opened
- * leaves (layout: bh_let_* in bh_tree.h).  The capacity is fixed when the handle is registered
+ * leaves and their softenings (layout: bh_let_* in bh_tree.h).  The capacity is fixed when the handle is registered
  * (the sender's whole tree, the worst case: every node essential); copies between memory nodes
  * and MPI messages move only the used part, with the counts. */
 #ifndef TIDE_LET_INTERFACE_H

@@ -31,6 +31,13 @@ typedef struct tide_grid {
 	 * the last step, tide_gas_halo_depth; 0: halo).  Read through tide_halo_max and
 	 * tide_halo_layers. */
 	int halo, halo_now;
+	/* The gas scheme's halos per block (gas_math.h, tide_gas_pair_layers): halo_block 1 when
+	 * every halo takes its width from the largest h of the two blocks it joins (the blocks'
+	 * hmax records, block_interface.h) rather than from the step's global largest h; 0 with
+	 * TIDE_GAS_HALOS=global.  halo_own: inside a gas codelet, the layers its own block's
+	 * supports may reach this step (0: tide_halo_layers; tide_halo_own), while halo_now there is
+	 * the widest halo it reads. */
+	int halo_block, halo_own;
 } tide_grid;
 
 /* Cell layers the halos are made for (>= 1). */
@@ -41,6 +48,14 @@ TIDE_HD int tide_halo_layers(const tide_grid *g)
 {
 	int m = tide_halo_max(g);
 	return g->halo_now > 0 && g->halo_now < m ? g->halo_now : m;
+}
+
+/* Cell layers the supports of a block's own particles may reach this step (>= 1): halo_own
+ * where a gas codelet set it from its block's record, else tide_halo_layers. */
+TIDE_HD int tide_halo_own(const tide_grid *g)
+{
+	int L = tide_halo_layers(g);
+	return g->halo_own > 0 && g->halo_own < L ? g->halo_own : L;
 }
 
 /* Ghost layers of axis d (1 when periodic, else 0). */
@@ -320,13 +335,19 @@ TIDE_HD int tide_face_slots(const tide_grid *g, const tide_block_arg *A, int slo
 }
 
 /* The edge of face f = 2 k + side of box A that its halo carries: the cell layers first ..
- * first + n - 1 along key axis k (tide_halo_layers of them, at most the box's width). */
-TIDE_HD void tide_face_layers(const tide_grid *g, const tide_block_arg *A, int f, int *first, int *n)
+ * first + n - 1 along key axis k (L of them, at most the box's width) ... */
+TIDE_HD void tide_face_layers_n(const tide_block_arg *A, int f, int L, int *first, int *n)
 {
-	int lo[3], hi[3], k = f / 2, L = tide_halo_layers(g);
+	int lo[3], hi[3], k = f / 2;
 	tide_box_bounds(A, lo, hi);
 	*n = L < hi[k] - lo[k] ? L : hi[k] - lo[k];
 	*first = f % 2 ? hi[k] - *n : lo[k];
+}
+
+/* ... with L = tide_halo_layers, the same for every face. */
+TIDE_HD void tide_face_layers(const tide_grid *g, const tide_block_arg *A, int f, int *first, int *n)
+{
+	tide_face_layers_n(A, f, tide_halo_layers(g), first, n);
 }
 
 /* Is face f = 2 k + side of box A a periodic face (the box touches the ghost layer there)? */

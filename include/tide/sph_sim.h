@@ -82,6 +82,9 @@ typedef struct tide_sim {
 	int *mine, nmine, *near, nnear;
 	int prune;                                 /* under MPI, unless TIDE_PRUNE=0 */
 	long nsubmit;                              /* tasks this rank submitted (counted by SUBMIT) */
+	int mig_records;                           /* a migration was submitted since the migration
+	                                            * buffers were registered: they hold the blocks'
+	                                            * records for halo_pack (gas_halo.h) */
 	double submit_us;                          /* host time of the last step's submission */
 	/* Floating bodies (include/tide/rigid.h, tasks/floating.c): their states by rigid index
 	 * (from the case at the first step, or from a checkpoint: rigid_set), the poses their
@@ -124,6 +127,12 @@ int tide_dt_tree_levels(int nranks);
 
 /* Restricts every SPH codelet to the given workers (tide_codelet_restrict). */
 void tide_sph_codelets_where(enum tide_where where);
+/* Restricts the SPH codelet called name (its StarPU name, e.g. "body_force") to where; -1 if
+ * no SPH codelet has that name.  For TIDE_CPU_CODELETS (src/cmd_run.c): pinning one codelet at
+ * a time to the CPU workers of a GPU run finds which CUDA half makes a run differ. */
+int tide_sph_codelet_where(const char *name, enum tide_where where);
+/* The SPH codelets' names, comma-separated, into out (for messages). */
+void tide_sph_codelet_names(char *out, size_t size);
 
 /* Physics parameters and cell grid of a case. */
 void tide_sim_params(const tide_case *c, tide_sph_params *P);
@@ -183,6 +192,10 @@ int tide_sim_gather(tide_sim *sim, int root, void **mem, tide_block_view *all);
 /* The same, also giving each block's particle count on `root` (counts[nblocks]; NULL: none). */
 int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view *all,
                            uint32_t *counts);
+/* The particles and bytes (as MPI messages) that this rank's blocks' halos hold now, summed
+ * over its blocks' faces (tasks/halo_stats.c): after a step, what its forces read.  Waits for
+ * the halos: a measurement, not for the step loop. */
+void tide_sim_halo_stats(tide_sim *sim, uint64_t *particles, uint64_t *bytes);
 /* Particle count and fullest block or halo (count/capacity), from the last step's reduction. */
 size_t tide_sim_count(const tide_sim *sim, double *max_fill);
 /* Re-splits the blocks by the current particle positions (load balance, capacity).  On several
