@@ -39,6 +39,8 @@ typedef struct fws {
 	float *x, *y, *z, *vx, *vy, *vz, *rho, *pr, *cs, *m, *fl;   /* fl: fluid 1, boundary 0,
 	                                                             * floating body k: -(k + 1) */
 	float *ax, *ay, *az, *dr, *mu;                               /* accumulators */
+	float *ox, *oy, *oz; /* own velocities (tide_wall_velocity): the walls' under mDBC
+	                      * noslip/freeslip, whose vx.. hold the mirror; vx.. otherwise */
 	uint32_t *src;       /* index in the block, or UINT32_MAX for a halo particle */
 	uint32_t *cstart;    /* [ncell + 1] first particle of every cell */
 	uint32_t *cfend;     /* [ncell] end of every cell's fluid particles */
@@ -50,7 +52,7 @@ typedef struct fws {
 	float *tau[6], *g[6], *mr;   /* mr: m / rho */
 } fws;
 
-#define FWS_PFIELDS 16   /* float arrays */
+#define FWS_PFIELDS 19   /* float arrays */
 #define FWS_PAD 8        /* vector loads may read a few particles past a range */
 
 static pthread_key_t fws_key;
@@ -86,7 +88,7 @@ static fws *fws_get(size_t np, size_t ncell, int sps)
 		float *f = mem;
 		float **fields[FWS_PFIELDS] = {&w->x, &w->y, &w->z, &w->vx, &w->vy, &w->vz, &w->rho,
 		                               &w->pr, &w->cs, &w->m, &w->fl, &w->ax, &w->ay, &w->az,
-		                               &w->dr, &w->mu};
+		                               &w->dr, &w->mu, &w->ox, &w->oy, &w->oz};
 		for (int k = 0; k < FWS_PFIELDS; k++) *fields[k] = f + (size_t)k * cap;
 		w->src = (uint32_t *)(f + (size_t)FWS_PFIELDS * cap);
 		/* padding stays finite: masked lanes never reach a result, but keep them tame */
@@ -131,6 +133,7 @@ typedef struct nbr {
 /* Constants of the pair loops. */
 typedef struct tide_kparams {
 	float h2x4, tiny, invh, af, h, eta2, hvisc, lam;
+	int own;   /* tide_walls_mirrored: the own velocities ox.. for continuity and contact */
 	float dhc0x2, rho0, rhoh_g[3], inv_gamma;
 	int kernel, diffusion;
 	int sps;   /* laminar+sps */
@@ -249,6 +252,15 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 			W->m[u] = P->mass[v->type[i]];
 			int fk = fluid ? -1 : tide_floating_index(P, v->id[i]);
 			W->fl[u] = fluid ? 1.f : fk >= 0 ? -(float)(fk + 1) : 0.f;
+			if (tide_walls_mirrored(P)) {
+				float o[3];
+				uint32_t id = P->nfloat || P->nwall ? v->id[i] : 0; /* halos: ids then */
+				tide_wall_velocity(P, v->type[i], id, v->x[i], v->y[i], v->z[i], v->vx[i],
+				                   v->vy[i], v->vz[i], o);
+				W->ox[u] = o[0];
+				W->oy[u] = o[1];
+				W->oz[u] = o[2];
+			}
 			W->ax[u] = W->ay[u] = W->az[u] = W->dr[u] = W->mu[u] = 0.f;
 			W->src[u] = src[s].own ? i : UINT32_MAX;
 			if (P->viscosity == TIDE_VISC_LAMINAR_SPS) {
@@ -265,6 +277,7 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 	for (uint32_t u = at; u < at + FWS_PAD; u++) {
 		W->x[u] = W->y[u] = W->z[u] = 1e30f;
 		W->vx[u] = W->vy[u] = W->vz[u] = 0.f;
+		W->ox[u] = W->oy[u] = W->oz[u] = 0.f;
 		W->rho[u] = W->pr[u] = W->cs[u] = W->m[u] = 1.f;
 		W->fl[u] = 0.f;
 		for (int q = 0; P->viscosity == TIDE_VISC_LAMINAR_SPS && q < 6; q++) W->tau[q][u] = 0.f;
@@ -378,6 +391,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	K.kc = P.contact_k;
 	K.gc = P.contact_g;
 	K.dc = P.contact_d;
+	K.own = tide_walls_mirrored(&P);
 	block_pairs(&P, &K, W, &A, &E);
 
 	tide_step_reduce r;

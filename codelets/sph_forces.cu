@@ -3,6 +3,7 @@
 // the CPU (tide_pair of sph_interact.h); the step reduction is combined per thread block in
 // shared memory and then with one atomic per field into the worker's private reduction copy.
 #include <cfloat>
+#include <type_traits>
 #include "tide/cuda_util.cuh"
 
 extern "C" {
@@ -42,6 +43,12 @@ struct tile {
 	float4 v[TILE];  /* vx, vy, vz, rho */
 	float2 pc[TILE]; /* p / rho^2, speed of sound */
 	float f[TILE];   /* floating bodies (P.nfloat > 0): k + 1 for body k's particle, else 0 */
+};
+/* The tile of the launches whose walls are mirrored (mDBC noslip/freeslip, tide_walls_mirrored):
+ * each entry's own velocity too, which continuity and the contact read (sph_pair.h,
+ * tide_wall_velocity); the other launches keep the plain tile's shared memory. */
+struct tile_o : tile {
+	float3 o[TILE];
 };
 
 /* A warp's particles, their pair masks and sums (shared memory, one per warp). */
@@ -136,7 +143,7 @@ __device__ static inline unsigned long long near_mask(const tile &T, float4 me, 
  * floating particle meets another body's by the contact force of sph_pair.h; a template
  * parameter because the loop runs at its register limit and the branch made ptxas spill more
  * in the runs without it. */
-template <int KERNEL, int DIFFUSION, bool CONTACT>
+template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN>
 __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, const hview &src,
                                  uint32_t ja, uint32_t jb, const double o[3], bool active,
                                  tide_acc &acc)
@@ -160,6 +167,13 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 			                     fk >= 0 ? FLT_MIN : src.type[j] == TIDE_BOUND ? BOUND_R2 : 0.f);
 			if (P.nfloat) T.f[k] = (float)(fk + 1);
 			T.v[k] = make_float4(src.vx[j], src.vy[j], src.vz[j], rj);
+			if (OWN) {
+				float ov[3];
+				tide_wall_velocity(&P, src.type[j], P.nfloat || P.nwall ? src.id[j] : 0u,
+				                   src.x[j], src.y[j], src.z[j], src.vx[j], src.vy[j],
+				                   src.vz[j], ov);
+				static_cast<tile_o &>(T).o[k] = make_float3(ov[0], ov[1], ov[2]);
+			}
 			T.pc[k] = make_float2(tide_p_over_rho2(&P, rj), tide_sound(&P, rj));
 		}
 		__syncthreads();
@@ -214,16 +228,21 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 				if (pi.fluid == 2 && T.f[k] == -W.ip[i].w) continue;
 				float4 q = T.p[k], w = T.v[k];
 				float2 pc = T.pc[k];
+				float oxj = w.x, oyj = w.y, ozj = w.z; /* j's own velocity */
+				if (OWN) {
+					float3 ov = static_cast<tile_o &>(T).o[k];
+					oxj = ov.x; oyj = ov.y; ozj = ov.z;
+				}
 				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
 				float r2 = dx * dx + dy * dy + dz * dz;
 				if (CONTACT && pi.fluid == 2 && q.w != 0.f) {
 					/* mDBC: another body's particle meets it by the contact force */
-					tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - w.x, pi.vy - w.y,
-					                  pi.vz - w.z, &a);
+					tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - oxj, pi.vy - oyj,
+					                  pi.vz - ozj, &a);
 					continue;
 				}
-				tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, w.w,
-				            q.w != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
+				tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, oxj, oyj,
+				            ozj, w.w, q.w != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
 			}
 			/* begun inside i's pairs (and maybe ending inside), ending inside i's pairs
 			 * (continued by the next lanes), or all of them */
@@ -281,12 +300,12 @@ __device__ __forceinline__ static void rec_flush(const block_rec &r, tide_step_r
 	if (r.bad) atomicAdd(&red->nbad, r.bad);
 }
 
-template <int KERNEL, int DIFFUSION, bool CONTACT>
+template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN>
 __global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
                    halos H, tide_step_reduce *red)
 {
-	__shared__ tile T;
+	__shared__ typename std::conditional<OWN, tile_o, tile>::type T;
 	__shared__ wshare Ws[WARPS];
 	__shared__ block_rec R;
 	wshare &W = Ws[threadIdx.x >> 5];
@@ -336,7 +355,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 				int inbox = lc >= A.l0 && lc < A.l1 && c1 >= A.lo1 && c1 < A.hi1;
 				if (inbox) {
 					int ka[3] = {lc, c1, o2lo}, kb[3] = {lc, c1, o2hi};
-					tile_pass<KERNEL, DIFFUSION, CONTACT>(P, T, W, own, start[tide_box_index(&A, ka)],
+					tile_pass<KERNEL, DIFFUSION, CONTACT, OWN>(P, T, W, own, start[tide_box_index(&A, ka)],
 					          start[tide_box_index(&A, kb) + 1], o, seek, acc);
 				}
 				if (inbox && o2lo == c2lo && o2hi == c2hi) continue;
@@ -345,7 +364,7 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 					const hview &src = H.h[h];
 					uint32_t ja = tide_lower_bound(src.key, src.count, row + (uint32_t)c2lo);
 					uint32_t jb = tide_lower_bound(src.key, src.count, row + (uint32_t)c2hi + 1);
-					tile_pass<KERNEL, DIFFUSION, CONTACT>(P, T, W, src, ja, jb, o, seek, acc);
+					tile_pass<KERNEL, DIFFUSION, CONTACT, OWN>(P, T, W, src, ja, jb, o, seek, acc);
 				}
 			}
 		}
@@ -373,6 +392,23 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 }
 
 #include "sph_forces_sps.cuh" /* laminar+sps: its own kernel */
+
+/* The cell kernel for kernel and diffusion kd = 3 (Wendland) + diffusion. */
+template <bool CONTACT, bool OWN>
+static void launch_cell(int kd, uint32_t ncell, cudaStream_t s, const tide_sph_params &P,
+                        const tide_block_arg &A, const tide_block_view &v, const uint32_t *start,
+                        const halos &H, tide_step_reduce *red)
+{
+	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red); };
+	switch (kd) {
+	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, CONTACT, OWN>); break;
+	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, CONTACT, OWN>); break;
+	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, CONTACT, OWN>); break;
+	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, CONTACT, OWN>); break;
+	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, CONTACT, OWN>); break;
+	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, CONTACT, OWN>); break;
+	}
+}
 
 /* Buffers: block, cell starts, step reduction, then the nh halos. */
 extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
@@ -405,23 +441,13 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 		return;
 	}
 	/* one kernel per smoothing kernel and density diffusion: their branches fold away */
-	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red); };
 	STARPU_ASSERT(P.diffusion >= 0 && P.diffusion <= 2);
 	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
-	if (P.nfloat && tide_contact_force(&P)) kd += 6;   /* the contact force (tile_pass) */
-	switch (kd) {
-	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, false>); break;
-	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, false>); break;
-	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, false>); break;
-	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, false>); break;
-	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, false>); break;
-	case 5: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, false>); break;
-	case 6: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, true>); break;
-	case 7: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, true>); break;
-	case 8: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, true>); break;
-	case 9: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, true>); break;
-	case 10: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, true>); break;
-	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, true>); break;
-	}
+	bool contact = P.nfloat && tide_contact_force(&P);   /* the contact force (tile_pass) */
+	bool own = tide_walls_mirrored(&P);   /* the walls' own velocities (tile_o) */
+	if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red);
+	else if (!own) launch_cell<true, false>(kd, ncell, s, P, A, v, start, H, red);
+	else if (!contact) launch_cell<false, true>(kd, ncell, s, P, A, v, start, H, red);
+	else launch_cell<true, true>(kd, ncell, s, P, A, v, start, H, red);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

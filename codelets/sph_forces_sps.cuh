@@ -46,13 +46,17 @@ __device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, in
 		float r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= P.h2x4) continue;
 		float rj = src.rho[j], vxj = src.vx[j], vyj = src.vy[j], vzj = src.vz[j];
+		float ov[3]; /* j's own velocity (continuity, contact): sph_pair.h */
+		tide_wall_velocity(&P, tj, P.nfloat || P.nwall ? src.id[j] : 0u, src.x[j], src.y[j],
+		                   src.z[j], vxj, vyj, vzj, ov);
 		if (pi.fluid == 2 && tj != TIDE_FLUID && tide_contact_force(&P)) {
 			/* mDBC: another body's particle meets it by the contact force (sph_pair.h) */
-			tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - vxj, pi.vy - vyj, pi.vz - vzj, &acc);
+			tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - ov[0], pi.vy - ov[1], pi.vz - ov[2],
+			                  &acc);
 			continue;
 		}
-		tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, vxj, vyj, vzj, rj, tj,
-		            tide_p_over_rho2(&P, rj), tide_sound(&P, rj), &acc);
+		tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, vxj, vyj, vzj, ov[0], ov[1],
+		            ov[2], rj, tj, tide_p_over_rho2(&P, rj), tide_sound(&P, rj), &acc);
 		if (!pi.fluid) continue;   /* floating i: the stress of fluid j (its own tau is 0) */
 		float tauj[6];
 		for (int k = 0; k < 6; k++) tauj[k] = src.tau[k][j];

@@ -58,8 +58,10 @@ void tide_sph_codelet_names(char *out, size_t size)
 
 void tide_sim_set_aux(const tide_case *c)
 {
-	/* floating bodies: sph_forces tells a halo's floating particle by its id */
-	tide_block_set_halo_ids(c->nfloating > 0);
+	/* floating bodies: sph_forces tells a halo's floating particle by its id; under mDBC
+	 * noslip/freeslip a moving body's too (its own velocity, sph_pair.h tide_wall_velocity) */
+	int mirrored = c->boundary == TIDE_BOUNDARY_MDBC && c->mdbc_slip != TIDE_SLIP_VEL0;
+	tide_block_set_halo_ids(c->nfloating > 0 || (mirrored && c->motion.nbody > 0));
 	if (c->scheme == TIDE_SCHEME_GAS) /* h, u, 1/Omega, switch, last kick (gas_math.h); with
 	                                   * sinks the potential too (sink.h) */
 		tide_block_set_aux(c->sinks.on ? TIDE_SINK_NAUX : TIDE_GAS_NAUX, TIDE_GAS_HALO_FIELDS);

@@ -511,6 +511,7 @@ void tide_sim_submit_forces_with(tide_sim *sim, struct starpu_codelet *sort,
 		submit_gas_forces(sim);
 		return;
 	}
+	tide_sim_wall_velocities(sim); /* the walls' own velocities at t (noslip/freeslip) */
 	submit_sort(sim, sort ? sort : &tide_cell_sort_cl, TIDE_K_SORT);
 	submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);
 	if (submit_mdbc(sim)) submit_halos(sim, halo ? halo : &tide_halo_pack_cl, TIDE_K_HALO);

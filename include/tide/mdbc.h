@@ -29,9 +29,11 @@
  * is v_wall (no slip).  With freeslip (SlipMode 3) only its normal part is mirrored:
  *   v_b = v_g + 2 ((v_wall - v_g) . n^) n^,   n^ = n_b / |n_b|
  * (no penetration, no tangential drag).  v_b is written into the particle's vx, vy, vz: that is
- * the velocity sph_forces and the gauges' forces read of a boundary particle, and the halos,
- * packed again after mdbc_ghost, carry it; integrate never advances a boundary particle's
- * velocity under mDBC.  v_wall is tide_mdbc_wall_velocity below: zero for fixed walls, the rigid
+ * the velocity the viscous terms of sph_forces and the gauges' forces read of a boundary
+ * particle, and the halos, packed again after mdbc_ghost, carry it; integrate never advances a
+ * boundary particle's velocity under mDBC.  The continuity equation and the contact of
+ * floating bodies read the wall's own velocity v_wall instead (sph_pair.h, tide_wall_velocity,
+ * from the particle's id: zero, or its prescribed body's rigid velocity).  v_wall is tide_mdbc_wall_velocity below: zero for fixed walls, the rigid
  * velocity for the moving bodies (motion.h).  A ghost without fluid gives v_b = v_wall.  A
  * floating body's particles are not mirrored (tide_mdbc_slip_of).
  *

@@ -53,9 +53,12 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 		}
 		if (!vany(in)) continue;
 		if (contact == 2) {
-			/* mDBC: the contact force alone (sph_pair.h), a_i = c r_ij, a_j = -a_i */
-			vf dvr = (I->vx - vload(W->vx + j)) * dx + (I->vy - vload(W->vy + j)) * dy +
-			         (I->vz - vload(W->vz + j)) * dz;
+			/* mDBC: the contact force alone (sph_pair.h), a_i = c r_ij, a_j = -a_i, from
+			 * the bodies' own velocities (a mirrored wall's vx.. are the ghost's) */
+			const float *OX = K->own ? W->ox : W->vx, *OY = K->own ? W->oy : W->vy,
+			            *OZ = K->own ? W->oz : W->vz;
+			vf dvr = (I->ox - vload(OX + j)) * dx + (I->oy - vload(OY + j)) * dy +
+			         (I->oz - vload(OZ + j)) * dz;
 			vf c = vand(vcontact(K->kc, K->gc, K->dc, r2, dvr), in);
 			S->ax += c * dx;
 			S->ay += c * dy;
@@ -66,10 +69,16 @@ pair_range(const kconst *K, fws *W, const ivals *I, isums *S, int fluid_i, int k
 			continue;
 		}
 		vf mj = vload(W->m + j);
-		vpair_out o = vpair(K, I, fluid_i, kernel, diffusion, dx, dy, dz, r2, in,
-		                    vload(W->vx + j), vload(W->vy + j), vload(W->vz + j),
-		                    vload(W->rho + j), mj, vload(W->pr + j), vload(W->cs + j),
-		                    vload(W->fl + j));
+		vf vxj = vload(W->vx + j), vyj = vload(W->vy + j), vzj = vload(W->vz + j);
+		vf oxj = vxj, oyj = vyj, ozj = vzj;
+		if (K->own) {
+			oxj = vload(W->ox + j);
+			oyj = vload(W->oy + j);
+			ozj = vload(W->oz + j);
+		}
+		vpair_out o = vpair(K, I, fluid_i, kernel, diffusion, dx, dy, dz, r2, in, vxj, vyj,
+		                    vzj, oxj, oyj, ozj, vload(W->rho + j), mj, vload(W->pr + j),
+		                    vload(W->cs + j), vload(W->fl + j));
 		vf tx = o.tx, ty = o.ty, tz = o.tz, amu = o.amu, drj = o.drj;
 		if (K->sps) { /* a constant where this is inlined (cell_pairs_k's sps) */
 			vf tj[6];
@@ -111,12 +120,15 @@ cell_pairs_k(const tide_kparams *P, fws *W, uint32_t cs, uint32_t cf, uint32_t c
 	             vsplat(P->eta2), vsplat(P->hvisc), vsplat(1.f), vsplat(2.f),
 	             vsplat(P->dhc0x2), P->rho0,
 	             {P->rhoh_g[0], P->rhoh_g[1], P->rhoh_g[2]}, P->inv_gamma, vsplat(P->lam), sps,
-	             vsplat(P->kc), vsplat(P->gc), vsplat(P->dc)};
+	             vsplat(P->kc), vsplat(P->gc), vsplat(P->dc), P->own};
 	const kconst *K = &KC;
 	for (uint32_t i = cs; i < ce; i++) {
 		int fluid_i = i < cf;
 		ivals I;
 		I.vx = vsplat(W->vx[i]); I.vy = vsplat(W->vy[i]); I.vz = vsplat(W->vz[i]);
+		I.ox = P->own ? vsplat(W->ox[i]) : I.vx;
+		I.oy = P->own ? vsplat(W->oy[i]) : I.vy;
+		I.oz = P->own ? vsplat(W->oz[i]) : I.vz;
 		I.rho = vsplat(W->rho[i]); I.pr = vsplat(W->pr[i]); I.cs = vsplat(W->cs[i]);
 		I.m = vsplat(W->m[i]); I.fl = vsplat(W->fl[i]);
 		I.mr = vsplat(W->m[i] / W->rho[i]);   /* m_i / rho_i of j's diffusion */

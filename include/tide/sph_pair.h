@@ -114,6 +114,56 @@ TIDE_HD float tide_rho_hydro(float rho0, const float kg[3], float inv_gamma, flo
 	return rho0 * (tide_powf(1.f + kg[0] * dx + kg[1] * dy + kg[2] * dz, inv_gamma) - 1.f);
 }
 
+/* ---- the walls' own velocity under mDBC noslip / freeslip ----
+ * Under physics.boundary: mdbc with physics.mdbc_slip noslip or freeslip the ghost pass
+ * (mdbc.h) overwrites a wall particle's vx, vy, vz with the mirror v_b of the fluid's velocity
+ * at its ghost node.  That mirror is what the viscous terms need (Monaghan's Pi_ij and the
+ * laminar term, the SPS velocity gradient and the viscous time step's mu_ij): it makes the
+ * velocity vary linearly through the wall surface, v_wall there.  The continuity equation
+ * drho_i/dt = sum_j m_j (v_i - v_j) . grad_i W_ij must instead see the wall move as it does,
+ * with its own velocity v_wall: the mirror there (2 v_wall - v_g for noslip) turns the fluid's
+ * own motion near the wall into a spurious compression or expansion (a fluid particle moving
+ * toward the floor at u sees the floor come at it at -u, twice the approach rate), which let a
+ * floating box landing under noslip squeeze its fluid out through the floor.  DualSPHysics'
+ * mDBC likewise keeps the wall's motion velocity for continuity and the mirrored one for the
+ * viscosity.  The soft-sphere contact (tide_contact_*) is between solids and reads the own
+ * velocity too.  Density diffusion reads densities and positions only.
+ *
+ * The own velocity needs no field per particle: a fixed wall's is zero, a floating body's
+ * particles are never mirrored (mdbc.h, tide_mdbc_slip_of) so their vx is theirs, and a
+ * prescribed moving body's is its rigid velocity u0 + w x (x - c), from the table of P
+ * (wall_*, at most TIDE_MAX_WALL bodies, set per step by the host at the time the ghost pass
+ * mirrored about).  Only the pair code's continuity and contact read it, through this
+ * function, and only in the runs where tide_walls_mirrored. */
+TIDE_HD int tide_walls_mirrored(const tide_sph_params *P)
+{
+	return P->boundary == TIDE_BOUNDARY_MDBC && P->mdbc_slip != TIDE_SLIP_VEL0;
+}
+
+/* The own velocity o of a particle of type `type` and id `id` at (x, y, z) showing the
+ * velocity v in its vx, vy, vz: v itself, except for a wall particle (neither fluid nor
+ * floating) of a run whose walls are mirrored (then zero, or its moving body's rigid
+ * velocity).  Callers read id only when P->nfloat or P->nwall (halos carry ids only then). */
+TIDE_HD void tide_wall_velocity(const tide_sph_params *P, uint32_t type, uint32_t id, double x,
+                                double y, double z, float vx, float vy, float vz, float o[3])
+{
+	o[0] = vx;
+	o[1] = vy;
+	o[2] = vz;
+	if (type != TIDE_BOUND || !tide_walls_mirrored(P) || tide_is_floating(P, id)) return;
+	o[0] = o[1] = o[2] = 0.f;
+	for (int k = 0; k < P->nwall; k++) {
+		if (id < P->wall_id0[k] || id >= P->wall_id1[k]) continue;
+		const float *u = P->wall_u0[k], *w = P->wall_w[k], *c = P->wall_c[k];
+		float r[3] = {(float)(x - (double)c[0]), (float)(y - (double)c[1]),
+		              (float)(z - (double)c[2])};
+		o[0] = u[0] + w[1] * r[2] - w[2] * r[1];
+		o[1] = u[1] + w[2] * r[0] - w[0] * r[2];
+		o[2] = u[2] + w[0] * r[1] - w[1] * r[0];
+		return;
+	}
+}
+
 /* The particle being updated. */
 typedef struct tide_pi {
 	double x, y, z;
@@ -221,20 +271,27 @@ TIDE_HD void tide_pair_sps_k(const tide_sph_params *P, int kernel, const float t
 
 /* The scalar form.  Neighbour j as a pair term needs it: relative position r_ij = r_i - r_j
  * (inside the support; r_ij = 0, i itself or a particle on top of it, contributes nothing),
- * velocity, density, type, and its pressure term p_j/rho_j^2 and sound speed
+ * velocity (vxj..: what it shows, the viscous terms' v_j; oxj..: its own, the continuity's,
+ * tide_wall_velocity: the same unless j is a mirrored wall; i's own is pi's: a particle whose
+ * sums are used is fluid, floating or a DBC wall, none of them mirrored), density, type, and
+ * its pressure term p_j/rho_j^2 and sound speed
  * (tide_pressure(rho_j) / (rho_j rho_j) and tide_sound(rho_j), so that callers which keep them
  * per particle get exactly what callers computing them per pair get).  tide_pair_k takes the
  * kernel and the density diffusion as arguments, so that a caller compiled for one of them
  * (the CUDA codelet) folds them away. */
 TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, const tide_pi *pi,
                          float dx, float dy, float dz, float r2, float vxj, float vyj, float vzj,
-                         float rhoj, uint32_t tj, float pj_over_rho2, float cj, tide_acc *acc)
+                         float oxj, float oyj, float ozj, float rhoj, uint32_t tj,
+                         float pj_over_rho2, float cj, tide_acc *acc)
 {
 	float F = tide_pair_F(P, kernel, r2); /* grad_i W = F r_ij, F < 0 */
 	float dvx = pi->vx - vxj, dvy = pi->vy - vyj, dvz = pi->vz - vzj;
 	float dvr = dvx * dx + dvy * dy + dvz * dz;
+	/* continuity: the walls' own velocity (the same expression as dvr's, so where o = v the
+	 * two are the same number) */
+	float dor = (pi->vx - oxj) * dx + (pi->vy - oyj) * dy + (pi->vz - ozj) * dz;
 	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
-	acc->drho += mj * dvr * F;
+	acc->drho += mj * dor * F;
 	float mu = tide_fdiv(P->h * dvr, r2 + P->eta2);
 	float amu = fabsf(mu);
 	if (amu > acc->mu_max) acc->mu_max = amu;
@@ -281,8 +338,8 @@ TIDE_HD void tide_pair(const tide_sph_params *P, const tide_pi *pi, float dx, fl
                        float r2, float vxj, float vyj, float vzj, float rhoj, uint32_t tj,
                        float pj_over_rho2, float cj, tide_acc *acc)
 {
-	tide_pair_k(P, P->kernel, P->diffusion, pi, dx, dy, dz, r2, vxj, vyj, vzj, rhoj, tj,
-	            pj_over_rho2, cj, acc);
+	tide_pair_k(P, P->kernel, P->diffusion, pi, dx, dy, dz, r2, vxj, vyj, vzj, vxj, vyj, vzj,
+	            rhoj, tj, pj_over_rho2, cj, acc);
 }
 #endif /* TIDE_SPH_PAIR_H */
 
@@ -385,6 +442,7 @@ TIDE_CONTACT_FORM(static inline, vf, TIDE_CPU_SFX, vsqrt, vdiv, TIDE_CONTACT_KEE
  * sound speed, mass, fluid flag (1/0) and m/rho. */
 typedef struct ivals {
 	vf x, y, z, vx, vy, vz, rho, pr, cs, m, fl, mr;
+	vf ox, oy, oz;   /* its own velocity (continuity; tide_wall_velocity) */
 	vf tau[6];   /* laminar+sps: tau / rho^2 (0 for a boundary particle) */
 } ivals;
 
@@ -397,6 +455,7 @@ typedef struct kconst {
 	vf lam;
 	int sps;   /* laminar+sps: the SPS terms (vsps) too */
 	vf kc, gc, dc;   /* the contact force under mDBC (tide_contact_*): stiffness, damping, dp */
+	int own;   /* tide_walls_mirrored: continuity and contact read the own velocities */
 } kconst;
 
 /* Fourtakas' hydrostatic density difference for r_ij = (dx, dy, dz), lane by lane (rare path). */
@@ -416,15 +475,17 @@ typedef struct vpair_out {
 } vpair_out;
 
 /* The SIMD form: particle i against VW neighbours j (position differences dx = x_i - x_j..,
- * r2 = |r_ij|^2, `in`: the lanes inside the support and not i itself; their velocities,
- * density, mass, p/rho^2, sound speed and fluid flag).  The same physics as tide_pair_k for i
+ * r2 = |r_ij|^2, `in`: the lanes inside the support and not i itself; their velocities (vxj..
+ * shown, the viscous terms'; oxj.. own, the continuity's, as tide_pair_k), density, mass,
+ * p/rho^2, sound speed and fluid flag).  The same physics as tide_pair_k for i
  * and, with the roles exchanged, for j, but one division for the kernel's 1/q, mu's
  * 1/(r^2 + eta^2) and Pi's 1/rhobar.  fluid_i: i is a fluid particle (full momentum and
  * diffusion); otherwise a boundary particle, whose candidates are all fluid and which itself
  * only integrates continuity.  kernel and diffusion are constants where this is inlined. */
 static inline __attribute__((always_inline)) vpair_out
 vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, vf dx, vf dy,
-      vf dz, vf r2, vi in, vf vxj, vf vyj, vf vzj, vf rhoj, vf mj, vf prj, vf csj, vf flj)
+      vf dz, vf r2, vi in, vf vxj, vf vyj, vf vzj, vf oxj, vf oyj, vf ozj, vf rhoj, vf mj, vf prj,
+      vf csj, vf flj)
 {
 	vf r = vsqrt(r2);
 	vf q = r * K->invh;
@@ -448,7 +509,10 @@ vpair(const kconst *K, const ivals *I, int fluid_i, int kernel, int diffusion, v
 	vf mu = hdvr * d2 * inv;
 	vf visc = vand(K->hvisc * (I->cs + csj) * hdvr * inv, dvr < vsplat(0.f));
 	vf T = vand((I->pr + prj + visc) * F, in);
-	vf cont = vand(dvr * F, in);
+	vf dor = dvr;   /* continuity's v_ij . r_ij, with the walls' own velocities */
+	if (K->own) /* the same for every pair of a run: the other runs pay nothing */
+		dor = (I->ox - oxj) * dx + (I->oy - oyj) * dy + (I->oz - ozj) * dz;
+	vf cont = vand(dor * F, in);
 	vpair_out o;
 	o.amu = vand(vabs(mu), in);
 	o.tx = T * dx;

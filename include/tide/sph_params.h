@@ -114,6 +114,7 @@ enum tide_mdbc_slip { TIDE_SLIP_VEL0 = 0, TIDE_SLIP_NOSLIP = 1, TIDE_SLIP_FREESL
 enum tide_viscosity { TIDE_VISC_ARTIFICIAL = 0, TIDE_VISC_LAMINAR = 1, TIDE_VISC_LAMINAR_SPS = 2 };
 
 #define TIDE_MAX_FLOAT 8   /* floating bodies of a case (tide_sph_params.float_id0) */
+#define TIDE_MAX_WALL 16   /* prescribed moving bodies (= TIDE_MOTION_MAX_BODIES, motion.h) */
 
 /* Physics constants, in the single precision the interaction kernels use. */
 typedef struct tide_sph_params {
@@ -148,6 +149,17 @@ typedef struct tide_sph_params {
 	 * body (sph_pair.h, tide_contact_*): stiffness kc [1/s^2], damping gc [1/s] and contact
 	 * distance dc = dp [m] (0 when there is no floating body or under DBC). */
 	float contact_k, contact_g, contact_d;
+	/* Under mDBC noslip/freeslip (tide_walls_mirrored, sph_pair.h): the prescribed moving
+	 * bodies' rigid velocity fields v(x) = u0 + w x (x - c), their particles' own velocity,
+	 * which the continuity equation reads while their vx, vy, vz hold the ghost pass's mirror
+	 * (tide_wall_velocity).  Set by the host before each step's force passes (tasks/
+	 * wall_velocity.c) from the motion at the step's start, the time the ghost pass mirrors
+	 * about; nwall = 0 in every other run.  A table of at most TIDE_MAX_WALL bodies (= the
+	 * motion table's) rather than a velocity per particle: fixed walls' own velocity is zero
+	 * and a floating body's particles are never mirrored, so no particle field is needed. */
+	int nwall;
+	uint32_t wall_id0[TIDE_MAX_WALL], wall_id1[TIDE_MAX_WALL];
+	float wall_u0[TIDE_MAX_WALL][3], wall_w[TIDE_MAX_WALL][3], wall_c[TIDE_MAX_WALL][3];
 } tide_sph_params;
 
 /* The floating body (0 .. nfloat - 1) particle id belongs to, or -1. */

@@ -110,6 +110,11 @@ void tide_sim_floating_steps(tide_sim *sim, tide_body_motion_arg *M);
 /* Unregisters the body_force sums (tide_sim_free). */
 void tide_sim_floating_free(tide_sim *sim);
 
+/* Under mDBC noslip/freeslip: the prescribed moving bodies' rigid velocity fields at the step's
+ * start into sim->P (wall_*, the walls' own velocity of sph_pair.h's tide_wall_velocity);
+ * nwall = 0 otherwise (tasks/wall_velocity.c).  Before a step's force passes. */
+void tide_sim_wall_velocities(tide_sim *sim);
+
 /* Sink particles (tasks/sinks.c, include/tide/sinks.h): the sinks' gravity on the gas of a
  * step, submitted after the self-gravity and before the step reduction's combination; the
  * sinks' step, accretion and creation after the gas's drift (waits for the step); the
