@@ -215,8 +215,6 @@ static void parent_dir(const char *path, char *out, size_t n)
 	else *slash = 0;
 }
 
-/* A failure of this rank alone after the start-up agreement: under MPI the others would wait
- * for it, so stop them all. */
 /* TIDE_CPU_CODELETS=name,name,...: those SPH codelets run on the CPU workers only, the rest
  * where they would.  A developer's bisection tool: when a GPU run and a CPU run of a case part
  * ways, pinning one codelet at a time to the CPU shows whose CUDA half makes the difference. */
@@ -242,6 +240,8 @@ static int pin_cpu_codelets(const tide_runtime *rt)
 	return 0;
 }
 
+/* A failure of this rank alone after the start-up agreement: under MPI the others would wait
+ * for it, so stop them all. */
 static int fail_rank(const tide_runtime *rt)
 {
 	if (rt->size > 1) tide_run_abort_ranks();
