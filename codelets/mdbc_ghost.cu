@@ -63,7 +63,7 @@ __global__ static void __launch_bounds__(MDBC_THREADS, MDBC_MIN_BLOCKS(VEL)) mdb
 		const float nb[3] = {v.TIDE_BN_X[b], v.TIDE_BN_Y[b], v.TIDE_BN_Z[b]};
 		float vw[3];
 		tide_mdbc_wall_velocity(&v, b, &M, vw);
-		if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
+		if (!tide_mdbc_has_ghost(&P, nb)) { /* no ghost: the wall's own velocity */
 			if (VEL && lane == 0) { v.vx[b] = vw[0]; v.vy[b] = vw[1]; v.vz[b] = vw[2]; }
 			continue;
 		}

@@ -113,8 +113,9 @@ int tide_decomp_grid(const tide_grid *g, const char *spec, int nblocks, int p[3]
 				if (tide_halo_max(g) > 1)
 					snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
 					         "has only %d cells of side 2 h_cell, room for %d blocks as wide as "
-					         "the halos are deep (%d cells: the support 2 gas.h_max); allowed: at "
-					         "most %d, or a smaller gas.h_max", spec, xyz[a], "xyz"[a],
+					         "the halos are deep (%d cells: the support 2 gas.h_max, or under "
+					         "mDBC the ghost nodes' reach 6h); allowed: at most %d, or (gas) a "
+					         "smaller gas.h_max", spec, xyz[a], "xyz"[a],
 					         real_n(g, k), max_along(g, k), tide_halo_max(g), max_along(g, k));
 				else
 					snprintf(err, errlen, "decomposition '%s' asks for %d blocks along %c, which "
@@ -178,9 +179,10 @@ int tide_decomp_validate(const tide_grid *g, const char *spec, int nblocks, char
 	const char *s = spec[0] ? spec : "slabs";
 	char cells[160];
 	int L = tide_halo_max(g);
-	if (L > 1) /* the gas scheme: blocks as wide as its halos are deep */
+	if (L > 1) /* the gas scheme, mDBC: blocks as wide as their halos are deep */
 		snprintf(cells, sizeof cells, "%d x %d x %d (along x, y, z; each block at least %d of "
-		         "them wide, the halos' depth for gas.h_max)", g->n[0], g->n[1], g->n[2], L);
+		         "them wide, the halos' depth for gas.h_max or mDBC's ghosts)", g->n[0], g->n[1],
+		         g->n[2], L);
 	else
 		snprintf(cells, sizeof cells, "%d x %d x %d (along x, y, z)", g->n[0], g->n[1], g->n[2]);
 	if (!strcmp(s, "slabs"))

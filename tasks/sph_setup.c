@@ -325,8 +325,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		for (int k = 0; k < 3; k++)
 			if ((box[b].split >> k & 1) && hi[k] - lo[k] < L) {
 				fprintf(stderr, "tide: block %d is %d cells of side 2 h_cell wide along %c, "
-				        "narrower than the %d cell layers its halos need (the support 2 gas.h_max); "
-				        "use fewer blocks, a smaller gas.h_max or a larger gas.h_cell.\n", b,
+				        "narrower than the %d cell layers its halos need (the support 2 gas.h_max, "
+				        "or mDBC's ghost nodes); use fewer blocks (gas: a smaller gas.h_max or a "
+				        "larger gas.h_cell).\n", b,
 				        hi[k] - lo[k], "xyz"[g->axis[k]], L);
 				goto out;
 			}

@@ -364,11 +364,19 @@ static inline double tide_case_cell_h(const tide_case *c)
 	return c->scheme == TIDE_SCHEME_GAS ? tide_case_gas_h_cell(c) : tide_case_h(c);
 }
 
-/* Cell layers of a halo: the gas scheme's largest support 2 h_max in cells of side 2 h_cell,
- * one for WCSPH (tide_grid.halo). */
+/* Cell layers of a halo: the gas scheme's largest support 2 h_max in cells of side 2 h_cell;
+ * one for WCSPH, except under mDBC, whose ghost nodes lie up to 2 |n| < 4h beyond their
+ * boundary particles (include/tide/mdbc.h, tide_mdbc_has_ghost: only particles less than 2h
+ * inside their solid take one) and read a support 2h around that: 3 cells of side 2h, so that
+ * a ghost sees its whole support in every decomposition (tide_grid.halo). */
 static inline int tide_case_halo_layers(const tide_case *c)
 {
-	if (c->scheme != TIDE_SCHEME_GAS) return 1;
+	if (c->scheme != TIDE_SCHEME_GAS) {
+		/* (a periodic case keeps one: its images fill a single ghost layer of cells) */
+		if (c->boundary != TIDE_BOUNDARY_MDBC || c->periodic) return 1;
+		double h = tide_case_h(c), reach = 2.0 * (2.0 * h) + 2.0 * h;
+		return (int)ceil(reach / (2.0 * h) - 1e-6);
+	}
 	int n = (int)ceil(tide_case_gas_h_max(c) / tide_case_gas_h_cell(c) - 1e-6);
 	return n > 1 ? n : 1;
 }

@@ -326,6 +326,22 @@ TIDE_HD void tide_mdbc_finish(const tide_sph_params *P, int slip, const float S[
 	else tide_mdbc_finish_n(P, slip, S, nb, vw, keep, rho, vb, 3, 1, 3, 3);
 }
 
+/* Whether a boundary particle with normal nb takes its density (and velocity) from a ghost
+ * node: it has a normal, and lies less than 2h inside its solid (|n_b| < 2h).  A particle
+ * deeper than that meets no fluid particle (the fluid lies beyond the surface), so its density
+ * serves no pair; and its ghost, 2 |n_b| >= 4h away, could read beyond the 3 cells of side 2h
+ * that a block's halos hold under mDBC (include/tide/case.h, tide_case_halo_layers): with this
+ * limit every ghost sees its whole support, whatever the blocks (a ghost in a block's halo
+ * cells used to see only the part of its support inside the box grown by one cell, or nothing,
+ * and the floating box of tests/data/floating_box.yaml with a block face just under it settled
+ * 0.8 mm lower than in one block: issue 22's "GPU drift", 1 block per GPU against 4 on 2 CPU
+ * workers). */
+TIDE_HD int tide_mdbc_has_ghost(const tide_sph_params *P, const float nb[3])
+{
+	float n2 = nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2];
+	return n2 > 0.f && n2 < P->h2x4;
+}
+
 /* Boundary particle i of block v (box A): its new density and, unless vel0, velocity, from its
  * ghost node (serial: the CPU half), reading the candidates of `own` (the block's particles in
  * cell order, or its fluid particles alone, with the cell starts `start` of that array) and of
@@ -339,8 +355,8 @@ TIDE_HD void tide_mdbc_particle(const tide_sph_params *P, const tide_block_arg *
 	int slip = vel ? tide_mdbc_slip_of(P, v, i) : TIDE_SLIP_VEL0;
 	float vw[3], vb[3], rho;
 	tide_mdbc_wall_velocity(v, i, M, vw);
-	if (nb[0] == 0.f && nb[1] == 0.f && nb[2] == 0.f) {
-		/* no normal: no ghost; the wall's own velocity */
+	if (!tide_mdbc_has_ghost(P, nb)) {
+		/* no ghost (no normal, or 2h or more inside its solid): the wall's own velocity */
 		if (vel) { v->vx[i] = vw[0]; v->vy[i] = vw[1]; v->vz[i] = vw[2]; }
 		return;
 	}
