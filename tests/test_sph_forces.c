@@ -189,6 +189,13 @@ static void make_case(tide_case *c, int dim, int kernel, int diffusion, double g
 	c->domain.hi[2] = dim == 2 ? 0.3 : 0.1;
 }
 
+/* Under mDBC the halos are 3 cells deep (include/tide/case.h, tide_case_halo_layers) and every
+ * block as wide: the 3-D domain's 6 cell layers along x become 9, for 3 blocks. */
+static void mdbc_room(tide_case *c)
+{
+	if (c->boundary == TIDE_BOUNDARY_MDBC && !c->periodic && c->dim == 3) c->domain.hi[0] = 0.36;
+}
+
 /* Fills v (cap >= lattice count) with particles strictly inside the domain. */
 static void make_particles(const tide_case *c, enum layout lay, int with_bound, tide_block_view *v)
 {
@@ -338,6 +345,7 @@ static void one_config(int dim, int kernel, int diffusion, enum layout lay, int 
 	make_case(&c, dim, kernel, diffusion, -9.81);
 	c.periodic = periodic;
 	c.boundary = mdbc ? TIDE_BOUNDARY_MDBC : TIDE_BOUNDARY_DBC;
+	mdbc_room(&c);
 	/* cells of 2h = 0.034 m: the period is no whole number of them (the last is wider) */
 	if (periodic) c.coefh = 1.7;
 	/* a body force along the periodic axis too: Fourtakas' hydrostatic term along g, not z */
@@ -510,6 +518,7 @@ static void floating_config(int dim, int kernel, int mdbc, int have_cuda)
 	tide_case c;
 	make_case(&c, dim, kernel, TIDE_DIFF_FOURTAKAS, -9.81);
 	c.boundary = mdbc ? TIDE_BOUNDARY_MDBC : TIDE_BOUNDARY_DBC;
+	mdbc_room(&c);
 	uint32_t cap = 4000;
 	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
 	tide_block_view v = tide_block_view_make(mem, cap, 0);
