@@ -4,7 +4,8 @@
 # one command on the GPU node (a tools/device_pack.sh package carried along; writes under $OUT):
 #  1. every *_cuda unit test (CUDA codelet = CPU codelet: cell_sort, sph_forces with periodic
 #     images and floating bodies under DBC and mDBC (the contact force), bh, gauge_tasks,
-#     mdbc, sps: laminar+sps's force kernel (with a floating layer in contact under mDBC) and
+#     mdbc (also ghosts across block faces, CUDA on 2..6 blocks against the CPU's 1 block,
+#     issue 22), sps: laminar+sps's force kernel (with a floating layer in contact under mDBC) and
 #     sps_tau, motion, gas,
 #     jeans: the Jeans check's jeans_min, issue 24; bh_soft: per-particle softening in
 #     the tree walks and the direct sum, issue 23; sinks: sink_gravity, sink_accrete and
