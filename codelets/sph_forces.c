@@ -11,8 +11,9 @@
 // (a_j gets the opposite of a_i's pair force with m_i in place of m_j; continuity's v_ij.grad W
 // and mu_ij are symmetric); boundary-boundary pairs are never visited.  Pairs with a halo
 // particle are evaluated the same way, what goes to the halo particle is dropped.  The inner
-// loop runs over a contiguous range of the neighbour cell four particles at a time (GCC vector
-// extensions).  The summation order depends only on the block and its halos.
+// loop runs over a contiguous range of the neighbour cell 4, 8 or 16 particles at a time (GCC
+// vector extensions; the width the CPU has, chosen at run time).  The summation order depends
+// only on the block, its halos and that width.
 // With physics.viscosity = laminar+sps the pass also adds the SPS stress force (tau of the last
 // sps_tau, the block's and the halos') and writes every fluid particle's velocity gradient for
 // sps_tau (vsps of sph_pair.h; the fields are include/tide/sps.h's).
@@ -53,7 +54,7 @@ typedef struct fws {
 } fws;
 
 #define FWS_PFIELDS 19   /* float arrays */
-#define FWS_PAD 8        /* vector loads may read a few particles past a range */
+#define FWS_PAD 16       /* vector loads may read a few particles past a range */
 
 static pthread_key_t fws_key;
 static pthread_once_t fws_once = PTHREAD_ONCE_INIT;
@@ -158,6 +159,15 @@ typedef struct tide_kparams {
 #define TIDE_CPU_SFX v8
 #include "tide/sph_interact_cpu.h"
 #pragma GCC pop_options
+
+/* ... and sixteen where it has AVX-512 (F, DQ, VL, BW: every AVX-512 CPU since 2017). */
+#define TIDE_CPU_HAVE_V16 1
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw")
+#define TIDE_CPU_VW 16
+#define TIDE_CPU_SFX v16
+#include "tide/sph_interact_cpu.h"
+#pragma GCC pop_options
 #endif
 
 typedef void cell_pairs_fn(const tide_kparams *, fws *, uint32_t, uint32_t, uint32_t, const nbr *,
@@ -165,14 +175,19 @@ typedef void cell_pairs_fn(const tide_kparams *, fws *, uint32_t, uint32_t, uint
 static cell_pairs_fn *cell_pairs_impl;
 static pthread_once_t impl_once = PTHREAD_ONCE_INIT;
 
-/* TIDE_CPU_VECTOR=4 keeps the 4-wide loops on an AVX2 machine (to test them). */
+/* The widest loops the CPU runs; TIDE_CPU_VECTOR=4 or 8 caps the width (to test the narrower
+ * loops, or where the wide units slow the clock down). */
 static void impl_choose(void)
 {
 	cell_pairs_impl = cell_pairs_v4;
 #ifdef TIDE_CPU_HAVE_V8
 	const char *e = getenv("TIDE_CPU_VECTOR");
+	int cap = e ? atoi(e) : 16;
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2") && !(e && atoi(e) == 4)) cell_pairs_impl = cell_pairs_v8;
+	if (__builtin_cpu_supports("avx2") && cap >= 8) cell_pairs_impl = cell_pairs_v8;
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && cap >= 16)
+		cell_pairs_impl = cell_pairs_v16;
 #endif
 }
 

@@ -195,6 +195,15 @@ static void compare(errs *E, int kind, float s, float v)
 #include "sph_pair_check.h"
 #include "tide/sph_pair_undef.h"
 #pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw")
+#define TIDE_CPU_VW 16
+#define TIDE_CPU_SFX v16
+#include "tide/sph_pair.h"
+#include "sph_pair_check.h"
+#include "tide/sph_pair_undef.h"
+#pragma GCC pop_options
 #endif
 
 static errs E;
@@ -289,8 +298,9 @@ int main(void)
 	for (int kernel = 0; kernel < 2; kernel++)
 		for (int diffusion = 0; diffusion < 3; diffusion++) {
 			static const char *n4[] = {"v4", "v4 laminar", "v4 laminar+sps"},
-			                  *n8[] = {"v8", "v8 laminar", "v8 laminar+sps"};
-			const char *w4 = n4[visc], *w8 = n8[visc];
+			                  *n8[] = {"v8", "v8 laminar", "v8 laminar+sps"},
+			                  *n16[] = {"v16", "v16 laminar", "v16 laminar+sps"};
+			const char *w4 = n4[visc], *w8 = n8[visc], *w16 = n16[visc];
 			int sps = visc == TIDE_VISC_LAMINAR_SPS;
 			E.n = E.masked = 0;
 			check_v4(kernel, diffusion, visc, 20000, &E);
@@ -301,6 +311,12 @@ int main(void)
 				E.n = E.masked = 0;
 				check_v8(kernel, diffusion, visc, 20000, &E);
 				fails += judge(w8, kernel, diffusion, sps);
+			}
+			if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+			    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")) {
+				E.n = E.masked = 0;
+				check_v16(kernel, diffusion, visc, 20000, &E);
+				fails += judge(w16, kernel, diffusion, sps);
 			}
 #endif
 		}

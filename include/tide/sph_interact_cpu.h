@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CPU pair loops of codelets/sph_forces.c, written once for any vector width: the file
- * includes this header once per width, with TIDE_CPU_VW (4 or 8 floats) and TIDE_CPU_SFX (a name
- * suffix) defined, so there is no include guard.  The includer defines fws (the workspace),
+ * includes this header once per width, with TIDE_CPU_VW (4, 8 or 16 floats) and TIDE_CPU_SFX (a
+ * name suffix) defined, so there is no include guard.  The includer defines fws (the workspace),
  * nbr (a neighbour cell) and tide_kparams (scalar constants) first.  The pair terms are the SIMD
  * form of the pair interaction, vpair of sph_pair.h (beside the scalar form tide_pair_k),
  * evaluated once per pair for both particles. */

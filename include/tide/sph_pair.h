@@ -395,7 +395,9 @@ static inline vf vabs(vf a) { return (vf)((vi)a & (0x7fffffff - (vi){0})); }
 static inline vf vdiv(vf a, vf b) { return a / b; }
 static inline vf vsqrt(vf a)
 {
-#if TIDE_CPU_VW == 8 && defined(__AVX__)
+#if TIDE_CPU_VW == 16 && defined(__AVX512F__)
+	return (vf)_mm512_sqrt_ps((__m512)a);
+#elif TIDE_CPU_VW == 8 && defined(__AVX__)
 	return (vf)_mm256_sqrt_ps((__m256)a);
 #elif TIDE_CPU_VW == 4 && defined(__SSE__)
 	return (vf)_mm_sqrt_ps((__m128)a);
@@ -406,7 +408,9 @@ static inline vf vsqrt(vf a)
 }
 static inline int vany(vi m)
 {
-#if TIDE_CPU_VW == 8 && defined(__AVX__)
+#if TIDE_CPU_VW == 16 && defined(__AVX512F__)
+	return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif TIDE_CPU_VW == 8 && defined(__AVX__)
 	return _mm256_movemask_ps((__m256)m) != 0;
 #elif TIDE_CPU_VW == 4 && defined(__SSE__)
 	return _mm_movemask_ps((__m128)m) != 0;
