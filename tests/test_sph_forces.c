@@ -501,6 +501,28 @@ static void momentum(int dim, int kernel, enum layout lay)
 	free(mem);
 }
 
+/* Two floating bodies: the boundary particles with ids in [0, n/3) and [n/3, 2n/3); under mDBC
+ * they move (random velocities: the contact's dashpot). */
+static void make_floating(tide_case *c, tide_block_view *v, int mdbc)
+{
+	uint32_t n = v->count;
+	for (uint32_t i = 0; i < n && mdbc; i++)
+		if (v->type[i] != TIDE_FLUID && v->id[i] < 2 * n / 3) {
+			v->vx[i] = (float)(urand() - 0.5);
+			v->vy[i] = c->dim == 2 ? 0.f : (float)(urand() - 0.5);
+			v->vz[i] = (float)(urand() - 0.5);
+		}
+	c->motion.nbody = 2;
+	c->motion.body[0].id0 = 0;
+	c->motion.body[0].id1 = n / 3;
+	c->motion.body[0].rigid = 1;
+	c->motion.body[1].id0 = n / 3;
+	c->motion.body[1].id1 = 2 * n / 3;
+	c->motion.body[1].rigid = 2;
+	c->nfloating = 2;
+	tide_sim_set_aux(c); /* the halos carry the ids (block.h), before any block exists */
+}
+
 /* Floating bodies (issue 22): the boundary particles whose ids fall in two ranges are the
  * particles of two floating bodies (tide_sim_params' id ranges), the others fixed walls.  A
  * floating particle takes its fluid neighbours' pair terms and meets the other body's and the
@@ -517,22 +539,7 @@ static void floating_config(int dim, int kernel, int mdbc, int have_cuda)
 	tide_block_view v = tide_block_view_make(mem, cap, 0);
 	make_particles(&c, RANDOM, 1, &v);
 	uint32_t n = v.count;
-	/* mDBC: the floating particles move (random velocities: the contact's dashpot) */
-	for (uint32_t i = 0; i < n && mdbc; i++)
-		if (v.type[i] != TIDE_FLUID && v.id[i] < 2 * n / 3) {
-			v.vx[i] = (float)(urand() - 0.5);
-			v.vy[i] = dim == 2 ? 0.f : (float)(urand() - 0.5);
-			v.vz[i] = (float)(urand() - 0.5);
-		}
-	c.motion.nbody = 2;
-	c.motion.body[0].id0 = 0;
-	c.motion.body[0].id1 = n / 3;
-	c.motion.body[0].rigid = 1;
-	c.motion.body[1].id0 = n / 3;
-	c.motion.body[1].id1 = 2 * n / 3;
-	c.motion.body[1].rigid = 2;
-	c.nfloating = 2;
-	tide_sim_set_aux(&c); /* the halos carry the ids (block.h), before any block exists */
+	make_floating(&c, &v, mdbc);
 	char what[96];
 	snprintf(what, sizeof what, "%dD %s floating bodies n=%u%s", dim, kernel ? "wendland" : "cubic",
 	         n, mdbc ? " mdbc" : "");
@@ -630,23 +637,7 @@ static void split_config(int dim, int kernel, int diffusion, int periodic, int m
 	tide_block_view v = tide_block_view_make(mem, cap, 0);
 	make_particles(&c, LATTICE, 1, &v);
 	uint32_t n = v.count;
-	if (floating) { /* two bodies among the boundary particles, as floating_config */
-		for (uint32_t i = 0; i < n && mdbc; i++)
-			if (v.type[i] != TIDE_FLUID && v.id[i] < 2 * n / 3) {
-				v.vx[i] = (float)(urand() - 0.5);
-				v.vy[i] = dim == 2 ? 0.f : (float)(urand() - 0.5);
-				v.vz[i] = (float)(urand() - 0.5);
-			}
-		c.motion.nbody = 2;
-		c.motion.body[0].id0 = 0;
-		c.motion.body[0].id1 = n / 3;
-		c.motion.body[0].rigid = 1;
-		c.motion.body[1].id0 = n / 3;
-		c.motion.body[1].id1 = 2 * n / 3;
-		c.motion.body[1].rigid = 2;
-		c.nfloating = 2;
-	}
-	tide_sim_set_aux(&c);
+	if (floating) make_floating(&c, &v, mdbc); /* as floating_config */
 	char what[128];
 	snprintf(what, sizeof what, "split %dD %s diffusion=%s %s n=%u%s%s%s%s", dim,
 	         kernel ? "wendland" : "cubic", diff_name[diffusion], decomp, n,
