@@ -25,6 +25,12 @@
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
 //                                         each neighbour the face that faces b; under MPI into
 //                                         part[owner of b]
+//     or, split (TIDE_FORCES_SPLIT; by default where b has a neighbour on another rank,
+//     include/tide/cell_split.h), the same bits in two tasks:
+//     sph_forces(B[b], C[b]) -> red          the interior cells, no halo: runs while they travel
+//     halo_fetch(H[n][f_nb]...)              on a GPU: nothing computed, the halos brought up
+//                                            while the interior runs
+//     sph_forces(B[b], C[b], H[n][f_nb]...) -> red   the boundary cells
 //   sps_tau(B[b])                         with physics.viscosity = laminar+sps: tau of every
 //                                         particle from the gradient sph_forces just wrote, for
 //                                         the next sph_forces (tau lags one force pass)
@@ -263,6 +269,15 @@ static int forces_split(const tide_sim *sim, const tide_sim_block *k, struct sta
 	return 0;
 }
 
+/* Whether a split block's halos go to the GPU ahead of its boundary forces (halo_fetch): where
+ * the forces may run on a CUDA worker.  On the CPU the halos are in main memory already. */
+static int halo_fetch_wanted(struct starpu_codelet *cl)
+{
+	if (!starpu_cuda_worker_get_count() || tide_codelet_where(cl) == TIDE_WHERE_CPU) return 0;
+	tide_codelet_restrict(&tide_halo_fetch_cl, TIDE_WHERE_CUDA);
+	return 1;
+}
+
 static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 {
 	/* each rank its own record; the one-hop combination reads every rank's on every rank, and
@@ -287,6 +302,10 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 				       sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 				       STARPU_VALUE, &none, sizeof none, STARPU_VALUE, &part, sizeof part,
 				       STARPU_NAME, "sph_forces_interior", PROFILE_B(TIDE_K_FORCES, b), 0);
+			/* the halos onto the GPU while the interior runs, on the block's owner */
+			if (halo_fetch_wanted(cl))
+				SUBMIT(sim, &tide_halo_fetch_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
+				       STARPU_EXECUTE_ON_NODE, k->owner, STARPU_NAME, "halo_fetch", 0);
 			part = TIDE_CELLS_BOUNDARY;
 		}
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
