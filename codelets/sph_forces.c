@@ -23,6 +23,7 @@
 #include <string.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
+#include "tide/cell_split.h"
 #include "tide/codelets.h"
 #include "tide/sph_interact.h"
 #include "tide/sps.h"
@@ -300,11 +301,22 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 	}
 }
 
-/* All pairs with at least one particle of the block: every cell of E meets itself and the cells
- * after it in key order (each unordered pair of adjacent cells once); pairs of two halo cells
- * are skipped, what a pair gives a halo particle is dropped. */
+/* Whether cell k of E is one whose particles the task computes: a cell of the block's box A in
+ * the task's part (include/tide/cell_split.h; I: A's interior). */
+static inline int cell_wanted(int part, const tide_block_arg *A, const tide_block_arg *I,
+                              const int k[3])
+{
+	return tide_box_contains(A, k) && tide_cell_in_part(part, I, k);
+}
+
+/* All pairs with at least one particle of the task's cells: every cell of E meets itself and
+ * the cells after it in key order (each unordered pair of adjacent cells once); pairs of two
+ * other cells (halo cells, or the block's cells of the other part) are skipped, what a pair
+ * gives a particle of another cell is dropped.  A particle of the task's cells so meets the same
+ * pairs in the same order as in the unsplit task (part TIDE_CELLS_ALL): the same bits. */
 static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W,
-                        const tide_block_arg *A, const tide_block_arg *E)
+                        const tide_block_arg *A, const tide_block_arg *E, int part,
+                        const tide_block_arg *I)
 {
 	const tide_grid *g = &P->grid;
 	int a0 = g->axis[0], a1 = g->axis[1], a2 = g->axis[2];
@@ -318,7 +330,7 @@ static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W,
 				uint32_t c = tide_box_index(E, k);
 				uint32_t cs = W->cstart[c], ce = W->cstart[c + 1], cf = W->cfend[c];
 				if (cs == ce) continue;
-				int own = tide_box_contains(A, k);
+				int own = cell_wanted(part, A, I, k);
 				nbr nb[14];
 				int nn = 0, anyf = cf > cs;
 				/* offsets after (0,0,0) in key order: (0,0,1), (0,1,*), (1,*,*) */
@@ -330,7 +342,7 @@ static void block_pairs(const tide_sph_params *P, const tide_kparams *K, fws *W,
 						for (int o2 = o2lo; o2 <= 1; o2++) {
 							if (k[2] + o2 < lo[2] || k[2] + o2 >= hi[2]) continue;
 							int kd[3] = {k[0] + o0, k[1] + o1, k[2] + o2};
-							if (!own && !tide_box_contains(A, kd)) continue;
+							if (!own && !cell_wanted(part, A, I, kd)) continue;
 							uint32_t d = tide_box_index(E, kd);
 							nbr *e = &nb[nn];
 							e->s = W->cstart[d];
@@ -358,13 +370,15 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
-	int nh;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh);
+	int nh, part;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &part);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[2]);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
+	STARPU_ASSERT(part != TIDE_CELLS_INTERIOR || nh == 0);
 
 	tide_block_arg E = tide_box_grow(&P.grid, &A);
+	tide_block_arg I = tide_box_interior(&P.grid, &A, TIDE_FORCES_REACH);
 	uint32_t ncell = tide_box_ncell(&E);
 	tide_block_view halo[TIDE_MAX_NEIGHBOURS];
 	source src[TIDE_MAX_NEIGHBOURS + 1];
@@ -407,7 +421,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	K.gc = P.contact_g;
 	K.dc = P.contact_d;
 	K.own = tide_walls_mirrored(&P);
-	block_pairs(&P, &K, W, &A, &E);
+	block_pairs(&P, &K, W, &A, &E, part, &I);
 
 	tide_step_reduce r;
 	tide_step_reduce_init(&r);
@@ -415,6 +429,11 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	for (uint32_t u = 0; u < nw; u++) {
 		uint32_t i = W->src[u];
 		if (i == UINT32_MAX) continue;
+		if (part != TIDE_CELLS_ALL) { /* the other part's particles are its task's */
+			int k[3];
+			tide_key_cell(&P.grid, v.key[i], k);
+			if (!tide_cell_in_part(part, &I, k)) continue;
+		}
 		int fluid = v.type[i] == TIDE_FLUID;
 		tide_acc a = {0.f, 0.f, 0.f, 0.f, 0.f};
 		if (tide_pair_sums_used(&P, fluid)) {
@@ -450,13 +469,35 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 			if (v.rho[i] > r.rho_max) r.rho_max = v.rho[i];
 		}
 	}
-	r.count = v.count;
+	/* the block's count once: with the boundary part (or unsplit) */
+	r.count = part == TIDE_CELLS_INTERIOR ? 0 : v.count;
 	r.fill = tide_fill_of(v.count, v.cap, 0, 0, 0, 0);
 	if (hfill > r.fill) r.fill = hfill;
 	/* this worker's private copy of the reduction: no other task touches it concurrently */
 	tide_step_reduce_combine(red, &r);
 }
 
+/* The model's size of a task (include/tide/codelet_decl.h): the block's particles, or for one
+ * part of a split block (include/tide/cell_split.h) the block's particles times the part's
+ * share of the box's cells.  Which particles a part has is not known when the task is submitted
+ * (nor at all in a simulation, where no particle exists); the share of the cells is that of the
+ * particles in a box of uniform density (the synthetic box of the scaling simulations), and
+ * the same task always gets the same size, so that the history of a real run keys each part by
+ * it. */
+static size_t sph_forces_size(struct starpu_task *task, unsigned nimpl)
+{
+	size_t n = tide_perfmodel_size(task, nimpl);
+	tide_sph_params P;
+	tide_block_arg A;
+	int nh, part;
+	starpu_codelet_unpack_args(task->cl_arg, &P, &A, &nh, &part);
+	if (part == TIDE_CELLS_ALL) return n;
+	tide_block_arg I = tide_box_interior(&P.grid, &A, TIDE_FORCES_REACH);
+	double share = (double)tide_part_ncell(part, &A, &I) / (double)tide_box_ncell(&A);
+	size_t m = (size_t)((double)n * share + 0.5);
+	return m ? m : 1;
+}
+
 /* The access modes come with each task (a variable number of halos); the step reduction is
  * STARPU_REDUX (under MPI into the owner's own record, tasks/sph_step.c). */
-TIDE_CODELET_VARIABLE(sph_forces, sph_forces_cpu, tide_sph_forces_cuda);
+TIDE_CODELET_VARIABLE_SIZED(sph_forces, sph_forces_cpu, tide_sph_forces_cuda, sph_forces_size);

@@ -11,6 +11,20 @@ extern "C" {
 #include "tide/codelets.h"
 }
 #include "tide/sph_interact.h"
+#include "tide/cell_split.h"
+
+/* The cells a launch computes (include/tide/cell_split.h): its part, the box's interior. */
+struct tide_cell_sel {
+	int part;
+	tide_block_arg I;
+};
+/* Whether the cell of global key `key` (one of the block's) is in the launch's part. */
+__device__ static inline bool key_in_part(const tide_cell_sel &S, const tide_grid &g, uint32_t key)
+{
+	int k[3];
+	tide_key_cell(&g, key, k);
+	return tide_cell_in_part(S.part, &S.I, k);
+}
 
 /* ---- cell-tiled kernel: one thread block per cell ------------------------------------------
  * The threads of a block are the particles of one cell; for each of the 9 rows of neighbour
@@ -303,7 +317,7 @@ __device__ __forceinline__ static void rec_flush(const block_rec &r, tide_step_r
 template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN>
 __global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
-                   halos H, tide_step_reduce *red)
+                   halos H, tide_step_reduce *red, tide_cell_sel S)
 {
 	__shared__ typename std::conditional<OWN, tile_o, tile>::type T;
 	__shared__ wshare Ws[WARPS];
@@ -313,11 +327,14 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 	uint32_t cell = blockIdx.x;
 	uint32_t ca = start[cell], cb = start[cell + 1];
 	if (ca == cb) return; /* the whole block leaves together */
-	if (threadIdx.x == 0) rec_init(R);
 	const tide_grid &g = P.grid;
 	int n0 = g.n[g.axis[0]], n1 = g.n[g.axis[1]], n2 = g.n[g.axis[2]];
 	int k[3];
 	tide_key_cell(&g, tide_box_key(&g, &A, cell), k);
+	/* a cell of the other part (include/tide/cell_split.h): its task's; the same pairs in the
+	 * same order as unsplit for the cells of this one */
+	if (!tide_cell_in_part(S.part, &S.I, k)) return;
+	if (threadIdx.x == 0) rec_init(R);
 	double o[3];
 	for (int j = 0; j < 3; j++) o[g.axis[j]] = g.origin[g.axis[j]] + (double)k[j] * (double)g.cell;
 	int c2lo = k[2] > 0 ? k[2] - 1 : 0, c2hi = k[2] < n2 - 1 ? k[2] + 1 : n2 - 1;
@@ -397,9 +414,9 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 template <bool CONTACT, bool OWN>
 static void launch_cell(int kd, uint32_t ncell, cudaStream_t s, const tide_sph_params &P,
                         const tide_block_arg &A, const tide_block_view &v, const uint32_t *start,
-                        const halos &H, tide_step_reduce *red)
+                        const halos &H, tide_step_reduce *red, const tide_cell_sel &S)
 {
-	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red); };
+	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red, S); };
 	switch (kd) {
 	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, CONTACT, OWN>); break;
 	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, CONTACT, OWN>); break;
@@ -416,8 +433,11 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	int nh;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh);
+	tide_cell_sel S;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &S.part);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
+	STARPU_ASSERT(S.part != TIDE_CELLS_INTERIOR || nh == 0);
+	S.I = tide_box_interior(&P.grid, &A, TIDE_FORCES_REACH);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	/* an empty block still reports its count and fill (zero) through the reduction's init */
 	if (v.count == 0) return;
@@ -434,9 +454,10 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	}
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
-	tide_count_fill_kernel<<<1, 1, 0, s>>>(v.count, fill, red);
+	/* the block's count once: with the boundary part (or unsplit) */
+	tide_count_fill_kernel<<<1, 1, 0, s>>>(S.part == TIDE_CELLS_INTERIOR ? 0u : v.count, fill, red);
 	if (P.viscosity == TIDE_VISC_LAMINAR_SPS) {
-		sph_forces_sps_launch(P, A, v, start, buffers, nh, red, s);
+		sph_forces_sps_launch(P, A, v, start, buffers, nh, red, s, S);
 		TIDE_CUDA_CHECK(cudaGetLastError());
 		return;
 	}
@@ -445,9 +466,9 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
 	bool contact = P.nfloat && tide_contact_force(&P);   /* the contact force (tile_pass) */
 	bool own = tide_walls_mirrored(&P);   /* the walls' own velocities (tile_o) */
-	if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red);
-	else if (!own) launch_cell<true, false>(kd, ncell, s, P, A, v, start, H, red);
-	else if (!contact) launch_cell<false, true>(kd, ncell, s, P, A, v, start, H, red);
-	else launch_cell<true, true>(kd, ncell, s, P, A, v, start, H, red);
+	if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red, S);
+	else if (!own) launch_cell<true, false>(kd, ncell, s, P, A, v, start, H, red, S);
+	else if (!contact) launch_cell<false, true>(kd, ncell, s, P, A, v, start, H, red, S);
+	else launch_cell<true, true>(kd, ncell, s, P, A, v, start, H, red, S);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

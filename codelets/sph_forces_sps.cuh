@@ -67,13 +67,14 @@ __device__ static void sps_range(const tide_sph_params &P, const tide_pi &pi, in
 
 template <int KERNEL, int DIFFUSION>
 __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v,
-                                         const uint32_t *start, sps_halos H, tide_step_reduce *red)
+                                         const uint32_t *start, sps_halos H, tide_step_reduce *red,
+                                         tide_cell_sel S)
 {
 	__shared__ block_rec R;
 	if (threadIdx.x == 0) rec_init(R);
 	__syncthreads();
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < v.count) {
+	if (i < v.count && key_in_part(S, P.grid, v.key[i])) { /* the other part: its task's */
 		const tide_grid &g = P.grid;
 		int n[3] = {g.n[g.axis[0]], g.n[g.axis[1]], g.n[g.axis[2]]};
 		int k[3];
@@ -136,14 +137,15 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 /* The laminar+sps launch of tide_sph_forces_cuda (buffers: block, cell starts, reduction, halos). */
 static void sph_forces_sps_launch(const tide_sph_params &P, const tide_block_arg &A,
                                   const tide_block_view &v, const uint32_t *start,
-                                  void *buffers[], int nh, tide_step_reduce *red, cudaStream_t s)
+                                  void *buffers[], int nh, tide_step_reduce *red, cudaStream_t s,
+                                  const tide_cell_sel &S)
 {
 	sps_halos H;
 	H.n = nh;
 	for (int h = 0; h < nh; h++) H.h[h] = sps_view_of(tide_block_view_of(buffers[3 + h]));
 	const unsigned T = 128;
 	auto launch = [&](auto kern) {
-		kern<<<tide_blocks_for(v.count, T), T, 0, s>>>(P, A, v, start, H, red);
+		kern<<<tide_blocks_for(v.count, T), T, 0, s>>>(P, A, v, start, H, red, S);
 	};
 	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
 	switch (kd) {

@@ -25,6 +25,12 @@
 //   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
 //                                         each neighbour the face that faces b; under MPI into
 //                                         part[owner of b]
+//     or, split (TIDE_FORCES_SPLIT; by default where b has a neighbour on another rank,
+//     include/tide/cell_split.h), the same bits in two tasks:
+//     sph_forces(B[b], C[b]) -> red          the interior cells, no halo: runs while they travel
+//     halo_fetch(H[n][f_nb]...)              on a GPU: nothing computed, the halos brought up
+//                                            while the interior runs
+//     sph_forces(B[b], C[b], H[n][f_nb]...) -> red   the boundary cells
 //   sps_tau(B[b])                         with physics.viscosity = laminar+sps: tau of every
 //                                         particle from the gradient sph_forces just wrote, for
 //                                         the next sph_forces (tau lags one force pass)
@@ -57,9 +63,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
+#include "tide/cell_split.h"
 #include "tide/codelets.h"
 #include "tide/gas_math.h"   /* the gas halos' depth */
 #include "tide/motion.h"
@@ -226,6 +234,50 @@ static int mdbc_before_corrector(const tide_sim *sim)
 	       sim->P.mdbc_slip != TIDE_SLIP_VEL0 && sim->c->nfloating > 0;
 }
 
+/* TIDE_FORCES_SPLIT (docs/commands.md): "auto" (the default, also when unset or empty) splits
+ * the force task of a block with a neighbour on another rank, whose halos cross the network;
+ * "on" every block with a neighbour; "off" none. */
+enum { SPLIT_OFF, SPLIT_AUTO, SPLIT_ON };
+static int forces_split_mode(const tide_sim *sim)
+{
+	const char *e = getenv("TIDE_FORCES_SPLIT"); /* read each time: the tests switch it */
+	if (!e || !*e || !strcmp(e, "auto")) return SPLIT_AUTO;
+	if (!strcmp(e, "on")) return SPLIT_ON;
+	if (!strcmp(e, "off")) return SPLIT_OFF;
+	static int warned;
+	if (sim->rank == 0 && !warned++)
+		fprintf(stderr, "tide: warning: TIDE_FORCES_SPLIT='%s' is none of 'auto', 'on', "
+		        "'off': auto (blocks with a neighbour on another rank).\n", e);
+	return SPLIT_AUTO;
+}
+
+/* Whether block b's WCSPH forces go in two tasks (include/tide/cell_split.h): the interior's,
+ * which reads no halo and so can run while the halos travel, and the boundary's, with them.
+ * Only where it may pay: a halo from another rank comes down from its GPU, across the network
+ * and up again, while a halo of a block on the same rank is ready as soon as it is packed; and
+ * only where the box has an interior. */
+static int forces_split(const tide_sim *sim, const tide_sim_block *k, struct starpu_codelet *cl)
+{
+	if (cl == &tide_gas_forces_cl || !k->nnb) return 0;
+	int mode = forces_split_mode(sim);
+	if (mode == SPLIT_OFF) return 0;
+	tide_block_arg I = tide_box_interior(&sim->P.grid, &k->range, TIDE_FORCES_REACH);
+	if (!tide_box_ncell(&I)) return 0;
+	if (mode == SPLIT_ON) return 1;
+	for (int j = 0; sim->mpi && j < k->nnb; j++)
+		if (sim->blk[k->nb[j]].owner != k->owner) return 1;
+	return 0;
+}
+
+/* Whether a split block's halos go to the GPU ahead of its boundary forces (halo_fetch): where
+ * the forces may run on a CUDA worker.  On the CPU the halos are in main memory already. */
+static int halo_fetch_wanted(struct starpu_codelet *cl)
+{
+	if (!starpu_cuda_worker_get_count() || tide_codelet_where(cl) == TIDE_WHERE_CPU) return 0;
+	tide_codelet_restrict(&tide_halo_fetch_cl, TIDE_WHERE_CUDA);
+	return 1;
+}
+
 static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 {
 	/* each rank its own record; the one-hop combination reads every rank's on every rank, and
@@ -239,11 +291,29 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 		data_list l = {.n = 0};
 		if (cl == &tide_gas_forces_cl) add(&l, k->R, STARPU_W); /* its reach map */
 		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
-		int nh = k->nnb;
+		int nh = k->nnb, part = TIDE_CELLS_ALL, none = 0;
+		if (forces_split(sim, k, cl)) {
+			/* the interior first, of the block alone: its owner's task only (no other rank
+			 * feeds it); then the boundary's, as the unsplit task */
+			part = TIDE_CELLS_INTERIOR;
+			if (!sim->mpi || k->owner == sim->rank)
+				SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
+				       STARPU_REDUX, red_into(sim, s, k->owner), STARPU_VALUE, &sim->P,
+				       sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
+				       STARPU_VALUE, &none, sizeof none, STARPU_VALUE, &part, sizeof part,
+				       STARPU_NAME, "sph_forces_interior", PROFILE_B(TIDE_K_FORCES, b), 0);
+			/* the halos onto the GPU while the interior runs, on the block's owner */
+			if (halo_fetch_wanted(cl))
+				SUBMIT(sim, &tide_halo_fetch_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
+				       STARPU_EXECUTE_ON_NODE, k->owner, STARPU_NAME, "halo_fetch", 0);
+			part = TIDE_CELLS_BOUNDARY;
+		}
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
 		        STARPU_REDUX, red_into(sim, s, k->owner), STARPU_DATA_MODE_ARRAY, l.d, l.n,
 		        STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
-		        STARPU_VALUE, &nh, sizeof nh, STARPU_NAME, cl->name, PROFILE_B(TIDE_K_FORCES, b), 0);
+		        STARPU_VALUE, &nh, sizeof nh, STARPU_VALUE, &part, sizeof part,
+		        STARPU_NAME, part == TIDE_CELLS_ALL ? cl->name : "sph_forces_boundary",
+		        PROFILE_B(TIDE_K_FORCES, b), 0);
 	}
 }
 

@@ -11,6 +11,8 @@
 #     used to submit all 16 blocks' (6 x 16 + 16 = 112 a step with the one-hop combination);
 #     (a step that measures the gauges adds one more cell_sort per own block and halo_pack
 #     per near block);
+#     (the forces unsplit, TIDE_FORCES_SPLIT=off: split, a block with an interior adds one
+#     task, tests/test_forces_split_run.sh);
 #   - with TIDE_PRUNE=0 (every rank every block, as before) the count is 6 x 16 + 8 dt_init + 6;
 #   - the particles and gauges equal those of 1 rank bit for bit, pruned or not, and so do the
 #     checkpoints written every 20 steps (rank 0 gathers every block, far ones included: the
@@ -21,7 +23,7 @@ tide=$1; src=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none
      -x STARPU_NCPU=1 -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT=1 -x TIDE_SUBMIT_COUNT=1
-     -x TIDE_DT_REDUCTION=tree)
+     -x TIDE_DT_REDUCTION=tree -x TIDE_FORCES_SPLIT=off)
 [ -n "${STARPU_HOME:-}" ] && mpi+=(-x STARPU_HOME)
 args=(run "$src/cases/dambreak2d.yaml" --dp 0.01 --max-steps 60 --set time.output=0.002
       --blocks 16 --set decomposition=16x1x1 --quiet --checkpoint-every 20steps)

@@ -267,6 +267,7 @@ typedef struct run_result {
 	float *ax, *ay, *az, *drho;   /* indexed by particle id */
 	tide_step_reduce red;
 	uint32_t n;
+	long nsubmit;   /* tasks submitted (the split adds one per split block) */
 } run_result;
 
 static int run_forces(const tide_case *c, const tide_block_view *all, int nblocks, int cuda_only,
@@ -285,6 +286,7 @@ static int run_forces(const tide_case *c, const tide_block_view *all, int nblock
 	tide_codelet_restrict(&halo, w);
 	tide_codelet_restrict(&forces, w);
 	tide_sim_submit_forces_with(&sim, &sort, &halo, &forces);
+	res->nsubmit = sim.nsubmit;
 	starpu_data_acquire(sim.red, STARPU_R);
 	res->red = sim.red_host;
 	starpu_data_release(sim.red);
@@ -507,6 +509,28 @@ static void momentum(int dim, int kernel, enum layout lay)
 	free(mem);
 }
 
+/* Two floating bodies: the boundary particles with ids in [0, n/3) and [n/3, 2n/3); under mDBC
+ * they move (random velocities: the contact's dashpot). */
+static void make_floating(tide_case *c, tide_block_view *v, int mdbc)
+{
+	uint32_t n = v->count;
+	for (uint32_t i = 0; i < n && mdbc; i++)
+		if (v->type[i] != TIDE_FLUID && v->id[i] < 2 * n / 3) {
+			v->vx[i] = (float)(urand() - 0.5);
+			v->vy[i] = c->dim == 2 ? 0.f : (float)(urand() - 0.5);
+			v->vz[i] = (float)(urand() - 0.5);
+		}
+	c->motion.nbody = 2;
+	c->motion.body[0].id0 = 0;
+	c->motion.body[0].id1 = n / 3;
+	c->motion.body[0].rigid = 1;
+	c->motion.body[1].id0 = n / 3;
+	c->motion.body[1].id1 = 2 * n / 3;
+	c->motion.body[1].rigid = 2;
+	c->nfloating = 2;
+	tide_sim_set_aux(c); /* the halos carry the ids (block.h), before any block exists */
+}
+
 /* Floating bodies (issue 22): the boundary particles whose ids fall in two ranges are the
  * particles of two floating bodies (tide_sim_params' id ranges), the others fixed walls.  A
  * floating particle takes its fluid neighbours' pair terms and meets the other body's and the
@@ -524,22 +548,7 @@ static void floating_config(int dim, int kernel, int mdbc, int have_cuda)
 	tide_block_view v = tide_block_view_make(mem, cap, 0);
 	make_particles(&c, RANDOM, 1, &v);
 	uint32_t n = v.count;
-	/* mDBC: the floating particles move (random velocities: the contact's dashpot) */
-	for (uint32_t i = 0; i < n && mdbc; i++)
-		if (v.type[i] != TIDE_FLUID && v.id[i] < 2 * n / 3) {
-			v.vx[i] = (float)(urand() - 0.5);
-			v.vy[i] = dim == 2 ? 0.f : (float)(urand() - 0.5);
-			v.vz[i] = (float)(urand() - 0.5);
-		}
-	c.motion.nbody = 2;
-	c.motion.body[0].id0 = 0;
-	c.motion.body[0].id1 = n / 3;
-	c.motion.body[0].rigid = 1;
-	c.motion.body[1].id0 = n / 3;
-	c.motion.body[1].id1 = 2 * n / 3;
-	c.motion.body[1].rigid = 2;
-	c.nfloating = 2;
-	tide_sim_set_aux(&c); /* the halos carry the ids (block.h), before any block exists */
+	make_floating(&c, &v, mdbc);
 	char what[96];
 	snprintf(what, sizeof what, "%dD %s floating bodies n=%u%s", dim, kernel ? "wendland" : "cubic",
 	         n, mdbc ? " mdbc" : "");
@@ -610,11 +619,113 @@ static void floating_config(int dim, int kernel, int mdbc, int have_cuda)
 	tide_sim_set_aux(&c);
 }
 
+/* The split of the forces into interior and boundary tasks (include/tide/cell_split.h,
+ * TIDE_FORCES_SPLIT=on) gives the same bits as the unsplit task (off): accelerations, density
+ * rates and the step record, on boxes cut along two or three axes (interiors of 1-4 cell layers,
+ * edges and corners among the boundary cells), with walls, under mDBC, with floating bodies
+ * (their contact pairs) and across a periodic face; on the CPU workers, or with --cuda (the test
+ * forces_split_cuda) on the CUDA worker.  The split must have happened (one more task per block
+ * with an interior). */
+static void split_config(int dim, int kernel, int diffusion, int periodic, int mdbc, int floating,
+                         int cuda)
+{
+	tide_case c;
+	make_case(&c, dim, kernel, diffusion, -9.81);
+	c.periodic = periodic;
+	c.boundary = mdbc ? TIDE_BOUNDARY_MDBC : TIDE_BOUNDARY_DBC;
+	/* cells of 2h = 0.04 m: 8 x 6 x 5 of them in 3-D, 15 x 7 in 2-D; a periodic case is cut
+	 * along its slab axis only (tasks/sph_setup.c) */
+	c.domain.hi[0] = dim == 2 ? 0.6 : 0.32;
+	c.domain.hi[1] = dim == 2 ? 0.0 : 0.24;
+	c.domain.hi[2] = dim == 2 ? 0.3 : 0.2;
+	const char *decomp = periodic ? "2x1x1" : dim == 2 ? "3x1x2" : "2x2x2";
+	int nb = periodic ? 2 : dim == 2 ? 6 : 8;
+	snprintf(c.decomp, sizeof c.decomp, "%s", decomp);
+	uint32_t cap = 16000;
+	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);
+	tide_block_view v = tide_block_view_make(mem, cap, 0);
+	make_particles(&c, LATTICE, 1, &v);
+	uint32_t n = v.count;
+	if (floating) make_floating(&c, &v, mdbc); /* as floating_config */
+	char what[128];
+	snprintf(what, sizeof what, "split %dD %s diffusion=%s %s n=%u%s%s%s%s", dim,
+	         kernel ? "wendland" : "cubic", diff_name[diffusion], decomp, n,
+	         periodic ? " periodic x" : "", mdbc ? " mdbc" : "", floating ? " floating" : "",
+	         cuda ? " (CUDA)" : "");
+	run_result r[2];
+	int ok[2];
+	for (int on = 0; on < 2; on++) {
+		result_alloc(&r[on], n);
+		setenv("TIDE_FORCES_SPLIT", on ? "on" : "off", 1);
+		ok[on] = run_forces(&c, &v, nb, cuda, !cuda, &r[on]) == 0;
+	}
+	unsetenv("TIDE_FORCES_SPLIT");
+	EXPECT(ok[0] && ok[1], "%s: running the codelets failed", what);
+	if (ok[0] && ok[1]) {
+		uint32_t diff = 0, first = n;
+		for (uint32_t i = 0; i < n; i++)
+			if (memcmp(&r[0].ax[i], &r[1].ax[i], 4) || memcmp(&r[0].ay[i], &r[1].ay[i], 4) ||
+			    memcmp(&r[0].az[i], &r[1].az[i], 4) || memcmp(&r[0].drho[i], &r[1].drho[i], 4)) {
+				if (!diff++) first = i;
+			}
+		EXPECT(diff == 0, "%s: %u particles differ split against unsplit, the first id %u: a "
+		       "(%.9g, %.9g, %.9g) drho %.9g against (%.9g, %.9g, %.9g) %.9g", what, diff, first,
+		       first < n ? r[1].ax[first] : 0.f, first < n ? r[1].ay[first] : 0.f,
+		       first < n ? r[1].az[first] : 0.f, first < n ? r[1].drho[first] : 0.f,
+		       first < n ? r[0].ax[first] : 0.f, first < n ? r[0].ay[first] : 0.f,
+		       first < n ? r[0].az[first] : 0.f, first < n ? r[0].drho[first] : 0.f);
+		const tide_step_reduce *a = &r[0].red, *b = &r[1].red;
+		EXPECT(a->dt == b->dt && a->vmax == b->vmax && a->rho_min == b->rho_min &&
+		       a->rho_max == b->rho_max && a->fill == b->fill && a->nbad == b->nbad &&
+		       a->count == b->count && a->count == n,
+		       "%s: the step record differs: split dt %.9g vmax %.9g rho [%.9g, %.9g] fill %.6g "
+		       "nbad %u count %u, unsplit %.9g %.9g [%.9g, %.9g] %.6g %u %u (of %u particles)",
+		       what, b->dt, b->vmax, b->rho_min, b->rho_max, b->fill, b->nbad, b->count, a->dt,
+		       a->vmax, a->rho_min, a->rho_max, a->fill, a->nbad, a->count, n);
+		EXPECT(r[1].nsubmit >= r[0].nsubmit + nb, "%s: %ld tasks split, %ld unsplit: not every "
+		       "one of the %d blocks was split", what, r[1].nsubmit, r[0].nsubmit, nb);
+		double amax = 0;
+		for (uint32_t i = 0; i < n; i++) amax = fmax(amax, fabs(r[0].ax[i]) + fabs(r[0].az[i]));
+		EXPECT(amax > 0, "%s: every acceleration is zero", what);
+		printf("%-72s %u particles, %ld tasks (%ld unsplit): same bits\n", what, n,
+		       r[1].nsubmit, r[0].nsubmit);
+	}
+	result_free(&r[0]);
+	result_free(&r[1]);
+	free(mem);
+	c.nfloating = 0;
+	tide_sim_set_aux(&c);
+}
+
+static int split_main(int cuda)
+{
+	for (int dim = 2; dim <= 3; dim++)
+		for (int kernel = 0; kernel < 2; kernel++)
+			split_config(dim, kernel, kernel ? TIDE_DIFF_FOURTAKAS : TIDE_DIFF_MOLTENI, 0, 0, 0,
+			             cuda);
+	for (int dim = 2; dim <= 3; dim++) {
+		split_config(dim, 1, TIDE_DIFF_FOURTAKAS, 0, 1, 0, cuda);   /* mDBC */
+		split_config(dim, 1, TIDE_DIFF_FOURTAKAS, 0, 0, 1, cuda);   /* floating, DBC */
+		split_config(dim, 1, TIDE_DIFF_FOURTAKAS, 0, 1, 1, cuda);   /* floating, contact */
+		split_config(dim, 1, TIDE_DIFF_FOURTAKAS, 1, 0, 0, cuda);   /* periodic x */
+	}
+	starpu_shutdown();
+	if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
+	printf("forces_split: split = unsplit bit for bit in every case (%s)\n",
+	       cuda ? "CUDA" : "CPU; the CUDA half is forces_split_cuda");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int have_cuda = test_cuda_requested(argc, argv);
+	int have_cuda = test_cuda_requested(argc, argv), split = 0;
+	for (int i = 1; i < argc; i++) split |= !strcmp(argv[i], "--split");
 	if (starpu_init(NULL) != 0) { fprintf(stderr, "StarPU init failed\n"); return 77; }
-	if (have_cuda && test_cuda_missing("sph_forces_cuda")) { starpu_shutdown(); return TEST_SKIP; }
+	if (have_cuda && test_cuda_missing(split ? "forces_split_cuda" : "sph_forces_cuda")) {
+		starpu_shutdown();
+		return TEST_SKIP;
+	}
+	if (split) return split_main(have_cuda);
 	printf("sph_forces test: %u CPU, %u CUDA workers\n", starpu_cpu_worker_get_count(),
 	       starpu_cuda_worker_get_count());
 	for (int dim = 2; dim <= 3; dim++)

@@ -12,7 +12,8 @@
 #     sink_region, issue 24; gas_halos: the gas halos per block, halo_pack's and migrate_pack's
 #     CUDA halves, issue 23) and the
 #     snapshot test on the GPU; motion: the moving bodies' body_motion (issue 22); floating:
-#     the floating bodies' body_force reduction (issue 22);
+#     the floating bodies' body_force reduction (issue 22); forces_split: sph_forces split into
+#     interior and boundary tasks = unsplit bit for bit (issue 25);
 #  2. mDBC's cost: SPHERIC 2 at dp 0.004 (12.9 M particles), DBC against mDBC (and mDBC with
 #     no-slip walls, whose ghost pass also interpolates the velocity), same steps (issue 21's
 #     goal: <= 15 %), with --profile's breakdown;
@@ -37,6 +38,9 @@ for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating ga
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
 	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 done
+# the forces split into interior and boundary tasks = unsplit, bit for bit, on the GPU (issue 25)
+./build/tests/test_sph_forces . --split --cuda 2>&1 | tail -2
+echo "forces_split_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 step "essential nodes' softenings on the GPU (2 ranks)"
 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 ./build/tests/test_bh_let --cuda 2>&1 | tail -3
 echo "bh_let_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"

@@ -33,7 +33,12 @@ static inline void tide_sim_cuda_nothing(void *buffers[], void *cl_arg)
 	(void)buffers;
 	(void)cl_arg;
 }
+#ifdef TIDE_SIM_CUDA_ASYNC
+/* as the CUDA build: the simulated kernel runs while the CUDA worker goes on moving data */
+#define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {tide_sim_cuda_nothing}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
 #define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {tide_sim_cuda_nothing},
+#endif
 #else
 #define TIDE_CODELET_CUDA_(cuda_func)
 #endif
@@ -51,16 +56,21 @@ size_t tide_perfmodel_size(struct starpu_task *task, unsigned nimpl);
 #define TIDE_PERFMODEL_TYPE_ STARPU_HISTORY_BASED
 #endif
 
-#define TIDE_CODELET_MODEL_(NAME)                                                               \
+#define TIDE_CODELET_MODEL_(NAME, size_func)                                                    \
 	static struct starpu_perfmodel tide_##NAME##_model = {                                  \
 		.type = TIDE_PERFMODEL_TYPE_,                                                   \
 		.symbol = "tide_" #NAME,                                                        \
-		.size_base = tide_perfmodel_size,                                               \
+		.size_base = size_func,                                                         \
 	}
 
 /* fields: the buffers' designators */
 #define TIDE_CODELET_(NAME, cpu_func, cuda_func, ...)                                           \
-	TIDE_CODELET_MODEL_(NAME);                                                              \
+	TIDE_CODELET_SIZED_(NAME, cpu_func, cuda_func, tide_perfmodel_size, __VA_ARGS__)
+/* ... with a size of its own for the model (size_t size_func(struct starpu_task *, unsigned),
+ * e.g. a part of the block: sph_forces' split, include/tide/cell_split.h); the footprint is
+ * StarPU's hash of that size, as for the others. */
+#define TIDE_CODELET_SIZED_(NAME, cpu_func, cuda_func, size_func, ...)                          \
+	TIDE_CODELET_MODEL_(NAME, size_func);                                                   \
 	struct starpu_codelet tide_##NAME##_cl = {                                              \
 		.name = #NAME,                                                                  \
 		.cpu_funcs = {cpu_func},                                                        \
@@ -73,6 +83,18 @@ size_t tide_perfmodel_size(struct starpu_task *task, unsigned nimpl);
 	TIDE_CODELET_(NAME, cpu_func, cuda_func, .nbuffers = nbuf, .modes = {__VA_ARGS__})
 #define TIDE_CODELET_VARIABLE(NAME, cpu_func, cuda_func)                                        \
 	TIDE_CODELET_(NAME, cpu_func, cuda_func, .nbuffers = STARPU_VARIABLE_NBUFFERS)
+#define TIDE_CODELET_VARIABLE_SIZED(NAME, cpu_func, cuda_func, size_func)                       \
+	TIDE_CODELET_SIZED_(NAME, cpu_func, cuda_func, size_func, .nbuffers = STARPU_VARIABLE_NBUFFERS)
+/* A codelet that does no work (the variable buffers of each task only move data, e.g.
+ * halo_fetch): StarPU's "nop" model (1 us), which a simulation can price without calibration. */
+#define TIDE_CODELET_NOWORK(NAME, cpu_func, cuda_func)                                          \
+	struct starpu_codelet tide_##NAME##_cl = {                                              \
+		.name = #NAME,                                                                  \
+		.cpu_funcs = {cpu_func},                                                        \
+		TIDE_CODELET_CUDA_(cuda_func)                                                   \
+		.model = &starpu_perfmodel_nop,                                                 \
+		.nbuffers = STARPU_VARIABLE_NBUFFERS,                                           \
+	}
 /* Any other fields of struct starpu_codelet given as designators (e.g. .specific_nodes and
  * .nodes for a buffer that must be in main memory): .nbuffers and .modes among them. */
 #define TIDE_CODELET_WITH(NAME, cpu_func, cuda_func, ...)                                       \

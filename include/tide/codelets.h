@@ -29,8 +29,12 @@ typedef struct tide_halo_recv {
 } tide_halo_recv;
 /* Buffers: block (RW), cell starts (R), step reduction (REDUX), then one halo (R) per neighbour
  * block: the face halo of the neighbour that faces this block.  Args: tide_sph_params,
- * tide_block_arg, int (number of halos). */
+ * tide_block_arg, int (number of halos), int (the cells computed: enum tide_cell_part of
+ * include/tide/cell_split.h; the interior's task has no halo). */
 extern struct starpu_codelet tide_sph_forces_cl;
+/* Buffers: halos (R), those a split block's boundary forces read.  No args, no work: it brings
+ * them to its worker's memory while the block's interior forces run (codelets/halo_fetch.c). */
+extern struct starpu_codelet tide_halo_fetch_cl;
 /* Buffers: block (RW), cell starts (R), then one halo (R) per neighbour block, as sph_forces.
  * Args: tide_sph_params, tide_block_arg, int (number of halos), tide_motion_ids (the moving
  * bodies, motion.h).  Under physics.boundary = mdbc: the density of every boundary particle from
@@ -147,6 +151,7 @@ size_t tide_sort_scratch_bytes(size_t cap);
 void tide_cell_sort_cuda(void *buffers[], void *cl_arg);
 void tide_halo_pack_cuda(void *buffers[], void *cl_arg);
 void tide_sph_forces_cuda(void *buffers[], void *cl_arg);
+void tide_halo_fetch_cuda(void *buffers[], void *cl_arg);
 void tide_dt_init_cuda(void *buffers[], void *cl_arg);
 void tide_dt_redux_cuda(void *buffers[], void *cl_arg);
 void tide_dt_combine_cuda(void *buffers[], void *cl_arg);
