@@ -178,11 +178,6 @@ void tide_gravity_time_walks(tide_gravity *g, int on)
 #define TREE_HANDLES 5
 static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[TREE_HANDLES * q]; }
 
-/* Walk groups sampled per dimension for the synthetic domain's interaction counts: over the
- * own tree and near ranks' essential nodes (27 groups), over far ranks' coarse trees (8: their
- * field varies slowly across the receiver, and there are many). */
-#define SYN_SAMPLES 3
-#define SYN_SAMPLES_FAR 2
 static void syn_model(tide_gravity *g);
 
 /* Registers an essential-node buffer for the tree of n particles; in a simulation of the
@@ -211,7 +206,7 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
 	tide_gravity_init(g, body, vel, acc, counts[rank], P, nparts, where);
 	g->syn = syn;
-	if (syn) g->syn_own = tide_gravity_synth_walk(syn, rank, rank, NULL, -1.f, SYN_SAMPLES);
+	if (syn) g->syn_own = tide_gravity_synth_walk(syn, rank, rank, NULL, -1.f);
 	if (!mpi || size == 1) return;
 	/* the root a single tree of all particles would have: interior cells of every rank's tree
 	 * are then the single tree's cells (accuracy as on one rank, measured in test_bh_let) */
@@ -502,18 +497,18 @@ static void syn_model(tide_gravity *g)
 		double *io = &g->syn_io[6 * q];
 		int ko = syn_kind(g, me, q), ki = syn_kind(g, q, me);
 		any_far |= ko == TIDE_LET_COARSE;
-		if (ko == TIDE_LET_NODES) tide_gravity_synth_let(s, me, &g->vr[q], -1.f, &io[0], &io[1]);
+		if (ko == TIDE_LET_NODES) tide_gravity_synth_let(s, me, q, &g->vr[q], -1.f, &io[0], &io[1]);
 		io[5] = ki;
 		if (ki == TIDE_LET_NODES) {
-			tide_gravity_synth_let(s, q, &g->vr[me], -1.f, &io[2], &io[3]);
-			io[4] = tide_gravity_synth_walk(s, me, q, &g->vr[me], -1.f, SYN_SAMPLES);
+			tide_gravity_synth_let(s, q, me, &g->vr[me], -1.f, &io[2], &io[3]);
+			io[4] = tide_gravity_synth_walk(s, me, q, &g->vr[me], -1.f);
 		} else if (ki == TIDE_LET_COARSE) {
 			float f2 = coarse_far2(g, q);
-			tide_gravity_synth_let(s, q, NULL, f2, &io[2], &io[3]);
-			io[4] = tide_gravity_synth_walk(s, me, q, NULL, f2, SYN_SAMPLES_FAR);
+			tide_gravity_synth_let(s, q, me, NULL, f2, &io[2], &io[3]);
+			io[4] = tide_gravity_synth_walk(s, me, q, NULL, f2);
 		}
 	}
-	if (any_far) tide_gravity_synth_let(s, me, NULL, coarse_far2(g, me), &g->syn_coarse[0], &g->syn_coarse[1]);
+	if (any_far) tide_gravity_synth_let(s, me, me, NULL, coarse_far2(g, me), &g->syn_coarse[0], &g->syn_coarse[1]);
 }
 
 /* What this rank walks of rank q's tree: its essential nodes, its coarse tree, or nothing. */

@@ -7,6 +7,8 @@
 // weighted by p, its leaf's by 1 - p; the counts then vary smoothly with the particles per rank
 // (a deterministic tree would jump by 8x in leaf size wherever lambda crosses 32 at a level).
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tide/gravity_synth.h"
 
@@ -59,8 +61,8 @@ static double p_split(double lam, int level)
 {
 	if (level >= BH_MAXLEVEL || lam < 1.0) return 0.0;
 	if (lam > 200.0) return 1.0;
-	double cdf = 0.0;
-	for (int k = 0; k <= BH_LEAF; k++) cdf += exp(-lam + k * log(lam) - lgamma(k + 1.0));
+	double term = exp(-lam), cdf = term;
+	for (int k = 1; k <= BH_LEAF; k++) cdf += term *= lam / k;
 	double p = 1.0 - cdf;
 	return p < 1e-9 ? 0.0 : p > 1.0 ? 1.0 : p;
 }
@@ -205,8 +207,8 @@ static int level_of(const tide_gravity_synth *s, const bh_cell *r)
 	return L;
 }
 
-void tide_gravity_synth_let(const tide_gravity_synth *s, int from, const bh_vroot *to, float far2,
-                            double *ncells, double *nparts)
+static void let_counts(const tide_gravity_synth *s, int from, const bh_vroot *to, float far2,
+                       double *ncells, double *nparts)
 {
 	double P[6];
 	bh_cell r;
@@ -239,29 +241,125 @@ static double walk_rec(const tide_gravity_synth *s, const double P[6], const bh_
 	return r + p * sum;
 }
 
-double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
-                               float far2, int samples)
+/* Where the walk groups are sampled, per dimension of the receiver's box (fractions of its side)
+ * and the share of the side each stands for.  Fine: refined towards the faces, where a
+ * neighbour's essential nodes give the groups hundreds of times the interactions of those
+ * inside (a uniform lattice missed that layer: half the mean of a face neighbour's).  Coarse:
+ * a uniform lattice of 3, for the far ranks' coarse trees, whose field varies slowly. */
+static const double fine_u[7] = {0.003, 0.03, 0.2, 0.5, 0.8, 0.97, 0.997};
+static const double fine_w[7] = {0.0165, 0.0985, 0.235, 0.3, 0.235, 0.0985, 0.0165};
+static const double coarse_u[3] = {1.0 / 6, 0.5, 5.0 / 6};
+static const double coarse_w[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+
+static double walk_mean(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                        float far2, int fine)
 {
 	double P[6], Q[6];
 	bh_cell r;
 	tide_gravity_synth_piece(s, from, P);
 	tide_gravity_synth_piece(s, to, Q);
 	piece_root(s, P, &r);
-	if (s->n_rank <= 0 || samples < 1) return 0;
+	if (s->n_rank <= 0) return 0;
 	/* a walk group: 32 particles of the Morton order in a cell of at most fill, about the box
 	 * of 48 particles' volume (runs cross leaf boundaries) */
 	double half = 0.5 * cbrt(48.0 * 8.0 / s->n_total);
-	int L = level_of(s, &r), let = from != to;
+	int L = level_of(s, &r), let = from != to, m = fine ? 7 : 3;
+	const double *u = fine ? fine_u : coarse_u, *w = fine ? fine_w : coarse_w;
 	double sum = 0;
-	for (int i = 0; i < samples; i++)
-		for (int j = 0; j < samples; j++)
-			for (int k = 0; k < samples; k++) {
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < m; j++)
+			for (int k = 0; k < m; k++) {
 				const int ijk[3] = {i, j, k};
 				double c[3];
-				for (int d = 0; d < 3; d++)
-					c[d] = Q[d] + (ijk[d] + 0.5) / samples * (Q[3 + d] - Q[d]);
+				for (int d = 0; d < 3; d++) c[d] = Q[d] + u[ijk[d]] * (Q[3 + d] - Q[d]);
 				bh_box g = {(float)c[0], (float)c[1], (float)c[2], (float)half, (float)half, (float)half};
-				sum += walk_rec(s, P, &r, L, &g, let, v, far2);
+				sum += w[i] * w[j] * w[k] * walk_rec(s, P, &r, L, &g, let, v, far2);
 			}
-	return sum / ((double)samples * samples * samples);
+	return sum;
+}
+
+/* ---- a cache of the results, shared by the ranks of one process ----
+ * A simulation runs every rank in one process (SMPI), each computing its own exchange: R^2 pairs
+ * whose results depend, the pieces being congruent, only on the sender's offset from the
+ * receiver (and far2), so the ranks share them.  SMPI gives each rank its own copy of the
+ * program's globals; the environment is the process's, so the table's address goes there. */
+#define CACHE_SLOTS 65536
+typedef struct cache_entry {
+	int used, what, dx, dy, dz;
+	uint32_t far2_bits;
+	double n_rank;
+	int size;
+	double v[2];
+} cache_entry;
+
+static cache_entry *cache_table(void)
+{
+	const char *e = getenv("TIDE_GRAVITY_SYNTH_CACHE");
+	void *p = NULL;
+	if (e && sscanf(e, "%p", &p) == 1 && p) return p;
+	p = calloc(CACHE_SLOTS, sizeof(cache_entry));
+	if (!p) return NULL;
+	char buf[64];
+	snprintf(buf, sizeof buf, "%p", p);
+	setenv("TIDE_GRAVITY_SYNTH_CACHE", buf, 1);
+	return p;
+}
+
+/* The slot of a result (what: 0 essential nodes, 1 walk) of sender `from` for receiver `to`,
+ * or NULL when the table is full. */
+static cache_entry *cache_slot(const tide_gravity_synth *s, int what, int from, int to, float far2)
+{
+	cache_entry *t = cache_table();
+	if (!t) return NULL;
+	double P[6], Q[6];
+	tide_gravity_synth_piece(s, from, P);
+	tide_gravity_synth_piece(s, to, Q);
+	int o[3];
+	for (int d = 0; d < 3; d++)
+		o[d] = (int)lround((0.5 * (P[d] + P[3 + d]) - 0.5 * (Q[d] + Q[3 + d])) / (Q[3 + d] - Q[d]));
+	if (what == 0 && far2 >= 0) o[0] = o[1] = o[2] = 0; /* a coarse tree is the sender's alone */
+	uint32_t f2;
+	memcpy(&f2, &far2, sizeof f2);
+	uint64_t h = (uint64_t)(what + 3) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (uint64_t)(o[0] + 4096)) * 0x100000001b3ull;
+	h = (h ^ (uint64_t)(o[1] + 4096)) * 0x100000001b3ull;
+	h = (h ^ (uint64_t)(o[2] + 4096)) * 0x100000001b3ull;
+	h = (h ^ f2 ^ (uint64_t)s->size << 32) * 0x100000001b3ull;
+	for (uint64_t i = 0; i < 64; i++) {
+		cache_entry *c = &t[(h + i) % CACHE_SLOTS];
+		if (!c->used) {
+			*c = (cache_entry){0, what, o[0], o[1], o[2], f2, s->n_rank, s->size, {0, 0}};
+			return c;
+		}
+		if (c->what == what && c->dx == o[0] && c->dy == o[1] && c->dz == o[2] &&
+		    c->far2_bits == f2 && c->n_rank == s->n_rank && c->size == s->size)
+			return c;
+	}
+	return NULL;
+}
+
+double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                               float far2)
+{
+	/* the own tree and near ranks' essential nodes: the fine rule; coarse trees: the coarse one */
+	int fine = far2 < 0;
+	if (from == to || s->size == 1) return walk_mean(s, to, from, v, far2, fine);
+	cache_entry *c = cache_slot(s, 1, from, to, far2);
+	if (c && c->used) return c->v[0];
+	double r = walk_mean(s, to, from, v, far2, fine);
+	if (c) { c->used = 1; c->v[0] = r; }
+	return r;
+}
+
+void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, const bh_vroot *to,
+                            float far2, double *ncells, double *nparts)
+{
+	cache_entry *c = cache_slot(s, 0, from, to_rank, far2);
+	if (c && c->used) {
+		*ncells = c->v[0];
+		*nparts = c->v[1];
+		return;
+	}
+	let_counts(s, from, to, far2, ncells, nparts);
+	if (c) { c->used = 1; c->v[0] = *ncells; c->v[1] = *nparts; }
 }

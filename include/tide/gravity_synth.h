@@ -35,13 +35,15 @@ void tide_gravity_synth_piece(const tide_gravity_synth *s, int q, double box[6])
  * (the piece, less 1e-6 of its side on each face, as the particles stay inside), mass, centre of
  * mass, and the cover of the virtual tree's top cells. */
 void tide_gravity_synth_vroot(const tide_gravity_synth *s, int q, bh_vroot *v);
-/* Expected cells and particles of what rank `from` sends: its essential nodes for virtual root
- * `to` (far2 < 0) or its coarse tree (far2 >= 0, `to` unused), bh_let_choose on the virtual tree. */
-void tide_gravity_synth_let(const tide_gravity_synth *s, int from, const bh_vroot *to, float far2,
-                            double *ncells, double *nparts);
+/* Expected cells and particles of what rank `from` sends: its essential nodes for rank to_rank,
+ * whose virtual root is `to` (far2 < 0), or its coarse tree (far2 >= 0, `to` unused),
+ * bh_let_choose on the virtual tree. */
+void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, const bh_vroot *to,
+                            float far2, double *ncells, double *nparts);
 /* Interactions per particle (multipoles + particles) of rank `to`'s walk groups: over its own
  * tree (from == to), or over what `from` sends it (its essential nodes for vroot v, far2 < 0,
- * or its coarse tree, far2 >= 0); the mean over `samples`^3 groups on a lattice of to's box. */
+ * or its coarse tree, far2 >= 0); the mean over groups sampled on a product rule of to's box
+ * (refined towards its faces, but for coarse trees). */
 double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
-                               float far2, int samples);
+                               float far2);
 #endif

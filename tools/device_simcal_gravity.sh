@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/device_simcal_gravity.sh — on the GPU node (a tools/device_pack.sh package carried along):
+# the H200 calibration of the gravity codelets for the gravity weak-scaling simulation (issue 25),
+# packed into $OUT/simcal_gravity.tar.gz (one file; under 9 minutes with the defaults):
+# bench/sim_gravity_calibrate.sh with the GPU alone (--ncpu 0 --ncuda 1 --device cuda) on the
+# synthetic gravity domain (tide gravity --synthetic: a uniform cube, Morton pieces), one rank at
+# 1, 4 and 16 M particles (bh_build, bh_moments, bh_walk in one GPU's own use) and 2 and 4 ranks
+# sharing the GPU at 1 and 4 M per rank (bh_vroot, bh_essential, bh_walk_let; their times
+# include the sharing: an upper bound for a GPU of one's own), with the H200's bus calibration.
+# Then, on the build machine (results: bench/results/sim-gravity/README.md):
+#   tar xzf simcal_gravity.tar.gz
+#   python3 bench/sim_fit_models.py --host h200 --exponent 1 --min-size 10000 \
+#       simcal_gravity/models simcal_gravity/models_fit
+#   TIDE_SIM_HOST=h200 bash bench/sim_gravity_scaling.sh --models simcal_gravity/models_fit \
+#       --ncpu 0 --ncuda 1 --label "H200 models" --out bench/results/sim-gravity/h200
+set -uo pipefail
+. "$(dirname "$0")/device_env.sh"
+export TIDE=$PWD/build/tide TIDE_SIM_HOST=h200
+res=$out/simcal_gravity; mkdir -p "$res"
+step "1 GPU rank: synthetic gravity domain, 1 to 16 M particles"
+bash bench/sim_gravity_calibrate.sh --out "$res" --ncpu 0 --ncuda 1 --device cuda --runs 1 \
+	--repeat 3 --ranks 1 --sizes "1000000 4000000 16000000" 2>&1 | tail -4
+step "2 and 4 ranks sharing the GPU: 1 and 4 M particles per rank"
+bash bench/sim_gravity_calibrate.sh --out "$res" --ncpu 0 --ncuda 1 --device cuda --runs 1 \
+	--repeat 3 --ranks "2 4" --sizes "1000000 4000000" 2>&1 | tail -5
+( cd "$out" && tar czf simcal_gravity.tar.gz simcal_gravity )
+ls -la "$out/simcal_gravity.tar.gz"
