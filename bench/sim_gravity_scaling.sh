@@ -10,6 +10,8 @@
 # that work (bench/sim_gravity_calibrate.sh + bench/sim_fit_models.py), the ranks on a cluster of
 # nodes of G GPUs (bench/sim_platform.py).
 #
+# One walk task per rank (--parts 1, as tide gravity gives a GPU rank; a CPU-model rank's one
+# worker would run four in turn at the same cost), a quarter of the tasks SimGrid must run.
 # Each point is one run of --repeat evaluations after a warm-up one (the first prices the device
 # allocations); the time per gravity step is tide gravity's "total", the median of the whole
 # evaluations.  DIR/sim_gravity_scaling.csv gets a row per run (the columns of
@@ -71,7 +73,7 @@ run_one() {
 	# process, stopped before it crowds this shared machine out of memory
 	setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
 		-hostfile "$out/hosts_$tag" -np "$n" "$sim" gravity --synthetic "$per" --theta "$theta" --quadrupole \
-		--device "$dev" --repeat "$repeat" --csv "$out/raw_$tag.csv" > "$out/$tag.log" 2>&1 &
+		--device "$dev" --repeat "$repeat" --parts 1 --csv "$out/raw_$tag.csv" > "$out/$tag.log" 2>&1 &
 	local pid=$! over=0 kb
 	while kill -0 "$pid" 2>/dev/null; do
 		kb=$(ps -o rss= -s "$pid" 2>/dev/null | awk '{s += $1} END {print s + 0}')

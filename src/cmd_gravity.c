@@ -342,9 +342,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	/* per rank: cells, groups, the essential nodes it sent, and its walk tasks' execution time
 	 * per evaluation over its own tree and over the essential nodes it received; summed on
 	 * rank 0 */
-	enum { NV = 11 };
+	enum { NV = 12 };
 	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps,
-	                   0, 0, 0, 0};
+	                   0, 0, 0, 0, g.syn_own};
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
 		int kind = tide_gravity_let_kind(&g, q);
@@ -357,6 +357,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		const double *mc = !g.syn_io || kind == TIDE_LET_NONE ? NULL
 		                   : kind == TIDE_LET_COARSE ? g.syn_coarse : &g.syn_io[6 * q];
 		if (mc) { mine[9] += mc[0]; mine[10] += mc[1]; }
+		if (g.syn_io && q != rt.rank) mine[11] += g.syn_io[6 * q + 4]; /* interactions received */
 	}
 	double *per_rank = malloc(sizeof(double) * NV * rt.size);
 	if (!per_rank) return out_of_memory(n);
@@ -398,7 +399,8 @@ int tide_cmd_gravity(int argc, char **argv)
 			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, tot[7] + tot[8]);
 			if (synthetic)
 				tide_info("synthetic domain's model of the essential nodes sent: %.0f cells + %.0f "
-				          "particles\n", tot[9], tot[10]);
+				          "particles; walk interactions per particle %.0f (own tree %.0f, rank 0)\n", tot[9],
+				          tot[10], tot[11] / rt.size, g.syn_own);
 			double bmax = 0;
 			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
 			if (g.far_nu < 0)
@@ -475,14 +477,15 @@ int tide_cmd_gravity(int argc, char **argv)
 				           "t_build_s,t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,"
 				           "err_median,err_p99,err_max,pot_err_p99,ranks,let_cells,let_particles,"
 				           "let_bytes,walk_exec_s,walk_let_exec_s,let_bytes_max,model_let_cells,"
-				           "model_let_particles\n");
+				           "model_let_particles,model_interactions\n");
 			double bmax = 0;
 			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
 			fprintf(f, "%.0f,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
-			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f,%.0f,%.0f,%.0f\n",
+			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f,%.0f,%.0f,%.0f,%.1f\n",
 			        ntot, dist_name, theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
-			        tot[3], tot[4], tot[5], tot[6], bmax, tot[9], tot[10]);
+			        tot[3], tot[4], tot[5], tot[6], bmax, tot[9], tot[10],
+			        synthetic ? tot[11] / rt.size : 0.0);
 			errno = 0;
 			int bad = ferror(f), err = errno;
 			if (fclose(f) || bad) {
