@@ -296,6 +296,7 @@ static cache_entry *cache_table(void)
 {
 	const char *e = getenv("TIDE_GRAVITY_SYNTH_CACHE");
 	void *p = NULL;
+	if (e && !strcmp(e, "off")) return NULL; /* tests: every result computed */
 	if (e && sscanf(e, "%p", &p) == 1 && p) return p;
 	p = calloc(CACHE_SLOTS, sizeof(cache_entry));
 	if (!p) return NULL;
