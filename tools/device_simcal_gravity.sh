@@ -18,7 +18,8 @@
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 export TIDE=$PWD/build/tide TIDE_SIM_HOST=h200
-res=$out/simcal_gravity; mkdir -p "$res"
+# the runs' folders stay outside $OUT (what comes back is the one tarball)
+work=${TMPDIR:-/tmp}/tide-simcal-gravity; rm -rf "$work"; res=$work/simcal_gravity; mkdir -p "$res"
 step "1 GPU rank: synthetic gravity domain, 1 to 16 M particles"
 bash bench/sim_gravity_calibrate.sh --out "$res" --ncpu 0 --ncuda 1 --device cuda --runs 1 \
 	--repeat 3 --ranks 1 --sizes "1000000 4000000 16000000" 2>&1 | tail -4
@@ -32,5 +33,5 @@ bash bench/sim_gravity_calibrate.sh --out "$res" --ncpu 0 --ncuda 1 --device cud
 step "CPU ranks (3 workers each): 1, 2, 4 ranks of 100 k and 400 k particles"
 bash bench/sim_gravity_calibrate.sh --out "$res/cpu" --ncpu 3 --ncuda 0 --device cpu --runs 1 \
 	--repeat 3 --ranks "1 2 4" --sizes "100000 400000" 2>&1 | tail -6
-( cd "$out" && tar czf simcal_gravity.tar.gz simcal_gravity )
+( cd "$work" && tar czf "$out/simcal_gravity.tar.gz" simcal_gravity )
 ls -la "$out/simcal_gravity.tar.gz"
