@@ -8,7 +8,8 @@ OUT/sim_scaling_eff.csv (the rows with efficiency) and prints the table; with ma
 OUT/sim_scaling.png: time per step and efficiency against the simulated GPUs, in the style of
 bench/plot_gravity_ranks.py (without matplotlib: the CSV only, said once).
 
-usage: bench/plot_sim_scaling.py SIM_SCALING.csv OUT_DIR"""
+usage: bench/plot_sim_scaling.py SIM_SCALING.csv OUT_DIR
+env: TIDE_SIM_TITLE (default 'tide SPH scaling'), TIDE_SIM_LABEL (what the models are)"""
 import csv
 import os
 import sys
@@ -66,8 +67,8 @@ def main():
     ax[0].set_ylabel('simulated time per step [s]')
     ax[1].set_ylabel('efficiency')
     ax[1].set_ylim(0, 1.1)
-    fig.suptitle('tide SPH scaling, SimGrid simulation (%s)' % os.environ.get(
-        'TIDE_SIM_LABEL', 'CPU-calibrated models, this 2-core machine'))
+    fig.suptitle('%s, SimGrid simulation (%s)' % (os.environ.get('TIDE_SIM_TITLE', 'tide SPH scaling'), os.environ.get(
+        'TIDE_SIM_LABEL', 'CPU-calibrated models, this 2-core machine')))
     fig.tight_layout()
     fig.savefig(os.path.join(sys.argv[2], 'sim_scaling.png'), dpi=120)
     return 0

@@ -185,6 +185,15 @@ void tide_let_register(starpu_data_handle_t *h, uint32_t cap_cells, uint32_t cap
 	starpu_data_register(h, -1, &l, &let_ops);
 }
 
+void tide_let_set_counts(starpu_data_handle_t h, uint32_t ncells, uint32_t nparts)
+{
+	for (int node = 0; node < (int)STARPU_MAXNODES; node++) { /* as tide_iface_register_nodes */
+		struct tide_let_iface *l = starpu_data_get_interface_on_node(h, node);
+		l->ncells = ncells;
+		l->nparts = nparts;
+	}
+}
+
 void tide_let_counts(starpu_data_handle_t h, uint32_t *ncells, uint32_t *nparts)
 {
 	*ncells = let_main(h)->ncells;

@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
+#include "tide/block_interface.h"
+#include "tide/gravity_synth.h"
 #include "bh_ic.h"
 #include "cmd_agree.h"
 #include "commands.h"
@@ -26,7 +29,7 @@ static void usage(FILE *f)
 	        "usage: tide gravity [--n N] [--dist plummer|uniform|sphere] [--input FILE]\n"
 	        "                    [--theta T] [--quadrupole] [--eps E] [--check K] [--seed S]\n"
 	        "                    [--repeat R] [--device any|cpu|cuda] [--parts P] [--csv FILE]\n"
-	        "                    [--output FILE] [--quiet|--verbose]\n"
+	        "                    [--output FILE] [--synthetic N] [--quiet|--verbose]\n"
 	        "\n"
 	        "Generates N particles (G = M = 1; Plummer scale radius 1, cube [-1,1]^3 or unit ball),\n"
 	        "or takes them from --input FILE: a SWIFT/GADGET HDF5 file (every particle of\n"
@@ -48,7 +51,12 @@ static void usage(FILE *f)
 	        "nodes each rank sent and the execution time of its walk tasks over its own tree and\n"
 	        "over the essential nodes it received (timed in the whole evaluations, StarPU's task\n"
 	        "profiling); the check covers all particles.\n"
-	        "Allowed values: N and K integers from 0 to 1.5e9, theta > 0 and <= 2, eps a finite\n"
+	        "--synthetic N: N particles per rank of a uniform cube of N x ranks (a power of 2),\n"
+	        "each rank a box of its Morton order, the tasks' work for their performance models\n"
+	        "taken from a model of its tree (docs/simulation.md); in a simulation build no\n"
+	        "particle is made and the essential nodes' sizes are the model's.  Not with --n,\n"
+	        "--dist, --input, --check or --output.\n"
+	        "Allowed values: N and K integers from 0 to 1.5e9 (--synthetic: 1 to 1.5e9), theta > 0 and <= 2, eps a finite\n"
 	        "number >= 0, S an integer from 0 to 2^53, R from 1 to 100000, P from 0 to 1000000\n"
 	        "(0: the default); each option at most once.  A run whose particles cannot fit in\n"
 	        "the available main memory (%zu bytes per particle at the start) is refused.\n"
@@ -78,6 +86,16 @@ static double gravity_bytes(double n, double k)
 	return ic > check ? ic : check;
 }
 
+/* Address space of that size that nothing touches (a simulation's synthetic particles: StarPU
+ * reads a handle only from a valid copy, so it gets one in main memory, which no simulated task
+ * reads); NULL when none is left. */
+static void *untouched(size_t bytes)
+{
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -91,7 +109,7 @@ static double median(double *v, int n)
 
 int tide_cmd_gravity(int argc, char **argv)
 {
-	double N = 100000, theta = 0.5, eps = 0, K = 0, seed = 1, R = 3, parts = 0;
+	double N = 100000, theta = 0.5, eps = 0, K = 0, seed = 1, R = 3, parts = 0, SYN = 0;
 	int quad = 0;
 	enum bh_dist dist = BH_DIST_PLUMMER;
 	enum tide_where where = TIDE_WHERE_ANY;
@@ -104,6 +122,7 @@ int tide_cmd_gravity(int argc, char **argv)
 		{"--seed", 1, 0, 9007199254740992.0, 0, &seed, NULL},
 		{"--repeat", 1, 1, 100000, 0, &R, NULL},
 		{"--parts", 1, 0, 1000000, 0, &parts, NULL},
+		{"--synthetic", 1, 1, BH_MAX_N, 0, &SYN, NULL},
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -144,6 +163,12 @@ int tide_cmd_gravity(int argc, char **argv)
 			return 2;
 		}
 	}
+	int synthetic = num[7].given != NULL;
+	if (synthetic && (num[0].given || dist_s || input || K > 0 || output)) {
+		fprintf(stderr, "tide gravity: --synthetic makes its own particles; leave out %s.\n",
+		        num[0].given ? "--n" : dist_s ? "--dist" : input ? "--input" : K > 0 ? "--check" : "--output");
+		return 2;
+	}
 	if (input && (num[0].given || dist_s)) {
 		fprintf(stderr, "tide gravity: --input %s gives the particles; leave out %s.\n", input,
 		        num[0].given ? "--n" : "--dist");
@@ -157,7 +182,13 @@ int tide_cmd_gravity(int argc, char **argv)
 	                       "scratch and the --check buffers" : "positions, velocities, "
 	                       "accelerations and the initial conditions' scratch";
 	snprintf(what, sizeof what, "tide gravity: out of host memory: --n %.0f", N);
-	if (!input && tide_host_memory_check(what, gravity_bytes(N, K), mem_what, "use a smaller --n"))
+#ifdef TIDE_SIMGRID
+	int modelled = synthetic; /* no particle made: nothing to check */
+#else
+	int modelled = 0;
+#endif
+	if (!input && !modelled && tide_host_memory_check(what, gravity_bytes(synthetic ? SYN : N, K), mem_what,
+	                                                 "use a smaller --n"))
 		return 1;
 	/* every rank must make the same particles and the same evaluations (--csv, written by rank 0
 	 * alone, may differ) */
@@ -174,6 +205,7 @@ int tide_cmd_gravity(int argc, char **argv)
 	tide_cmd_key_add(&key, "--repeat", "%.17g", R);
 	tide_cmd_key_add(&key, "--device", "%s", where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda" : "any");
 	tide_cmd_key_add(&key, "--parts", "%.17g", parts);
+	tide_cmd_key_add(&key, "--synthetic", "%.17g", SYN);
 	tide_runtime rt;
 	int started = tide_runtime_init(&argc, &argv, &key, &rt);
 	if (started) return started;
@@ -181,6 +213,20 @@ int tide_cmd_gravity(int argc, char **argv)
 		fprintf(stderr, "tide gravity: --device cuda, but StarPU found no CUDA worker.\n");
 		tide_runtime_shutdown();
 		return 1;
+	}
+	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
+	tide_gravity_synth syn;
+	if (synthetic) {
+		if (tide_gravity_synth_init(&syn, rt.size, SYN, P, tide_bh_group_fill(),
+		                            tide_gravity_boxes_choice(getenv("TIDE_GRAVITY_BOXES"), rt.rank))) {
+			if (rt.rank == 0)
+				fprintf(stderr, "tide gravity: --synthetic needs a power of 2 of ranks, not %d.\n", rt.size);
+			tide_runtime_shutdown();
+			return 2;
+		}
+		/* the uniform cube of SYN particles per rank (made, in a normal build) */
+		N = SYN * rt.size;
+		dist = BH_DIST_UNIFORM;
 	}
 	/* every rank makes (or reads) the same particles and keeps its share (a range of their
 	 * Morton order) */
@@ -209,21 +255,33 @@ int tide_cmd_gravity(int argc, char **argv)
 		free(in.acc);   /* a snapshot's forces: computed again here */
 		in.acc = NULL;
 	} else {
-		tide_bodies_generated(&in, (uint32_t)N);
+		tide_bodies_generated(&in, modelled ? (uint32_t)SYN : (uint32_t)N);
 	}
-	uint32_t n = (uint32_t)N, m = n ? n : 1;
-	if (!all) all = malloc(sizeof(bh_body) * m);
-	if (!all_vel) all_vel = malloc(16 * (size_t)m);
+	/* a simulation's synthetic run holds this rank's particles only, none made */
+	uint32_t n = modelled ? (uint32_t)SYN : (uint32_t)N, m = n ? n : 1;
+	double ntot = synthetic ? SYN * rt.size : n;
 	uint32_t *counts = malloc(sizeof(uint32_t) * rt.size);
-	if (!all || !all_vel || !counts) return out_of_memory(n);
-	if (!input && bh_ic_make(dist, n, (uint64_t)seed, all, all_vel)) return out_of_memory(n);
-	double t_ic = tide_wtime() - t0;
-	const char *dist_name = input ? "input" : bh_dist_name(dist);
-	float box[6];
-	bh_bounding_box(all, n, box);
+	if (!counts) return out_of_memory(n);
 	bh_body *body;
 	float *vel;
 	bh_acc *acc;
+	float box[6] = {-1.f, -1.f, -1.f, 1.f, 1.f, 1.f};
+	double t_ic = 0;
+	const char *dist_name = input ? "input" : synthetic ? "synthetic" : bh_dist_name(dist);
+	if (modelled) {
+		body = untouched(sizeof(bh_body) * (size_t)m);
+		vel = untouched(16 * (size_t)m);
+		acc = untouched(sizeof(bh_acc) * (size_t)m);
+		if (!body || !vel || !acc) return out_of_memory(n);
+		for (int q = 0; q < rt.size; q++) counts[q] = n;
+		tide_block_messages_sized_only(1); /* and essential-node messages: their size only */
+	} else {
+	if (!all) all = malloc(sizeof(bh_body) * m);
+	if (!all_vel) all_vel = malloc(16 * (size_t)m);
+	if (!all || !all_vel) return out_of_memory(n);
+	if (!input && bh_ic_make(dist, n, (uint64_t)seed, all, all_vel)) return out_of_memory(n);
+	t_ic = tide_wtime() - t0;
+	bh_bounding_box(all, n, box);
 	if (rt.size == 1) {
 		body = all; /* sorted in place */
 		vel = all_vel;
@@ -237,10 +295,14 @@ int tide_cmd_gravity(int argc, char **argv)
 	}
 	free(all_vel);
 	if (!acc) return out_of_memory(n);
-	bh_params P = {.theta = (float)theta, .eps = (float)eps, .G = 1.f, .quadrupole = quad};
+	}
 	tide_gravity g;
-	tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where,
-	                        tide_runtime_uses_mpi());
+	if (synthetic)
+		tide_gravity_init_synthetic(&g, &syn, body, vel, acc, box, P, (int)parts, where,
+		                            tide_runtime_uses_mpi());
+	else
+		tide_gravity_init_ranks(&g, body, vel, acc, counts, box, P, (int)parts, where,
+		                        tide_runtime_uses_mpi());
 
 	/* warm-up: allocations, transfers to the device, CUDA module loading */
 	t0 = tide_wtime();
@@ -280,9 +342,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	/* per rank: cells, groups, the essential nodes it sent, and its walk tasks' execution time
 	 * per evaluation over its own tree and over the essential nodes it received; summed on
 	 * rank 0 */
-	enum { NV = 9 };
+	enum { NV = 12 };
 	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps,
-	                   0, 0};
+	                   0, 0, 0, 0, g.syn_own};
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
 		int kind = tide_gravity_let_kind(&g, q);
@@ -291,11 +353,16 @@ int tide_cmd_gravity(int argc, char **argv)
 		if (kind != TIDE_LET_NONE) mine[4] += (double)tide_let_message_bytes(nc, np);
 		mine[7] += kind == TIDE_LET_NODES; /* messages of essential nodes, of the coarse tree */
 		mine[8] += kind == TIDE_LET_COARSE;
+		/* the synthetic domain's model of the same (a real run: how well it matches) */
+		const double *mc = !g.syn_io || kind == TIDE_LET_NONE ? NULL
+		                   : kind == TIDE_LET_COARSE ? g.syn_coarse : &g.syn_io[6 * q];
+		if (mc) { mine[9] += mc[0]; mine[10] += mc[1]; }
+		if (g.syn_io && q != rt.rank) mine[11] += g.syn_io[6 * q + 4]; /* interactions received */
 	}
 	double *per_rank = malloc(sizeof(double) * NV * rt.size);
 	if (!per_rank) return out_of_memory(n);
 	tide_gravity_gather_values(&g, 0, mine, NV, per_rank);
-	double tot[NV] = {0, 0, 0, 0, 0, 0, 0};
+	double tot[NV] = {0};
 	for (int q = 0; q < rt.size; q++)
 		for (int k = 0; k < NV; k++) tot[k] += per_rank[NV * q + k];
 	/* the forces by particle index, on rank 0 (and the particles for --output) */
@@ -303,15 +370,15 @@ int tide_cmd_gravity(int argc, char **argv)
 	bh_body *gbody = NULL;
 	float *gvel = NULL;
 	bh_acc *gacc = NULL;
-	if (rt.size > 1 && rt.rank == 0) {
+	if (rt.size > 1 && rt.rank == 0 && !synthetic) {
 		gvel = malloc(16 * (size_t)m);
 		gacc = malloc(sizeof(bh_acc) * m);
 		gbody = output ? malloc(sizeof(bh_body) * m) : NULL;
 		if (!gvel || !gacc || (output && !gbody)) return out_of_memory(n);
 	}
-	if (rt.size > 1) tide_gravity_gather(&g, 0, gbody, gvel, gacc);
+	if (rt.size > 1 && !synthetic) tide_gravity_gather(&g, 0, gbody, gvel, gacc);
 	tide_gravity_fini(&g);
-	if (rt.rank == 0) {
+	if (rt.rank == 0 && !synthetic) {
 		if (rt.size == 1) { gbody = body; gvel = vel; gacc = acc; }
 		byid = malloc(sizeof(bh_acc) * m);
 		if (!byid) return out_of_memory(n);
@@ -321,15 +388,19 @@ int tide_cmd_gravity(int argc, char **argv)
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
 	if (rt.rank == 0) {
-		tide_info("gravity: N %u %s%s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", n,
-		       input ? "from " : "", input ? input : bh_dist_name(dist), theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts,
+		tide_info("gravity: N %.0f %s%s, theta %g, %s, eps %g, device %s, %d walk task(s)%s\n", ntot,
+		       input ? "from " : "", input ? input : dist_name, theta, quad ? "quadrupole" : "monopole", eps, dev, g.nparts,
 		       rt.size > 1 ? " per rank" : "");
 		tide_info("tree: %.0f cells, %.0f groups (%.1f particles per group)%s\n", tot[0], tot[1],
-		       tot[1] > 0 ? n / tot[1] : 0.0, rt.size > 1 ? ", all ranks" : "");
+		       tot[1] > 0 ? ntot / tot[1] : 0.0, rt.size > 1 ? ", all ranks" : "");
 		if (rt.size > 1) {
 			tide_info("ranks: %d, particles per rank %u .. %u (Morton split); essential nodes sent: "
 			       "%.0f cells + %.0f particles, %.3f MB in %.0f messages\n", rt.size, counts[0],
 			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, tot[7] + tot[8]);
+			if (synthetic)
+				tide_info("synthetic domain's model of the essential nodes sent: %.0f cells + %.0f "
+				          "particles; walk interactions per particle %.0f (own tree %.0f, rank 0)\n", tot[9],
+				          tot[10], tot[11] / rt.size, g.syn_own);
 			double bmax = 0;
 			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
 			if (g.far_nu < 0)
@@ -405,12 +476,16 @@ int tide_cmd_gravity(int argc, char **argv)
 				fprintf(f, "n,dist,theta,quadrupole,eps,device,walk_tasks,cells,groups,"
 				           "t_build_s,t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,"
 				           "err_median,err_p99,err_max,pot_err_p99,ranks,let_cells,let_particles,"
-				           "let_bytes,walk_exec_s,walk_let_exec_s\n");
-			fprintf(f, "%u,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
-			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f\n",
-			        n, dist_name, theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
+				           "let_bytes,walk_exec_s,walk_let_exec_s,let_bytes_max,model_let_cells,"
+				           "model_let_particles,model_interactions\n");
+			double bmax = 0;
+			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
+			fprintf(f, "%.0f,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
+			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f,%.0f,%.0f,%.0f,%.1f\n",
+			        ntot, dist_name, theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
-			        tot[3], tot[4], tot[5], tot[6]);
+			        tot[3], tot[4], tot[5], tot[6], bmax, tot[9], tot[10],
+			        synthetic ? tot[11] / rt.size : 0.0);
 			errno = 0;
 			int bad = ferror(f), err = errno;
 			if (fclose(f) || bad) {
@@ -425,9 +500,15 @@ int tide_cmd_gravity(int argc, char **argv)
 	free(byid);
 	if (rt.size > 1) { free(gbody); free(gvel); free(gacc); free(all); }
 	tide_bodies_free(&in);
-	free(body);
-	free(vel);
-	free(acc);
+	if (modelled) {
+		munmap(body, sizeof(bh_body) * (size_t)m);
+		munmap(vel, 16 * (size_t)m);
+		munmap(acc, sizeof(bh_acc) * (size_t)m);
+	} else {
+		free(body);
+		free(vel);
+		free(acc);
+	}
 	free(counts);
 	tide_runtime_shutdown();
 	return ret;

@@ -57,6 +57,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
+#include "tide/gravity_synth.h"
 #include "tide/let_interface.h"
 #include "tide/step_profile.h"
 #include "gravity_ranks.h"
@@ -150,7 +151,7 @@ void tide_gravity_submit_moments(tide_gravity *g)
 {
 	int ret = starpu_task_insert(&g->moments_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
 	                             STARPU_R, g->hmeta, STARPU_W, g->hmom, STARPU_R, g->hvel,
-	                             STARPU_VALUE, &g->P,
+	                             STARPU_FLOPS, g->syn ? (double)g->n : 0.0, STARPU_VALUE, &g->P,
 	                             sizeof g->P, STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
 	                             NULL, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_moments");
@@ -177,12 +178,35 @@ void tide_gravity_time_walks(tide_gravity *g, int on)
 #define TREE_HANDLES 5
 static starpu_data_handle_t *tree_of(tide_gravity *g, int q) { return &g->rtree[TREE_HANDLES * q]; }
 
-void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
-                             const uint32_t *counts, const float *box, bh_params P, int nparts,
-                             enum tide_where where, int mpi)
+static void syn_model(tide_gravity *g);
+
+/* Registers an essential-node buffer for the tree of n particles; in a simulation of the
+ * synthetic domain, whose codelets fill nothing, with the modelled cells and particles c[0],
+ * c[1] (NULL: none) as its capacity and its counts, the size of its messages. */
+static void let_register(const tide_gravity *g, starpu_data_handle_t *h, uint32_t n, const double *c)
+{
+#ifdef TIDE_SIMGRID
+	if (g->syn) {
+		uint32_t nc = c ? (uint32_t)llround(c[0]) : 0, np = c ? (uint32_t)llround(c[1]) : 0;
+		tide_let_register(h, nc ? nc : 1, np ? np : 1);
+		tide_let_set_counts(*h, nc, np);
+		return;
+	}
+#else
+	(void)g;
+#endif
+	(void)c;
+	tide_let_register(h, bh_max_cells(n), n ? n : 1);
+}
+
+static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
+                       const uint32_t *counts, const float *box, bh_params P, int nparts,
+                       enum tide_where where, int mpi, const tide_gravity_synth *syn)
 {
 	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
 	tide_gravity_init(g, body, vel, acc, counts[rank], P, nparts, where);
+	g->syn = syn;
+	if (syn) g->syn_own = tide_gravity_synth_walk(syn, rank, rank, NULL, -1.f);
 	if (!mpi || size == 1) return;
 	/* the root a single tree of all particles would have: interior cells of every rank's tree
 	 * are then the single tree's cells (accuracy as on one rank, measured in test_bh_let) */
@@ -200,9 +224,15 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 	g->hcoarse = must_alloc((size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->vr = must_alloc((size_t)size * sizeof(bh_vroot), 1);
 	g->sent = must_alloc((size_t)size, 1);
-	g->far_nu = tide_gravity_far_choice(getenv("TIDE_GRAVITY_FAR"), size, rank);
+	const char *far = getenv("TIDE_GRAVITY_FAR");
+	g->far_nu = tide_gravity_far_choice(far, size, rank);
+	/* the synthetic domain's virtual roots are known: near and far ranks as in a real run, also
+	 * in a simulation build */
+	if (syn && (!far || !*far || !strcmp(far, "auto")))
+		g->far_nu = size >= TIDE_GRAVITY_FAR_MIN_RANKS ? 1.0 : -1.0;
 	g->nbox = tide_gravity_boxes_choice(getenv("TIDE_GRAVITY_BOXES"), rank);
 	g->fill = tide_bh_group_fill();
+	if (syn) syn_model(g);
 	for (int q = 0; q < size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
@@ -218,16 +248,36 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 		for (int k = 0; k < TREE_HANDLES; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
 		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
 		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
-		tide_let_register(&g->hcoarse[q], bh_max_cells(nq), nq ? nq : 1);
+		const double *io = g->syn_io ? &g->syn_io[6 * q] : NULL;
+		let_register(g, &g->hcoarse[q], nq,
+		             q == rank ? g->syn_coarse : io && io[5] == TIDE_LET_COARSE ? io + 2 : NULL);
 		starpu_mpi_data_register(g->hcoarse[q], tag_rank(g, q, T_COARSE), q);
 		if (q == rank) continue;
 		/* capacity: the sender's whole tree, the case where every node is essential */
-		tide_let_register(&g->hlet_out[q], bh_max_cells(counts[rank]), counts[rank] ? counts[rank] : 1);
+		let_register(g, &g->hlet_out[q], counts[rank], io);
 		starpu_mpi_data_register(g->hlet_out[q], tag_let(g, rank, q), rank);
-		tide_let_register(&g->hlet_in[q], bh_max_cells(nq), nq ? nq : 1);
+		let_register(g, &g->hlet_in[q], nq, io && io[5] == TIDE_LET_NODES ? io + 2 : NULL);
 		starpu_mpi_data_register(g->hlet_in[q], tag_let(g, q, rank), q);
 	}
 	starpu_vector_data_register(&g->hescr, -1, 0, BH_ESSENTIAL_SCRATCH, 1);
+}
+
+void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
+                             const uint32_t *counts, const float *box, bh_params P, int nparts,
+                             enum tide_where where, int mpi)
+{
+	init_ranks(g, body, vel, acc, counts, box, P, nparts, where, mpi, NULL);
+}
+
+void tide_gravity_init_synthetic(tide_gravity *g, const tide_gravity_synth *syn, bh_body *body,
+                                 float *vel, bh_acc *acc, const float *box, bh_params P,
+                                 int nparts, enum tide_where where, int mpi)
+{
+	uint32_t *counts = must_alloc(sizeof(uint32_t) * (size_t)syn->size, 0);
+	for (int q = 0; q < syn->size; q++) counts[q] = (uint32_t)llround(syn->n_rank);
+	const float cube[6] = {-1.f, -1.f, -1.f, 1.f, 1.f, 1.f};
+	init_ranks(g, body, vel, acc, counts, box ? box : cube, P, nparts, where, mpi, syn);
+	free(counts);
 }
 
 /* bh_essential(s → r) on s; every rank that calls it for the pair takes part (s runs it, r sends
@@ -235,13 +285,20 @@ void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc 
 static void submit_essential_far(tide_gravity *g, int s, int r, starpu_data_handle_t out, float far2)
 {
 	starpu_data_handle_t *t = tree_of(g, s);
+	/* the synthetic domain's work: the items (cells + particles) the buffer gets */
+	double items = 0;
+	if (g->syn) {
+		const double *c = far2 >= 0 ? (s == g->rank ? g->syn_coarse : &g->syn_io[6 * s + 2])
+		                  : s == g->rank ? &g->syn_io[6 * r] : &g->syn_io[6 * s + 2];
+		items = fmax(1.0, c[0] + c[1]);
+	}
 	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->essential_cl, STARPU_R, t[0], STARPU_R, t[1],
 	                                 STARPU_R, t[2], STARPU_R, g->hvroot[r], STARPU_W, out,
 	                                 STARPU_SCRATCH, g->hescr, STARPU_R, t[4],
 	                                 STARPU_VALUE, &g->counts[s],
 	                                 sizeof g->counts[s], STARPU_VALUE, &g->let_whole_tree,
 	                                 sizeof g->let_whole_tree, STARPU_VALUE, &far2, sizeof far2,
-	                                 STARPU_VALUE, &g->P, sizeof g->P, 0);
+	                                 STARPU_VALUE, &g->P, sizeof g->P, STARPU_FLOPS, items, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
 }
 
@@ -377,7 +434,11 @@ static void share_vroots(tide_gravity *g)
 	for (int q = 0; q < g->size; q++) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, g->hvroot[q]);
 	for (int q = 0; q < g->size; q++) {
 		starpu_data_acquire(g->hvroot[q], STARPU_R);
-		g->vr[q] = *(const bh_vroot *)starpu_data_get_local_ptr(g->hvroot[q]);
+#ifdef TIDE_SIMGRID
+		/* a simulation computes no virtual root: the synthetic domain's stay */
+		if (!g->syn)
+#endif
+			g->vr[q] = *(const bh_vroot *)starpu_data_get_local_ptr(g->hvroot[q]);
 		starpu_data_release(g->hvroot[q]);
 	}
 }
@@ -415,6 +476,41 @@ static void submit_exchange_far(tide_gravity *g)
 	}
 }
 
+/* What s sends r in the synthetic domain's model (its virtual roots in g->vr). */
+static int syn_kind(const tide_gravity *g, int s, int r)
+{
+	if (uses_far(g)) return pair_kind(g, s, r);
+	return s == r ? TIDE_LET_NONE : TIDE_LET_NODES;
+}
+
+/* The synthetic domain's virtual roots (into g->vr, which a real run's first evaluation
+ * replaces by the measured ones) and the modelled exchange of this rank (g->syn_io,
+ * g->syn_coarse). */
+static void syn_model(tide_gravity *g)
+{
+	const tide_gravity_synth *s = g->syn;
+	int me = g->rank, any_far = 0;
+	g->syn_io = must_alloc(6 * sizeof(double) * (size_t)g->size, 1);
+	for (int q = 0; q < g->size; q++) tide_gravity_synth_vroot(s, q, &g->vr[q]);
+	for (int q = 0; q < g->size; q++) {
+		if (q == me) continue;
+		double *io = &g->syn_io[6 * q];
+		int ko = syn_kind(g, me, q), ki = syn_kind(g, q, me);
+		any_far |= ko == TIDE_LET_COARSE;
+		if (ko == TIDE_LET_NODES) tide_gravity_synth_let(s, me, q, &g->vr[q], -1.f, &io[0], &io[1]);
+		io[5] = ki;
+		if (ki == TIDE_LET_NODES) {
+			tide_gravity_synth_let(s, q, me, &g->vr[me], -1.f, &io[2], &io[3]);
+			io[4] = tide_gravity_synth_walk(s, me, q, &g->vr[me], -1.f);
+		} else if (ki == TIDE_LET_COARSE) {
+			float f2 = coarse_far2(g, q);
+			tide_gravity_synth_let(s, q, me, NULL, f2, &io[2], &io[3]);
+			io[4] = tide_gravity_synth_walk(s, me, q, NULL, f2);
+		}
+	}
+	if (any_far) tide_gravity_synth_let(s, me, me, NULL, coarse_far2(g, me), &g->syn_coarse[0], &g->syn_coarse[1]);
+}
+
 /* What this rank walks of rank q's tree: its essential nodes, its coarse tree, or nothing. */
 static starpu_data_handle_t received_from(const tide_gravity *g, int q)
 {
@@ -429,8 +525,9 @@ static void submit_let_walks(tide_gravity *g)
 		starpu_data_handle_t in = q == g->rank ? NULL : received_from(g, q);
 		if (!in) continue;
 		for (int k = 0; k < g->nparts; k++) {
+			double work = g->syn ? fmax(1.0, (g->part[k].r1 - g->part[k].r0) * g->syn_io[6 * q + 4]) : 0.0;
 			int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
-			                             STARPU_R, g->hgroups, STARPU_R, in,
+			                             STARPU_R, g->hgroups, STARPU_R, in, STARPU_FLOPS, work,
 			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 			                             STARPU_R, g->hvel,
 			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
@@ -473,7 +570,8 @@ static void ranks_fini(tide_gravity *g)
 	starpu_data_unregister_no_coherency(g->hescr);
 	starpu_mpi_tags_free(g->tag0);
 	free(g->counts); free(g->rtree); free(g->hvroot); free(g->hlet_out); free(g->hlet_in);
-	free(g->hcoarse); free(g->vr); free(g->sent);
+	free(g->hcoarse); free(g->vr); free(g->sent); free(g->syn_io);
+	g->syn_io = NULL;
 	g->mpi = 0;
 }
 
@@ -484,7 +582,8 @@ void tide_gravity_submit_walk(tide_gravity *g)
 	int far = uses_far(g);
 	if (g->mpi && !far) submit_exchange(g); /* in flight while the local walk runs */
 	for (int k = 0; k < g->nparts; k++) {
-		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells,
+		double work = g->syn ? fmax(1.0, (g->part[k].r1 - g->part[k].r0) * g->syn_own) : 0.0;
+		int ret = starpu_task_insert(&g->walk_cl, STARPU_R, g->hbody, STARPU_R, g->hcells, STARPU_FLOPS, work,
 		                             STARPU_R, g->hmom, STARPU_R, g->hmeta, STARPU_R, g->hgroups,
 		                             STARPU_W, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 		                             STARPU_R, g->hvel,

@@ -58,6 +58,17 @@ typedef struct tide_gravity {
 	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
 	int time_walks, profiling_was; /* profiling_was: StarPU's status before, restored at off */
 	int64_t walk_ns[2];
+	/* The synthetic uniform domain (tide_gravity_init_synthetic; NULL otherwise): the walk and
+	 * exchange tasks get their work as flops, the size of their performance models
+	 * (tide_perfmodel_size), from its virtual tree, in real runs and simulated ones alike; a
+	 * simulation build also takes the essential nodes' counts and the virtual roots from it. */
+	const struct tide_gravity_synth *syn;
+	double syn_own;                /* interactions per particle over the own tree */
+	double syn_coarse[2];          /* cells, particles of this rank's coarse tree */
+	double *syn_io;                /* [6 size]: per rank q, the cells and particles this rank sends
+	                                * q (its essential nodes), those q sends it (its nodes or its
+	                                * coarse tree), and the interactions per particle with them and
+	                                * the kind (TIDE_LET_*) q sends */
 } tide_gravity;
 
 /* Turns on (1) or off (0) the timing of the walk tasks from StarPU's profiling information
@@ -76,6 +87,17 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 void tide_gravity_init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                              const uint32_t *counts, const float *box, bh_params P, int nparts,
                              enum tide_where where, int mpi);
+/* The same for the synthetic domain syn (include/tide/gravity_synth.h; its size is the ranks'
+ * count, 1 without MPI): syn->n_rank particles per rank in body, vel, acc, which a simulation
+ * build never touches (the caller may give untouched address space); the walk and exchange
+ * tasks carry their modelled work as flops; in a simulation build the essential nodes' counts
+ * and the virtual roots are the model's (the exchange near/far from TIDE_GRAVITY_FAR_MIN_RANKS
+ * ranks, as a real run).  box: as tide_gravity_init_ranks' (a real run's particles), NULL for
+ * the synthetic cube [-1, 1]^3.  syn must outlive g. */
+struct tide_gravity_synth;
+void tide_gravity_init_synthetic(tide_gravity *g, const struct tide_gravity_synth *syn,
+                                 bh_body *body, float *vel, bh_acc *acc, const float *box,
+                                 bh_params P, int nparts, enum tide_where where, int mpi);
 /* The bounding box lo x, y, z, hi x, y, z of n particles (zeros for none). */
 void bh_bounding_box(const bh_body *b, uint32_t n, float box[6]);
 /* Submit the three steps of one force evaluation (asynchronous).  With several ranks the walk

@@ -19,6 +19,9 @@ struct tide_let_iface {
 
 /* Registers an empty buffer that StarPU allocates where it is first used (home node -1). */
 void tide_let_register(starpu_data_handle_t *h, uint32_t cap_cells, uint32_t cap_parts);
+/* Sets the counts in use on every memory node: a simulation's essential nodes, which no codelet
+ * computes, keep them, so that messages take the modelled size (tasks/gravity.c). */
+void tide_let_set_counts(starpu_data_handle_t h, uint32_t ncells, uint32_t nparts);
 /* Counts as seen from the main-memory replica (after an acquire). */
 void tide_let_counts(starpu_data_handle_t h, uint32_t *ncells, uint32_t *nparts);
 /* Bytes of a message holding ncells cells and nparts particles. */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The synthetic gravity domain (issue 25; tasks/gravity_synth.c, docs/simulation.md *Gravity weak
+ * scaling*): R ranks (a power of 2) share a uniform cube [-1, 1]^3 of R x n particles, rank q
+ * holding the q-th of R equal ranges of its Morton order, i.e. a box (a cell of the common root's
+ * octree, or a half or a quarter of one).  Without particles, the sizes a run takes from them are
+ * modelled on a virtual tree of that cube: a cell of expected count lambda (the particles of its
+ * cube within the rank's box) is split with the probability that a Poisson count of mean lambda
+ * exceeds BH_LEAF, its centre of mass is the centre of its cube's part in the box, and the choices
+ * of the real code are made on it (bh_let_choose, bh_accept, bh_rcrit2, bh_vroot_cover's rule):
+ *  - the essential nodes one rank sends another (cells + particles), and the coarse tree for far
+ *    ranks: expected counts, their messages' sizes in a simulation;
+ *  - the interactions per particle of a walk (own tree, or a received set), the mean over walk
+ *    groups sampled on a lattice of the receiver's box: the size of the walk tasks' performance
+ *    models, in the real runs that calibrate them and in the simulation alike.
+ * How well this matches real runs of 2-8 ranks: docs/simulation.md. */
+#ifndef TIDE_GRAVITY_SYNTH_H
+#define TIDE_GRAVITY_SYNTH_H
+#include "tide/bh_tree.h"
+
+typedef struct tide_gravity_synth {
+	int size;           /* ranks (a power of 2) */
+	double n_rank;      /* particles per rank */
+	double n_total;     /* size x n_rank */
+	bh_cell universe;   /* the ranks' common root: bh_root_cube of [-1, 1]^3 */
+	float theta;
+	int quad, fill, nbox; /* quadrupoles; the build's group fill; boxes of a cover */
+} tide_gravity_synth;
+
+/* 0, or -1 when size is not a power of 2 (the pieces are boxes only then). */
+int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_params P, int fill,
+                            int nbox);
+/* Rank q's box (lo x, y, z, hi x, y, z) within [-1, 1]^3. */
+void tide_gravity_synth_piece(const tide_gravity_synth *s, int q, double box[6]);
+/* Rank q's virtual root as bh_vroot_make and bh_vroot_cover would make it: its particle box
+ * (the piece, less 1e-6 of its side on each face, as the particles stay inside), mass, centre of
+ * mass, and the cover of the virtual tree's top cells. */
+void tide_gravity_synth_vroot(const tide_gravity_synth *s, int q, bh_vroot *v);
+/* Expected cells and particles of what rank `from` sends: its essential nodes for rank to_rank,
+ * whose virtual root is `to` (far2 < 0), or its coarse tree (far2 >= 0, `to` unused),
+ * bh_let_choose on the virtual tree. */
+void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, const bh_vroot *to,
+                            float far2, double *ncells, double *nparts);
+/* Interactions per particle (multipoles + particles) of rank `to`'s walk groups: over its own
+ * tree (from == to), or over what `from` sends it (its essential nodes for vroot v, far2 < 0,
+ * or its coarse tree, far2 >= 0); the mean over groups sampled on a product rule of to's box
+ * (refined towards its faces, but for coarse trees). */
+double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                               float far2);
+#endif
