@@ -301,6 +301,49 @@ static int set_owners(tide_sim *sim, const tide_block_view *all, const int *wher
 	return 0;
 }
 
+/* Face slot f of block b: its halo buffer (for the neighbours) and its migrant buffer. */
+static void register_face(tide_sim *sim, tide_sim_block *k, int b, int f, const int slot[6],
+                          const split_totals *tot, const uint32_t *face)
+{
+	uint32_t n0 = 0;
+#ifdef TIDE_SIMGRID
+	/* a simulation build's halo_pack computes nothing, so a halo keeps the count it is
+	 * registered with: that of its face at the start (what halo_pack's first step gives), for
+	 * messages of the real halos' size */
+	for (int fi = 0; fi < 6; fi++)
+		if (slot[fi] == f) n0 = (tot && tot->face ? tot->face : face)[6 * b + fi];
+#else
+	(void)b; (void)slot; (void)tot; (void)face;
+#endif
+	tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, n0, TIDE_HALO_FIELDS);
+	tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
+	if (sim->mpi) {
+		int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * b;
+		starpu_mpi_data_register(k->H[f], t + 2 + f, k->owner);
+		starpu_mpi_data_register(k->M[f], t + 8 + f, k->owner);
+	}
+}
+
+/* Sparse registration (a simulation of the synthetic box, tide_sim_setup_lattice): a rank
+ * registers only the handles its tasks name.  Its tasks are those of its near blocks
+ * (block_lists.c), which name their block's handles and read their neighbours' halo and
+ * migrant buffers of the face toward them; StarPU-MPI needs a handle only where a task or a
+ * transfer of this rank touches it.  Registering every block on every rank was R^2 handles in
+ * the one SMPI process (1.7 GB of 5.6 at 64 ranks of 16 M particles).  need[b]: NEED_BLOCK for
+ * every handle of b, else bit f for its face slot f only (0: none). */
+#define NEED_BLOCK (1u << 31)
+static uint32_t *sparse_needs(const tide_sim *sim)
+{
+	uint32_t *need = calloc((size_t)sim->nblocks, sizeof *need);
+	if (!need) return NULL;
+	for (int i = 0; i < sim->nnear; i++) {
+		const tide_sim_block *k = &sim->blk[sim->near[i]];
+		need[sim->near[i]] |= NEED_BLOCK;
+		for (int j = 0; j < k->nnb; j++) need[k->nb[j]] |= 1u << k->nb_slot[j];
+	}
+	return need;
+}
+
 static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
                         const uint32_t *caps, uint32_t halo_cap, void **adopt, const split_totals *tot,
                         const float *w, const int *owners)
@@ -313,6 +356,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	int one = nb == 1 && !counts; /* one block made from all: where[] is not needed */
 	int *where = malloc(sizeof(int) * (all->count && !one ? all->count : 1));
 	tide_block_arg *box = malloc(sizeof *box * (size_t)nb);
+	uint32_t *need = NULL; /* sparse registration: the handles of each block this rank names */
 	int ret = -1, adopted = 0;
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
@@ -437,6 +481,27 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 				goto out;
 			}
 		}
+	}
+	/* the blocks this rank submits tasks for, from the owners and neighbours */
+	if (tide_sim_block_lists(sim)) goto out;
+	sim->sparse = tot && tot->nohost && sim->prune;
+	if (sim->sparse && !(need = sparse_needs(sim))) goto out;
+	for (int b = 0; b < nb; b++) {
+		tide_sim_block *k = &sim->blk[b];
+		int slot[6];
+		tide_face_slots(g, &k->range, slot);
+		k->B = k->C = k->R = NULL;
+		memset(k->H, 0, sizeof k->H);
+		memset(k->M, 0, sizeof k->M);
+		if (need && !need[b]) continue; /* a far block: no task of this rank names it */
+		if (need && !(need[b] & NEED_BLOCK)) {
+			/* a neighbour of a near block: the halo and migrant buffers that block reads */
+			for (int f = 0; f < k->nface; f++) {
+				if (!(need[b] >> f & 1u)) continue;
+				register_face(sim, k, b, f, slot, tot, face);
+			}
+			continue;
+		}
 		if (tot && tot->nohost && k->owner == sim->rank) {
 			/* a modelled block: StarPU reads a block only from a valid copy, so it gets one in
 			 * main memory, address space of its size that no one touches (a simulation's
@@ -455,18 +520,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		k->R = NULL;
 		if (P->scheme == TIDE_SCHEME_GAS)
 			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
-		for (int f = 0; f < k->nface; f++) {
-			uint32_t n0 = 0;
-#ifdef TIDE_SIMGRID
-			/* a simulation build's halo_pack computes nothing, so a halo keeps the count it is
-			 * registered with: that of its face at the start (what halo_pack's first step
-			 * gives), for messages of the real halos' size */
-			for (int fi = 0; fi < 6; fi++)
-				if (slot[fi] == f) n0 = (tot && tot->face ? tot->face : face)[6 * b + fi];
-#endif
-			tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, n0, TIDE_HALO_FIELDS);
-			tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
-		}
+		for (int f = 0; f < k->nface; f++) register_face(sim, k, b, f, slot, tot, face);
 		if (sim->mpi) {
 			/* everything of a block lives on its owner; StarPU-MPI sends the halos and
 			 * migrants a neighbour on another rank reads */
@@ -474,10 +528,6 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			starpu_mpi_data_register(k->B, t, k->owner);
 			starpu_mpi_data_register(k->C, t + 1, k->owner);
 			if (k->R) starpu_mpi_data_register(k->R, t + 14, k->owner);
-			for (int f = 0; f < k->nface; f++) {
-				starpu_mpi_data_register(k->H[f], t + 2 + f, k->owner);
-				starpu_mpi_data_register(k->M[f], t + 8 + f, k->owner);
-			}
 		}
 	}
 	sim->mig_records = 0; /* the new migration buffers hold nothing yet (gas_halo.h) */
@@ -485,8 +535,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
 	starpu_vector_data_register(&sim->scratch, -1, 0,
 	                            (uint32_t)((tide_sort_scratch_bytes(maxcap) + 7) / 8), 8);
-	ret = tide_sim_block_lists(sim);
+	ret = 0;
 out:
+	free(need);
 	free(cnt);
 	free(face);
 	free(where);
@@ -570,7 +621,7 @@ static int dt_tree_wanted(int nranks, int rank)
 /* The intermediate records of the recursive doubling (sph_sim.h): level 0 is the fold of the
  * ranks above the largest power of two into the ranks below it, levels 1 .. L-1 the rounds'
  * results (the last round writes all[q]). */
-static int register_dt_tree(tide_sim *sim, int64_t t)
+static int register_dt_tree(tide_sim *sim, int64_t t, const char *used)
 {
 	size_t n = (size_t)sim->dt_levels * (size_t)sim->size;
 	sim->tree = calloc(n, sizeof *sim->tree);
@@ -578,6 +629,7 @@ static int register_dt_tree(tide_sim *sim, int64_t t)
 	if (!sim->tree || !sim->tree_host) return -1;
 	for (size_t i = 0; i < n; i++) {
 		int q = (int)(i % (size_t)sim->size);
+		if (used && !used[q]) continue;
 		tide_step_reduce_init(&sim->tree_host[i]);
 		starpu_variable_data_register(&sim->tree[i], STARPU_MAIN_RAM, (uintptr_t)&sim->tree_host[i],
 		                              sizeof(tide_step_reduce));
@@ -586,12 +638,34 @@ static int register_dt_tree(tide_sim *sim, int64_t t)
 	return 0;
 }
 
+/* The ranks whose reduction records this rank's tasks name under the recursive doubling
+ * (sph_step.c's finish_reduction_tree): itself, its partner of every round and of the fold, and
+ * the owners of its near blocks, whose forces reduce into their owner's record.  used[size]. */
+static char *tree_ranks_used(const tide_sim *sim)
+{
+	int n = sim->size, me = sim->rank, P = 1 << sim->dt_levels;
+	char *used = calloc((size_t)n, 1);
+	if (!used) return NULL;
+	used[me] = 1;
+	for (int k = 0; k < sim->dt_levels && me < P; k++) used[me ^ (1 << k)] = 1;
+	if (me + P < n) used[me + P] = 1;
+	if (me >= P) used[me - P] = 1;
+	for (int i = 0; i < sim->nnear; i++) used[sim->blk[sim->near[i]].owner] = 1;
+	return used;
+}
+
 /* Rank r's reduction records (part[s][r]) and the global one combined on rank r (all[r]),
- * owned by r (sph_sim.h). */
+ * owned by r (sph_sim.h).  A sparse registration (with the recursive doubling, which names
+ * O(log R) ranks' records where the one hop names all) registers the records of the ranks
+ * tree_ranks_used gives only: R (3 + log2 R) handles per rank were another R^2 log R in the
+ * one SMPI process. */
 static int register_rank_reductions(tide_sim *sim)
 {
 	int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * sim->nblocks;
 	size_t n = (size_t)sim->size;
+	sim->dt_tree = dt_tree_wanted(sim->size, sim->rank);
+	char *used = sim->sparse && sim->dt_tree ? tree_ranks_used(sim) : NULL;
+	if (sim->sparse && sim->dt_tree && !used) return -1;
 	for (int s = 0; s < 2; s++) {
 		sim->part[s] = calloc(n, sizeof *sim->part[s]);
 		sim->part_host[s] = calloc(n, sizeof *sim->part_host[s]);
@@ -599,9 +673,15 @@ static int register_rank_reductions(tide_sim *sim)
 	sim->all = calloc(n, sizeof *sim->all);
 	sim->all_host = calloc(n, sizeof *sim->all_host);
 	if (!sim->part[0] || !sim->part[1] || !sim->part_host[0] || !sim->part_host[1] || !sim->all ||
-	    !sim->all_host)
+	    !sim->all_host) {
+		free(used);
 		return -1;
+	}
 	for (int r = 0; r < sim->size; r++) {
+		if (used && !used[r]) {
+			t += 3; /* the tags stay those of a full registration */
+			continue;
+		}
 		for (int s = 0; s < 2; s++) {
 			tide_step_reduce_init(&sim->part_host[s][r]);
 			starpu_variable_data_register(&sim->part[s][r], STARPU_MAIN_RAM,
@@ -616,8 +696,9 @@ static int register_rank_reductions(tide_sim *sim)
 	}
 	sim->red = sim->all[sim->rank];
 	sim->red2 = sim->part[1][sim->rank];
-	sim->dt_tree = dt_tree_wanted(sim->size, sim->rank);
-	return sim->dt_tree ? register_dt_tree(sim, t) : 0;
+	int ret = sim->dt_tree ? register_dt_tree(sim, t, used) : 0;
+	free(used);
+	return ret;
 }
 
 /* What both setups share after the blocks: the step reductions, the self-gravity. */
@@ -749,9 +830,19 @@ static void forget_gathered(tide_sim *sim)
 
 static int gather_copy(tide_sim *sim, int root, void **mem, tide_block_view *all, uint32_t *counts);
 
+/* A sparse registration (sph_sim.h) has no handle of a far block to move. */
+static int refuse_sparse(const tide_sim *sim, const char *what)
+{
+	if (!sim->sparse) return 0;
+	fprintf(stderr, "tide: a simulation of the synthetic box registers only the blocks each rank "
+	        "touches, and cannot %s them (TIDE_PRUNE=0 registers every block).\n", what);
+	return 1;
+}
+
 int tide_sim_gather_blocks(tide_sim *sim, int root, void **mem, tide_block_view *all,
                            uint32_t *counts)
 {
+	if (refuse_sparse(sim, "gather")) return -1;
 	acquire_blocks(sim, root);
 	int ret = root >= 0 && root != sim->rank ? 0 : gather_copy(sim, root, mem, all, counts);
 	forget_gathered(sim);
@@ -796,12 +887,13 @@ static void unregister_all(tide_sim *sim)
 {
 	for (int b = 0; b < sim->nblocks; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		starpu_data_unregister(k->B);
-		starpu_data_unregister(k->C);
+		/* a sparse registration left the handles no task of this rank names NULL */
+		if (k->B) starpu_data_unregister(k->B);
+		if (k->C) starpu_data_unregister(k->C);
 		if (k->R) starpu_data_unregister(k->R);
 		for (int f = 0; f < k->nface; f++) {
-			starpu_data_unregister(k->H[f]);
-			starpu_data_unregister(k->M[f]);
+			if (k->H[f]) starpu_data_unregister(k->H[f]);
+			if (k->M[f]) starpu_data_unregister(k->M[f]);
 		}
 		if (k->host) tide_block_free_host(k->host, k->cap);
 		if (k->virt) munmap(k->virt, (size_t)k->cap * tide_block_bpp());
@@ -820,7 +912,7 @@ static void unregister_all(tide_sim *sim)
 		free(sim->all); free(sim->all_host);
 		sim->all = NULL; sim->all_host = NULL;
 		for (int i = 0; sim->tree && i < sim->dt_levels * sim->size; i++)
-			starpu_data_unregister(sim->tree[i]);
+			if (sim->tree[i]) starpu_data_unregister(sim->tree[i]);
 		free(sim->tree); free(sim->tree_host);
 		sim->tree = NULL; sim->tree_host = NULL;
 	} else {
@@ -1215,6 +1307,7 @@ static int rebalance_gathers(int rank)
 static int rebalance(tide_sim *sim, const double *block_time, uint32_t *fluid_old,
                      uint32_t *fluid_new)
 {
+	if (refuse_sparse(sim, "rebalance")) return -1;
 	if (sim->mpi && sim->size > 1 && !rebalance_gathers(sim->rank))
 		return rebalance_direct(sim, block_time, fluid_old, fluid_new);
 	void *mem = NULL;

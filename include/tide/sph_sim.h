@@ -81,6 +81,10 @@ typedef struct tide_sim {
 	 * every registration (setup, rebalance, rank exchange): owners change there. */
 	int *mine, nmine, *near, nnear;
 	int prune;                                 /* under MPI, unless TIDE_PRUNE=0 */
+	/* A pruned simulation of the synthetic box registers only the handles this rank's tasks
+	 * name (tasks/sph_setup.c, sparse_needs): a far block's and a far rank's are NULL, and
+	 * nothing may gather or rebalance the blocks. */
+	int sparse;
 	long nsubmit;                              /* tasks this rank submitted (counted by SUBMIT) */
 	int mig_records;                           /* a migration was submitted since the migration
 	                                            * buffers were registered: they hold the blocks'
