@@ -638,8 +638,11 @@ static void split_config(int dim, int kernel, int diffusion, int periodic, int m
 	c.domain.hi[0] = dim == 2 ? 0.6 : 0.32;
 	c.domain.hi[1] = dim == 2 ? 0.0 : 0.24;
 	c.domain.hi[2] = dim == 2 ? 0.3 : 0.2;
-	const char *decomp = periodic ? "2x1x1" : dim == 2 ? "3x1x2" : "2x2x2";
-	int nb = periodic ? 2 : dim == 2 ? 6 : 8;
+	/* under mDBC every block is at least 3 cells wide (its halos' depth, mdbc_room): the 3-D
+	 * domain's 5 cells along z take one block there */
+	int mdbc3 = mdbc && dim == 3;
+	const char *decomp = periodic ? "2x1x1" : dim == 2 ? "3x1x2" : mdbc3 ? "2x2x1" : "2x2x2";
+	int nb = periodic ? 2 : dim == 2 ? 6 : mdbc3 ? 4 : 8;
 	snprintf(c.decomp, sizeof c.decomp, "%s", decomp);
 	uint32_t cap = 16000;
 	void *mem = malloc((size_t)cap * TIDE_BLOCK_BPP);

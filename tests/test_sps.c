@@ -375,6 +375,9 @@ static void random_field(int kernel, int have_cuda, int floating)
 	uint32_t nfl = 0;
 	if (floating) {
 		c.boundary = TIDE_BOUNDARY_MDBC;
+		/* mDBC blocks are at least 3 cells wide (their halos' depth, include/tide/case.h):
+		 * room along x for 3 of them beyond the lattice */
+		c.domain.hi[0] = 0.3;
 		for (uint32_t i = 0; i < v.count; i++) nfl += v.type[i] != TIDE_FLUID && v.z[i] > -DP;
 		c.nfloating = 1;
 		c.motion.nbody = 1;
