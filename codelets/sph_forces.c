@@ -19,6 +19,7 @@
 // sps_tau (vsps of sph_pair.h; the fields are include/tide/sps.h's).
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -183,7 +184,15 @@ static void impl_choose(void)
 	cell_pairs_impl = cell_pairs_v4;
 #ifdef TIDE_CPU_HAVE_V8
 	const char *e = getenv("TIDE_CPU_VECTOR");
-	int cap = e ? atoi(e) : 16;
+	int cap = 16;
+	if (e && *e) {
+		cap = atoi(e);
+		if (strcmp(e, "4") && strcmp(e, "8") && strcmp(e, "16")) {
+			fprintf(stderr, "tide: warning: TIDE_CPU_VECTOR=%s is not 4, 8 or 16; the widest "
+			        "loop this CPU has is used\n", e);
+			cap = 16;
+		}
+	}
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx2") && cap >= 8) cell_pairs_impl = cell_pairs_v8;
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
