@@ -87,7 +87,7 @@ static void build_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	bh_cell universe;
-	starpu_codelet_unpack_args(cl_arg, &n, &universe);
+	starpu_codelet_unpack_args(cl_arg, &n, &universe, 0);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float *vel = (float *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_cell *cells = (bh_cell *)STARPU_VECTOR_GET_PTR(buffers[2]);

@@ -11,7 +11,7 @@ static void direct_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n, ns;
 	bh_params P;
-	starpu_codelet_unpack_args(cl_arg, &n, &ns, &P);
+	starpu_codelet_unpack_args(cl_arg, &n, &ns, &P, 0);
 	const bh_body *b = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const uint32_t *sample = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[2]);

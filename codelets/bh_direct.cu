@@ -40,7 +40,7 @@ extern "C" void tide_bh_direct_cuda(void *buffers[], void *cl_arg)
 {
 	uint32_t n, ns;
 	bh_params P;
-	starpu_codelet_unpack_args(cl_arg, &n, &ns, &P);
+	starpu_codelet_unpack_args(cl_arg, &n, &ns, &P, 0);
 	if (ns == 0) return;
 	direct_kernel<<<ns, DIRECT_TPB, 0, starpu_cuda_get_local_stream()>>>(
 	        (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),

@@ -8,7 +8,7 @@ static void drift_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	float dt;
-	starpu_codelet_unpack_args(cl_arg, &n, &dt);
+	starpu_codelet_unpack_args(cl_arg, &n, &dt, 0);
 	bh_body *b = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const float *v = (const float *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	for (uint32_t i = 0; i < n; i++) {

@@ -18,7 +18,7 @@ extern "C" void tide_bh_drift_cuda(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	float dt;
-	starpu_codelet_unpack_args(cl_arg, &n, &dt);
+	starpu_codelet_unpack_args(cl_arg, &n, &dt, 0);
 	if (n == 0) return;
 	drift_kernel<<<tide_blocks_for(n, 256), 256, 0, starpu_cuda_get_local_stream()>>>(
 	        (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),

@@ -8,7 +8,7 @@ static void kick_cpu(void *buffers[], void *cl_arg)
 {
 	bh_range R;
 	float dt;
-	starpu_codelet_unpack_args(cl_arg, &R, &dt);
+	starpu_codelet_unpack_args(cl_arg, &R, &dt, 0);
 	float *v = (float *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const bh_acc *a = (const bh_acc *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	for (uint32_t i = R.r0; i < R.r1; i++) {

@@ -20,7 +20,7 @@ extern "C" void tide_bh_kick_cuda(void *buffers[], void *cl_arg)
 {
 	bh_range R;
 	float dt;
-	starpu_codelet_unpack_args(cl_arg, &R, &dt);
+	starpu_codelet_unpack_args(cl_arg, &R, &dt, 0);
 	if (R.r1 <= R.r0) return;
 	kick_kernel<<<tide_blocks_for(R.r1 - R.r0, 256), 256, 0, starpu_cuda_get_local_stream()>>>(
 	        (float4 *)STARPU_VECTOR_GET_PTR(buffers[0]),

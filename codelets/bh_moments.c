@@ -11,7 +11,7 @@
 static void moments_cpu(void *buffers[], void *cl_arg)
 {
 	bh_params P;
-	starpu_codelet_unpack_args(cl_arg, &P);
+	starpu_codelet_unpack_args(cl_arg, &P, 0);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[2]);

@@ -24,7 +24,7 @@ __global__ static void level_kernel(const bh_body *body, const float *vel, const
 extern "C" void tide_bh_moments_cuda(void *buffers[], void *cl_arg)
 {
 	bh_params P;
-	starpu_codelet_unpack_args(cl_arg, &P);
+	starpu_codelet_unpack_args(cl_arg, &P, 0);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[2]);

@@ -10,7 +10,7 @@ static void vroot_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	int fill, kmax;
-	starpu_codelet_unpack_args(cl_arg, &n, &fill, &kmax);
+	starpu_codelet_unpack_args(cl_arg, &n, &fill, &kmax, 0);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const bh_mom *mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const bh_cell *cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[2]);

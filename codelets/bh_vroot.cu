@@ -17,7 +17,7 @@ extern "C" void tide_bh_vroot_cuda(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	int fill, kmax;
-	starpu_codelet_unpack_args(cl_arg, &n, &fill, &kmax);
+	starpu_codelet_unpack_args(cl_arg, &n, &fill, &kmax, 0);
 	vroot_kernel<<<1, 1, 0, starpu_cuda_get_local_stream()>>>(
 	        (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
 	        (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[1]),

@@ -219,7 +219,7 @@ static void walk_cpu(void *buffers[], void *cl_arg)
 {
 	bh_params P;
 	bh_range R;
-	starpu_codelet_unpack_args(cl_arg, &P, &R);
+	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
 	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[7]);
@@ -233,7 +233,7 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 {
 	bh_params P;
 	bh_range R;
-	starpu_codelet_unpack_args(cl_arg, &P, &R);
+	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
 	if (L->ncells == 0) return;

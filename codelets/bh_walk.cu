@@ -481,7 +481,7 @@ extern "C" void tide_bh_walk_cuda(void *buffers[], void *cl_arg)
 {
 	bh_params P;
 	bh_range R;
-	starpu_codelet_unpack_args(cl_arg, &P, &R);
+	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[7]);
 	launch_walk<false>(body, vel, (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
@@ -495,7 +495,7 @@ extern "C" void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg)
 {
 	bh_params P;
 	bh_range R;
-	starpu_codelet_unpack_args(cl_arg, &P, &R);
+	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
 	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
 	if (L->ncells == 0) return;
 	void *let = (void *)L->ptr;

@@ -63,7 +63,7 @@ extern "C" void tide_body_force_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_body_force_arg A;
-	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	tide_body_sums *out = (tide_body_sums *)STARPU_VARIABLE_GET_PTR(buffers[1]);
 	cudaStream_t st = starpu_cuda_get_local_stream();

@@ -15,7 +15,7 @@ static void body_motion_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_body_motion_arg M;
-	starpu_codelet_unpack_args(cl_arg, &P, &M);
+	starpu_codelet_unpack_args(cl_arg, &P, &M, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const tide_step_reduce *red = (const tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[1]);
 	double dt = M.f_new > 0.0 ? (double)red->dt : 0.0, /* f = 0: the start (red unset) */

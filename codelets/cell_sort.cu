@@ -55,7 +55,7 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
-	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	uint32_t *start = (uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;

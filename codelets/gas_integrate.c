@@ -11,7 +11,7 @@
 static void gas_integrate_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
-	starpu_codelet_unpack_args(cl_arg, &P);
+	starpu_codelet_unpack_args(cl_arg, &P, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const tide_step_reduce *red = (const tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[1]);
 	float dt = red->dt;

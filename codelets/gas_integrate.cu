@@ -18,7 +18,7 @@ __global__ static void gas_integrate_kernel(tide_sph_params P, const tide_step_r
 extern "C" void tide_gas_integrate_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
-	starpu_codelet_unpack_args(cl_arg, &P);
+	starpu_codelet_unpack_args(cl_arg, &P, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
 	const tide_step_reduce *red = (const tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[1]);

@@ -11,7 +11,7 @@
 static void gauge_combine_cpu(void *buffers[], void *cl_arg)
 {
 	size_t len;
-	starpu_codelet_unpack_args(cl_arg, &len);
+	starpu_codelet_unpack_args(cl_arg, &len, 0);
 	int n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
 	double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	for (size_t e = 0; e < len; e++) {

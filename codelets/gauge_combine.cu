@@ -30,7 +30,7 @@ __global__ static void combine_kernel(double *out, part_set S, size_t len, int f
 extern "C" void tide_gauge_combine_cuda(void *buffers[], void *cl_arg)
 {
 	size_t len;
-	starpu_codelet_unpack_args(cl_arg, &len);
+	starpu_codelet_unpack_args(cl_arg, &len, 0);
 	int n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1;
 	double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	cudaStream_t st = starpu_cuda_get_local_stream();

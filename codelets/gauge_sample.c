@@ -17,7 +17,7 @@ static void gauge_sample_cpu(void *buffers[], void *cl_arg)
 	tide_block_arg A;
 	int nh;
 	tide_gauge_arg G;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &G);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &G, 0);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *cs = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);

@@ -122,7 +122,7 @@ extern "C" void tide_gauge_sample_cuda(void *buffers[], void *cl_arg)
 	tide_block_arg A;
 	int nh;
 	tide_gauge_arg G;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &G);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &G, 0);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *cs = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);

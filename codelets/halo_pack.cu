@@ -131,7 +131,7 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	tide_halo_recv R;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &R);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &R, 0);
 	const tide_grid &g = P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);

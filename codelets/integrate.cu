@@ -19,7 +19,7 @@ extern "C" void tide_integrate_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_integrate_arg I;
-	starpu_codelet_unpack_args(cl_arg, &P, &I);
+	starpu_codelet_unpack_args(cl_arg, &P, &I, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
 	const tide_step_reduce *red = (const tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[1]);

@@ -14,7 +14,7 @@ static void jeans_min_cpu(void *buffers[], void *cl_arg)
 {
 	tide_gas_params G;
 	float k;
-	starpu_codelet_unpack_args(cl_arg, &G, &k);
+	starpu_codelet_unpack_args(cl_arg, &G, &k, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	tide_jeans_min *out = (tide_jeans_min *)STARPU_VARIABLE_GET_PTR(buffers[1]);
 	tide_jeans_min r;

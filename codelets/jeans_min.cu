@@ -41,7 +41,7 @@ extern "C" void tide_jeans_min_cuda(void *buffers[], void *cl_arg)
 {
 	tide_gas_params G;
 	float k;
-	starpu_codelet_unpack_args(cl_arg, &G, &k);
+	starpu_codelet_unpack_args(cl_arg, &G, &k, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
 	tide_jeans_min *out = (tide_jeans_min *)STARPU_VARIABLE_GET_PTR(buffers[1]);

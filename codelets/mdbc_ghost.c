@@ -52,7 +52,7 @@ static void mdbc_ghost_cpu(void *buffers[], void *cl_arg)
 	tide_block_arg A;
 	int nh;
 	tide_motion_ids M;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M, 0);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);

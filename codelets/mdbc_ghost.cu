@@ -228,7 +228,7 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 	tide_block_arg A;
 	int nh;
 	tide_motion_ids M;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &M, 0);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;

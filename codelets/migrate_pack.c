@@ -18,7 +18,7 @@ static void migrate_pack_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_block_arg A;
-	starpu_codelet_unpack_args(cl_arg, &P, &A);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, 0);
 	struct tide_block_iface *bi = TIDE_BLOCK_IFACE(buffers[0]);
 	int slot[6];
 	int nface = tide_face_slots(&P.grid, &A, slot);

@@ -41,7 +41,7 @@ static void migrate_unpack_cpu(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	tide_unpack_arg U;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &U);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &U, 0);
 	struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[0]);
 	int filter = tide_split_axes(A.split) > 1;
 	for (int s = 0; s < U.nsrc; s++) {

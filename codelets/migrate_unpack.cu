@@ -65,7 +65,7 @@ extern "C" void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	tide_unpack_arg U;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &U);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &U, 0);
 	cudaStream_t s = starpu_cuda_get_local_stream();
 	struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[0]);
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[1]);

@@ -13,7 +13,7 @@ static void sgrav_apply_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	int b;   /* the block's index among its rank's blocks */
-	starpu_codelet_unpack_args(cl_arg, &P, &b);
+	starpu_codelet_unpack_args(cl_arg, &P, &b, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const bh_acc *g = (const bh_acc *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const uint32_t *offs = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[2]);

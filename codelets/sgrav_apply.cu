@@ -41,7 +41,7 @@ extern "C" void tide_sgrav_apply_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	int b;
-	starpu_codelet_unpack_args(cl_arg, &P, &b);
+	starpu_codelet_unpack_args(cl_arg, &P, &b, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
 	const bh_acc *g = (const bh_acc *)STARPU_VECTOR_GET_PTR(buffers[1]);

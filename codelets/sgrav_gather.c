@@ -14,7 +14,7 @@
 static void sgrav_gather_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sgrav_gather_arg A;
-	starpu_codelet_unpack_args(cl_arg, &A);
+	starpu_codelet_unpack_args(cl_arg, &A, 0);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float *vel = (float *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t *offs = (uint32_t *)STARPU_VECTOR_GET_PTR(buffers[2]);

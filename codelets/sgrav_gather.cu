@@ -40,7 +40,7 @@ __global__ static void pad_kernel(uint32_t k0, uint32_t n, int nblocks, bh_body 
 extern "C" void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sgrav_gather_arg A;
-	starpu_codelet_unpack_args(cl_arg, &A);
+	starpu_codelet_unpack_args(cl_arg, &A, 0);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float *vel = (float *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t *offs = (uint32_t *)STARPU_VECTOR_GET_PTR(buffers[2]);

@@ -20,7 +20,7 @@ __global__ static void unsort_kernel(const float *vel, const bh_acc *a, uint32_t
 extern "C" void tide_sgrav_unsort_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sgrav_unsort_arg A;
-	starpu_codelet_unpack_args(cl_arg, &A);
+	starpu_codelet_unpack_args(cl_arg, &A, 0);
 	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	bh_acc *out = (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t n = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]);

@@ -17,7 +17,7 @@ static void sink_accrete_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_sink_set S;
-	starpu_codelet_unpack_args(cl_arg, &P, &S);
+	starpu_codelet_unpack_args(cl_arg, &P, &S, 0);
 	struct tide_block_iface *bi = TIDE_BLOCK_IFACE(buffers[0]);
 	tide_block_view v = tide_block_view_of(bi);
 	tide_sink_accrete_rec *R = (tide_sink_accrete_rec *)STARPU_VARIABLE_GET_PTR(buffers[2]);

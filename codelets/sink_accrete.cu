@@ -79,7 +79,7 @@ extern "C" void tide_sink_accrete_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_sink_set S;
-	starpu_codelet_unpack_args(cl_arg, &P, &S);
+	starpu_codelet_unpack_args(cl_arg, &P, &S, 0);
 	struct tide_block_iface *bi = TIDE_BLOCK_IFACE(buffers[0]);
 	tide_block_view v = tide_block_view_of(bi);
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[1]);

@@ -15,7 +15,7 @@ static void sink_gravity_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
 	tide_sink_set S;
-	starpu_codelet_unpack_args(cl_arg, &P, &S);
+	starpu_codelet_unpack_args(cl_arg, &P, &S, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	tide_sink_force *F = (tide_sink_force *)STARPU_VARIABLE_GET_PTR(buffers[1]);
 	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[2]);

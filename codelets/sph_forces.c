@@ -380,7 +380,7 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	int nh, part;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &part);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &part, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	tide_step_reduce *red = (tide_step_reduce *)STARPU_VARIABLE_GET_PTR(buffers[2]);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
@@ -499,7 +499,7 @@ static size_t sph_forces_size(struct starpu_task *task, unsigned nimpl)
 	tide_sph_params P;
 	tide_block_arg A;
 	int nh, part;
-	starpu_codelet_unpack_args(task->cl_arg, &P, &A, &nh, &part);
+	starpu_codelet_unpack_args(task->cl_arg, &P, &A, &nh, &part, 0);
 	if (part == TIDE_CELLS_ALL) return n;
 	tide_block_arg I = tide_box_interior(&P.grid, &A, TIDE_FORCES_REACH);
 	double share = (double)tide_part_ncell(part, &A, &I) / (double)tide_box_ncell(&A);

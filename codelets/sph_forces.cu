@@ -434,7 +434,7 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	tide_block_arg A;
 	int nh;
 	tide_cell_sel S;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &S.part);
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &nh, &S.part, 0);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	STARPU_ASSERT(S.part != TIDE_CELLS_INTERIOR || nh == 0);
 	S.I = tide_box_interior(&P.grid, &A, TIDE_FORCES_REACH);

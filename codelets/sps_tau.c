@@ -13,7 +13,7 @@
 static void sps_tau_cpu(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
-	starpu_codelet_unpack_args(cl_arg, &P);
+	starpu_codelet_unpack_args(cl_arg, &P, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	float *tau[6] = TIDE_SPS_TAU_PTRS(v), *grad[6] = TIDE_SPS_GRAD_PTRS(v);
 	for (uint32_t i = 0; i < v.count; i++) {

@@ -23,7 +23,7 @@ __global__ static void sps_tau_kernel(float smag, float blin, tide_block_view v)
 extern "C" void tide_sps_tau_cuda(void *buffers[], void *cl_arg)
 {
 	tide_sph_params P;
-	starpu_codelet_unpack_args(cl_arg, &P);
+	starpu_codelet_unpack_args(cl_arg, &P, 0);
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	if (v.count == 0) return;
 	sps_tau_kernel<<<tide_blocks_for(v.count, 256), 256, 0, starpu_cuda_get_local_stream()>>>(

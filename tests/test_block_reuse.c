@@ -18,7 +18,7 @@
 static void set_count_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
-	starpu_codelet_unpack_args(cl_arg, &n);
+	starpu_codelet_unpack_args(cl_arg, &n, 0);
 	TIDE_BLOCK_IFACE(buffers[0])->count = n;
 }
 

@@ -83,7 +83,7 @@ typedef struct bh_essential_io {
 static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 {
 	bh_essential_io io;
-	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2, &io.P);
+	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2, &io.P, 0);
 	io.body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	io.cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	io.mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);

@@ -39,7 +39,10 @@ static inline void tide_gas_task_layers(tide_gas_task *t, void *buffers[], int f
 static inline void tide_gas_task_of(void *buffers[], void *cl_arg, int first_halo, tide_gas_task *t)
 {
 	int nh;
-	starpu_codelet_unpack_args(cl_arg, &t->P, &t->A, &nh);
+	/* the 0 ends the pointers: a force task carries one more value (sph_forces' cell part,
+	 * tasks/sph_step.c submit_forces), which StarPU would otherwise write through a garbage
+	 * pointer (tests/test_unpack_args.sh) */
+	starpu_codelet_unpack_args(cl_arg, &t->P, &t->A, &nh, 0);
 	STARPU_ASSERT(nh >= 0 && nh <= TIDE_MAX_NEIGHBOURS);
 	t->v = tide_block_view_of(buffers[0]);
 	t->start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
