@@ -51,7 +51,7 @@ static void run_sort(const tide_sph_params *P, tide_block_arg A, void *mem, uint
 	starpu_data_handle_t B, C, S;
 	tide_block_register(&B, STARPU_MAIN_RAM, mem, cap, n);
 	starpu_vector_data_register(&C, STARPU_MAIN_RAM, (uintptr_t)start, ncell + 1, sizeof(uint32_t));
-	starpu_vector_data_register(&S, -1, 0, tide_sort_scratch_bytes(cap), 1);
+	starpu_vector_data_register(&S, -1, 0, tide_sort_scratch_bytes(cap, 0), 1);
 	struct starpu_codelet cl = tide_cell_sort_cl;
 	tide_codelet_restrict(&cl, where == STARPU_CPU_WORKER ? TIDE_WHERE_CPU : TIDE_WHERE_CUDA);
 	int ret = starpu_task_insert(&cl, STARPU_RW, B, STARPU_W, C, STARPU_SCRATCH, S,
