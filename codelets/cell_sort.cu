@@ -91,11 +91,14 @@ __global__ static void gather_pairs_kernel(uint32_t *dst, const uint32_t *src, c
 	dst[2 * (size_t)i + 1] = src[p + 1];
 }
 
-/* Reorders the fields of a block by perm, through tmp (8 bytes per particle, 4-byte aligned),
- * except the work space (tide_block_field_is_work) and the cell key, which cell_sort wrote. */
+/* Reorders the fields of a block by perm, through tmp (8 bytes per unit of capacity, 4-byte
+ * aligned), except the work space (tide_block_field_is_work) and the cell key, which cell_sort
+ * wrote.  tmp moves up to an 8-byte boundary where there is room (count < cap), so that doubles
+ * move whole; else as pairs of words. */
 static void gather_block(tide_block_view &v, const uint32_t *perm, void *tmp, uint32_t n,
                          cudaStream_t s)
 {
+	if (((uintptr_t)tmp & 7u) && n < v.cap) tmp = (char *)tmp + 4;
 	int aligned = ((uintptr_t)tmp & 7u) == 0;
 	for (int f = 0; f < tide_block_nfields(); f++) {
 		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue;
