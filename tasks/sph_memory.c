@@ -6,7 +6,9 @@
 // hang in its first step.  So before the first step the data of this rank's largest task is
 // compared with each GPU's memory, and everything main memory will have to hold with what is
 // left there.  (The particle-block interface also gives up on a failing allocation after a
-// while: interfaces/block_interface.c.)
+// while: interfaces/block_interface.c.)  The same formulas give the bytes a memory node should
+// hold (tide_sim_node_bytes: tide run's log and run summary, bench/sph_ladder.sh; the test
+// memory_accounting compares them with StarPU's count).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
