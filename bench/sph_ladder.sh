@@ -88,7 +88,7 @@ fi
 max_particles=$($PY -c "import sys; print(int(float(sys.argv[1])))" "$max_particles")
 
 csv="$out/sph_ladder.csv"
-echo "particles,dp_m,steps,time_per_step_ms,particle_steps_per_s,peak_device_bytes,bytes_per_particle,ncpu,ncuda,sched,host,candidates_per_particle,neighbours_per_particle,pair_interactions_per_s" > "$csv"
+echo "particles,dp_m,steps,time_per_step_ms,particle_steps_per_s,peak_device_bytes,bytes_per_particle,expected_bytes_per_particle,ncpu,ncuda,sched,host,candidates_per_particle,neighbours_per_particle,pair_interactions_per_s" > "$csv"
 host=$(hostname -s 2>/dev/null || hostname)
 nrows=0
 IFS=, read -r -a target_list <<< "$targets"
@@ -105,7 +105,7 @@ for target in "${target_list[@]}"; do
 		log "target $target: dp = $dp m (about $pred particles), one run of $steps steps"
 		rb="$out/runs/$label"
 		if ! tide_run "$rb" "$dp" "$steps" --pair-stats; then warn "run failed (see $rb/log.txt); stopping the ladder"; break; fi
-		read -r nf nb sb tps_s pd ncpu ncuda sched < <(field "$rb" n_fluid n_bound steps time_per_step peak_device ncpu_workers ncuda_workers sched)
+		read -r nf nb sb tps_s pd ed ncpu ncuda sched < <(field "$rb" n_fluid n_bound steps time_per_step peak_device expected_device ncpu_workers ncuda_workers sched)
 		tps_ms=$($PY -c "import sys; print(f'{float(sys.argv[1])*1e3:.4g}')" "$tps_s")
 		nsteps=$sb
 	else
@@ -115,7 +115,7 @@ for target in "${target_list[@]}"; do
 		if ! tide_run "$ra" "$dp" "$warmup"; then warn "run failed (see $ra/log.txt); stopping the ladder"; break; fi
 		if ! tide_run "$rb" "$dp" "$((warmup + steps))" --pair-stats; then warn "run failed (see $rb/log.txt); stopping the ladder"; break; fi
 		read -r sa wa < <(field "$ra" steps wall)
-		read -r nf nb sb wb pd ncpu ncuda sched < <(field "$rb" n_fluid n_bound steps wall peak_device ncpu_workers ncuda_workers sched)
+		read -r nf nb sb wb pd ed ncpu ncuda sched < <(field "$rb" n_fluid n_bound steps wall peak_device expected_device ncpu_workers ncuda_workers sched)
 		[ "$sb" -gt "$sa" ] || { warn "the longer run did only $sb steps (the shorter $sa); stopping"; break; }
 		nsteps=$((sb - sa))
 		tps_ms=$($PY -c "import sys; a,b,n=map(float,sys.argv[1:]); print(f'{(b-a)/n*1e3:.4g}')" "$wa" "$wb" "$nsteps")
@@ -131,13 +131,17 @@ for target in "${target_list[@]}"; do
 			warn "the difference, $tps_ms ms/step, is more than 10 % off the longer run's own later steps, $($PY -c "import sys; print(f'{1e3 * float(sys.argv[1]):.4g}')" "$own") ms"
 	fi
 	np=$((nf + nb))
-	read -r pss bpp < <($PY -c "
+	# the GPU's bytes per particle: StarPU's peak, and what tide expects from its allocation
+	# formulas (run.log says where they go: bench/results/cpu-2core/gpu_memory.md)
+	read -r pss bpp ebpp < <($PY -c "
 import sys
-n, t, pd, ncuda = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+n, t, pd, ed, ncuda = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 pss = n / (t * 1e-3) if t > 0 else 0
-bpp = f'{pd / n:.1f}' if ncuda > 0 and pd > 0 else ''
-print(f'{pss:.4g}', bpp if bpp else '-')" "$np" "$tps_ms" "$pd" "$ncuda")
+bpp = f'{pd / n:.1f}' if ncuda > 0 and pd > 0 else '-'
+ebpp = f'{ed / n:.1f}' if ncuda > 0 and ed > 0 else '-'
+print(f'{pss:.4g}', bpp, ebpp)" "$np" "$tps_ms" "$pd" "${ed:-0}" "$ncuda")
 	[ "$bpp" = "-" ] && bpp=""
+	[ "$ebpp" = "-" ] && ebpp=""
 	# the neighbour search of the longer run's last state (tide run --pair-stats): candidates
 	# tested and neighbours found per particle, and the pairs evaluated per second (each force
 	# pass of the step evaluates particles x neighbours of them)
@@ -150,9 +154,9 @@ except (OSError, StopIteration):
 c, b, k = (float(r[f]) for f in ('candidates_per_particle[-]', 'neighbours_per_particle[-]', 'force_passes_per_step[-]'))
 n, t = float(sys.argv[2]), float(sys.argv[3])
 print(f'{c:.1f} {b:.1f} {n * b * k / (t * 1e-3):.4g}' if t > 0 else f'{c:.1f} {b:.1f} -')" "$rb" "$np" "$tps_ms")
-	echo "$np,$dp,$nsteps,$tps_ms,$pss,$pd,$bpp,$ncpu,$ncuda,$sched,$host,${cand#-},${nbr#-},${pairs#-}" >> "$csv"
+	echo "$np,$dp,$nsteps,$tps_ms,$pss,$pd,$bpp,$ebpp,$ncpu,$ncuda,$sched,$host,${cand#-},${nbr#-},${pairs#-}" >> "$csv"
 	nrows=$((nrows + 1))
-	log "  $np particles: $tps_ms ms/step, $pss particle-steps/s${bpp:+, $bpp B/particle on the GPU}"
+	log "  $np particles: $tps_ms ms/step, $pss particle-steps/s${bpp:+, $bpp B/particle on the GPU}${ebpp:+ ($ebpp expected)}"
 	[ "$cand" = - ] || log "  $cand candidates tested and $nbr neighbours found per particle: $pairs pair interactions/s"
 	[ "$keep_runs" = 1 ] || rm -f "$out"/runs/"$label"*/particles_*.vtp
 done

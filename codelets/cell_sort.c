@@ -10,14 +10,16 @@
 #include "tide/sph_params.h"
 #include "tide/codelet_decl.h"
 
-/* Scratch layout shared with the CUDA version: one field's worth of gather space (8 bytes per
- * particle), then CUB's temporary storage.  The keys and indices (A/B) live in the block's work
- * space (block.h).  halo_pack, migrate_pack and migrate_unpack use the same scratch. */
-size_t tide_sort_scratch_bytes(size_t cap)
+/* The scratch of the sort-based codelets (codelets.h).  The CPU halves use none of it: cell_sort
+ * keeps its keys, indices and gather space in the block's work space (block.h). */
+size_t tide_sort_scratch_bytes(size_t cap, size_t list)
 {
-	size_t b = cap * sizeof(double) + 256;
+	size_t b = 512;
 #ifdef TIDE_USE_CUDA
-	if (starpu_cuda_worker_get_count() > 0) b += tide_cuda_sort_temp_bytes(cap);
+	if (starpu_cuda_worker_get_count() > 0)
+		b = tide_cuda_scratch_bytes(cap, list);
+#else
+	(void)cap; (void)list;
 #endif
 	return b;
 }
@@ -49,6 +51,8 @@ static void build_starts(const uint32_t *key, uint32_t n, uint32_t *start, uint3
 	while (c <= ncell) start[c++] = n;
 }
 
+/* Reorders every field but the work space and the key by perm, through tmp: the gather space
+ * (block.h), 4-byte aligned only, so 8-byte values move by memcpy. */
 static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
 {
 	for (int f = 0; f < tide_block_nfields(); f++) {
@@ -57,9 +61,8 @@ static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
 		tide_block_field(f, &elem, &off);
 		char *field = (char *)v->x + off * v->cap;
 		if (elem == 8) {
-			const double *s = (const double *)field;
-			double *d = tmp;
-			for (uint32_t i = 0; i < v->count; i++) d[i] = s[perm[i]];
+			char *d = tmp;
+			for (uint32_t i = 0; i < v->count; i++) memcpy(d + 8 * (size_t)i, field + 8 * (size_t)perm[i], 8);
 		} else {
 			const uint32_t *s = (const uint32_t *)field;
 			uint32_t *d = tmp;
@@ -77,22 +80,21 @@ static void cell_sort_cpu(void *buffers[], void *cl_arg)
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	uint32_t *start = (uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
-	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[2]);
-	uint32_t n = v.count, cap = v.cap;
+	uint32_t n = v.count;
 	/* keys and indices in the block's work space (block.h), which the gather does not move */
-	uint32_t *ka = (uint32_t *)v.ax, *kb = ka + cap, *ia = kb + cap, *ib = ia + cap;
-	void *tmp = scr;
+	tide_sort_space w = tide_block_sort_space(&v);
 	STARPU_ASSERT(ncell == tide_box_ncell(&A));
 
 	for (uint32_t i = 0; i < n; i++) {
-		ka[i] = tide_local_key(&P.grid, v.x[i], v.y[i], v.z[i], &A);
-		ia[i] = i;
+		w.ka[i] = tide_local_key(&P.grid, v.x[i], v.y[i], v.z[i], &A);
+		w.ia[i] = i;
 	}
-	uint32_t *k = ka, *kt = kb, *ix = ia, *ixt = ib;
+	uint32_t *k = w.ka, *kt = w.kb, *ix = w.ia, *ixt = w.ib;
 	radix_sort(n, tide_key_bits(ncell), &k, &kt, &ix, &ixt);
-	gather_fields(&v, ix, tmp);
+	/* the keys first: then both key arrays are free for the gather (ix is in ia or ib) */
 	for (uint32_t i = 0; i < n; i++) v.key[i] = tide_box_key(&P.grid, &A, k[i]);
 	build_starts(k, n, start, ncell);
+	gather_fields(&v, ix, w.gather);
 }
 
 TIDE_CODELET(cell_sort, cell_sort_cpu, tide_cell_sort_cuda, 3, STARPU_RW, STARPU_W, STARPU_SCRATCH);

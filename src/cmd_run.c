@@ -77,6 +77,31 @@ static void note_stall(void *arg, long step, double t, const char *status)
 }
 
 /* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
+/* The bytes a GPU holding all of this rank's SPH data should show (tasks/sph_memory.c): one
+ * scratch per CUDA worker of the device.  0 without CUDA workers. */
+static int device_bytes_expected(const tide_sim *sim, tide_node_bytes *e)
+{
+	unsigned ncuda = starpu_cuda_worker_get_count(), ndev = 0;
+	for (unsigned n = 0; n < starpu_memory_nodes_get_count(); n++)
+		ndev += starpu_node_get_kind(n) == STARPU_CUDA_RAM;
+	if (!ncuda || !ndev) return 0;
+	tide_sim_node_bytes(sim, (int)((ncuda + ndev - 1) / ndev), tide_suballocator_on(), e);
+	return 1;
+}
+
+/* run.log: where the GPU's bytes go, expected (the bench ladder compares them with StarPU's
+ * peak: bench/results/cpu-2core/gpu_memory.md). */
+static void log_device_bytes(const tide_sim *sim, double n)
+{
+	tide_node_bytes e;
+	if (!device_bytes_expected(sim, &e) || n <= 0) return;
+	tide_info("GPU memory expected for one GPU: %.1f MiB, %.1f B/particle: blocks %.1f, cell "
+	          "tables %.2f, halo and migrant buffers %.2f, sort scratch %.2f, StarPU's "
+	          "suballocator chunks %.2f (32 MiB each, holding every allocation <= 4 MiB)\n",
+	          e.total / 1048576.0, e.total / n, e.blocks / n, e.cells / n, e.halos / n,
+	          e.scratch / n, e.chunks / n);
+}
+
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
                     tide_run_stats *st, int *signo)
 {
@@ -200,6 +225,8 @@ static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_ou
 	st->particle_steps_per_s = step_time > 0 ? (double)n0 * steps / step_time : 0;
 	unsigned long long d = tide_device_bytes_used();
 	st->peak_device_bytes = d > peak_dev ? d : peak_dev;
+	tide_node_bytes e;
+	if (device_bytes_expected(sim, &e)) st->expected_device_bytes = (size_t)e.total;
 	return ret;
 }
 
@@ -403,6 +430,7 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		tide_sim_free(&sim);
 		return fail_rank(rt);
 	}
+	if (rt->rank == 0) log_device_bytes(&sim, (double)(st.n_fluid + st.n_bound + st.n_nbody));
 	out.next_out = c.t_out;
 	if (!o->restart && t_file != 0) { /* a file's particles go on from its time */
 		sim.t = t_file;

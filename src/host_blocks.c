@@ -75,7 +75,9 @@ double tide_host_run_bytes(double n, int nblocks, int size, int rank, int worker
 	                          : tide_sim_block_cap(cnt, nblocks, cnt, 0);
 	double mine = ceil((double)nblocks / (size > 0 ? size : 1)) * cap * bpp;
 	double setup = nblocks == 1 ? mine : n * bpp + mine;
-	double run = mine + (double)(workers > 0 ? workers : 0) * (double)tide_sort_scratch_bytes((size_t)cap) +
+	/* the scratch's index lists: at most a block's capacity, none for one block */
+	double scratch = (double)tide_sort_scratch_bytes((size_t)cap, nblocks > 1 ? (size_t)cap : 0);
+	double run = mine + (double)(workers > 0 ? workers : 0) * scratch +
 	             (output && rank == 0 ? n * bpp : 0);
 	return setup > run ? setup : run;
 }

@@ -16,7 +16,8 @@ int tide_host_block_from_set(const tide_particle_set *s, void **mem, tide_block_
  * `size` ranks with `workers` CPU workers running SPH tasks (0 when GPUs run them alone: their
  * sort scratch is on the GPU), the larger of its two peaks: the set-up (the
  * particles built whole on every rank, then this rank's blocks with their room to grow; one
- * block is the built one itself) and the run (its blocks, a sort scratch per CPU worker, and on
+ * block is the built one itself) and the run (its blocks, a sort scratch per CPU worker: small,
+ * its CUDA size where GPUs are used too, tide_sort_scratch_bytes, and on
  * rank 0 with output all particles gathered for the files).  Cell tables and halos are small
  * and left out; tide_sim_check_memory checks them before the first step. */
 double tide_host_run_bytes(double n, int nblocks, int size, int rank, int workers, int output);

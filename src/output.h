@@ -186,6 +186,9 @@ typedef struct tide_run_stats {
 	long steps;
 	double t_sim, wall_s, time_per_step_s, particle_steps_per_s;
 	size_t peak_host_bytes, peak_device_bytes;
+	/* the device bytes expected from the allocation formulas when one GPU holds this rank's
+	 * data (tide_sim_node_bytes; beside peak_device for the bench ladder); 0 without GPUs */
+	size_t expected_device_bytes;
 	int nranks, ncpu_workers, ncuda_workers;
 	char sched[32];
 	int n_outputs;

@@ -39,6 +39,7 @@ static const field fields[] = {
 	FIELD(particle_steps_per_s, "particle_steps_per_s[1/s]", F_DBL),
 	FIELD(peak_host_bytes, "peak_host[B]", F_SIZE),
 	FIELD(peak_device_bytes, "peak_device[B]", F_SIZE),
+	FIELD(expected_device_bytes, "expected_device[B]", F_SIZE),
 	FIELD(nranks, "nranks[-]", F_INT),
 	FIELD(ncpu_workers, "ncpu_workers[-]", F_INT),
 	FIELD(ncuda_workers, "ncuda_workers[-]", F_INT),

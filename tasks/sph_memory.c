@@ -6,38 +6,96 @@
 // hang in its first step.  So before the first step the data of this rank's largest task is
 // compared with each GPU's memory, and everything main memory will have to hold with what is
 // left there.  (The particle-block interface also gives up on a failing allocation after a
-// while: interfaces/block_interface.c.)
+// while: interfaces/block_interface.c.)  The same formulas give the bytes a memory node should
+// hold (tide_sim_node_bytes: tide run's log and run summary, bench/sph_ladder.sh; the test
+// memory_accounting compares them with StarPU's count).
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <starpu.h>
 #include "tide/codelets.h"
 #include "tide/sph_sim.h"
 
 #define MIB (1024.0 * 1024.0)
 
+/* What StarPU allocates for one block (the formulas of the allocations: block_interface.c's
+ * block_bytes, the vectors registered in sph_setup.c).  An edge (halo) or migrant buffer holds
+ * every field, whatever its mask: halo_cap particles of the run's bytes per particle. */
+static double block_bytes(const tide_sim_block *k) { return (double)k->cap * tide_block_bpp(); }
+static double halo_bytes(const tide_sim *sim) { return (double)sim->halo_cap * tide_block_bpp(); }
+/* the cell table, and the gas scheme's reach map (a float per cell, gas_forces) */
+static double cell_table_bytes(const tide_sim_block *k) { return 4.0 * ((double)tide_box_ncell(&k->range) + 1); }
+static double reach_bytes(const tide_sim_block *k) { return k->R ? 4.0 * (double)tide_box_ncell(&k->range) : 0; }
+
+/* StarPU 1.4's suballocator (src/datawizard/malloc.c): on a GPU (and for pinned main memory)
+ * every allocation of at most 4 MiB is a run of 16 KiB blocks inside chunks of 32 MiB, which
+ * count whole in starpu_memory_get_used; STARPU_SUBALLOCATOR=0 turns it off. */
+#define SUB_CHUNK (32.0 * MIB)
+#define SUB_MAX (4.0 * MIB)
+#define SUB_BLOCK (16.0 * 1024.0)
+
+typedef struct alloc_sum {
+	int suballoc;
+	double direct, small; /* allocations above SUB_MAX, and the others in whole blocks */
+} alloc_sum;
+
+static void add_alloc(alloc_sum *a, double bytes, double times, double *into)
+{
+	if (bytes <= 0 || times <= 0) return;
+	*into += bytes * times;
+	if (a->suballoc && bytes <= SUB_MAX) a->small += ceil(bytes / SUB_BLOCK) * SUB_BLOCK * times;
+	else a->direct += bytes * times;
+}
+
+int tide_suballocator_on(void)
+{
+	const char *e = getenv("STARPU_SUBALLOCATOR");
+	return !(e && *e && atoi(e) == 0);
+}
+
+void tide_sim_node_bytes(const tide_sim *sim, int copies, int suballoc, tide_node_bytes *nb)
+{
+	memset(nb, 0, sizeof *nb);
+	alloc_sum a = {.suballoc = suballoc};
+	double halo = halo_bytes(sim);
+	for (int b = 0; b < sim->nblocks; b++) {
+		const tide_sim_block *k = &sim->blk[b];
+		if (k->owner != sim->rank) continue;
+		add_alloc(&a, block_bytes(k), 1, &nb->blocks);
+		add_alloc(&a, cell_table_bytes(k), 1, &nb->cells);
+		add_alloc(&a, reach_bytes(k), 1, &nb->cells);
+		/* its edge and migrant buffers, and those its neighbours on other ranks send it */
+		add_alloc(&a, halo, 2.0 * k->nface, &nb->halos);
+		for (int j = 0; j < k->nnb; j++)
+			if (sim->blk[k->nb[j]].owner != sim->rank) add_alloc(&a, halo, 2, &nb->halos);
+	}
+	add_alloc(&a, (double)sim->scratch_bytes, copies, &nb->scratch);
+	/* the step records (reductions: a copy per stage, and one a worker reduces into) */
+	add_alloc(&a, sizeof(tide_step_reduce), 4, &nb->records);
+	nb->chunks = a.small > 0 ? ceil(a.small / SUB_CHUNK) * SUB_CHUNK : 0;
+	nb->total = a.direct + nb->chunks;
+}
+
 int tide_sim_check_memory(const tide_sim *sim)
 {
 	if (getenv("TIDE_TEST_SKIP_MEMORY_CHECK")) return 0; /* lets a test reach the allocator */
-	uint32_t maxcap = 1;
-	for (int b = 0; b < sim->nblocks; b++)
-		if (sim->blk[b].cap > maxcap) maxcap = sim->blk[b].cap;
-	double halo = (double)sim->halo_cap * tide_block_bpp();
-	double scratch = (double)tide_sort_scratch_bytes(maxcap);
+	double halo = halo_bytes(sim);
+	double scratch = (double)sim->scratch_bytes;
 	double task_max = 0, lazy_ram = 0;
 	int worst = -1, owned = 0;
 	for (int b = 0; b < sim->nblocks; b++) {
 		const tide_sim_block *k = &sim->blk[b];
 		if (k->owner != sim->rank) continue;
 		owned++;
-		/* the cell table, and the gas scheme's reach map (a float per cell, gas_forces) */
-		double cells = 4.0 * ((double)tide_box_ncell(&k->range) + 1) * (k->R ? 2 : 1);
+		double cells = cell_table_bytes(k) + reach_bytes(k);
 		/* a task reads or writes at most the block, its cell table, the edge (halo) buffers of
 		 * its neighbours or its own migrant buffers, and the sort scratch */
 		int nbuf = k->nnb > k->nface ? k->nnb : k->nface;
 		/* the gas scheme's halo_pack: its edge buffers and the neighbours' migrant buffers,
 		 * whose records it reads (gas_halo.h) */
 		if (sim->P.grid.halo_block) nbuf = k->nnb + k->nface;
-		double task = (double)k->cap * tide_block_bpp() + cells + nbuf * halo + scratch;
+		double task = block_bytes(k) + cells + nbuf * halo + scratch;
 		if (task > task_max) { task_max = task; worst = b; }
 		/* the block itself is in main memory already; its edge and migrant buffers are not,
 		 * nor those its neighbours on other ranks send it */

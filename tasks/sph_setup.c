@@ -344,6 +344,24 @@ static uint32_t *sparse_needs(const tide_sim *sim)
 	return need;
 }
 
+/* The index lists the scratch must hold (tide_sort_scratch_bytes): halo_pack selects the
+ * particles of a side face (faces 2..5) into a list of the block's capacity, migrate_unpack
+ * those of a migrant buffer a block of a 2-D or 3-D split accepts into one of the buffer's; one
+ * block alone, or slabs, need none. */
+size_t tide_sim_scratch_list(const tide_sim *sim, size_t maxcap)
+{
+	size_t list = 0;
+	for (int b = 0; b < sim->nblocks; b++) {
+		const tide_sim_block *k = &sim->blk[b];
+		int slot[6];
+		tide_face_slots(&sim->P.grid, &k->range, slot);
+		for (int f = 2; f < 6; f++)
+			if (slot[f] >= 0 && maxcap > list) list = maxcap;
+		if (tide_split_axes(k->range.split) > 1 && sim->halo_cap > list) list = sim->halo_cap;
+	}
+	return list;
+}
+
 static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_t *counts,
                         const uint32_t *caps, uint32_t halo_cap, void **adopt, const split_totals *tot,
                         const float *w, const int *owners)
@@ -531,10 +549,10 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		}
 	}
 	sim->mig_records = 0; /* the new migration buffers hold nothing yet (gas_halo.h) */
-	/* in 8-byte elements: StarPU's vector count is 32-bit, and the scratch of a block of a
-	 * billion particles is 8 GB (the codelets take NX * ELEMSIZE bytes) */
-	starpu_vector_data_register(&sim->scratch, -1, 0,
-	                            (uint32_t)((tide_sort_scratch_bytes(maxcap) + 7) / 8), 8);
+	/* in 8-byte elements: StarPU's vector count is 32-bit, and the scratch of blocks of a
+	 * billion particles with side faces is 4 GB (the codelets take NX * ELEMSIZE bytes) */
+	sim->scratch_bytes = (tide_sort_scratch_bytes(maxcap, tide_sim_scratch_list(sim, maxcap)) + 7) & ~(size_t)7;
+	starpu_vector_data_register(&sim->scratch, -1, 0, (uint32_t)(sim->scratch_bytes / 8), 8);
 	ret = 0;
 out:
 	free(need);

@@ -4,6 +4,7 @@
  * the number of boundary particles.  0, or -1 after the loader's message. */
 #ifndef TIDE_TEST_CASE_BLOCK_H
 #define TIDE_TEST_CASE_BLOCK_H
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tide/case.h"
@@ -30,6 +31,15 @@ static inline int test_case_block(const char *path, double dp, tide_case *c, voi
 {
 	if (tide_case_load(path, dp, c)) return -1;
 	return test_case_build_block(c, mem, all, nbound);
+}
+
+/* test_case_block of the shipped case ROOT/cases/NAME.yaml. */
+static inline int test_shipped_case_block(const char *root, const char *name, double dp, tide_case *c,
+                                          void **mem, tide_block_view *all, size_t *nbound)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/cases/%s.yaml", root, name);
+	return test_case_block(path, dp, c, mem, all, nbound);
 }
 
 /* A random point (rand()) inside block b's box, away from its faces by a tenth of its width. */

@@ -51,7 +51,7 @@ static void run_sort(const tide_sph_params *P, tide_block_arg A, void *mem, uint
 	starpu_data_handle_t B, C, S;
 	tide_block_register(&B, STARPU_MAIN_RAM, mem, cap, n);
 	starpu_vector_data_register(&C, STARPU_MAIN_RAM, (uintptr_t)start, ncell + 1, sizeof(uint32_t));
-	starpu_vector_data_register(&S, -1, 0, tide_sort_scratch_bytes(cap), 1);
+	starpu_vector_data_register(&S, -1, 0, tide_sort_scratch_bytes(cap, 0), 1);
 	struct starpu_codelet cl = tide_cell_sort_cl;
 	tide_codelet_restrict(&cl, where == STARPU_CPU_WORKER ? TIDE_WHERE_CPU : TIDE_WHERE_CUDA);
 	int ret = starpu_task_insert(&cl, STARPU_RW, B, STARPU_W, C, STARPU_SCRATCH, S,
@@ -86,6 +86,17 @@ static void check(const char *what, const tide_sph_params *P, tide_block_arg A,
 		uint32_t o = v->id[i];
 		if (o >= n || orig->x[o] != v->x[i] || orig->z[o] != v->z[i] || orig->rho[o] != v->rho[i])
 			bad_pos++;
+		/* ... every one of them, bit for bit (not the work space, nor the key it recomputes) */
+		for (int f = 0; f < TIDE_BLOCK_NFIELDS && o < n; f++) {
+			size_t elem, off;
+			if (tide_block_field_is_work(f) || f == TIDE_F_key) continue;
+			tide_block_field(f, &elem, &off);
+			if (memcmp((const char *)v->x + off * v->cap + elem * i,
+			           (const char *)orig->x + off * orig->cap + elem * o, elem)) {
+				bad_pos++;
+				break;
+			}
+		}
 		int c[3];
 		tide_cell_of(&P->grid, v->x[i], v->y[i], v->z[i], c);
 		if (tide_cell_key(&P->grid, c) != v->key[i]) bad_keys++;
@@ -108,14 +119,17 @@ static void check(const char *what, const tide_sph_params *P, tide_block_arg A,
 
 enum layout { RANDOM, ONE_CELL, ON_FACES };
 
-static void one_case(const char *what, uint32_t n, enum layout lay, int have_cuda)
+/* spare: the block's capacity beyond n.  The sort reorders the fields through the block's own
+ * work space (block.h, tide_sort_space), 8-byte aligned or not as the capacity is even or odd,
+ * and with or without room to move to an 8-byte boundary (spare 0): all four occur below. */
+static void one_case_cap(const char *what, uint32_t n, uint32_t spare, enum layout lay, int have_cuda)
 {
 	int nx = 24, ny = 7, nz = 13;
 	double cell = 0.04;
 	tide_sph_params P = make_params(nx, ny, nz, cell);
 	tide_block_arg A = {.l0 = 5, .l1 = 17, .lo1 = 0, .hi1 = ny, .lo2 = 0, .hi2 = nz, .split = 1};
 	uint32_t ncell = (uint32_t)(A.l1 - A.l0) * P.grid.plane;
-	uint32_t cap = n + 17;
+	uint32_t cap = n + spare > 0 ? n + spare : 1;
 	void *mem = tide_block_alloc_host(cap), *ref = malloc((size_t)cap * TIDE_BLOCK_BPP);
 	tide_block_view v = tide_block_view_make(mem, cap, n);
 	for (uint32_t i = 0; i < n; i++) {
@@ -153,8 +167,13 @@ static void one_case(const char *what, uint32_t n, enum layout lay, int have_cud
 		run_sort(&P, A, gmem, cap, n, gstart, ncell, STARPU_CUDA_WORKER);
 		tide_block_view g = tide_block_view_make(gmem, cap, n);
 		int diff = memcmp(start, gstart, sizeof(uint32_t) * (ncell + 1)) != 0;
-		for (uint32_t i = 0; i < n && !diff; i++)
-			diff = g.id[i] != v.id[i] || g.key[i] != v.key[i] || g.x[i] != v.x[i];
+		/* every field the sort moves, bit for bit (not the work space it sorts in) */
+		for (int f = 0; f < TIDE_BLOCK_NFIELDS && !diff; f++) {
+			size_t elem, off;
+			if (tide_block_field_is_work(f)) continue;
+			tide_block_field(f, &elem, &off);
+			diff = memcmp((char *)g.x + off * cap, (char *)v.x + off * cap, elem * n) != 0;
+		}
 		EXPECT(!diff, "%s: CUDA cell_sort differs from the CPU result", what);
 		tide_block_free_host(gmem, cap);
 		free(gstart);
@@ -162,6 +181,11 @@ static void one_case(const char *what, uint32_t n, enum layout lay, int have_cud
 	tide_block_free_host(mem, cap);
 	free(ref);
 	free(start);
+}
+
+static void one_case(const char *what, uint32_t n, enum layout lay, int have_cuda)
+{
+	one_case_cap(what, n, 17, lay, have_cuda);
 }
 
 int main(int argc, char **argv)
@@ -181,6 +205,10 @@ int main(int argc, char **argv)
 		snprintf(what, sizeof what, "random %u", sizes[k]);
 		one_case(what, sizes[k], RANDOM, have_cuda);
 	}
+	/* full blocks (no spare capacity), odd and even capacities; 4100 + 17 is odd too */
+	one_case_cap("full, odd capacity", 100001, 0, RANDOM, have_cuda);
+	one_case_cap("full, even capacity", 100000, 0, RANDOM, have_cuda);
+	one_case_cap("one spare, odd capacity", 4100, 1, RANDOM, have_cuda);
 	/* the GPU check of the foundation issue: TIDE_CELL_SORT_BIG=16000000 on the GPU node */
 	const char *big = getenv("TIDE_CELL_SORT_BIG");
 	if (big && atol(big) > 0) {

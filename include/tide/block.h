@@ -108,16 +108,30 @@ uint32_t tide_block_halo_fields(void);
 #define TIDE_BN_Z vz1
 
 /* Work space inside the block.  ax, ay, az and drho hold values only from sph_forces to
- * integrate; between integrate and the next step's sph_forces nothing reads them.  cell_sort and
- * migrate_pack, which run in that interval with the block in RW mode, use these four arrays
- * (contiguous, cap elements each: 4 * cap uint32 values) as their work space instead of a
- * scratch buffer of the same size, which saves about a fifth of the GPU memory.  Every copy of
- * particles between buffers on the GPU skips them (tide_block_field_is_work). */
+ * integrate; between integrate and the next step's sph_forces nothing reads them.  cell_sort,
+ * migrate_pack and sink_accrete, which run in that interval with the block in RW mode, use these
+ * four arrays (contiguous, cap elements each: 4 * cap uint32 values) as their work space instead
+ * of a scratch buffer of the same size, which saves about a fifth of the GPU memory.  Every copy
+ * of particles between buffers on the GPU skips them (tide_block_field_is_work). */
 #define TIDE_BLOCK_WORK_WORDS 4 /* uint32 values per unit of capacity */
 static inline int tide_block_field_is_work(int f)
 {
 	return f >= TIDE_F_ax && f <= TIDE_F_drho;
 }
+
+/* cell_sort's use of the work space (CPU and CUDA halves alike): the radix sort's keys in ka/kb
+ * and particle indices in ia/ib, double-buffered.  Once the sorted keys have been turned into
+ * the key field and the cell starts, only the permutation (in ia or ib) is still needed, so the
+ * two key arrays, 8 * cap contiguous bytes, take each field in turn while the fields are
+ * reordered (`gather`): no gather buffer of 8 bytes per particle in the scratch, 8 of the GPU's
+ * 95 bytes per particle before (bench/results/cpu-2core/gpu_memory.md).  gather is only 4-byte
+ * aligned (it starts 52 cap bytes into the block): 8-byte fields go through it as pairs of
+ * 4-byte words. */
+typedef struct tide_sort_space {
+	uint32_t *ka, *kb, *ia, *ib;
+	void *gather;
+} tide_sort_space;
+
 
 /* Pointers into one replica of a block. */
 typedef struct tide_block_view {
@@ -143,6 +157,15 @@ static inline tide_block_view tide_block_view_make(void *base, uint32_t cap, uin
 	TIDE_BLOCK_AUX_FIELDS(TIDE_X_SET)
 #undef TIDE_X_SET
 	return v;
+}
+
+/* cell_sort's arrays in the work space of view v (see tide_sort_space above). */
+static inline tide_sort_space tide_block_sort_space(const tide_block_view *v)
+{
+	uint32_t *w = (uint32_t *)v->ax;
+	size_t cap = v->cap;
+	tide_sort_space s = {w, w + cap, w + 2 * cap, w + 3 * cap, w};
+	return s;
 }
 
 /* Element size and offset (per unit of capacity) of field number f (base or aux), for

@@ -143,9 +143,14 @@ typedef struct tide_integrate_arg {
 	int stage;
 } tide_integrate_arg;
 
-/* Scratch bytes the sort-based codelets need for a block of `cap` particles on a CUDA device
- * (CUB's temporary storage included); 0 without CUDA support. */
-size_t tide_sort_scratch_bytes(size_t cap);
+/* Bytes of the scratch buffer (STARPU_SCRATCH: one per worker that runs them) of cell_sort,
+ * halo_pack, migrate_pack, migrate_unpack and sink_accrete for blocks of at most `cap` particles,
+ * with index lists of `list` entries: the largest block capacity where a block packs halos of
+ * side faces or reads migrants (a block with faces), else 0 (one block alone).  Their CPU halves
+ * use none of it (a token 512 bytes without CUDA workers); the CUDA halves CUB's temporary
+ * storage, counters and the index list: about 0.1 byte per particle plus 4 * list (cell_sort's
+ * keys, indices and gather space are in the block's work space, block.h). */
+size_t tide_sort_scratch_bytes(size_t cap, size_t list);
 
 #ifdef TIDE_USE_CUDA
 void tide_cell_sort_cuda(void *buffers[], void *cl_arg);
@@ -170,7 +175,7 @@ void tide_sink_region_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_pack_cuda(void *buffers[], void *cl_arg);
 void tide_migrate_unpack_cuda(void *buffers[], void *cl_arg);
 void tide_snap_copy_cuda(void *buffers[], void *cl_arg);
-size_t tide_cuda_sort_temp_bytes(size_t cap);
+size_t tide_cuda_scratch_bytes(size_t cap, size_t list);
 void tide_sgrav_gather_cuda(void *buffers[], void *cl_arg);
 void tide_sgrav_unsort_cuda(void *buffers[], void *cl_arg);
 void tide_sgrav_apply_cuda(void *buffers[], void *cl_arg);

@@ -53,23 +53,4 @@ __global__ void tide_gather_kernel(T *dst, const T *src, const uint32_t *perm, u
 	if (i < n) dst[i] = src[perm[i]];
 }
 
-/* Reorders the fields of a block by perm, through tmp (8 bytes per particle), except the work
- * space (tide_block_field_is_work) and the cell key, which cell_sort writes afterwards. */
-static inline void tide_gather_block(tide_block_view &v, const uint32_t *perm, void *tmp,
-                                     uint32_t n, cudaStream_t s)
-{
-	for (int f = 0; f < tide_block_nfields(); f++) {
-		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue;
-		size_t elem;
-		char *p = tide_field_ptr(v, f, &elem);
-		if (elem == 8)
-			tide_gather_kernel<double><<<tide_blocks_for(n, 256), 256, 0, s>>>(
-			        (double *)tmp, (const double *)p, perm, n);
-		else
-			tide_gather_kernel<uint32_t><<<tide_blocks_for(n, 256), 256, 0, s>>>(
-			        (uint32_t *)tmp, (const uint32_t *)p, perm, n);
-		TIDE_CUDA_CHECK(cudaMemcpyAsync(p, tmp, elem * n, cudaMemcpyDeviceToDevice, s));
-	}
-}
-
 #endif

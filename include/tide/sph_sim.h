@@ -46,7 +46,8 @@ typedef struct tide_sim {
 	int *cut[3];                               /* their cuts: cut[k][0 .. p[k]] */
 	tide_sim_block *blk;
 	uint32_t halo_cap;
-	starpu_data_handle_t scratch;              /* per-worker sort scratch */
+	starpu_data_handle_t scratch;              /* per-worker sort scratch ... */
+	size_t scratch_bytes;                      /* ... of this size (tide_sort_scratch_bytes) */
 	starpu_data_handle_t red, red2;            /* step reductions (red2: symplectic stage 2) */
 	tide_step_reduce red_host, red2_host;
 	/* Under MPI, stage s (0: red, 1: red2): rank r's tasks reduce into part[s][r], owned by r,
@@ -191,6 +192,27 @@ int tide_sim_setup_lattice(tide_sim *sim, const tide_case *c, const struct tide_
  * main memory still has to hold (tasks/sph_memory.c).  0, or -1 after one sentence saying what
  * does not fit and what to do. */
 int tide_sim_check_memory(const tide_sim *sim);
+/* The bytes StarPU allocates on a memory node that holds all of this rank's SPH data (one GPU
+ * per rank, the bench ladder's case), from the formulas the allocations use (tasks/
+ * sph_memory.c): copies scratch buffers (the workers there that run the sort-based codelets:
+ * one per GPU), suballoc whether StarPU's suballocator applies (a GPU, unless
+ * STARPU_SUBALLOCATOR=0: tide_suballocator_on).  total is what starpu_memory_get_used should
+ * show there after a step: the allocations above 4 MiB and the suballocator's 32 MiB chunks
+ * that hold the others; the other fields are the allocations themselves by kind. */
+typedef struct tide_node_bytes {
+	double blocks;  /* particle blocks: capacity x bytes per particle (84 for WCSPH) */
+	double cells;   /* cell tables (and the gas scheme's reach maps) */
+	double halos;   /* edge (halo) and migrant buffers, own and received */
+	double scratch; /* the sort scratch, copies of it */
+	double records; /* the step reductions */
+	double chunks;  /* the suballocator's chunks (holding every allocation <= 4 MiB) */
+	double total;
+} tide_node_bytes;
+void tide_sim_node_bytes(const tide_sim *sim, int copies, int suballoc, tide_node_bytes *nb);
+int tide_suballocator_on(void);
+/* The index lists of the sort scratch (tide_sort_scratch_bytes' list) for blocks of capacity up
+ * to maxcap (tasks/sph_setup.c). */
+size_t tide_sim_scratch_list(const tide_sim *sim, size_t maxcap);
 /* Submits one time step and waits for its reduction (dt, health).  Returns 0, -1 if the step
  * went unphysical (message printed; the particles are those after the bad step), or -2 if
  * on_reduce stopped the run (it printed why). */
