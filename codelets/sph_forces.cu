@@ -3,6 +3,10 @@
 // the CPU (tide_pair of sph_interact.h); the step reduction is combined per thread block in
 // shared memory and then with one atomic per field into the worker's private reduction copy.
 #include <cfloat>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
 #include <type_traits>
 #include "tide/cuda_util.cuh"
 
@@ -351,8 +355,13 @@ __device__ __forceinline__ static void rec_flush(const block_rec &r, tide_step_r
 	if (r.bad) atomicAdd(&red->nbad, r.bad);
 }
 
-template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN>
-__global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
+/* MINB: thread blocks per SM that the registers must allow, 16 (64 registers, 32 warps per SM:
+ * the default) or 14 (72 registers, 28 warps: TIDE_FORCES_REGS=72).  At 64 registers ptxas
+ * keeps one local load per tile in the loop (and up to 9 in the mDBC and Fourtakas instances);
+ * at 72 none in the DBC instances (bench/results/cpu-2core/gpu_kernel_sass.md).  Which is
+ * faster is the GPU's to say: TIDE_FORCES_REGS lets bench/sph_ladder.sh compare them. */
+template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN, int MINB = 16>
+__global__ static void __launch_bounds__(TILE, MINB)
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
                    halos H, tide_step_reduce *red, tide_cell_sel S)
 {
@@ -448,19 +457,33 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 #include "sph_forces_sps.cuh" /* laminar+sps: its own kernel */
 
 /* The cell kernel for kernel and diffusion kd = 3 (Wendland) + diffusion. */
-template <bool CONTACT, bool OWN>
+template <bool CONTACT, bool OWN, int MINB = 16>
 static void launch_cell(int kd, uint32_t ncell, cudaStream_t s, const tide_sph_params &P,
                         const tide_block_arg &A, const tide_block_view &v, const uint32_t *start,
                         const halos &H, tide_step_reduce *red, const tide_cell_sel &S)
 {
 	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red, S); };
 	switch (kd) {
-	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, CONTACT, OWN>); break;
-	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, CONTACT, OWN>); break;
-	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, CONTACT, OWN>); break;
-	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, CONTACT, OWN>); break;
-	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, CONTACT, OWN>); break;
-	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, CONTACT, OWN>); break;
+	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, CONTACT, OWN, MINB>); break;
+	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, CONTACT, OWN, MINB>); break;
+	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, CONTACT, OWN, MINB>); break;
+	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, CONTACT, OWN, MINB>); break;
+	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, CONTACT, OWN, MINB>); break;
+	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, CONTACT, OWN, MINB>); break;
+	}
+}
+
+/* TIDE_FORCES_REGS=64|72 (default 64): the registers of the force kernels without floating
+ * contact or mirrored walls (the others always have 64), read once. */
+static int forces_regs;
+static void forces_regs_choose(void)
+{
+	const char *e = getenv("TIDE_FORCES_REGS");
+	forces_regs = 64;
+	if (e && *e) {
+		if (!strcmp(e, "72")) forces_regs = 72;
+		else if (strcmp(e, "64"))
+			fprintf(stderr, "tide: warning: TIDE_FORCES_REGS=%s is not 64 or 72; 64 is used\n", e);
 	}
 }
 
@@ -503,7 +526,11 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
 	bool contact = P.nfloat && tide_contact_force(&P);   /* the contact force (tile_pass) */
 	bool own = tide_walls_mirrored(&P);   /* the walls' own velocities (tile_o) */
-	if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red, S);
+	static pthread_once_t regs_once = PTHREAD_ONCE_INIT;
+	pthread_once(&regs_once, forces_regs_choose);
+	if (!contact && !own && forces_regs == 72)
+		launch_cell<false, false, 14>(kd, ncell, s, P, A, v, start, H, red, S);
+	else if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red, S);
 	else if (!own) launch_cell<true, false>(kd, ncell, s, P, A, v, start, H, red, S);
 	else if (!contact) launch_cell<false, true>(kd, ncell, s, P, A, v, start, H, red, S);
 	else launch_cell<true, true>(kd, ncell, s, P, A, v, start, H, red, S);
