@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tools/device_boundaries.sh — the GPU side of issue 21 and the CUDA halves of the unit tests, in
 # one command on the GPU node (a tools/device_pack.sh package carried along; writes under $OUT):
-#  1. every *_cuda unit test (CUDA codelet = CPU codelet: cell_sort, sph_forces with periodic
+#  1. every *_cuda unit test (CUDA codelet = CPU codelet: cell_sort, memory_accounting (the
+#     expected device bytes = StarPU's count), sph_forces with periodic
 #     images and floating bodies under DBC and mDBC (the contact force), bh, gauge_tasks,
 #     mdbc (also ghosts across block faces, CUDA on 2..6 blocks against the CPU's 1 block,
 #     issue 22), sps: laminar+sps's force kernel (with a floating layer in contact under mDBC) and
@@ -34,7 +35,7 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 {
 if want tests; then
 step "CUDA halves of the unit tests"
-for x in cell_sort sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks gas_halos; do
+for x in cell_sort memory_accounting sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks gas_halos; do
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
 	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 done
