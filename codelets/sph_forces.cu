@@ -3,10 +3,6 @@
 // the CPU (tide_pair of sph_interact.h); the step reduction is combined per thread block in
 // shared memory and then with one atomic per field into the worker's private reduction copy.
 #include <cfloat>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <pthread.h>
 #include <type_traits>
 #include "tide/cuda_util.cuh"
 
@@ -41,9 +37,9 @@ __device__ static inline bool key_in_part(const tide_cell_sel &S, const tide_gri
  * A warp then works through a tile in two passes.  With cells of side 2h only about one
  * candidate in seven of the 27 cells lies inside the support, but the candidates of a tile are in
  * range of some lane almost every time, so a loop that tests and computes runs the whole pair
- * physics for every candidate on every lane.  The first pass only tests (six instructions a
- * candidate, the tile's positions read as broadcasts: near_mask) and keeps each lane's 64-bit
- * mask of the neighbours in range.  How many neighbours a lane has in one tile depends on where it sits in
+ * physics for every candidate on every lane.  The first pass only tests (a dozen instructions a
+ * candidate, the tile's positions read as broadcasts) and keeps each lane's 64-bit mask of the
+ * neighbours in range.  How many neighbours a lane has in one tile depends on where it sits in
  * its cell (a particle near the face toward the tile's cell has many, one at the far side few:
  * on a lattice the per-tile maxima over a warp add up to 2.6 times the 250 neighbours each
  * particle has), so the second pass shares the warp's pairs out evenly: the pairs of the tile are
@@ -52,16 +48,15 @@ __device__ static inline bool key_in_part(const tide_cell_sel &S, const tide_gri
  * added by its own lane afterwards in a fixed order (deterministic, no atomics). */
 #define TILE 64
 #define WARPS (TILE / 32)
-/* A fixed boundary particle meets fluid and floating particles only: the tile's mask of its
- * fixed boundary entries (`fixed`) is taken off its neighbours once per tile, no test of their
- * own.  (A particle's own entry stays in: a zero distance contributes nothing.) */
+/* A boundary particle's tile entry carries BOUND_R2 in w, which a boundary particle of the warp
+ * adds to the squared distance: boundary pairs fall out of the range test with no test of
+ * their own.  (A particle's own entry stays in: a zero distance contributes nothing.) */
+#define BOUND_R2 1e30f
 struct tile {
-	float4 p[TILE];  /* x, y, z relative to the cell's corner; w: x^2 + y^2 + z^2 (near_mask) */
+	float4 p[TILE];  /* x, y, z relative to the cell's corner; w: 0 fluid, BOUND_R2 boundary */
 	float4 v[TILE];  /* vx, vy, vz, rho */
-	float4 pc[TILE]; /* p / rho^2, speed of sound, 1 for a boundary particle (0 fluid), and for
-	                  * floating bodies (P.nfloat > 0) k + 1 for body k's particle, else 0 */
-	unsigned fixed[WARPS]; /* bit k of word k / 32: entry k is a fixed (not floating) boundary
-	                        * particle */
+	float2 pc[TILE]; /* p / rho^2, speed of sound */
+	float f[TILE];   /* floating bodies (P.nfloat > 0): k + 1 for body k's particle, else 0 */
 };
 /* The tile of the launches whose walls are mirrored (mDBC noslip/freeslip, tide_walls_mirrored):
  * each entry's own velocity too, which continuity and the contact read (sph_pair.h,
@@ -128,68 +123,32 @@ __device__ static inline void load_i(const wshare &W, int i, tide_pi &pi, float 
 	pi.p_over_rho2 = pc.x; pi.c = pc.y;
 }
 
-/* Tile entries [k0, k1) (k1 - k0 a multiple of 8, at most 32) near particle me, as the bits of a
- * word in reverse order: entry k1 - 1 at bit 0.  |me - q|^2 < R2 is written
- *     |q|^2 - 2 me.q < R2 - |me|^2 :   d = fma(ax, q.x, fma(ay, q.y, fma(az, q.z, |q|^2))) - t
- * with a = -2 me and t = R2 - |me|^2 the lane's, |q|^2 the tile's (p.w): three FFMAs and an FADD
- * where the difference form takes three FADDs, an FMUL and two FFMAs, and the sign bit of d is
- * shifted into the word by one funnel shift where setting bit j took a compare, a select and an
- * add.  The expansion rounds differently from the difference, so R2 has a margin (tile_pass)
- * and the pair pass tests r^2 < (2h)^2 itself: the pairs are those of the exact test. */
-__device__ static inline uint32_t near_bits(const tile &T, float ax, float ay, float az, float t,
-                                            uint32_t k0, uint32_t k1)
+/* Bits of the tile entries [0, nt8) within the support of particle me.  The bits are set 8 at a
+ * time at fixed positions, so that each candidate costs one predicated OR besides its distance
+ * (a bit at a run-time position, a 64-bit shift, select and OR, made the integer pipe the
+ * kernel's bottleneck).  BOUNDARY: the warp has boundary particles, for which the entries'
+ * BOUND_R2 counts; warps of fluid alone (most) skip that term. */
+template <bool BOUNDARY>
+__device__ static inline unsigned long long near_mask(const tile &T, float4 me, uint32_t nt8,
+                                                      float h2x4)
 {
-	uint32_t b = 0;
-	for (uint32_t k = k0; k < k1; k += 8) {
+	/* 1: me is a fixed boundary particle; a floating one (w < 0) sees every candidate, those of
+	 * its own body dropped in tile_pass */
+	const float bw = me.w != 0.f ? 0.f : 1.f;
+	uint32_t lo = 0, hi = 0;
+	for (uint32_t k0 = 0; k0 < nt8; k0 += 8) {
+		uint32_t b = 0;
 #pragma unroll
 		for (int j = 0; j < 8; j++) {
-			float4 q = T.p[k + j];
-			float d = fmaf(ax, q.x, fmaf(ay, q.y, fmaf(az, q.z, q.w))) - t;
-			b = __funnelshift_l(__float_as_uint(d), b, 1);
+			float4 q = T.p[k0 + j];
+			float dx = me.x - q.x, dy = me.y - q.y, dz = me.z - q.z;
+			float r2 = fmaf(dx, dx, fmaf(dy, dy, BOUNDARY ? fmaf(dz, dz, bw * q.w) : dz * dz));
+			if (r2 < h2x4) b |= 1u << j;
 		}
+		if (k0 < 32) lo |= b << k0;
+		else hi |= b << (k0 - 32);
 	}
-	return b;
-}
-
-/* Bits of the tile entries [0, nt8) near particle me (within sqrt(R2)), entry k at bit k. */
-__device__ static inline unsigned long long near_mask(const tile &T, float4 me, uint32_t nt8,
-                                                      float R2)
-{
-	float ax = -2.f * me.x, ay = -2.f * me.y, az = -2.f * me.z;
-	float t = R2 - fmaf(me.x, me.x, fmaf(me.y, me.y, me.z * me.z));
-	uint32_t n0 = nt8 < 32 ? nt8 : 32;
-	/* entry k of the first n0 at bit n0 - 1 - k: reversed, at bit k */
-	uint32_t lo = __brev(near_bits(T, ax, ay, az, t, 0, n0)) >> (32 - n0), hi = 0;
-	if (nt8 > 32) hi = __brev(near_bits(T, ax, ay, az, t, 32, nt8)) >> (64 - nt8);
 	return (unsigned long long)hi << 32 | lo;
-}
-
-/* The pair of the warp's particle i (pi at xi, yi, zi) with tile entry k, into a. */
-template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN>
-__device__ static __forceinline__ void pair(const tide_sph_params &P, const tile &T,
-                                            const wshare &W, int i, int k, const tide_pi &pi,
-                                            float xi, float yi, float zi, tide_acc &a)
-{
-	/* a floating particle meets its own body's particles: no pair (nor with a fixed boundary
-	 * particle when it is one: near_mask left those out) */
-	float4 pc = T.pc[k];
-	if (pi.fluid == 2 && pc.w == -W.ip[i].w) return;
-	float4 q = T.p[k], w = T.v[k];
-	float oxj = w.x, oyj = w.y, ozj = w.z; /* j's own velocity */
-	if (OWN) {
-		float3 ov = static_cast<const tile_o &>(T).o[k];
-		oxj = ov.x; oyj = ov.y; ozj = ov.z;
-	}
-	float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
-	float r2 = fmaf(dx, dx, fmaf(dy, dy, dz * dz));
-	if (!(r2 < P.h2x4)) return; /* in near_mask's margin only */
-	if (CONTACT && pi.fluid == 2 && pc.z != 0.f) {
-		/* mDBC: another body's particle meets it by the contact force */
-		tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - oxj, pi.vy - oyj, pi.vz - ozj, &a);
-		return;
-	}
-	tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, oxj, oyj, ozj, w.w,
-	            pc.z != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
 }
 
 /* Pairs of the warp's particles with src[ja, jb), a tile at a time (all threads call it with the
@@ -205,30 +164,22 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 {
 	const unsigned full = 0xffffffffu;
 	const int lane = threadIdx.x & 31;
-	/* near_mask's range: (2h)^2 and a margin for its rounding.  Positions are relative to the
-	 * corner of the cell (side c): |me| < sqrt(3) c, |q| < sqrt(12) c, so the expansion's terms
-	 * and sums stay below 40 c^2 and its dozen roundings below 2^-24 40 c^2 each, 3e-5 c^2 in
-	 * all; 2^-10 c^2 is 30 times that (and adds 0.15 % of the neighbours' count to the pair
-	 * pass, which drops them). */
-	const float R2 = P.h2x4 + 0x1p-10f * P.grid.cell * P.grid.cell;
 	for (uint32_t t0 = ja; t0 < jb; t0 += TILE) {
 		uint32_t nt = jb - t0 < TILE ? jb - t0 : TILE;
 		uint32_t nt8 = (nt + 7) & ~7u; /* the test runs over groups of 8 entries */
 		__syncthreads();
 		if (threadIdx.x >= nt && threadIdx.x < nt8) /* padding, out of everyone's range */
-			T.p[threadIdx.x] = make_float4(0.f, 0.f, 0.f, 1e30f);
-		bool fixed = false;
+			T.p[threadIdx.x] = make_float4(1e18f, 1e18f, 1e18f, 0.f);
 		if (threadIdx.x < nt) {
 			uint32_t j = t0 + threadIdx.x, k = threadIdx.x;
 			float rj = src.rho[j];
-			bool bound = src.type[j] == TIDE_BOUND;
-			/* a floating body's particle: a boundary particle that a fixed boundary particle
-			 * meets (contact: sph_forces.c) */
-			int fk = P.nfloat && bound ? tide_floating_index(&P, src.id[j]) : -1;
-			fixed = bound && fk < 0;
-			float x = (float)(src.x[j] - o[0]), y = (float)(src.y[j] - o[1]),
-			      z = (float)(src.z[j] - o[2]);
-			T.p[k] = make_float4(x, y, z, fmaf(x, x, fmaf(y, y, z * z)));
+			/* a floating body's particle: FLT_MIN, a boundary type whose w a fixed boundary
+			 * particle's test does not exclude (contact: sph_forces.c) */
+			int fk = P.nfloat && src.type[j] == TIDE_BOUND ? tide_floating_index(&P, src.id[j]) : -1;
+			T.p[k] = make_float4((float)(src.x[j] - o[0]), (float)(src.y[j] - o[1]),
+			                     (float)(src.z[j] - o[2]),
+			                     fk >= 0 ? FLT_MIN : src.type[j] == TIDE_BOUND ? BOUND_R2 : 0.f);
+			if (P.nfloat) T.f[k] = (float)(fk + 1);
 			T.v[k] = make_float4(src.vx[j], src.vy[j], src.vz[j], rj);
 			if (OWN) {
 				float ov[3];
@@ -237,21 +188,16 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 				                   src.vz[j], ov);
 				static_cast<tile_o &>(T).o[k] = make_float3(ov[0], ov[1], ov[2]);
 			}
-			T.pc[k] = make_float4(tide_p_over_rho2(&P, rj), tide_sound(&P, rj),
-			                      bound ? 1.f : 0.f, (float)(fk + 1));
+			T.pc[k] = make_float2(tide_p_over_rho2(&P, rj), tide_sound(&P, rj));
 		}
-		unsigned fx = __ballot_sync(full, fixed);
-		if (lane == 0) T.fixed[threadIdx.x >> 5] = fx;
 		__syncthreads();
-		/* pass 1: which candidates are neighbours (a fixed boundary particle meets no fixed
-		 * boundary particle) */
+		/* pass 1: which candidates are neighbours (a boundary particle sees only fluid) */
 		unsigned long long near = 0;
 		float4 me = W.ip[lane];
-		if (active) {
-			near = near_mask(T, me, nt8, R2);
-			if (me.w == 0.f)
-				near &= ~((unsigned long long)T.fixed[1] << 32 | T.fixed[0]);
-		}
+		bool all_fluid = __all_sync(full, !active || me.w != 0.f);
+		if (active)
+			near = all_fluid ? near_mask<false>(T, me, nt8, P.h2x4)
+			                 : near_mask<true>(T, me, nt8, P.h2x4);
 		/* number the warp's pairs lane by lane */
 		int cnt = __popcll(near), incl = cnt;
 		for (int d = 1; d < 32; d <<= 1) {
@@ -276,28 +222,41 @@ __device__ static void tile_pass(const tide_sph_params &P, tile &T, wshare &W, c
 			m &= ~0ull << nth_set_bit(m, r);
 			tide_pi pi;
 			float xi, yi, zi;
-			tide_acc a;
-			for (;;) {
-				load_i(W, i, pi, xi, yi, zi);
-				a = tide_acc{0.f, 0.f, 0.f, 0.f, 0.f};
-				/* i's pairs of this run: a loop that tests no mask and no particle change */
-				int n = min(__popcll(m), pend - p);
-				p += n;
-				for (int c = 0; c < n; c++) {
-					/* the lowest bit, from the 32-bit halves (the 64-bit find-first-set
-					 * took twice the instructions) */
-					uint32_t lo = (uint32_t)m, hi = (uint32_t)(m >> 32);
-					int k = lo ? __ffs(lo) - 1 : 31 + __ffs(hi);
-					m &= m - 1;
-					pair<KERNEL, DIFFUSION, CONTACT, OWN>(P, T, W, i, k, pi, xi, yi, zi, a);
+			load_i(W, i, pi, xi, yi, zi);
+			tide_acc a = {0.f, 0.f, 0.f, 0.f, 0.f};
+			for (; p < pend; p++) {
+				if (m == 0) {
+					/* i's pairs are done: a run that began inside them is the head of
+					 * this lane, otherwise this lane had all of i's pairs of the tile */
+					*(head ? &W.head[lane] : &W.whole[i]) = a;
+					head = false;
+					do i++; while (W.mask[i] == 0);
+					m = W.mask[i];
+					load_i(W, i, pi, xi, yi, zi);
+					a = tide_acc{0.f, 0.f, 0.f, 0.f, 0.f};
 				}
-				if (p == pend) break;
-				/* i's pairs are done: a run that began inside them is the head of this
-				 * lane, otherwise this lane had all of i's pairs of the tile */
-				*(head ? &W.head[lane] : &W.whole[i]) = a;
-				head = false;
-				do i++; while (W.mask[i] == 0);
-				m = W.mask[i];
+				int k = __ffsll((long long)m) - 1;
+				m &= m - 1;
+				/* a floating particle meets its own body's particles: no pair (nor with a
+				 * fixed boundary particle when it is one: BOUND_R2 left those out) */
+				if (pi.fluid == 2 && T.f[k] == -W.ip[i].w) continue;
+				float4 q = T.p[k], w = T.v[k];
+				float2 pc = T.pc[k];
+				float oxj = w.x, oyj = w.y, ozj = w.z; /* j's own velocity */
+				if (OWN) {
+					float3 ov = static_cast<tile_o &>(T).o[k];
+					oxj = ov.x; oyj = ov.y; ozj = ov.z;
+				}
+				float dx = xi - q.x, dy = yi - q.y, dz = zi - q.z;
+				float r2 = dx * dx + dy * dy + dz * dz;
+				if (CONTACT && pi.fluid == 2 && q.w != 0.f) {
+					/* mDBC: another body's particle meets it by the contact force */
+					tide_pair_contact(&P, dx, dy, dz, r2, pi.vx - oxj, pi.vy - oyj,
+					                  pi.vz - ozj, &a);
+					continue;
+				}
+				tide_pair_k(&P, KERNEL, DIFFUSION, &pi, dx, dy, dz, r2, w.x, w.y, w.z, oxj, oyj,
+				            ozj, w.w, q.w != 0.f ? TIDE_BOUND : TIDE_FLUID, pc.x, pc.y, &a);
 			}
 			/* begun inside i's pairs (and maybe ending inside), ending inside i's pairs
 			 * (continued by the next lanes), or all of them */
@@ -355,13 +314,8 @@ __device__ __forceinline__ static void rec_flush(const block_rec &r, tide_step_r
 	if (r.bad) atomicAdd(&red->nbad, r.bad);
 }
 
-/* MINB: thread blocks per SM that the registers must allow, 16 (64 registers, 32 warps per SM:
- * the default) or 14 (72 registers, 28 warps: TIDE_FORCES_REGS=72).  At 64 registers ptxas
- * keeps one local load per tile in the loop (and up to 9 in the mDBC and Fourtakas instances);
- * at 72 none in the DBC instances (bench/results/cpu-2core/gpu_kernel_sass.md).  Which is
- * faster is the GPU's to say: TIDE_FORCES_REGS lets bench/sph_ladder.sh compare them. */
-template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN, int MINB = 16>
-__global__ static void __launch_bounds__(TILE, MINB)
+template <int KERNEL, int DIFFUSION, bool CONTACT, bool OWN>
+__global__ static void __launch_bounds__(TILE, 16) /* 64 registers: 32 warps per SM */
 forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const uint32_t *start,
                    halos H, tide_step_reduce *red, tide_cell_sel S)
 {
@@ -457,33 +411,19 @@ forces_cell_kernel(tide_sph_params P, tide_block_arg A, tide_block_view v, const
 #include "sph_forces_sps.cuh" /* laminar+sps: its own kernel */
 
 /* The cell kernel for kernel and diffusion kd = 3 (Wendland) + diffusion. */
-template <bool CONTACT, bool OWN, int MINB = 16>
+template <bool CONTACT, bool OWN>
 static void launch_cell(int kd, uint32_t ncell, cudaStream_t s, const tide_sph_params &P,
                         const tide_block_arg &A, const tide_block_view &v, const uint32_t *start,
                         const halos &H, tide_step_reduce *red, const tide_cell_sel &S)
 {
 	auto launch = [&](auto kern) { kern<<<ncell, TILE, 0, s>>>(P, A, v, start, H, red, S); };
 	switch (kd) {
-	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, CONTACT, OWN, MINB>); break;
-	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, CONTACT, OWN, MINB>); break;
-	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, CONTACT, OWN, MINB>); break;
-	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, CONTACT, OWN, MINB>); break;
-	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, CONTACT, OWN, MINB>); break;
-	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, CONTACT, OWN, MINB>); break;
-	}
-}
-
-/* TIDE_FORCES_REGS=64|72 (default 64): the registers of the force kernels without floating
- * contact or mirrored walls (the others always have 64), read once. */
-static int forces_regs;
-static void forces_regs_choose(void)
-{
-	const char *e = getenv("TIDE_FORCES_REGS");
-	forces_regs = 64;
-	if (e && *e) {
-		if (!strcmp(e, "72")) forces_regs = 72;
-		else if (strcmp(e, "64"))
-			fprintf(stderr, "tide: warning: TIDE_FORCES_REGS=%s is not 64 or 72; 64 is used\n", e);
+	case 0: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 0, CONTACT, OWN>); break;
+	case 1: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 1, CONTACT, OWN>); break;
+	case 2: launch(forces_cell_kernel<TIDE_KERNEL_CUBIC, 2, CONTACT, OWN>); break;
+	case 3: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 0, CONTACT, OWN>); break;
+	case 4: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 1, CONTACT, OWN>); break;
+	default: launch(forces_cell_kernel<TIDE_KERNEL_WENDLAND, 2, CONTACT, OWN>); break;
 	}
 }
 
@@ -526,11 +466,7 @@ extern "C" void tide_sph_forces_cuda(void *buffers[], void *cl_arg)
 	int kd = 3 * (P.kernel == TIDE_KERNEL_WENDLAND) + P.diffusion;
 	bool contact = P.nfloat && tide_contact_force(&P);   /* the contact force (tile_pass) */
 	bool own = tide_walls_mirrored(&P);   /* the walls' own velocities (tile_o) */
-	static pthread_once_t regs_once = PTHREAD_ONCE_INIT;
-	pthread_once(&regs_once, forces_regs_choose);
-	if (!contact && !own && forces_regs == 72)
-		launch_cell<false, false, 14>(kd, ncell, s, P, A, v, start, H, red, S);
-	else if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red, S);
+	if (!contact && !own) launch_cell<false, false>(kd, ncell, s, P, A, v, start, H, red, S);
 	else if (!own) launch_cell<true, false>(kd, ncell, s, P, A, v, start, H, red, S);
 	else if (!contact) launch_cell<false, true>(kd, ncell, s, P, A, v, start, H, red, S);
 	else launch_cell<true, true>(kd, ncell, s, P, A, v, start, H, red, S);

@@ -65,51 +65,23 @@ TIDE_HD float tide_kernel_d2w(int kernel, float q)
 	return 5.f * t * t * (2.f * q - 1.f);
 }
 
-#ifdef __CUDA_ARCH__
-/* a / b and x^-1/2 on the GPU as single approximate instructions (MUFU.RCP and a multiply,
- * MUFU.RSQ), subnormal inputs and results flushed to zero.  __fdividef and rsqrtf keep
- * subnormals, which nvcc (built without -ftz) pays with 4 to 6 guard instructions each: in the
- * SPH pair physics, where no operand is subnormal, the same numbers for a fifth fewer
- * instructions per pair (bench/results/cpu-2core/gpu_kernel_sass.md). */
-__device__ __forceinline__ float tide_div_ftz(float a, float b)
-{
-	float r;
-	asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-	return r;
-}
-__device__ __forceinline__ float tide_rsqrt_ftz(float x)
-{
-	float r;
-	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-	return r;
-}
-#endif
-
 /* F(r)*h^2/alpha as a function of q (q > 0), 0 for q >= 2.  The caller multiplies by
  * alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
 TIDE_HD float tide_kernel_f(int kernel, float q)
 {
-#ifdef __CUDA_ARCH__
-	/* every branch and selects: lanes of a warp fall on both sides of q = 1 and (rarely) 2, and
-	 * a branch costs more instructions than the few it skips; fast division on the GPU (see
-	 * tide_fdiv; q < 1 takes the inner branch, so a subnormal q flushed to zero changes
-	 * nothing) */
-	float f;
-	if (kernel == TIDE_KERNEL_CUBIC) {
-		float outer = tide_div_ftz(tide_kf_cubic_out_q_f(q), q), inner = tide_kf_cubic_in_f(q);
-		f = q < 1.f ? inner : outer;
-	} else {
-		f = tide_kf_wendland_f(q);
-	}
-	return q < 2.f ? f : 0.f;
-#else
 	if (q >= 2.f) return 0.f;
 	if (kernel == TIDE_KERNEL_CUBIC) {
+#ifdef __CUDA_ARCH__
+		/* both branches and a select: lanes of a warp fall on both sides of q = 1; fast
+		 * division on the GPU (see tide_fdiv) */
+		float outer = __fdividef(tide_kf_cubic_out_q_f(q), q), inner = tide_kf_cubic_in_f(q);
+		return q < 1.f ? inner : outer;
+#else
 		if (q < 1.f) return tide_kf_cubic_in_f(q);
 		return tide_kf_cubic_out_q_f(q) / q;
+#endif
 	}
 	return tide_kf_wendland_f(q);
-#endif
 }
 
 #endif

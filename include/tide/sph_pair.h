@@ -23,13 +23,11 @@
  * (the CPU codelets and the double-precision test reference see the exact forms), the GPU's
  * approximations (2 ulp, one or two instructions) on the device.  nvcc builds without
  * -use_fast_math (bh_build needs exactly rounded arithmetic), and the IEEE forms cost more
- * instructions than the rest of a pair interaction; the device forms flush subnormals
- * (tide_div_ftz, sph_kernel.h: none of the pair physics' operands is one, and a subnormal
- * r^2 > 0 gives r = inf, outside the support, as an r^2 beyond it would). */
+ * instructions than the rest of a pair interaction. */
 TIDE_HD float tide_fdiv(float a, float b)
 {
 #ifdef __CUDA_ARCH__
-	return tide_div_ftz(a, b);
+	return __fdividef(a, b);
 #else
 	return a / b;
 #endif
@@ -37,7 +35,7 @@ TIDE_HD float tide_fdiv(float a, float b)
 TIDE_HD float tide_sqrt_pos(float x) /* x > 0 */
 {
 #ifdef __CUDA_ARCH__
-	return x * tide_rsqrt_ftz(x);
+	return x * rsqrtf(x);
 #else
 	return sqrtf(x);
 #endif
@@ -295,7 +293,8 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
 	float mj = tj == TIDE_BOUND ? P->mass[TIDE_BOUND] : P->mass[TIDE_FLUID]; /* no indexed load */
 	acc->drho += mj * dor * F;
 	float mu = tide_fdiv(P->h * dvr, r2 + P->eta2);
-	acc->mu_max = fmaxf(acc->mu_max, fabsf(mu)); /* one instruction on the GPU */
+	float amu = fabsf(mu);
+	if (amu > acc->mu_max) acc->mu_max = amu;
 	if (!pi->fluid) return; /* DBC: boundary particles only integrate continuity */
 	float visc = 0.f;
 	int artificial = P->viscosity == TIDE_VISC_ARTIFICIAL;
@@ -315,11 +314,9 @@ TIDE_HD void tide_pair_k(const tide_sph_params *P, int kernel, int diffusion, co
 	}
 	if (diffusion != 0 && tj == TIDE_FLUID && pi->fluid == 1) {
 		float drho = pi->rho - rhoj;
-		/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient (1/gamma by
-		 * tide_fdiv: on the GPU one instruction in the pair, where the IEEE quotient was
-		 * hoisted out of the pair loop and spilled) */
+		/* Fourtakas: diffuse only the dynamic part, not the hydrostatic gradient. */
 		if (diffusion == 2)
-			drho -= tide_rho_hydro(P->rho0, P->rhoh_g, tide_fdiv(1.f, P->gamma), dx, dy, dz);
+			drho -= tide_rho_hydro(P->rho0, P->rhoh_g, 1.f / P->gamma, dx, dy, dz);
 		acc->drho += tide_diffusion_f(P->delta_hc0 * 2.f, drho, r2 + P->eta2, r2, F,
 		                              tide_fdiv(mj, rhoj));
 	}
