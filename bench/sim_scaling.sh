@@ -93,6 +93,8 @@ run_one() {
 	t0=$(date +%s.%N)
 	if [ "$warmup" = 0 ]; then lens=$steps; else lens="$warmup $steps"; fi
 	for len in $lens; do
+		# a summary left by an earlier run in $dir must not pass for this one's
+		rm -f "$dir/run_summary.csv"
 		# its own process group, watched: SMPI runs every rank in one process, and a run that
 		# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
 		# shellcheck disable=SC2086 # $sim_cfg: several arguments
@@ -126,6 +128,11 @@ except Exception:
 	if [ "$over" = 1 ]; then status="stopped above ${max_rss} MB"
 	elif [ "$rc" = 124 ]; then status="timeout ${max_wall}s"
 	elif [ "$rc" != 0 ]; then status="failed rc $rc: $(grep -v '^\[' "$out/$tag.log" | grep -i -m1 'tide\|error\|assert\|killed\|memory' | tr ',"' ';;' | cut -c1-150)"
+	elif ! python3 -c 'import csv,sys; r=next(csv.DictReader(open(sys.argv[1]))); sys.exit(int(r["steps[-]"]) != int(sys.argv[2]) or not r["later_steps[s]"])' \
+		"$dir/run_summary.csv" "$len" 2>/dev/null; then
+		# exit code 0 but not the steps asked for: SimGrid ends a simulation whose actors all
+		# wait ("Deadlock detected") and the program may still exit 0, without its summary
+		status="failed: no summary of $len steps$(grep -q 'Deadlock detected' "$out/$tag.log" && echo ' (SimGrid: Deadlock detected)')"
 	fi
 	[ "$status" = ok ] || break
 	# T(len): the run's time of all its steps, from its summary
