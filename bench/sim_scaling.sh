@@ -29,7 +29,7 @@
 # usage: bench/sim_scaling.sh --models STARPU_HOME [--out DIR] [--case FILE]
 #          [--weak "4000000 16000000"] [--strong "50000000 500000000"] [--ranks "1 2 4 ... 1024"]
 #          [--gpus-per-node 4] [--steps 4] [--warmup 0] [--max-wall 600] [--max-rss-mb M]
-#          [--ncpu 1] [--ncuda 0] [--platform "ARGS"] [--sim-cfg "--cfg=K:V ..."]
+#          [--ncpu 1] [--ncuda 0] [--platform "ARGS"] [--sim-cfg "--cfg=K:V ..."] [--tide-args "ARGS"]
 #   --max-rss-mb: a run whose processes hold more is stopped (default: half the memory)
 #   --models: a STARPU_HOME with the fitted models and the bus calibration of host TIDE_SIM_HOST
 #   (default tide-calibrated): here bench/results/sim-cpu-2core/models_fit (CPU-calibrated
@@ -38,12 +38,14 @@
 #   --weak "" or --strong "" skips a mode.
 #   --platform: more arguments of bench/sim_platform.py (e.g. "--ib-Gbps 200");
 #   --sim-cfg: SimGrid options given to starpu_smpirun (e.g. "--cfg=network/model:CM02").
+#   --tide-args: more arguments of tide run (e.g. "--profile": each rank's step_profile_rankN.csv
+#   and step_timeline_rankN.csv in DIR/SERIES_RANKS/, read by bench/sim_timeline.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
 die() { printf 'sim_scaling.sh: %s\n' "$*" >&2; exit 2; }
 models="" out=$repo/bench/out/sim_scaling case_file=$repo/cases/dambreak3obs.yaml
 weak="4000000 16000000" strong="50000000 500000000" ranks="1 2 4 8 16 32 64 128 256 512 1024"
-gpn=4 steps=4 warmup=0 max_wall=600 ncpu=1 ncuda=0 platform="" sim_cfg=""
+gpn=4 steps=4 warmup=0 max_wall=600 ncpu=1 ncuda=0 platform="" sim_cfg="" tide_args=""
 max_rss=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
@@ -51,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--models) models=$2 ;; --out) out=$2 ;; --case) case_file=$2 ;; --weak) weak=$2 ;;
 	--strong) strong=$2 ;; --ranks) ranks=$2 ;; --gpus-per-node) gpn=$2 ;; --steps) steps=$2 ;;
 	--warmup) warmup=$2 ;; --max-wall) max_wall=$2 ;; --max-rss-mb) max_rss=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;;
-	--platform) platform=$2 ;; --sim-cfg) sim_cfg=$2 ;;
+	--platform) platform=$2 ;; --sim-cfg) sim_cfg=$2 ;; --tide-args) tide_args=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
@@ -79,7 +81,7 @@ export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STAR
 export MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-65536}
 csv=$out/sim_scaling.csv
 [ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,cpu_s" > "$csv"
-{ echo "bench/sim_scaling.sh --models $models --case $case_file --weak \"$weak\" --strong \"$strong\" --ranks \"$ranks\" --gpus-per-node $gpn --steps $steps --warmup $warmup --ncpu $ncpu --ncuda $ncuda --platform \"$platform\" --sim-cfg \"$sim_cfg\""
+{ echo "bench/sim_scaling.sh --models $models --case $case_file --weak \"$weak\" --strong \"$strong\" --ranks \"$ranks\" --gpus-per-node $gpn --steps $steps --warmup $warmup --ncpu $ncpu --ncuda $ncuda --platform \"$platform\" --sim-cfg \"$sim_cfg\" --tide-args \"$tide_args\""
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
 
 # one simulated run: mode, particles per rank, total, ranks; 0 if it ran to its end
@@ -93,12 +95,14 @@ run_one() {
 	t0=$(date +%s.%N)
 	if [ "$warmup" = 0 ]; then lens=$steps; else lens="$warmup $steps"; fi
 	for len in $lens; do
+		# a summary left by an earlier run in $dir must not pass for this one's
+		rm -f "$dir/run_summary.csv"
 		# its own process group, watched: SMPI runs every rank in one process, and a run that
 		# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
-		# shellcheck disable=SC2086 # $sim_cfg: several arguments
+		# shellcheck disable=SC2086 # $sim_cfg, $tide_args: several arguments
 		setsid /usr/bin/time -f '%U %S %M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
 			-hostfile "$out/hosts_$tag" -np "$n" $sim_cfg "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
-			--decomp 3d --max-steps "$len" --no-output --quiet --out "$dir" --overwrite \
+			--decomp 3d --max-steps "$len" --no-output --quiet --out "$dir" --overwrite $tide_args \
 			> "$out/$tag.log" 2>&1 &
 		local pid=$! over=0
 		while kill -0 "$pid" 2>/dev/null; do
@@ -126,6 +130,11 @@ except Exception:
 	if [ "$over" = 1 ]; then status="stopped above ${max_rss} MB"
 	elif [ "$rc" = 124 ]; then status="timeout ${max_wall}s"
 	elif [ "$rc" != 0 ]; then status="failed rc $rc: $(grep -v '^\[' "$out/$tag.log" | grep -i -m1 'tide\|error\|assert\|killed\|memory' | tr ',"' ';;' | cut -c1-150)"
+	elif ! python3 -c 'import csv,sys; r=next(csv.DictReader(open(sys.argv[1]))); sys.exit(int(r["steps[-]"]) != int(sys.argv[2]) or not r["later_steps[s]"])' \
+		"$dir/run_summary.csv" "$len" 2>/dev/null; then
+		# exit code 0 but not the steps asked for: SimGrid ends a simulation whose actors all
+		# wait ("Deadlock detected") and the program may still exit 0, without its summary
+		status="failed: no summary of $len steps$(grep -q 'Deadlock detected' "$out/$tag.log" && echo ' (SimGrid: Deadlock detected)')"
 	fi
 	[ "$status" = ok ] || break
 	# T(len): the run's time of all its steps, from its summary

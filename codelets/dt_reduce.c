@@ -24,4 +24,5 @@ static void dt_redux_cpu(void *buffers[], void *cl_arg)
 
 TIDE_CODELET(dt_init, dt_init_cpu, tide_dt_init_cuda, 1, STARPU_W);
 
-TIDE_CODELET(dt_redux, dt_redux_cpu, tide_dt_redux_cuda, 2, STARPU_RW | STARPU_COMMUTE, STARPU_R);
+/* StarPU runs it as its own (internal) tasks: declared for that (include/tide/codelet_decl.h) */
+TIDE_CODELET_REDUX(dt_redux, dt_redux_cpu, tide_dt_redux_cuda, 2, STARPU_RW | STARPU_COMMUTE, STARPU_R);

@@ -573,6 +573,8 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 		snprintf(path, sizeof path, "%s/step_profile_rank%d.csv", out.dir, rt->rank);
 		fprintf(stderr, "rank %d: ", rt->rank);
 		tide_profile_report(stderr, path, st.steps, st.time_per_step_s);
+		snprintf(path, sizeof path, "%s/step_timeline_rank%d.csv", out.dir, rt->rank);
+		tide_profile_timeline_write(path);
 	}
 	if (rt->rank == 0 && tide_gauges_close(&out.gauges) && ret == 0) ret = -1;
 	if (rt->rank == 0 && tide_gauges_close(&out.bodies) && ret == 0) ret = -1;

@@ -88,6 +88,7 @@ static const run_name run_names[] = {
 	{"bodies.pvd", "", PLAIN},
 	{"bodies_", ".vtp", NUMBERED},
 	{"step_profile_rank", ".csv", NUMBERED},
+	{"step_timeline_rank", ".csv", NUMBERED},
 	{"pair_stats.csv", "", PLAIN},
 	{"checkpoint", "", CKPT_DIR},
 	{"checkpoint.prev", "", CKPT_DIR},

@@ -28,7 +28,7 @@
 //     or, split (TIDE_FORCES_SPLIT; by default where b has a neighbour on another rank,
 //     include/tide/cell_split.h), the same bits in two tasks:
 //     sph_forces(B[b], C[b]) -> red          the interior cells, no halo: runs while they travel
-//     halo_fetch(H[n][f_nb]...)              on a GPU: nothing computed, the halos brought up
+//     halo_fetch(H[n][f_nb]), one per halo   on a GPU: nothing computed, each halo brought up
 //                                            while the interior runs
 //     sph_forces(B[b], C[b], H[n][f_nb]...) -> red   the boundary cells
 //   sps_tau(B[b])                         with physics.viscosity = laminar+sps: tau of every
@@ -302,10 +302,15 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 				       sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 				       STARPU_VALUE, &none, sizeof none, STARPU_VALUE, &part, sizeof part,
 				       STARPU_NAME, "sph_forces_interior", PROFILE_B(TIDE_K_FORCES, b), 0);
-			/* the halos onto the GPU while the interior runs, on the block's owner */
+			/* the halos onto the GPU while the interior runs, on the block's owner: one task
+			 * per halo, so that each goes up as soon as it has come (one task of all the
+			 * halos is ready, and starts their uploads, only once the last has come: in the
+			 * simulation of 128 GPUs of 3.9 M particles its 26 halos then went up after the
+			 * interior's end, 5.3 ms of the boundary forces' wait) */
 			if (halo_fetch_wanted(cl))
-				SUBMIT(sim, &tide_halo_fetch_cl, STARPU_DATA_MODE_ARRAY, l.d, l.n,
-				       STARPU_EXECUTE_ON_NODE, k->owner, STARPU_NAME, "halo_fetch", 0);
+				for (int j = 0; j < l.n; j++)
+					SUBMIT(sim, &tide_halo_fetch_cl, STARPU_DATA_MODE_ARRAY, &l.d[j], 1,
+					       STARPU_EXECUTE_ON_NODE, k->owner, STARPU_NAME, "halo_fetch", 0);
 			part = TIDE_CELLS_BOUNDARY;
 		}
 		SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,

@@ -53,6 +53,40 @@ static double span(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
 }
 
+/* Every profiled task of the run, for a rank's timeline (tide_profile_timeline_write): in a
+ * simulation its times are the simulated clock's, which says where a step's time goes (waiting
+ * for halos, for the time step's reduction) better than sums per family. */
+typedef struct tl_row {
+	const char *name;
+	int kind, block, worker;
+	double ready, dstart, dend, start, end;
+} tl_row;
+static tl_row *tl;
+static size_t ntl, captl;
+
+static double secs(const struct timespec *a)
+{
+	return (double)a->tv_sec + 1e-9 * (double)a->tv_nsec;
+}
+
+/* with the lock held */
+static void timeline_add(const struct starpu_task *t, int k, int b)
+{
+	if (ntl == captl) {
+		size_t cap = captl ? 2 * captl : 1024;
+		tl_row *n = realloc(tl, cap * sizeof *n);
+		if (!n) return; /* the timeline misses a task; the sums above do not */
+		tl = n;
+		captl = cap;
+	}
+	const struct starpu_profiling_task_info *p = t->profiling_info;
+	tl[ntl++] = (tl_row){.name = t->name ? t->name : "?", .kind = k, .block = b,
+	                     .worker = p->workerid, .ready = secs(&p->push_start_time),
+	                     .dstart = secs(&p->acquire_data_start_time),
+	                     .dend = secs(&p->acquire_data_end_time), .start = secs(&p->start_time),
+	                     .end = secs(&p->end_time)};
+}
+
 void tide_profile_cb(void *arg)
 {
 	struct starpu_task *t = starpu_task_get_current();
@@ -67,6 +101,7 @@ void tide_profile_cb(void *arg)
 		exec_s[k] += e > 0 ? e : 0;
 		data_s[k] += d > 0 ? d : 0;
 		ntasks[k]++;
+		timeline_add(t, k, b);
 	}
 	if (blocks_enabled && b >= 0 && b < nblk) blk_s[b] += e > 0 ? e : 0;
 	pthread_mutex_unlock(&lock);
@@ -96,4 +131,25 @@ void tide_profile_report(FILE *f, const char *csv_path, long steps, double step_
 	fprintf(f, "  %-15s %8s %12.3f   (wall per step %.3f ms)\n", "total", "", tot,
 	        1e3 * step_wall_s);
 	if (csv) fclose(csv);
+}
+
+void tide_profile_timeline_write(const char *path)
+{
+	if (!enabled) return;
+	starpu_task_wait_for_all(); /* every task's callback has run */
+	FILE *f = fopen(path, "w");
+	pthread_mutex_lock(&lock);
+	if (f) {
+		fprintf(f, "task,family,block,worker,ready[s],data_start[s],data_end[s],start[s],end[s]\n");
+		for (size_t i = 0; i < ntl; i++)
+			fprintf(f, "%s,%s,%d,%d,%.9f,%.9f,%.9f,%.9f,%.9f\n", tl[i].name, names[tl[i].kind],
+			        tl[i].block, tl[i].worker, tl[i].ready, tl[i].dstart, tl[i].dend,
+			        tl[i].start, tl[i].end);
+		fclose(f);
+	}
+	free(tl);
+	tl = NULL;
+	ntl = captl = 0;
+	pthread_mutex_unlock(&lock);
+	if (!f) fprintf(stderr, "tide: cannot write %s\n", path);
 }

@@ -7,6 +7,10 @@
 #                   block and step (a few go uncounted, see below), dt_reduce at most once per
 #                   step, each with a positive execution time; rank 0's table on standard error;
 #                   no such file without --profile;
+#                   DIR/step_timeline_rank0.csv: each task of the table once (its tasks per
+#                   step times the steps), each ready, then fetching its data, then running, and
+#                   per block the task graph's order: every step's cell_sort ends before its
+#                   sph_forces starts, which ends before its integrate starts;
 #  --verbose        adds exactly its lines: the particles built (= fluid + boundary of the
 #                   summary), each rebalancing (--rebalance-every 10: steps 10 and 20) and each
 #                   checkpoint (--checkpoint-every 10steps: steps 10 and 20); without it none of
@@ -80,6 +84,34 @@ for task, hi in per_step.items():
                  r["data_wait_per_step[ms]"]))
 print("--profile: %d task families, the tasks per step the %d blocks ask, positive times"
       % (len(rows), nb))
+EOF
+"$py" - "$work/profile/step_profile_rank0.csv" "$work/profile/step_timeline_rank0.csv" 20 <<'EOF'
+import csv, sys
+prof = {r["task"]: float(r["tasks_per_step[-]"]) for r in csv.DictReader(open(sys.argv[1]))}
+rows = list(csv.DictReader(open(sys.argv[2])))
+steps = int(sys.argv[3])
+for fam, n in prof.items():
+    got = sum(r["family"] == fam for r in rows)
+    if got != round(n * steps):
+        sys.exit("FAIL: the timeline has %d %s tasks, the profile %g per step x %d steps" % (got, fam, n, steps))
+t = lambda r, k: float(r[k + "[s]"])
+for r in rows:
+    seq = [t(r, "ready"), t(r, "data_start"), t(r, "data_end"), t(r, "start"), t(r, "end")]
+    if any(b < a for a, b in zip(seq, seq[1:])):
+        sys.exit("FAIL: a %s task's times are not ready <= data <= start <= end: %s" % (r["task"], seq))
+by = {}
+for r in rows:
+    by.setdefault((r["family"], r["block"]), []).append(r)
+blocks = {r["block"] for r in rows if r["family"] == "cell_sort"}
+for b in blocks:
+    # each family's tasks of the block in `steps` equal runs (a split force pass: two a step)
+    fs = [sorted(by[(f, b)], key=lambda r: t(r, "start")) for f in ("cell_sort", "sph_forces", "integrate")]
+    for k in range(steps):
+        s, f, i = (x[k * len(x) // steps:(k + 1) * len(x) // steps] for x in fs)
+        if not (max(t(r, "end") for r in s) <= min(t(r, "start") for r in f) and
+                max(t(r, "end") for r in f) <= min(t(r, "start") for r in i)):
+            sys.exit("FAIL: block %s step %d: cell_sort, sph_forces, integrate out of order" % (b, k + 1))
+print("--profile timeline: %d tasks, each family's count the profile's, the task graph's order" % len(rows))
 EOF
 
 # ---- --verbose

@@ -21,6 +21,7 @@
 
 #ifdef TIDE_USE_CUDA
 #define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {cuda_func}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#define TIDE_CODELET_CUDA_REDUX_(cuda_func) TIDE_CODELET_CUDA_(cuda_func)
 #elif defined(TIDE_SIMGRID)
 /* a simulation build (meson -Dsimgrid=true): StarPU's SimGrid mode needs a non-NULL CUDA
  * function to simulate a codelet on a GPU.  It never calls it for a task, but it does call a
@@ -33,14 +34,27 @@ static inline void tide_sim_cuda_nothing(void *buffers[], void *cl_arg)
 	(void)buffers;
 	(void)cl_arg;
 }
-#ifdef TIDE_SIM_CUDA_ASYNC
-/* as the CUDA build: the simulated kernel runs while the CUDA worker goes on moving data */
+#ifndef TIDE_SIM_CUDA_SYNC
+/* as the CUDA build: the simulated kernel runs while the CUDA worker goes on moving data (a
+ * synchronous simulated kernel holds the worker, whose driver loop also drives its memory
+ * node's transfers, so nothing would overlap a kernel: the forces split would gain nothing).
+ * -DTIDE_SIM_CUDA_SYNC: the simulation of before, every simulated kernel synchronous. */
 #define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {tide_sim_cuda_nothing}, .cuda_flags = {STARPU_CUDA_ASYNC},
 #else
 #define TIDE_CODELET_CUDA_(cuda_func) .cuda_funcs = {tide_sim_cuda_nothing},
 #endif
+/* A reduction's combining codelet (starpu_data_set_reduction_methods) is synchronous in a
+ * simulation: StarPU submits its tasks itself, as internal tasks, and StarPU 1.4's SimGrid
+ * driver neither simulates an internal task (_starpu_simgrid_submit_job returns at once) nor,
+ * for an asynchronous one, marks its pipeline slot finished (task_finished[worker][slot]).  The
+ * CUDA worker then waits for the slot's mark, which only an earlier task's completion in the same
+ * slot (one of STARPU_MAX_PIPELINE = 4) has left: a rank whose GPU had run fewer than 4 tasks
+ * before the step's first reduction (one block alone: cell_sort, dt_init, sph_forces) waited for
+ * ever, SimGrid's "Deadlock detected".  A synchronous internal task is finished at once. */
+#define TIDE_CODELET_CUDA_REDUX_(cuda_func) .cuda_funcs = {tide_sim_cuda_nothing},
 #else
 #define TIDE_CODELET_CUDA_(cuda_func)
+#define TIDE_CODELET_CUDA_REDUX_(cuda_func)
 #endif
 
 /* A task's size for its model: the particles of the whole blocks it takes (interfaces/
@@ -70,11 +84,14 @@ size_t tide_perfmodel_size(struct starpu_task *task, unsigned nimpl);
  * e.g. a part of the block: sph_forces' split, include/tide/cell_split.h); the footprint is
  * StarPU's hash of that size, as for the others. */
 #define TIDE_CODELET_SIZED_(NAME, cpu_func, cuda_func, size_func, ...)                          \
+	TIDE_CODELET_BODY_(NAME, cpu_func, TIDE_CODELET_CUDA_(cuda_func), size_func, __VA_ARGS__)
+/* ... cuda_fields: the CUDA designators (TIDE_CODELET_CUDA_ or TIDE_CODELET_CUDA_REDUX_) */
+#define TIDE_CODELET_BODY_(NAME, cpu_func, cuda_fields, size_func, ...)                         \
 	TIDE_CODELET_MODEL_(NAME, size_func);                                                   \
 	struct starpu_codelet tide_##NAME##_cl = {                                              \
 		.name = #NAME,                                                                  \
 		.cpu_funcs = {cpu_func},                                                        \
-		TIDE_CODELET_CUDA_(cuda_func)                                                   \
+		cuda_fields                                                                     \
 		.model = &tide_##NAME##_model,                                                  \
 		__VA_ARGS__                                                                     \
 	}
@@ -85,6 +102,11 @@ size_t tide_perfmodel_size(struct starpu_task *task, unsigned nimpl);
 	TIDE_CODELET_(NAME, cpu_func, cuda_func, .nbuffers = STARPU_VARIABLE_NBUFFERS)
 #define TIDE_CODELET_VARIABLE_SIZED(NAME, cpu_func, cuda_func, size_func)                       \
 	TIDE_CODELET_SIZED_(NAME, cpu_func, cuda_func, size_func, .nbuffers = STARPU_VARIABLE_NBUFFERS)
+/* A reduction's combining codelet (its redux method: StarPU submits its tasks itself), of
+ * nbuf fixed buffers; the same as TIDE_CODELET but in a simulation build (TIDE_CODELET_CUDA_REDUX_). */
+#define TIDE_CODELET_REDUX(NAME, cpu_func, cuda_func, nbuf, ...)                                \
+	TIDE_CODELET_BODY_(NAME, cpu_func, TIDE_CODELET_CUDA_REDUX_(cuda_func), tide_perfmodel_size, \
+	                   .nbuffers = nbuf, .modes = {__VA_ARGS__})
 /* A codelet that does no work (the variable buffers of each task only move data, e.g.
  * halo_fetch): StarPU's "nop" model (1 us), which a simulation can price without calibration. */
 #define TIDE_CODELET_NOWORK(NAME, cpu_func, cuda_func)                                          \

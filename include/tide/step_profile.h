@@ -29,5 +29,9 @@ static inline void *tide_profile_arg(int kind, int b)
 void tide_profile_block_times(double *out, int nblocks, int reset);
 /* Prints the breakdown per step (steps > 0) and writes it as CSV to csv_path (may be NULL). */
 void tide_profile_report(FILE *f, const char *csv_path, long steps, double step_wall_s);
+/* Writes every profiled task of the run (name, family, block, worker, and the clock's times at
+ * which it was ready, fetched its data, ran) as CSV to path: a rank's timeline (in a simulation
+ * build the simulated clock). */
+void tide_profile_timeline_write(const char *path);
 
 #endif
