@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash disable=SC2154  # here, repo, tide, case_file, pass: set by the caller
-# bench/bench_common.sh — shell helpers sourced by bench/sph_ladder.sh and bench/sched_policies.sh.
-# Expects the caller to set: here (bench/), repo, tide, case_file, pass (array of extra tide options).
+# bench/bench_common.sh — shell helpers sourced by the bench/ scripts (sph_ladder.sh, sched_policies.sh,
+# output_overhead.sh, and the simulation scripts sim_*.sh for their set-up).
+# Expects the caller to set: here (bench/), repo, and for tide_run: tide, case_file, pass (array of
+# extra tide options).
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '%s: warning: %s\n' "$(basename "$0")" "$*" >&2; }
@@ -107,4 +109,51 @@ write_machine_info() {
 		env | grep '^STARPU_' | sort | sed 's/^/env: /' || true
 		"$t" info 2>&1 | grep -v '^\[starpu\]' | sed 's/^/tide info: /'
 	} > "$f"
+}
+
+# ---- the simulation scripts (issue 25: sim_calibrate.sh, sim_scaling.sh, sim_gravity_*.sh) ----
+
+# sim_starpu_env STARPU_HOME NCPU NCUDA: the StarPU environment of a calibration run or a simulated
+# one: the models of host TIDE_SIM_HOST (default tide-calibrated) in STARPU_HOME, dmda unless
+# STARPU_SCHED says otherwise, NCPU CPU and NCUDA CUDA workers per rank.
+sim_starpu_env() {
+	export STARPU_HOME=$1 STARPU_HOSTNAME=${TIDE_SIM_HOST:-tide-calibrated}
+	export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$2 STARPU_NCUDA=$3
+}
+
+# sim_calibrate_setup OUT NCPU NCUDA: for a calibration script (real runs, normal build): sets
+# tide (TIDE, default build/tide), out (OUT made, absolute), the StarPU environment writing the
+# models into OUT/models, and mpi (an array: MPIRUN, default mpirun --allow-run-as-root
+# --oversubscribe --bind-to none, passing that environment to every rank).
+sim_calibrate_setup() {
+	tide=${TIDE:-$repo/build/tide}
+	[ -x "$tide" ] || die "no normal build at $tide (bash tools/build.sh)"
+	mkdir -p "$1"; out=$(cd "$1" && pwd)
+	sim_starpu_env "$out/models" "$2" "$3"
+	local launcher
+	read -r -a launcher <<< "${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to none}"
+	# shellcheck disable=SC2034 # mpi: the caller runs it
+	mpi=("${launcher[@]}" -x STARPU_NCPU -x STARPU_NCUDA -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT
+	     -x STARPU_HOME -x STARPU_HOSTNAME -x STARPU_SCHED -x STARPU_CALIBRATE -x TIDE_MPI=1)
+}
+
+# sim_run_setup MODELS OUT NCPU NCUDA: for a scaling script (simulated runs): checks MODELS (a
+# STARPU_HOME of fitted models) and sets models (absolute), sim (the simulation build, TIDE_SIM,
+# default build-simgrid/tide), smpirun (STARPU_SMPIRUN, default the cached StarPU's), out (OUT
+# made, absolute) and the StarPU environment; exits 2 naming what is missing.
+sim_run_setup() {
+	models=$1
+	[ -n "$models" ] || die "--models STARPU_HOME is needed (bench/sim_fit_models.py writes one)"
+	[ -d "$models/.starpu/sampling/codelets" ] || die "$models holds no .starpu/sampling/codelets"
+	models=$(cd "$models" && pwd)
+	sim=${TIDE_SIM:-$repo/build-simgrid/tide}
+	[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
+	smpirun=${STARPU_SMPIRUN:-$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1)}
+	[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
+	mkdir -p "$2"; out=$(cd "$2" && pwd)
+	sim_starpu_env "$models" "$3" "$4"
+	# buffers StarPU allocates at capacity and a simulation touches only in part (a message's
+	# size, a halo's header): with glibc's fixed mmap threshold the rest stays address space
+	# (8 ranks of 4 M particles of SPH: 484 MB at the peak instead of 856 MB)
+	export MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-65536}
 }

@@ -14,6 +14,8 @@
 #   On the GPU node: --ncuda 1 --ncpu 0 and sizes up to millions (tools/device_simcal.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
+# shellcheck source=bench/bench_common.sh
+source "$here/bench_common.sh"
 die() { printf 'sim_calibrate.sh: %s\n' "$*" >&2; exit 2; }
 out=$repo/bench/out/sim_calibrate case_file=$repo/cases/dambreak3obs.yaml sizes="1000 4000 16000 48000"
 blocks=8 steps=12 ncpu=1 ncuda=0
@@ -26,22 +28,15 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-tide=${TIDE:-$repo/build/tide}
-[ -x "$tide" ] || die "no normal build at $tide (bash tools/build.sh)"
-mkdir -p "$out"; out=$(cd "$out" && pwd)
-export STARPU_HOME=$out/models STARPU_HOSTNAME=${TIDE_SIM_HOST:-tide-calibrated}
-export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda
+sim_calibrate_setup "$out" "$ncpu" "$ncuda" # bench_common.sh: tide, out, mpi, STARPU_*
 export STARPU_CALIBRATE=1
-mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x STARPU_NCPU -x STARPU_NCUDA
-     -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT -x STARPU_HOME -x STARPU_HOSTNAME -x STARPU_SCHED
-     -x STARPU_CALIBRATE -x TIDE_MPI=1 -np 1)
 { echo "bench/sim_calibrate.sh --case $case_file --sizes \"$sizes\" --blocks $blocks --steps $steps --ncpu $ncpu --ncuda $ncuda"
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } > "$out/calibrate.txt"
 for s in $sizes; do
 	n=$((s * blocks))
 	for i in 1 2; do
 		t0=$(date +%s.%N)
-		"${mpi[@]}" "$tide" run "$case_file" --synthetic "$n" --blocks "$blocks" --decomp 3d \
+		"${mpi[@]}" -np 1 "$tide" run "$case_file" --synthetic "$n" --blocks "$blocks" --decomp 3d \
 			--max-steps "$steps" --no-output --quiet --out "$out/run_$s" --overwrite ||
 			die "calibration run of $n particles failed"
 		echo "calibrated: $blocks blocks of about $s particles, run $i, $(python3 -c "import time,sys; print('%.1f' % (time.time() - float(sys.argv[1])))" "$t0") s"

@@ -20,7 +20,8 @@
 #   --bind-to none).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
-die() { printf 'sim_gravity_calibrate.sh: %s\n' "$*" >&2; exit 2; }
+# shellcheck source=bench/bench_common.sh
+source "$here/bench_common.sh" # die, sim_calibrate_setup
 out=$repo/bench/out/sim_gravity_calibrate sizes="5000 20000 80000" ranks="1 2 4" theta=0.6
 repeat=3 runs=2 ncpu=1 ncuda=0 device=any
 while [ $# -gt 0 ]; do
@@ -33,14 +34,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-tide=${TIDE:-$repo/build/tide}
-[ -x "$tide" ] || die "no normal build at $tide (bash tools/build.sh)"
-mkdir -p "$out"; out=$(cd "$out" && pwd)
-export STARPU_HOME=$out/models STARPU_HOSTNAME=${TIDE_SIM_HOST:-tide-calibrated}
-export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda
-read -r -a mpirun <<< "${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to none}"
-mpi=("${mpirun[@]}" -x STARPU_NCPU -x STARPU_NCUDA -x STARPU_WORKERS_NOBIND=1 -x STARPU_SILENT
-     -x STARPU_HOME -x STARPU_HOSTNAME -x STARPU_SCHED -x STARPU_CALIBRATE -x TIDE_MPI=1)
+sim_calibrate_setup "$out" "$ncpu" "$ncuda" # bench_common.sh: tide, out, mpi, STARPU_*
 { echo "bench/sim_gravity_calibrate.sh --sizes \"$sizes\" --ranks \"$ranks\" --theta $theta --repeat $repeat --runs $runs --ncpu $ncpu --ncuda $ncuda --device $device"
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } > "$out/calibrate.txt"
 [ -f "$out/measured.csv" ] || echo "ranks,per_rank,measured_s,let_bytes_mean,let_bytes_max" > "$out/measured.csv"

@@ -29,7 +29,8 @@
 #   (a GPU rank: --ncpu 0 --ncuda 1); --label: what the models are, for the plots' titles.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
-die() { printf 'sim_gravity_scaling.sh: %s\n' "$*" >&2; exit 2; }
+# shellcheck source=bench/bench_common.sh
+source "$here/bench_common.sh" # die, sim_run_setup
 models="" out=$repo/bench/out/sim_gravity_scaling weak="16000000" ranks="1 2 4 8 16 32 64 128 256"
 gpn=4 theta=0.6 repeat=1 max_wall=600 ncpu=1 ncuda=0 label="CPU-calibrated models, this 2-core machine"
 max_rss=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
@@ -43,17 +44,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-[ -n "$models" ] || die "--models STARPU_HOME is needed (bench/sim_fit_models.py writes one)"
-[ -d "$models/.starpu/sampling/codelets" ] || die "$models holds no .starpu/sampling/codelets"
-models=$(cd "$models" && pwd)
-sim=${TIDE_SIM:-$repo/build-simgrid/tide}
-[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
-smpirun=${STARPU_SMPIRUN:-$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1)}
-[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
-mkdir -p "$out"; out=$(cd "$out" && pwd)
-export STARPU_HOME=$models STARPU_HOSTNAME=${TIDE_SIM_HOST:-tide-calibrated}
-export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda
-export MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-65536}
+sim_run_setup "$models" "$out" "$ncpu" "$ncuda" # bench_common.sh: models, sim, smpirun, out, STARPU_*
 dev=any; [ "$ncuda" -gt 0 ] && [ "$ncpu" = 0 ] && dev=cuda
 csv=$out/sim_gravity_scaling.csv
 [ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles" > "$csv"

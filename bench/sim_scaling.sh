@@ -42,6 +42,8 @@
 #   and step_timeline_rankN.csv in DIR/SERIES_RANKS/, read by bench/sim_timeline.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
+# shellcheck source=bench/bench_common.sh
+source "$here/bench_common.sh"
 die() { printf 'sim_scaling.sh: %s\n' "$*" >&2; exit 2; }
 models="" out=$repo/bench/out/sim_scaling case_file=$repo/cases/dambreak3obs.yaml
 weak="4000000 16000000" strong="50000000 500000000" ranks="1 2 4 8 16 32 64 128 256 512 1024"
@@ -65,20 +67,7 @@ if [ "$warmup" = 0 ]; then
 else
 	[ "$warmup" -ge 2 ] && [ "$steps" -gt "$warmup" ] || die "--steps must exceed --warmup, and --warmup be 0 or at least 2"
 fi
-[ -n "$models" ] || die "--models STARPU_HOME is needed (bench/sim_fit_models.py writes one)"
-[ -d "$models/.starpu/sampling/codelets" ] || die "$models holds no .starpu/sampling/codelets"
-models=$(cd "$models" && pwd)
-sim=${TIDE_SIM:-$repo/build-simgrid/tide}
-[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
-smpirun=${STARPU_SMPIRUN:-$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1)}
-[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
-mkdir -p "$out"; out=$(cd "$out" && pwd)
-export STARPU_HOME=$models STARPU_HOSTNAME=${TIDE_SIM_HOST:-tide-calibrated}
-export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda
-# the halo and migrant buffers StarPU allocates (at capacity, every field) are touched only in
-# the part a message carries: with glibc's fixed mmap threshold the rest stays address space
-# (8 ranks of 4 M particles: 484 MB at the peak instead of 856 MB)
-export MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-65536}
+sim_run_setup "$models" "$out" "$ncpu" "$ncuda" # bench_common.sh
 csv=$out/sim_scaling.csv
 [ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,cpu_s" > "$csv"
 { echo "bench/sim_scaling.sh --models $models --case $case_file --weak \"$weak\" --strong \"$strong\" --ranks \"$ranks\" --gpus-per-node $gpn --steps $steps --warmup $warmup --ncpu $ncpu --ncuda $ncuda --platform \"$platform\" --sim-cfg \"$sim_cfg\" --tide-args \"$tide_args\""

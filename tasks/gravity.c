@@ -199,6 +199,21 @@ static void let_register(const tide_gravity *g, starpu_data_handle_t *h, uint32_
 	tide_let_register(h, bh_max_cells(n), n ? n : 1);
 }
 
+/* The essential-node buffers of the pair (this rank, q), registered when the pair first
+ * exchanges them: with near and far ranks a rank exchanges them with its near ranks only, and
+ * 2 R handles per rank were most of a simulation's memory at hundreds of ranks. */
+static void let_pair_register(tide_gravity *g, int q)
+{
+	if (g->let_reg[q]) return;
+	g->let_reg[q] = 1;
+	const double *io = g->syn_io ? &g->syn_io[6 * q] : NULL;
+	/* capacity: the sender's whole tree, the case where every node is essential */
+	let_register(g, &g->hlet_out[q], g->counts[g->rank], io);
+	starpu_mpi_data_register(g->hlet_out[q], tag_let(g, g->rank, q), g->rank);
+	let_register(g, &g->hlet_in[q], g->counts[q], io && io[5] == TIDE_LET_NODES ? io + 2 : NULL);
+	starpu_mpi_data_register(g->hlet_in[q], tag_let(g, q, g->rank), q);
+}
+
 static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                        const uint32_t *counts, const float *box, bh_params P, int nparts,
                        enum tide_where where, int mpi, const tide_gravity_synth *syn)
@@ -233,31 +248,28 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 	g->nbox = tide_gravity_boxes_choice(getenv("TIDE_GRAVITY_BOXES"), rank);
 	g->fill = tide_bh_group_fill();
 	if (syn) syn_model(g);
+	g->let_reg = must_alloc((size_t)size, 1);
 	for (int q = 0; q < size; q++) {
 		starpu_data_handle_t *t = tree_of(g, q);
 		uint32_t nq = counts[q];
 		if (q == rank) {
 			t[0] = g->hbody; t[1] = g->hcells; t[2] = g->hmom; t[3] = g->hmeta; t[4] = g->hvel;
+			for (int k = 0; k < TREE_HANDLES; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
 		} else {
+			/* Another rank's tree is only named by tasks that run on that rank (its virtual root,
+			 * what it sends), so StarPU-MPI needs its owner, not its five handles: one handle
+			 * without memory stands for them all.  A StarPU handle is ~25 KB (a replicate per
+			 * memory node), and R ranks in one simulated process held 5 R^2 of them. */
 			starpu_vector_data_register(&t[0], -1, 0, nq ? nq : 1, sizeof(bh_body));
-			starpu_vector_data_register(&t[1], -1, 0, bh_max_cells(nq), sizeof(bh_cell));
-			starpu_vector_data_register(&t[2], -1, 0, bh_max_cells(nq), sizeof(bh_mom));
-			starpu_vector_data_register(&t[3], -1, 0, BH_META_LEN, sizeof(int32_t));
-			starpu_vector_data_register(&t[4], -1, 0, nq ? nq : 1, 4 * sizeof(float));
+			starpu_mpi_data_register(t[0], tag_rank(g, q, 0), q);
+			for (int k = 1; k < TREE_HANDLES; k++) t[k] = t[0];
 		}
-		for (int k = 0; k < TREE_HANDLES; k++) starpu_mpi_data_register(t[k], tag_rank(g, q, k), q);
 		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
 		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
 		const double *io = g->syn_io ? &g->syn_io[6 * q] : NULL;
 		let_register(g, &g->hcoarse[q], nq,
 		             q == rank ? g->syn_coarse : io && io[5] == TIDE_LET_COARSE ? io + 2 : NULL);
 		starpu_mpi_data_register(g->hcoarse[q], tag_rank(g, q, T_COARSE), q);
-		if (q == rank) continue;
-		/* capacity: the sender's whole tree, the case where every node is essential */
-		let_register(g, &g->hlet_out[q], counts[rank], io);
-		starpu_mpi_data_register(g->hlet_out[q], tag_let(g, rank, q), rank);
-		let_register(g, &g->hlet_in[q], nq, io && io[5] == TIDE_LET_NODES ? io + 2 : NULL);
-		starpu_mpi_data_register(g->hlet_in[q], tag_let(g, q, rank), q);
 	}
 	starpu_vector_data_register(&g->hescr, -1, 0, BH_ESSENTIAL_SCRATCH, 1);
 }
@@ -327,6 +339,7 @@ static void submit_exchange(tide_gravity *g)
 	/* the essential nodes of each ordered pair are submitted by its two ranks only */
 	for (int q = 0; q < g->size; q++) {
 		if (q == me) continue;
+		let_pair_register(g, q);
 		submit_essential(g, me, q, g->hlet_out[q]);
 		submit_essential(g, q, me, g->hlet_in[q]);
 	}
@@ -465,6 +478,7 @@ static void submit_exchange_far(tide_gravity *g)
 	}
 	for (int q = 0; q < g->size; q++) {
 		g->sent[q] = (unsigned char)pair_kind(g, me, q);
+		if (g->sent[q] == TIDE_LET_NODES || pair_kind(g, q, me) == TIDE_LET_NODES) let_pair_register(g, q);
 		if (g->sent[q] == TIDE_LET_NODES) {
 			submit_essential(g, me, q, g->hlet_out[q]);
 			starpu_mpi_get_data_on_node_detached(MPI_COMM_WORLD, g->hlet_out[q], q, NULL, NULL);
@@ -548,7 +562,7 @@ void tide_gravity_let_sent(tide_gravity *g, int q, uint32_t *ncells, uint32_t *n
 {
 	*ncells = *nparts = 0;
 	int k = tide_gravity_let_kind(g, q);
-	if (k == TIDE_LET_NONE) return;
+	if (k == TIDE_LET_NONE || (k == TIDE_LET_NODES && !g->let_reg[q])) return; /* none yet */
 	starpu_data_handle_t h = k == TIDE_LET_NODES ? g->hlet_out[q] : g->hcoarse[g->rank];
 	starpu_data_acquire(h, STARPU_R);
 	tide_let_counts(h, ncells, nparts);
@@ -559,18 +573,17 @@ static void ranks_fini(tide_gravity *g)
 {
 	starpu_mpi_wait_for_all(MPI_COMM_WORLD);
 	for (int q = 0; q < g->size; q++) {
-		if (q != g->rank)
-			for (int k = 0; k < TREE_HANDLES; k++) starpu_data_unregister_no_coherency(tree_of(g, q)[k]);
+		if (q != g->rank) starpu_data_unregister_no_coherency(tree_of(g, q)[0]); /* one for five */
 		starpu_data_unregister_no_coherency(g->hvroot[q]);
 		starpu_data_unregister_no_coherency(g->hcoarse[q]);
-		if (q == g->rank) continue;
+		if (q == g->rank || !g->let_reg[q]) continue;
 		starpu_data_unregister_no_coherency(g->hlet_out[q]);
 		starpu_data_unregister_no_coherency(g->hlet_in[q]);
 	}
 	starpu_data_unregister_no_coherency(g->hescr);
 	starpu_mpi_tags_free(g->tag0);
 	free(g->counts); free(g->rtree); free(g->hvroot); free(g->hlet_out); free(g->hlet_in);
-	free(g->hcoarse); free(g->vr); free(g->sent); free(g->syn_io);
+	free(g->hcoarse); free(g->vr); free(g->sent); free(g->syn_io); free(g->let_reg);
 	g->syn_io = NULL;
 	g->mpi = 0;
 }

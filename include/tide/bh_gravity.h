@@ -36,10 +36,12 @@ typedef struct tide_gravity {
 	int mpi, rank, size;
 	uint32_t *counts;              /* particles of every rank */
 	int64_t tag0;                  /* MPI tags, see tasks/gravity_tags.h */
-	starpu_data_handle_t *rtree;   /* [5 size]: bodies, cells, moments, meta, velocities of every rank */
+	starpu_data_handle_t *rtree;   /* [5 size]: bodies, cells, moments, meta, velocities of every rank
+	                                * (another rank's: one handle for all five, see init_ranks) */
 	starpu_data_handle_t *hvroot;  /* [size]: virtual roots */
 	starpu_data_handle_t *hlet_out; /* [size]: essential nodes of this rank for rank q */
 	starpu_data_handle_t *hlet_in;  /* [size]: essential nodes of rank q for this rank */
+	unsigned char *let_reg;        /* [size]: hlet_out[q], hlet_in[q] registered (at first use) */
 	starpu_data_handle_t hescr;
 	int let_whole_tree;            /* tests: send whole trees (must not change the forces) */
 	/* The coarse tree for far ranks (tasks/gravity.c, "Near and far ranks"): rank r is near
