@@ -76,7 +76,6 @@ static void note_stall(void *arg, long step, double t, const char *status)
 	tide_log_end(line);
 }
 
-/* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
 /* The bytes a GPU holding all of this rank's SPH data should show (tasks/sph_memory.c): one
  * scratch per CUDA worker of the device.  0 without CUDA workers. */
 static int device_bytes_expected(const tide_sim *sim, tide_node_bytes *e)
@@ -102,6 +101,7 @@ static void log_device_bytes(const tide_sim *sim, double n)
 	          e.scratch / n, e.chunks / n);
 }
 
+/* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */
 static int run_loop(tide_sim *sim, const tide_case *c, const run_opts *o, run_out *out,
                     tide_run_stats *st, int *signo)
 {
