@@ -16,7 +16,8 @@
 # allocations); the time per gravity step is tide gravity's "total", the median of the whole
 # evaluations.  DIR/sim_gravity_scaling.csv gets a row per run (the columns of
 # bench/sim_scaling.sh's CSV, then the bytes of essential nodes sent per rank per evaluation,
-# mean and max over the ranks, and the near and far pairs); a series stops at its first run that
+# mean and max over the ranks, the near and far pairs, and cpu_s: the simulation's user + system
+# CPU time, which the other work on a shared machine disturbs less than its wall time); a series stops at its first run that
 # passes --max-wall seconds or --max-rss-mb, or fails after one has run.  bench/plot_sim_scaling.py
 # adds the efficiency t(1)/t(R) (DIR/sim_scaling_eff.csv) and the plots, and
 # bench/plot_sim_gravity_bytes.py the bytes per rank against the ranks (DIR/sim_gravity_bytes.png).
@@ -47,7 +48,7 @@ done
 sim_run_setup "$models" "$out" "$ncpu" "$ncuda" # bench_common.sh: models, sim, smpirun, out, STARPU_*
 dev=any; [ "$ncuda" -gt 0 ] && [ "$ncpu" = 0 ] && dev=cuda
 csv=$out/sim_gravity_scaling.csv
-[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles" > "$csv"
+[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles,cpu_s" > "$csv"
 { echo "bench/sim_gravity_scaling.sh --models $models --weak \"$weak\" --ranks \"$ranks\" --gpus-per-node $gpn --theta $theta --repeat $repeat --ncpu $ncpu --ncuda $ncuda"
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
 
@@ -56,13 +57,13 @@ csv=$out/sim_gravity_scaling.csv
 run_one() {
 	local per=$1 n=$2 series=$3
 	local nodes=$(( (n + gpn - 1) / gpn )) g=$(( n < gpn ? n : gpn ))
-	local tag=${series}_$n status=ok rc=0 rss=0 row="" t0 step="" later="" bmean="" bmax="" lc="" lp=""
+	local tag=${series}_$n status=ok rc=0 rss=0 cpu="" row="" t0 step="" later="" bmean="" bmax="" lc="" lp=""
 	python3 "$here/sim_platform.py" --nodes "$nodes" --gpus-per-node "$g" "$out/net_$tag.xml" "$out/hosts_$tag"
 	rm -f "$out/raw_$tag.csv"
 	t0=$(date +%s.%N)
 	# its own process group, watched (as bench/sim_scaling.sh): SMPI runs every rank in one
 	# process, stopped before it crowds this shared machine out of memory
-	setsid /usr/bin/time -f '%M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
+	setsid /usr/bin/time -f '%M %U %S' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
 		-hostfile "$out/hosts_$tag" -np "$n" "$sim" gravity --synthetic "$per" --theta "$theta" --quadrupole \
 		--device "$dev" --repeat "$repeat" --parts 1 --csv "$out/raw_$tag.csv" > "$out/$tag.log" 2>&1 &
 	local pid=$! over=0 kb
@@ -76,7 +77,10 @@ run_one() {
 		sleep 1
 	done
 	wait "$pid" || rc=$?
-	rss=$(python3 -c 'import sys; v=open(sys.argv[1]).read().split(); print("%.0f" % (int(v[-1]) / 1024) if v and v[-1].isdigit() else "")' "$out/rss_$tag" 2>/dev/null || echo "")
+	# /usr/bin/time's last line: peak RSS [KB], user and system CPU time [s] (the CPU time of the
+	# simulation, which the other sessions on this machine do not disturb as they do its wall time)
+	rss=$(python3 -c 'import sys; v=open(sys.argv[1]).read().split()[-3:]; print("%.0f" % (int(v[0]) / 1024) if len(v) == 3 and v[0].isdigit() else "")' "$out/rss_$tag" 2>/dev/null || echo "")
+	cpu=$(python3 -c 'import sys; v=open(sys.argv[1]).read().split()[-3:]; print("%.1f" % (float(v[1]) + float(v[2])) if len(v) == 3 and v[0].isdigit() else "")' "$out/rss_$tag" 2>/dev/null || echo "")
 	if [ "$over" = 1 ]; then status="stopped above ${max_rss} MB"
 	elif [ "$rc" = 124 ]; then status="timeout ${max_wall}s"
 	elif [ "$rc" != 0 ] || [ ! -s "$out/raw_$tag.csv" ]; then
@@ -89,12 +93,12 @@ run_one() {
 		# let_cells (21), let_particles (22), let_bytes_max (26)
 		row=$(awk -F, -v n="$n" 'NR == 2 { printf "%s,%s,%.0f,%s,%s,%s", $13, $12, $23 / n, $26, $21, $22 }' "$out/raw_$tag.csv")
 		IFS=, read -r step later bmean bmax lc lp <<< "$row"
-		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,$step,$later,$wall,$rss,$status,$bmean,$bmax,$lc,$lp" >> "$csv"
+		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,$step,$later,$wall,$rss,$status,$bmean,$bmax,$lc,$lp,$cpu" >> "$csv"
 	else
-		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,,,$wall,$rss,$status,,,," >> "$csv"
+		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,,,$wall,$rss,$status,,,,,$cpu" >> "$csv"
 	fi
-	printf '%-12s %5d ranks %5d nodes: %s s per step, %s bytes sent per rank; wall %s s, peak %s MB, %s\n' \
-		"$series" "$n" "$nodes" "${step:--}" "${bmean:--}" "$wall" "${rss:--}" "$status"
+	printf '%-12s %5d ranks %5d nodes: %s s per step, %s bytes sent per rank; wall %s s, CPU %s s, peak %s MB, %s\n' \
+		"$series" "$n" "$nodes" "${step:--}" "${bmean:--}" "$wall" "${cpu:--}" "${rss:--}" "$status"
 	rm -f "$out/net_$tag.xml" "$out/hosts_$tag" "$out/rss_$tag"
 	case $status in ok) return 0 ;; timeout*|stopped*) return 2 ;; *) return 1 ;; esac
 }

@@ -359,6 +359,18 @@ int tide_cmd_gravity(int argc, char **argv)
 		if (mc) { mine[9] += mc[0]; mine[10] += mc[1]; }
 		if (g.syn_io && q != rt.rank) mine[11] += g.syn_io[6 * q + 4]; /* interactions received */
 	}
+	/* the virtual roots' messages and bytes of every rank (the same function of the ranks on
+	 * each): sum and max of each */
+	double vr_sent[4] = {0};
+	for (int q = 0; q < rt.size && g.mpi; q++) {
+		int m;
+		double b;
+		tide_gravity_vroot_sent(&g, q, &m, &b);
+		vr_sent[0] += m;
+		vr_sent[1] = fmax(vr_sent[1], m);
+		vr_sent[2] += b;
+		vr_sent[3] = fmax(vr_sent[3], b);
+	}
 	double *per_rank = malloc(sizeof(double) * NV * rt.size);
 	if (!per_rank) return out_of_memory(n);
 	tide_gravity_gather_values(&g, 0, mine, NV, per_rank);
@@ -410,6 +422,11 @@ int tide_cmd_gravity(int argc, char **argv)
 				tide_info("exchange: near/far (TIDE_GRAVITY_FAR nu %g): %.0f pairs near (own essential "
 				          "nodes), %.0f far (coarse tree); bytes sent per rank per evaluation: mean %.0f, "
 				          "max %.0f\n", g.far_nu, tot[7], tot[8], tot[4] / rt.size, bmax);
+			if (g.far_nu >= 0)
+				tide_info("virtual roots: %s (TIDE_GRAVITY_VROOTS); sent per rank per evaluation: "
+				          "messages mean %.2f, max %.0f; bytes mean %.0f, max %.0f\n",
+				          g.vgather ? "gathered by recursive doubling" : "each rank's to every rank",
+				          vr_sent[0] / rt.size, vr_sent[1], vr_sent[2] / rt.size, vr_sent[3]);
 			for (int q = 0; q < rt.size; q++)
 				tide_info("  rank %d: %u particles, %.0f cells; sent %.0f essential cells + %.0f "
 				       "particles (%.3f MB); walk tasks %.4f s own tree + %.4f s essential nodes\n",

@@ -27,8 +27,9 @@
 // nodes sent, the same forces (the walk takes every node from the same cells, see below).
 //
 // Near and far ranks (Bonsai's boundary tree; TIDE_GRAVITY_FAR, tide_gravity_far_choice): from
-// TIDE_GRAVITY_FAR_MIN_RANKS ranks on, every rank's virtual root goes to every rank and is read
-// on the host (the local walks are submitted first and run meanwhile), and each rank s splits the
+// TIDE_GRAVITY_FAR_MIN_RANKS ranks on, every rank's virtual root goes to every rank (above
+// TIDE_GRAVITY_VGATHER_MIN_RANKS by recursive doubling: "Virtual roots by recursive doubling"
+// below) and is read on the host (the local walks are submitted first and run meanwhile), and each rank s splits the
 // others by the gap between their particle boxes: near when no farther than nu x the largest side of
 // s's box, far otherwise.  Near ranks get their own essential nodes as above; all far ranks get
 // one coarse tree of s, made once (bh_let_kind_far with radius R_s, the smallest gap to a far
@@ -61,6 +62,7 @@
 #include "tide/let_interface.h"
 #include "tide/step_profile.h"
 #include "gravity_ranks.h"
+#include "rank_doubling.h"
 
 static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *src,
                         enum tide_where where)
@@ -95,6 +97,7 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	restrict_cl(&g->vroot_cl, &tide_bh_vroot_cl, where);
 	restrict_cl(&g->essential_cl, &tide_bh_essential_cl, where);
 	restrict_cl(&g->walk_let_cl, &tide_bh_walk_let_cl, where);
+	restrict_cl(&g->vgather_cl, &tide_bh_vgather_cl, where);
 
 	uint32_t m = n ? n : 1;
 	starpu_vector_data_register(&g->hbody, STARPU_MAIN_RAM, (uintptr_t)body, m, sizeof(bh_body));
@@ -246,6 +249,9 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 	if (syn && (!far || !*far || !strcmp(far, "auto")))
 		g->far_nu = size >= TIDE_GRAVITY_FAR_MIN_RANKS ? 1.0 : -1.0;
 	g->nbox = tide_gravity_boxes_choice(getenv("TIDE_GRAVITY_BOXES"), rank);
+	g->vgather = tide_gravity_vroots_choice(getenv("TIDE_GRAVITY_VROOTS"), size, rank);
+	g->vg_levels = tide_gravity_vg_levels(size);
+	g->hvg = must_alloc((size_t)(g->vg_levels + 1) * (size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->fill = tide_bh_group_fill();
 	if (syn) syn_model(g);
 	g->let_reg = must_alloc((size_t)size, 1);
@@ -264,8 +270,6 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 			starpu_mpi_data_register(t[0], tag_rank(g, q, 0), q);
 			for (int k = 1; k < TREE_HANDLES; k++) t[k] = t[0];
 		}
-		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
-		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
 		const double *io = g->syn_io ? &g->syn_io[6 * q] : NULL;
 		let_register(g, &g->hcoarse[q], nq,
 		             q == rank ? g->syn_coarse : io && io[5] == TIDE_LET_COARSE ? io + 2 : NULL);
@@ -292,11 +296,32 @@ void tide_gravity_init_synthetic(tide_gravity *g, const tide_gravity_synth *syn,
 	free(counts);
 }
 
+/* Rank q's virtual root, registered where first named: with the recursive doubling a rank names
+ * its own and its fold partner's only (a handle is ~25 KB, R per rank R^2 in one simulated
+ * process). */
+static starpu_data_handle_t vroot_handle(tide_gravity *g, int q)
+{
+	if (!g->hvroot[q]) {
+		starpu_vector_data_register(&g->hvroot[q], -1, 0, 1, sizeof(bh_vroot));
+		starpu_mpi_data_register(g->hvroot[q], tag_rank(g, q, T_VROOT), q);
+	}
+	return g->hvroot[q];
+}
+
+static int gathers(const tide_gravity *g);
+static uint32_t vg_slot(const tide_gravity *g, int r);
+static starpu_data_handle_t vg_handle(tide_gravity *g, int k, int q);
+
 /* bh_essential(s → r) on s; every rank that calls it for the pair takes part (s runs it, r sends
- * its virtual root if s lacks the current one). */
+ * its virtual root if s lacks the current one).  With the virtual roots gathered, s reads r's
+ * from its gathered buffer (element vg_slot(r)); the other ranks name s's tree handle in its
+ * place (a handle of s: they take no part in reading it). */
 static void submit_essential_far(tide_gravity *g, int s, int r, starpu_data_handle_t out, float far2)
 {
 	starpu_data_handle_t *t = tree_of(g, s);
+	starpu_data_handle_t vr = gathers(g) ? s == g->rank ? vg_handle(g, g->vg_levels, s) : t[0]
+	                                     : vroot_handle(g, r);
+	uint32_t vi = gathers(g) ? vg_slot(g, r) : 0;
 	/* the synthetic domain's work: the items (cells + particles) the buffer gets */
 	double items = 0;
 	if (g->syn) {
@@ -305,12 +330,13 @@ static void submit_essential_far(tide_gravity *g, int s, int r, starpu_data_hand
 		items = fmax(1.0, c[0] + c[1]);
 	}
 	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->essential_cl, STARPU_R, t[0], STARPU_R, t[1],
-	                                 STARPU_R, t[2], STARPU_R, g->hvroot[r], STARPU_W, out,
+	                                 STARPU_R, t[2], STARPU_R, vr, STARPU_W, out,
 	                                 STARPU_SCRATCH, g->hescr, STARPU_R, t[4],
 	                                 STARPU_VALUE, &g->counts[s],
 	                                 sizeof g->counts[s], STARPU_VALUE, &g->let_whole_tree,
 	                                 sizeof g->let_whole_tree, STARPU_VALUE, &far2, sizeof far2,
-	                                 STARPU_VALUE, &g->P, sizeof g->P, STARPU_FLOPS, items, 0);
+	                                 STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &vi, sizeof vi,
+	                                 STARPU_FLOPS, items, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
 }
 
@@ -319,17 +345,20 @@ static void submit_essential(tide_gravity *g, int s, int r, starpu_data_handle_t
 	submit_essential_far(g, s, r, out, -1.f);
 }
 
+static void submit_vroot(tide_gravity *g, int q)
+{
+	starpu_data_handle_t *t = tree_of(g, q);
+	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
+	                                 t[2], STARPU_R, t[1], STARPU_W, vroot_handle(g, q), STARPU_VALUE,
+	                                 &g->counts[q], sizeof g->counts[q], STARPU_VALUE, &g->fill,
+	                                 sizeof g->fill, STARPU_VALUE, &g->nbox, sizeof g->nbox, 0);
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
+}
+
 static void submit_vroots(tide_gravity *g)
 {
 	/* every rank sees every virtual root written, so that no rank keeps a stale cached copy */
-	for (int q = 0; q < g->size; q++) {
-		starpu_data_handle_t *t = tree_of(g, q);
-		int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
-		                                 t[2], STARPU_R, t[1], STARPU_W, g->hvroot[q], STARPU_VALUE,
-		                                 &g->counts[q], sizeof g->counts[q], STARPU_VALUE, &g->fill,
-		                                 sizeof g->fill, STARPU_VALUE, &g->nbox, sizeof g->nbox, 0);
-		STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
-	}
+	for (int q = 0; q < g->size; q++) submit_vroot(g, q);
 }
 
 static void submit_exchange(tide_gravity *g)
@@ -371,6 +400,18 @@ double tide_gravity_far_choice(const char *v, int size, int rank)
 		fprintf(stderr, "tide: warning: TIDE_GRAVITY_FAR='%s' is neither 'all', 'auto' nor a number "
 		        "from 0 to 1e6: choosing by the number of ranks.\n", v);
 	return nu;
+}
+
+int tide_gravity_vroots_choice(const char *v, int size, int rank)
+{
+	int auto_ = size > TIDE_GRAVITY_VGATHER_MIN_RANKS;
+	if (!v || !*v || !strcmp(v, "auto")) return auto_;
+	if (!strcmp(v, "tree")) return 1;
+	if (!strcmp(v, "all")) return 0;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_VROOTS='%s' is neither 'all', 'tree' nor 'auto': "
+		        "choosing by the number of ranks.\n", v);
+	return auto_;
 }
 
 int tide_gravity_boxes_choice(const char *v, int rank)
@@ -440,18 +481,156 @@ static float coarse_far2(const tide_gravity *g, int s)
 	return r > 0 ? (float)(r * r) * (1.f - 1e-6f) : 0.f;
 }
 
+/* ---- virtual roots by recursive doubling ----
+ * The near/far exchange needs every rank's virtual root on every rank.  Sent by each rank to
+ * every other (starpu_mpi_get_data_on_all_nodes_detached) they are R - 1 messages per rank and
+ * R^2 in all, whose per-message cost (latency; in a simulation SimGrid's and StarPU-MPI's CPU
+ * time, which grew x7 per doubling) dominated from 64 ranks on.  Gathered by recursive doubling
+ * (as the time step's record, tasks/sph_step.c), a rank sends log2 R + 2 messages at most and
+ * the same bytes ((R - 1) x 440 per rank, as before, at a power of two):
+ *   with P = 2^L the largest power of two <= R and E = R - P, ranks P .. R-1 first send theirs
+ *   to rank q - P (the fold: block of level 0 of q < E = its own and q + P's; of E <= q < P its
+ *   own virtual root handle), then in round k = 0 .. L-1 rank q < P and q xor 2^k exchange
+ *   their blocks of level k and each places both, the lower rank's first, in its block of level
+ *   k + 1 (bh_vgather, in main memory); after L rounds each q < P holds all R, which ranks >= P get from q - P.
+ * The gathered buffer is ordered by groups p = 0 .. P-1 of ranks {p, p + P}, so that every
+ * block is contiguous: rank r sits at vg_slot(r).  A rank submits only the tasks it runs or
+ * feeds (StarPU-MPI posts the sends and receives from them), O(log R) a rank, and registers
+ * only the blocks they name; the virtual roots it reads are the same bytes as before, so the
+ * choice of essential nodes and the forces are those of the all-to-all exchange bit for bit
+ * (tests/test_bh_let.c, near_far). */
+static int gathers(const tide_gravity *g) { return uses_far(g) && g->vgather; }
+
+/* Place of group p in the gathered buffer (p = P: its length R). */
+static uint32_t vg_off(const tide_gravity *g, int p)
+{
+	int e = g->size - (1 << g->vg_levels);
+	return (uint32_t)(p + (p < e ? p : e));
+}
+
+static uint32_t vg_slot(const tide_gravity *g, int r)
+{
+	int P = 1 << g->vg_levels;
+	return r < P ? vg_off(g, r) : vg_off(g, r - P) + 1;
+}
+
+/* Virtual roots in rank q's block after k rounds (q >= P: its copy of the whole, k = L). */
+static uint32_t vg_len(const tide_gravity *g, int k, int q)
+{
+	int P = 1 << g->vg_levels;
+	if (q >= P) return (uint32_t)g->size;
+	int b = q & ~((1 << k) - 1);
+	return vg_off(g, b + (1 << k)) - vg_off(g, b);
+}
+
+static starpu_data_handle_t vg_handle(tide_gravity *g, int k, int q)
+{
+	int P = 1 << g->vg_levels;
+	if (k == 0 && q < P && q + P >= g->size) return vroot_handle(g, q); /* nothing folded in */
+	starpu_data_handle_t *h = &g->hvg[(size_t)k * (size_t)g->size + (size_t)q];
+	if (!*h) {
+		starpu_vector_data_register(h, -1, 0, vg_len(g, k, q), sizeof(bh_vroot));
+		starpu_mpi_data_register(*h, tag_vgather(g, k, q), q);
+	}
+	return *h;
+}
+
+/* out = a then b (b NULL: a copy), on out's owner. */
+static void vg_place(tide_gravity *g, starpu_data_handle_t out, starpu_data_handle_t a,
+                     starpu_data_handle_t b)
+{
+	struct starpu_data_descr d[3] = {{out, STARPU_W}, {a, STARPU_R}, {b, STARPU_R}};
+	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vgather_cl, STARPU_DATA_MODE_ARRAY, d,
+	                                 b ? 3 : 2, 0);
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vgather");
+}
+
+/* A block received from another rank: its owner rewrites it at the next evaluation in a task
+ * this rank does not submit, so StarPU-MPI's receive cache here must forget it (or the next
+ * evaluation would read the old one without receiving the new). */
+static void vg_received(starpu_data_handle_t h) { starpu_mpi_cache_flush(MPI_COMM_WORLD, h); }
+
+/* The fold: q + P's virtual root after q's, on q. */
+static void vg_fold(void *ctx, int q)
+{
+	tide_gravity *g = ctx;
+	int P = 1 << g->vg_levels;
+	vg_place(g, vg_handle(g, 0, q), vroot_handle(g, q), vroot_handle(g, q + P));
+	if (q == g->rank) vg_received(vroot_handle(g, q + P));
+}
+
+/* Round k's placement on rank q: its block and that of q xor 2^k, the lower rank's first. */
+static void vg_round(void *ctx, int k, int q)
+{
+	tide_gravity *g = ctx;
+	int o = q ^ (1 << k), lo = q < o ? q : o;
+	vg_place(g, vg_handle(g, k + 1, q), vg_handle(g, k, lo), vg_handle(g, k, lo + (1 << k)));
+	if (q == g->rank) vg_received(vg_handle(g, k, o));
+}
+
+/* All of them back to folded rank q, from q - P. */
+static void vg_back(void *ctx, int q)
+{
+	tide_gravity *g = ctx;
+	int L = g->vg_levels, P = 1 << L;
+	vg_place(g, vg_handle(g, L, q), vg_handle(g, L, q - P), NULL);
+	if (q == g->rank) vg_received(vg_handle(g, L, q - P));
+}
+
+static void gather_vroots(tide_gravity *g)
+{
+	submit_vroot(g, g->rank);
+	tide_doubling d = {g, vg_fold, vg_round, vg_back};
+	tide_doubling_submit(&d, g->rank, g->size, g->vg_levels);
+}
+
+void tide_gravity_vroot_sent(const tide_gravity *g, int q, int *msgs, double *bytes)
+{
+	*msgs = 0;
+	*bytes = 0;
+	if (!uses_far(g)) return; /* the all-to-all exchange sends each to the ranks choosing nodes for it */
+	if (!g->vgather) {
+		*msgs = g->size - 1;
+		*bytes = (double)(g->size - 1) * sizeof(bh_vroot);
+		return;
+	}
+	int L = g->vg_levels, P = 1 << L;
+	if (q >= P) { /* its own to q - P */
+		*msgs = 1;
+		*bytes = sizeof(bh_vroot);
+		return;
+	}
+	for (int k = 0; k < L; k++) *bytes += (double)vg_len(g, k, q) * sizeof(bh_vroot);
+	*msgs = L;
+	if (q + P < g->size) { /* the whole back to q + P */
+		*msgs += 1;
+		*bytes += (double)g->size * sizeof(bh_vroot);
+	}
+}
+
 /* Every virtual root to every rank, read on the host (waits for every rank's tree). */
 static void share_vroots(tide_gravity *g)
 {
+#ifdef TIDE_SIMGRID
+	/* a simulation computes no virtual root: the synthetic domain's stay */
+	int keep = g->syn != NULL;
+#else
+	int keep = 0;
+#endif
+	if (gathers(g)) {
+		gather_vroots(g);
+		starpu_data_handle_t h = vg_handle(g, g->vg_levels, g->rank);
+		starpu_data_acquire(h, STARPU_R);
+		const bh_vroot *all = (const bh_vroot *)starpu_data_get_local_ptr(h);
+		for (int q = 0; q < g->size && !keep; q++) g->vr[q] = all[vg_slot(g, q)];
+		starpu_data_release(h);
+		return;
+	}
 	submit_vroots(g);
 	for (int q = 0; q < g->size; q++) starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, g->hvroot[q]);
 	for (int q = 0; q < g->size; q++) {
 		starpu_data_acquire(g->hvroot[q], STARPU_R);
-#ifdef TIDE_SIMGRID
-		/* a simulation computes no virtual root: the synthetic domain's stay */
-		if (!g->syn)
-#endif
-			g->vr[q] = *(const bh_vroot *)starpu_data_get_local_ptr(g->hvroot[q]);
+		if (!keep) g->vr[q] = *(const bh_vroot *)starpu_data_get_local_ptr(g->hvroot[q]);
 		starpu_data_release(g->hvroot[q]);
 	}
 }
@@ -574,16 +753,18 @@ static void ranks_fini(tide_gravity *g)
 	starpu_mpi_wait_for_all(MPI_COMM_WORLD);
 	for (int q = 0; q < g->size; q++) {
 		if (q != g->rank) starpu_data_unregister_no_coherency(tree_of(g, q)[0]); /* one for five */
-		starpu_data_unregister_no_coherency(g->hvroot[q]);
+		if (g->hvroot[q]) starpu_data_unregister_no_coherency(g->hvroot[q]);
 		starpu_data_unregister_no_coherency(g->hcoarse[q]);
 		if (q == g->rank || !g->let_reg[q]) continue;
 		starpu_data_unregister_no_coherency(g->hlet_out[q]);
 		starpu_data_unregister_no_coherency(g->hlet_in[q]);
 	}
+	for (size_t i = 0; i < (size_t)(g->vg_levels + 1) * (size_t)g->size; i++)
+		if (g->hvg[i]) starpu_data_unregister_no_coherency(g->hvg[i]);
 	starpu_data_unregister_no_coherency(g->hescr);
 	starpu_mpi_tags_free(g->tag0);
 	free(g->counts); free(g->rtree); free(g->hvroot); free(g->hlet_out); free(g->hlet_in);
-	free(g->hcoarse); free(g->vr); free(g->sent); free(g->syn_io); free(g->let_reg);
+	free(g->hcoarse); free(g->vr); free(g->sent); free(g->syn_io); free(g->let_reg); free(g->hvg);
 	g->syn_io = NULL;
 	g->mpi = 0;
 }

@@ -3,7 +3,8 @@
  * tasks/gravity_ranks.c, particles moved between ranks): the MPI tags, one
  * starpu_mpi_tags_allocate block (tide_gravity_init_ranks): 7 per rank (bodies, cells, moments,
  * meta, velocities, virtual root, coarse tree), one per ordered pair of ranks (essential nodes s → r), two per rank
- * (gathers of particles and of numbers); and the allocation of their buffers. */
+ * (gathers of particles and of numbers), one per rank and level of the virtual roots' recursive
+ * doubling; and the allocation of their buffers. */
 #ifndef TIDE_GRAVITY_RANKS_H
 #define TIDE_GRAVITY_RANKS_H
 #include <stdint.h>
@@ -28,8 +29,20 @@ static inline void *must_alloc(size_t bytes, int zero)
 
 enum { T_BODY, T_CELLS, T_MOM, T_META, T_VEL, T_VROOT, T_COARSE, T_PER_RANK };
 
-/* Tags in the block, for tide_gravity_init_ranks to allocate. */
-static inline int64_t tide_gravity_ntags(int size) { return (int64_t)(T_PER_RANK + 2 + size) * size; }
+/* Rounds of the virtual roots' recursive doubling: floor(log2 size). */
+static inline int tide_gravity_vg_levels(int size)
+{
+	int l = 0;
+	while ((2 << l) <= size) l++;
+	return l;
+}
+
+/* Tags in the block, for tide_gravity_init_ranks to allocate: those above, then one per rank
+ * and level 0 .. vg_levels of the recursive doubling. */
+static inline int64_t tide_gravity_ntags(int size)
+{
+	return (int64_t)(T_PER_RANK + 2 + size + tide_gravity_vg_levels(size) + 1) * size;
+}
 static inline int64_t tag_rank(const tide_gravity *g, int q, int what) { return g->tag0 + T_PER_RANK * q + what; }
 static inline int64_t tag_let(const tide_gravity *g, int s, int r)
 {
@@ -42,5 +55,10 @@ static inline int64_t tag_gather(const tide_gravity *g, int q)
 /* one tag per handle: StarPU-MPI mismatched a rank's two messages of one tag sent back to back
  * into handles of different sizes (MPI_ERR_TRUNCATE on 4 ranks) */
 static inline int64_t tag_values(const tide_gravity *g, int q) { return tag_gather(g, q) + g->size; }
+/* rank q's block of virtual roots after k rounds of the recursive doubling */
+static inline int64_t tag_vgather(const tide_gravity *g, int k, int q)
+{
+	return tag_values(g, 0) + g->size + (int64_t)k * g->size + q;
+}
 
 #endif

@@ -71,6 +71,7 @@
 #include "tide/codelets.h"
 #include "tide/gas_math.h"   /* the gas halos' depth */
 #include "tide/motion.h"
+#include "rank_doubling.h"
 #include "sph_gravity.h"
 #include "tide/sph_sim.h"
 #include "tide/step_profile.h"
@@ -350,7 +351,7 @@ static void submit_combine(tide_sim *sim, starpu_data_handle_t out, starpu_data_
  *
  * A rank submits only the combinations it runs or feeds (StarPU-MPI needs no other rank's
  * tasks to post its sends and receives), in the same order on every rank: O(log N) tasks per
- * rank and step where all of them would be O(N log N). */
+ * rank and step where all of them would be O(N log N).  The schedule: tasks/rank_doubling.h. */
 static starpu_data_handle_t dt_tree_in(const tide_sim *sim, int k, int q)
 {
 	int n = sim->size, P = 1 << sim->dt_levels;
@@ -366,37 +367,38 @@ static void received(starpu_data_handle_t h)
 	starpu_mpi_cache_flush(MPI_COMM_WORLD, h);
 }
 
-/* Round k's combination on rank q: its record with that of q xor 2^k. */
-static void submit_tree_round(tide_sim *sim, int k, int q)
+/* The fold: ranks q and q + P, on q. */
+static void tree_fold(void *ctx, int q)
 {
+	tide_sim *sim = ctx;
+	int P = 1 << sim->dt_levels;
+	submit_combine(sim, sim->tree[q], sim->part[0][q], sim->part[0][q + P]);
+	if (sim->rank == q) received(sim->part[0][q + P]);
+}
+
+/* Round k's combination on rank q: its record with that of q xor 2^k. */
+static void tree_round(void *ctx, int k, int q)
+{
+	tide_sim *sim = ctx;
 	int o = q ^ (1 << k);
 	starpu_data_handle_t out = k == sim->dt_levels - 1 ? sim->all[q] : dt_tree_in(sim, k + 1, q);
 	submit_combine(sim, out, dt_tree_in(sim, k, q), dt_tree_in(sim, k, o));
 	if (sim->rank == q) received(dt_tree_in(sim, k, o));
 }
 
+/* The result back to folded rank q, from q - P. */
+static void tree_back(void *ctx, int q)
+{
+	tide_sim *sim = ctx;
+	int P = 1 << sim->dt_levels;
+	submit_combine(sim, sim->all[q], sim->all[q - P], NULL);
+	if (sim->rank == q) received(sim->all[q - P]);
+}
+
 static void finish_reduction_tree(tide_sim *sim)
 {
-	int n = sim->size, L = sim->dt_levels, P = 1 << L, me = sim->rank;
-	/* the fold: ranks me and me + P (or me - P and me), on the lower one */
-	int fold = me + P < n ? me : me >= P ? me - P : -1;
-	if (fold >= 0) {
-		submit_combine(sim, sim->tree[fold], sim->part[0][fold], sim->part[0][fold + P]);
-		if (me == fold) received(sim->part[0][fold + P]);
-	}
-	/* each round: the two combinations of the pair me, me xor 2^k, the lower rank's first on
-	 * both ranks (the same order of submission wherever a task is seen) */
-	for (int k = 0; k < L && me < P; k++) {
-		int o = me ^ (1 << k);
-		submit_tree_round(sim, k, me < o ? me : o);
-		submit_tree_round(sim, k, me < o ? o : me);
-	}
-	/* the result back to the folded ranks */
-	int back = me >= P ? me : me + P < n ? me + P : -1;
-	if (back >= 0) {
-		submit_combine(sim, sim->all[back], sim->all[back - P], NULL);
-		if (me == back) received(sim->all[back - P]);
-	}
+	tide_doubling d = {sim, tree_fold, tree_round, tree_back};
+	tide_doubling_submit(&d, sim->rank, sim->size, sim->dt_levels);
 }
 
 /* After the last contribution to the first stage's reduction (sph_forces, sgrav_apply): under

@@ -48,13 +48,20 @@ extern struct starpu_codelet tide_bh_walk_let_cl;
  * kmax (boxes of the cover, 1 .. BH_VROOT_BOXES; bh_vroot_cover). */
 extern struct starpu_codelet tide_bh_vroot_cl;
 
+/* bh_vgather: a round of the virtual roots' recursive doubling (tasks/gravity.c).  Buffers: out
+ * (W, vector), then the blocks placed into it one after the other (R, vectors of out's element
+ * size whose lengths add up to out's).  No args. */
+extern struct starpu_codelet tide_bh_vgather_cl;
+
 /* bh_essential: the essential nodes of this rank's tree for another rank.  Buffers: bodies (R),
- * cells (R), moments (R), the other rank's vroot (R), out (W, let_interface.h, capacity: this
+ * cells (R), moments (R), virtual roots (R: the other rank's is element vi), out (W, let_interface.h, capacity: this
  * rank's bh_max_cells and particle count), scratch (BH_ESSENTIAL_SCRATCH bytes), velocities (R:
  * the bodies' softenings, bh_body_eps, sent with the leaves' particles).  Args: uint32_t n (this
  * rank's particles), int whole (1: every cell opened, the whole tree sent: for tests), float far2
  * (>= 0: the coarse tree for far ranks, see bh_let_kind_far; the vroot given is then this rank's
- * own and only says whether it has particles; < 0: the nodes for the vroot's box), bh_params. */
+ * own and only says whether it has particles; < 0: the nodes for the vroot's box), bh_params,
+ * uint32_t vi (which element of the virtual roots' buffer: 0 for one rank's handle, the rank's
+ * place in the buffer gathered by recursive doubling). */
 extern struct starpu_codelet tide_bh_essential_cl;
 #define BH_ESSENTIAL_SCRATCH 64
 
@@ -83,11 +90,12 @@ typedef struct bh_essential_io {
 static inline bh_essential_io bh_essential_unpack(void *buffers[], void *cl_arg)
 {
 	bh_essential_io io;
-	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2, &io.P, 0);
+	uint32_t vi;
+	starpu_codelet_unpack_args(cl_arg, &io.n, &io.whole, &io.far2, &io.P, &vi, 0);
 	io.body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	io.cells = (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	io.mom = (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]);
-	io.vroot = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	io.vroot = (const bh_vroot *)STARPU_VECTOR_GET_PTR(buffers[3]) + vi;
 	io.out = TIDE_LET_IFACE(buffers[4]);
 	io.oc = bh_let_cells((void *)io.out->ptr);
 	io.om = bh_let_moms((void *)io.out->ptr, io.out->cap_cells);
@@ -118,6 +126,7 @@ void tide_bh_moments_cuda(void *buffers[], void *cl_arg);
 void tide_bh_walk_cuda(void *buffers[], void *cl_arg);
 void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg);
 void tide_bh_vroot_cuda(void *buffers[], void *cl_arg);
+void tide_bh_vgather_cuda(void *buffers[], void *cl_arg);
 void tide_bh_essential_cuda(void *buffers[], void *cl_arg);
 size_t tide_bh_walk_cuda_scratch_bytes(void);
 void tide_bh_direct_cuda(void *buffers[], void *cl_arg);

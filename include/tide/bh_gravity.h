@@ -38,7 +38,7 @@ typedef struct tide_gravity {
 	int64_t tag0;                  /* MPI tags, see tasks/gravity_tags.h */
 	starpu_data_handle_t *rtree;   /* [5 size]: bodies, cells, moments, meta, velocities of every rank
 	                                * (another rank's: one handle for all five, see init_ranks) */
-	starpu_data_handle_t *hvroot;  /* [size]: virtual roots */
+	starpu_data_handle_t *hvroot;  /* [size]: virtual roots (registered where first named) */
 	starpu_data_handle_t *hlet_out; /* [size]: essential nodes of this rank for rank q */
 	starpu_data_handle_t *hlet_in;  /* [size]: essential nodes of rank q for this rank */
 	unsigned char *let_reg;        /* [size]: hlet_out[q], hlet_in[q] registered (at first use) */
@@ -52,10 +52,16 @@ typedef struct tide_gravity {
 	int nbox;                      /* boxes of each rank's cover (TIDE_GRAVITY_BOXES, bh_vroot_cover) */
 	int fill;                      /* tide_bh_group_fill of the build: how the groups were cut */
 	starpu_data_handle_t *hcoarse; /* [size]: coarse tree of rank q */
+	/* The virtual roots of the near/far exchange gathered by recursive doubling (tasks/gravity.c,
+	 * "Virtual roots by recursive doubling"; vgather = 0: each sent to every rank). */
+	int vgather;
+	int vg_levels;                 /* its rounds: floor(log2 size) */
+	starpu_data_handle_t *hvg;     /* [(vg_levels + 1) size]: rank q's block after k rounds at
+	                                * k size + q, registered where first named (NULL before) */
 	bh_vroot *vr;                  /* [size]: the virtual roots of the last evaluation (host) */
 	unsigned char *sent;           /* [size]: what this rank sent q by the last evaluation
 	                                * (TIDE_LET_NONE, _NODES, _COARSE) */
-	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl;
+	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl, vgather_cl;
 	/* tide_gravity_time_walks: execution time of this rank's walk tasks, [0] over its own tree,
 	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
 	int time_walks, profiling_was; /* profiling_was: StarPU's status before, restored at off */
@@ -148,6 +154,17 @@ int tide_gravity_let_kind(const tide_gravity *g, int q);
  * value gets a warning on rank 0 and the default. */
 int tide_gravity_boxes_choice(const char *v, int rank);
 double tide_gravity_far_choice(const char *v, int size, int rank);
+/* The value of TIDE_GRAVITY_VROOTS for size ranks: 1 when the near/far exchange gathers the
+ * virtual roots by recursive doubling (log2 size rounds of one message per rank), 0 when each
+ * rank sends its own to every rank (size - 1 messages).  "tree" or "all" forces one; unset or
+ * "auto": the recursive doubling above TIDE_GRAVITY_VGATHER_MIN_RANKS ranks; another value gets
+ * a warning on rank 0 and the automatic choice.  Only the near/far exchange reads every virtual
+ * root (the all-to-all one sends each to the ranks that choose nodes against it). */
+#define TIDE_GRAVITY_VGATHER_MIN_RANKS 8
+int tide_gravity_vroots_choice(const char *v, int size, int rank);
+/* Messages and bytes of virtual roots rank q sends per evaluation of the near/far exchange
+ * (0 with the all-to-all exchange, whose essential-node tasks move them pair by pair). */
+void tide_gravity_vroot_sent(const tide_gravity *g, int q, int *msgs, double *bytes);
 
 /* The particle's index in the input, carried in the spare fourth velocity component (bits, not a
  * number: the build moves it with the particle and nothing computes with it). */
