@@ -31,6 +31,7 @@ static_assert(sizeof(walk_set_table) + 256 <= 32764, "the table and the other ke
 
 /* The sets of the table, in order. */
 struct walk_table_src {
+	static constexpr bool one = false;
 	const walk_set_table *t;
 	__device__ __forceinline__ int count() const { return t->n; }
 	__device__ __forceinline__ void get(int s, const bh_cell *&c, const bh_mom *&m, const bh_body *&p,
