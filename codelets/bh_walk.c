@@ -21,6 +21,7 @@
 #include <math.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
+#include "tide/bh_walk_sets.h"
 #include "tide/bh_interact.h"
 #include "tide/let_interface.h"
 #include "tide/codelet_decl.h"
@@ -158,14 +159,14 @@ static void group_box(const bh_body *b, int32_t p0, int32_t p1, bh_box *box)
 	box->cz = 0.5f * (lo[2] + hi[2]); box->hz = 0.5f * (hi[2] - lo[2]);
 }
 
-/* The field of a source tree (cells, mom; src: the particles its leaves index, seps their
- * softenings) on the groups of the particles tgt[r0, r1) (vel: their velocities, whose first
- * words are their softenings with P.soft_h).  let = 0: the local tree (src = tgt, seps = vel),
- * out = the field without the self-energy; let = 1: received essential nodes (seps: the
- * softenings received with them, bh_let_eps), out += their field. */
-static void walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups, int32_t ng,
-                        const bh_cell *cells, const bh_mom *mom, const bh_body *src,
-                        const float *seps, bh_acc *out, int let, bh_params P, bh_range R)
+/* The field of source trees S[0 .. nsrc) on the groups of the particles tgt[r0, r1) (vel: their
+ * velocities, whose first words are their softenings with P.soft_h).  let = 0: the local tree
+ * (one source, src = tgt, seps = vel), out = the field without the self-energy; let = 1: essential
+ * nodes received from other ranks (seps: the softenings received with them, bh_let_eps), out +=
+ * the field of each source in turn (bh_walk_sets.h: the same sums, in the same order, as one
+ * bh_walk_let task per source). */
+void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups, int32_t ng,
+                    const bh_walk_src *S, int nsrc, bh_acc *out, int let, bh_params P, bh_range R)
 {
 	/* depth-first, one node at a time: at most 7 pending siblings per level */
 	int32_t stack[8 * (BH_MAXLEVEL + 2)];
@@ -183,34 +184,41 @@ static void walk_groups(const bh_body *tgt, const float *vel, const bh_group *gr
 			const bh_body *b = &tgt[k];
 			T.x[i] = b->x; T.y[i] = b->y; T.z[i] = b->z;
 			T.e[i] = bh_body_eps(&P, vel, k);
-			T.ax[i] = T.ay[i] = T.az[i] = T.pot[i] = 0.f;
 		}
 		/* the box of the whole group even where this task's range cuts it: the same
 		 * interaction lists for any number of walk tasks, and the same as the GPU walk's */
 		bh_box box;
 		group_box(tgt, g0, g1, &box);
-		ml.n = pl.n = 0;
-		int top = 0;
-		stack[top++] = 0;
-		while (top > 0) {
-			int32_t c = stack[--top];
-			const bh_cell *C = &cells[c];
-			if (C->nchild == BH_LET_MULTIPOLE || bh_accept(&mom[c], C, &box))
-				push_multipole(&T, &ml, &mom[c], &P);
-			else if (C->nchild == 0)
-				push_particles(&T, &pl, src, seps, let ? 1 : 4, C->pbegin, C->pend, &P);
-			else
-				for (int32_t k = C->nchild - 1; k >= 0; k--) stack[top++] = C->child + k;
-		}
-		apply_multipoles(&T, &ml, P.quadrupole);
-		apply_particles(&T, &pl);
-		for (int32_t i = 0; i < np; i++) {
-			bh_acc *o = &out[p0 + i - (int32_t)R.r0];
-			float self = T.e[i] > 0.f && !let ? 1.f / T.e[i] : 0.f;
-			bh_acc f = {P.G * T.ax[i], P.G * T.ay[i], P.G * T.az[i],
-			            P.G * (T.pot[i] + tgt[p0 + i].m * self)}; /* no self-energy */
-			if (let) { o->ax += f.ax; o->ay += f.ay; o->az += f.az; o->pot += f.pot; }
-			else *o = f;
+		/* each source's field summed apart from zero and then added: what one task per
+		 * source computes, bit for bit */
+		for (int s = 0; s < nsrc; s++) {
+			const bh_cell *cells = S[s].cells;
+			const bh_mom *mom = S[s].mom;
+			for (int i = 0; i < BH_GROUP; i++) T.ax[i] = T.ay[i] = T.az[i] = T.pot[i] = 0.f;
+			ml.n = pl.n = 0;
+			int top = 0;
+			stack[top++] = 0;
+			while (top > 0) {
+				int32_t c = stack[--top];
+				const bh_cell *C = &cells[c];
+				if (C->nchild == BH_LET_MULTIPOLE || bh_accept(&mom[c], C, &box))
+					push_multipole(&T, &ml, &mom[c], &P);
+				else if (C->nchild == 0)
+					push_particles(&T, &pl, S[s].src, S[s].seps, let ? 1 : 4, C->pbegin,
+					               C->pend, &P);
+				else
+					for (int32_t k = C->nchild - 1; k >= 0; k--) stack[top++] = C->child + k;
+			}
+			apply_multipoles(&T, &ml, P.quadrupole);
+			apply_particles(&T, &pl);
+			for (int32_t i = 0; i < np; i++) {
+				bh_acc *o = &out[p0 + i - (int32_t)R.r0];
+				float self = T.e[i] > 0.f && !let ? 1.f / T.e[i] : 0.f;
+				bh_acc f = {P.G * T.ax[i], P.G * T.ay[i], P.G * T.az[i],
+				            P.G * (T.pot[i] + tgt[p0 + i].m * self)}; /* no self-energy */
+				if (let) { o->ax += f.ax; o->ay += f.ay; o->az += f.az; o->pot += f.pot; }
+				else *o = f;
+			}
 		}
 	}
 }
@@ -223,10 +231,11 @@ static void walk_cpu(void *buffers[], void *cl_arg)
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
 	const float *vel = (const float *)STARPU_VECTOR_GET_PTR(buffers[7]);
-	walk_groups(body, vel, (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]), meta[BH_META_NGROUPS],
-	            (const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
-	            (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body, vel,
-	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), 0, P, R);
+	const bh_walk_src own = {(const bh_cell *)STARPU_VECTOR_GET_PTR(buffers[1]),
+	                         (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body, vel};
+	bh_walk_groups(body, vel, (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]),
+	               meta[BH_META_NGROUPS], &own, 1, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), 0,
+	               P, R);
 }
 
 static void walk_let_cpu(void *buffers[], void *cl_arg)
@@ -236,14 +245,12 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
-	if (L->ncells == 0) return;
-	void *let = (void *)L->ptr;
-	walk_groups((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
-	            (const float *)STARPU_VECTOR_GET_PTR(buffers[6]),
-	            (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]), meta[BH_META_NGROUPS],
-	            bh_let_cells(let), bh_let_moms(let, L->cap_cells), bh_let_parts(let, L->cap_cells),
-	            bh_let_eps(let, L->cap_cells, L->cap_parts),
-	            (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
+	bh_walk_src src;
+	if (!bh_walk_src_of(L, &src)) return;
+	bh_walk_groups((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
+	               (const float *)STARPU_VECTOR_GET_PTR(buffers[6]),
+	               (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]), meta[BH_META_NGROUPS], &src,
+	               1, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
 }
 
 TIDE_CODELET(bh_walk, walk_cpu, tide_bh_walk_cuda, 8,

@@ -15,7 +15,10 @@
 //   bh_essential(me → r) for every other r     on me: the nodes of my tree r's walk needs, chosen
 //                                              against r's box; StarPU-MPI sends them to r
 //   bh_walk × parts                            my particles in my tree (overlaps the exchange)
-//   bh_walk_let(s) × parts for every other s   + the field of the nodes received from s
+//   bh_walk_sets × parts                       + the field of the nodes received from every
+//                                              other rank, all sets in one task per part
+//                                              (TIDE_GRAVITY_LET_WALK=each: one bh_walk_let per
+//                                              set and part, as before; the same forces)
 // The trees of other ranks are registered here without memory (home node -1) only so that the
 // cross-rank tasks can name them; they never leave their rank.  A rank without particles takes
 // part: its virtual root says n = 0, it sends empty buffers and receives the others'.
@@ -58,6 +61,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
+#include "tide/bh_walk_sets.h"
 #include "tide/gravity_synth.h"
 #include "tide/let_interface.h"
 #include "tide/step_profile.h"
@@ -98,6 +102,7 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	restrict_cl(&g->essential_cl, &tide_bh_essential_cl, where);
 	restrict_cl(&g->walk_let_cl, &tide_bh_walk_let_cl, where);
 	restrict_cl(&g->vgather_cl, &tide_bh_vgather_cl, where);
+	restrict_cl(&g->walk_sets_cl, &tide_bh_walk_sets_cl, where);
 
 	uint32_t m = n ? n : 1;
 	starpu_vector_data_register(&g->hbody, STARPU_MAIN_RAM, (uintptr_t)body, m, sizeof(bh_body));
@@ -252,6 +257,7 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 	g->vgather = tide_gravity_vroots_choice(getenv("TIDE_GRAVITY_VROOTS"), size, rank);
 	g->vg_levels = tide_gravity_vg_levels(size);
 	g->hvg = must_alloc((size_t)(g->vg_levels + 1) * (size_t)size * sizeof(starpu_data_handle_t), 1);
+	g->let_walk = tide_gravity_let_walk_choice(getenv("TIDE_GRAVITY_LET_WALK"), rank);
 	g->fill = tide_bh_group_fill();
 	if (syn) syn_model(g);
 	g->let_reg = must_alloc((size_t)size, 1);
@@ -712,23 +718,69 @@ static starpu_data_handle_t received_from(const tide_gravity *g, int q)
 	return k == TIDE_LET_NODES ? g->hlet_in[q] : k == TIDE_LET_COARSE ? g->hcoarse[q] : NULL;
 }
 
+/* The walks over the received sets: one task per part over them all (bh_walk_sets, the
+ * default), or one per (set, part) (bh_walk_let; TIDE_GRAVITY_LET_WALK=each), the same forces bit
+ * for bit.  Both take the sets in the order q = 0 .. R-1, on each part's acc after its own walk. */
 static void submit_let_walks(tide_gravity *g)
 {
+	int nsets = 0;
+	struct starpu_data_descr *d = must_alloc(sizeof *d * (size_t)(BH_WALK_SETS_FIXED + g->size), 0);
+	int *from = must_alloc(sizeof(int) * (size_t)g->size, 0);
 	for (int q = 0; q < g->size; q++) {
 		starpu_data_handle_t in = q == g->rank ? NULL : received_from(g, q);
 		if (!in) continue;
-		for (int k = 0; k < g->nparts; k++) {
-			double work = g->syn ? fmax(1.0, (g->part[k].r1 - g->part[k].r0) * g->syn_io[6 * q + 4]) : 0.0;
-			int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
-			                             STARPU_R, g->hgroups, STARPU_R, in, STARPU_FLOPS, work,
-			                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
-			                             STARPU_R, g->hvel,
-			                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
-			                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-			                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
-		}
+		d[BH_WALK_SETS_FIXED + nsets] = (struct starpu_data_descr){.handle = in, .mode = STARPU_R};
+		from[nsets++] = q;
 	}
+	g->let_sets = nsets;
+	g->let_tasks = 0;
+	for (int k = 0; k < g->nparts && nsets; k++) {
+		double np = g->part[k].r1 - g->part[k].r0, all = 0;
+		if (g->let_walk == TIDE_GRAVITY_LET_WALK_EACH) {
+			for (int j = 0; j < nsets; j++) {
+				double work = g->syn ? fmax(1.0, np * g->syn_io[6 * from[j] + 4]) : 0.0;
+				int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
+				                             STARPU_R, g->hgroups, STARPU_R, d[BH_WALK_SETS_FIXED + j].handle,
+				                             STARPU_FLOPS, work,
+				                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
+				                             STARPU_R, g->hvel,
+				                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
+				                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
+				                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
+				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
+			}
+			g->let_tasks += nsets;
+			continue;
+		}
+		/* the work: the interactions of all sets (the model's one constant is then paid once) */
+		for (int j = 0; j < nsets && g->syn; j++) all += np * g->syn_io[6 * from[j] + 4];
+		const starpu_data_handle_t fixed[BH_WALK_SETS_FIXED] = {g->hbody, g->hmeta, g->hgroups,
+		                                                       g->hacc[k], g->hwscr, g->hvel};
+		const enum starpu_data_access_mode modes[BH_WALK_SETS_FIXED] = {
+			STARPU_R, STARPU_R, STARPU_R, STARPU_RW, STARPU_SCRATCH, STARPU_R};
+		for (int b = 0; b < BH_WALK_SETS_FIXED; b++)
+			d[b] = (struct starpu_data_descr){.handle = fixed[b], .mode = modes[b]};
+		int ret = starpu_task_insert(&g->walk_sets_cl, STARPU_DATA_MODE_ARRAY, d, BH_WALK_SETS_FIXED + nsets,
+		                             STARPU_FLOPS, g->syn ? fmax(1.0, all) : 0.0,
+		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
+		                             sizeof g->part[k], STARPU_VALUE, &nsets, sizeof nsets,
+		                             STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
+		                             g->time_walks ? &g->walk_ns[1] : NULL, 0);
+		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_sets");
+		g->let_tasks++;
+	}
+	free(d);
+	free(from);
+}
+
+int tide_gravity_let_walk_choice(const char *v, int rank)
+{
+	if (!v || !*v || !strcmp(v, "sets")) return TIDE_GRAVITY_LET_WALK_SETS;
+	if (!strcmp(v, "each")) return TIDE_GRAVITY_LET_WALK_EACH;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_LET_WALK='%s' is neither 'sets' nor 'each': "
+		        "using 'sets'.\n", v);
+	return TIDE_GRAVITY_LET_WALK_SETS;
 }
 
 int tide_gravity_let_kind(const tide_gravity *g, int q)

@@ -43,6 +43,9 @@ static int use_evals = 1; /* force evaluations of the same particles (the last o
 static const float *use_vel; /* the particles' velocities by input index (NULL: zeros): with
                               * bh_params.soft_h their first words are their softenings */
 static enum tide_where use_where = TIDE_WHERE_CPU; /* --cuda: the GPU's codelets */
+static int use_let_walk = -1; /* TIDE_GRAVITY_LET_WALK_SETS or _EACH (-1: the default) */
+static int let_sets, let_tasks, let_parts; /* of the last evaluation: received sets walked,
+                                           * walk tasks over them, walk parts */
 static double sent_bytes;
 static int sent_kinds[3];
 
@@ -67,11 +70,15 @@ static bh_acc *distributed(const bh_body *all, uint32_t n, bh_params P, int whol
 	if (use_nu > -2) g.far_nu = use_nu;
 	if (use_nbox > 0) g.nbox = use_nbox;
 	if (use_vgather >= 0) g.vgather = use_vgather;
+	if (use_let_walk >= 0) g.let_walk = use_let_walk;
 	for (int e = 0; e < use_evals; e++) {
 		tide_gravity_submit_forces(&g);
 		tide_gravity_wait(&g);
 	}
 	if (use_vr_out && g.mpi) memcpy(use_vr_out, g.vr, sizeof(bh_vroot) * (size_t)rt.size);
+	let_sets = g.let_sets;
+	let_tasks = g.let_tasks;
+	let_parts = g.nparts;
 	*sent_items = 0;
 	sent_bytes = 0;
 	memset(sent_kinds, 0, sizeof sent_kinds);
@@ -329,6 +336,66 @@ static void near_far(uint32_t n)
 	free(acc); free(a2a); free(all); free(v);
 }
 
+/* The walks over the received sets in one task per part (bh_walk_sets, the default) against one
+ * task per set and part (bh_walk_let, TIDE_GRAVITY_LET_WALK=each): the same forces bit for bit
+ * (each group walks the sets in the order the per-set tasks ran, each set's field summed apart
+ * and added: include/tide/bh_walk_sets.h), in the all-to-all exchange and with near and far
+ * ranks (the eight clumps of near_far: on 4 and 8 ranks coarse trees and essential nodes
+ * together), quadrupoles and each body its own softening, the default parts (on the CPU, 4 per
+ * worker: the parts cut walk groups), the third of three evaluations.  Each rank also checks
+ * that the paths did what they say: one merged task per part, one task per set and part. */
+static void walk_sets(uint32_t n)
+{
+	bh_body *all = malloc(sizeof(bh_body) * n);
+	float *v = calloc(4 * (size_t)n, sizeof(float));
+	bh_ic_make(BH_DIST_UNIFORM, n, 13, all, v);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)((uint64_t)i * 8 / n);
+		all[i].x = 0.5f * all[i].x + (c & 1 ? 10.f : -10.f);
+		all[i].y = 0.5f * all[i].y + (c & 2 ? 10.f : -10.f);
+		all[i].z = 0.5f * all[i].z + (c & 4 ? 1.5f : -1.5f);
+		v[4 * i] = 0.01f + 0.04f * (float)(i % 7) / 7.f; /* softenings of 0.01 to 0.05 */
+		v[4 * i + 1] = v[4 * i + 2] = v[4 * i + 3] = 0.f;
+	}
+	bh_params P = {.theta = 0.5f, .eps = 0.f, .G = 1.f, .quadrupole = 1, .soft_h = 1};
+	uint64_t items;
+	use_vel = v;
+	use_evals = 3;
+	const double nus[2] = {-1, 3};
+	for (int m = 0; m < 2; m++) {
+		use_nu = nus[m];
+		use_let_walk = TIDE_GRAVITY_LET_WALK_EACH;
+		bh_acc *each = distributed(all, n, P, 0, &items, NULL);
+		int tasks_each = let_tasks, sets = let_sets;
+		use_let_walk = TIDE_GRAVITY_LET_WALK_SETS;
+		bh_acc *merged = distributed(all, n, P, 0, &items, NULL);
+		int tasks_sets = let_tasks, parts = let_parts;
+		/* every rank holds particles, so each receives a set (nodes or a coarse tree) from
+		 * every other rank */
+		EXPECT(sets == rt.size - 1 && let_sets == sets, "walk_sets: rank %d walked %d and %d "
+		       "received sets, not %d", rt.rank, sets, let_sets, rt.size - 1);
+		EXPECT(tasks_each == sets * parts && tasks_sets == (sets ? parts : 0), "walk_sets: rank %d "
+		       "submitted %d per-set and %d merged walk tasks for %d sets and %d parts", rt.rank,
+		       tasks_each, tasks_sets, sets, parts);
+		if (rt.rank == 0) {
+			uint32_t differ = 0;
+			for (uint32_t i = 0; i < n; i++) differ += memcmp(&merged[i], &each[i], sizeof each[i]) != 0;
+			printf("  walk_sets (%s, %d sets on rank 0): one task per part vs one per set on %d "
+			       "rank(s): %u of %u forces differ\n", m ? "near/far" : "all-to-all", sets, rt.size,
+			       differ, n);
+			EXPECT(differ == 0, "walk_sets (%s): %u forces differ between the merged and the "
+			       "per-set walks", m ? "near/far" : "all-to-all", differ);
+		}
+		free(each);
+		free(merged);
+	}
+	use_nu = -2;
+	use_evals = 1;
+	use_let_walk = -1;
+	use_vel = NULL;
+	free(all); free(v);
+}
+
 /* The essential nodes chosen against each receiver's cover of BH_VROOT_BOXES boxes (the
  * default) against its one bounding box (TIDE_GRAVITY_BOXES=1), both all-to-all: the same forces
  * bit for bit (each walk group lies in one box of the cover), and from 4 ranks on at least 5 %
@@ -462,12 +529,20 @@ static void few(uint32_t n)
 
 int main(int argc, char **argv)
 {
-	int cuda = test_cuda_requested(argc, argv);
+	int cuda = test_cuda_requested(argc, argv), sets_only = 0;
+	for (int i = 1; i < argc; i++) sets_only |= !strcmp(argv[i], "--sets");
 	if (tide_runtime_init(&argc, &argv, NULL, &rt)) return 77;
 	if (cuda) {
 		/* bh_essential and bh_walk_let on the GPU: each received particle's own softening */
-		if (test_cuda_missing("bh_let_cuda")) { tide_runtime_shutdown(); return TEST_SKIP; }
+		if (test_cuda_missing(sets_only ? "bh_walk_sets_cuda" : "bh_let_cuda")) { tide_runtime_shutdown(); return TEST_SKIP; }
 		use_where = TIDE_WHERE_CUDA;
+		if (sets_only) {
+			walk_sets(8000); /* bh_walk_sets' kernel against bh_walk_let's, bit for bit */
+			tide_runtime_shutdown();
+			if (failures) { fprintf(stderr, "rank %d: %d failures\n", rt.rank, failures); return 1; }
+			if (rt.rank == 0) printf("bh_walk_sets_cuda: passed\n");
+			return 0;
+		}
 		soft_each(4000);
 		tide_runtime_shutdown();
 		if (failures) { fprintf(stderr, "rank %d: %d failures\n", rt.rank, failures); return 1; }
@@ -479,6 +554,7 @@ int main(int argc, char **argv)
 	accuracy(BH_DIST_UNIFORM, 50000); /* at 2e4 the single-rank tree itself is at 1.1e-3 */
 	two_clumps(10000);
 	near_far(8000);
+	walk_sets(8000);
 	cover_bytes(30000);
 	soft_each(4000);
 	few(3);

@@ -61,7 +61,11 @@ typedef struct tide_gravity {
 	bh_vroot *vr;                  /* [size]: the virtual roots of the last evaluation (host) */
 	unsigned char *sent;           /* [size]: what this rank sent q by the last evaluation
 	                                * (TIDE_LET_NONE, _NODES, _COARSE) */
-	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl, vgather_cl;
+	struct starpu_codelet vroot_cl, essential_cl, walk_let_cl, walk_sets_cl, vgather_cl;
+	/* the walks over received sets: TIDE_GRAVITY_LET_WALK_SETS (one bh_walk_sets task per part
+	 * over them all) or _EACH (one bh_walk_let per set and part); TIDE_GRAVITY_LET_WALK */
+	int let_walk;
+	int let_sets, let_tasks;       /* the last evaluation's received sets and walk tasks over them */
 	/* tide_gravity_time_walks: execution time of this rank's walk tasks, [0] over its own tree,
 	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
 	int time_walks, profiling_was; /* profiling_was: StarPU's status before, restored at off */
@@ -165,6 +169,10 @@ int tide_gravity_vroots_choice(const char *v, int size, int rank);
 /* Messages and bytes of virtual roots rank q sends per evaluation of the near/far exchange
  * (0 with the all-to-all exchange, whose essential-node tasks move them pair by pair). */
 void tide_gravity_vroot_sent(const tide_gravity *g, int q, int *msgs, double *bytes);
+/* TIDE_GRAVITY_LET_WALK: "sets" (default, also unset or empty) or "each"; anything else: a
+ * warning on rank 0 and "sets". */
+enum { TIDE_GRAVITY_LET_WALK_SETS = 0, TIDE_GRAVITY_LET_WALK_EACH = 1 };
+int tide_gravity_let_walk_choice(const char *v, int rank);
 
 /* The particle's index in the input, carried in the spare fourth velocity component (bits, not a
  * number: the build moves it with the particle and nothing computes with it). */
