@@ -734,10 +734,10 @@ static void submit_let_walks(tide_gravity *g)
 	}
 	g->let_sets = nsets;
 	g->let_tasks = 0;
-	for (int k = 0; k < g->nparts && nsets; k++) {
-		double np = g->part[k].r1 - g->part[k].r0, all = 0;
-		if (g->let_walk == TIDE_GRAVITY_LET_WALK_EACH) {
-			for (int j = 0; j < nsets; j++) {
+	if (g->let_walk == TIDE_GRAVITY_LET_WALK_EACH) {
+		for (int j = 0; j < nsets; j++)
+			for (int k = 0; k < g->nparts; k++) {
+				double np = g->part[k].r1 - g->part[k].r0;
 				double work = g->syn ? fmax(1.0, np * g->syn_io[6 * from[j] + 4]) : 0.0;
 				int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
 				                             STARPU_R, g->hgroups, STARPU_R, d[BH_WALK_SETS_FIXED + j].handle,
@@ -748,11 +748,13 @@ static void submit_let_walks(tide_gravity *g)
 				                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
 				                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
 				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
+				g->let_tasks++;
 			}
-			g->let_tasks += nsets;
-			continue;
-		}
+		nsets = 0; /* no merged task */
+	}
+	for (int k = 0; k < g->nparts && nsets; k++) {
 		/* the work: the interactions of all sets (the model's one constant is then paid once) */
+		double np = g->part[k].r1 - g->part[k].r0, all = 0;
 		for (int j = 0; j < nsets && g->syn; j++) all += np * g->syn_io[6 * from[j] + 4];
 		const starpu_data_handle_t fixed[BH_WALK_SETS_FIXED] = {g->hbody, g->hmeta, g->hgroups,
 		                                                       g->hacc[k], g->hwscr, g->hvel};

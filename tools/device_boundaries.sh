@@ -45,6 +45,9 @@ echo "forces_split_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker
 step "essential nodes' softenings on the GPU (2 ranks)"
 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 ./build/tests/test_bh_let --cuda 2>&1 | tail -3
 echo "bh_let_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
+step "every received set in one walk on the GPU = one walk per set, bit for bit (4 ranks)"
+mpirun --allow-run-as-root --oversubscribe --bind-to none -np 4 ./build/tests/test_bh_let --cuda --sets 2>&1 | tail -4
+echo "bh_walk_sets_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 step "snapshots on the GPU"
 bash tests/test_snapshots.sh "$t" ./build/tests/compare_particles . 2>&1 | tail -6
 echo "test_snapshots exit code: ${PIPESTATUS[0]}"

@@ -6,7 +6,8 @@
 # bench/sim_gravity_calibrate.sh with the GPU alone (--ncpu 0 --ncuda 1 --device cuda) on the
 # synthetic gravity domain (tide gravity --synthetic: a uniform cube, Morton pieces), one rank at
 # 1, 4 and 16 M particles (bh_build, bh_moments, bh_walk in one GPU's own use) and 2 and 4 ranks
-# sharing the GPU at 1 and 4 M per rank (bh_vroot, bh_essential, bh_walk_let; their times
+# sharing the GPU at 1 and 4 M per rank (bh_vroot, bh_essential, bh_walk_sets, and bh_walk_let
+# in a second pass with TIDE_GRAVITY_LET_WALK=each; their times
 # include the sharing: an upper bound for a GPU of one's own), with the H200's bus calibration;
 # and CPU ranks of 3 workers (1, 2, 4 ranks) for the validation of the simulation.
 # Then, on the build machine (results: bench/results/sim-gravity/README.md):
@@ -26,6 +27,13 @@ bash bench/sim_gravity_calibrate.sh --out "$res" --ncpu 0 --ncuda 1 --device cud
 step "2 and 4 ranks sharing the GPU: 1 and 4 M particles per rank"
 bash bench/sim_gravity_calibrate.sh --out "$res" --ncpu 0 --ncuda 1 --device cuda --runs 1 \
 	--repeat 3 --ranks "2 4" --sizes "1000000 4000000" 2>&1 | tail -5
+# the same with one walk task per received set (TIDE_GRAVITY_LET_WALK=each): bh_walk_let's model
+# beside bh_walk_sets' (the merged walk, the default above), for the comparison; its own folder,
+# so that the validation's measured runs stay the default's; its bh_walk_let model is copied in
+step "2 and 4 ranks sharing the GPU, one walk per received set (bh_walk_let)"
+TIDE_GRAVITY_LET_WALK=each bash bench/sim_gravity_calibrate.sh --out "$res/each" --ncpu 0 --ncuda 1 \
+	--device cuda --runs 1 --repeat 3 --ranks "2 4" --sizes "1000000 4000000" 2>&1 | tail -5
+cp "$res"/each/models/.starpu/sampling/codelets/*/tide_bh_walk_let.* "$res"/models/.starpu/sampling/codelets/*/ 2>/dev/null
 # the validation's measured half on ranks that do not share cores (this machine's 16: the 2-core
 # build machine's ranks did): 1, 2, 4 CPU ranks of 3 workers, their models calibrated alike;
 # then on the build machine: bench/sim_gravity_validate.sh --cal simcal_gravity/cpu
