@@ -337,8 +337,8 @@ static void register_halo(tide_sim *sim, tide_sim_block *k, int b, int r, const 
  * migrant buffers of the face toward them; StarPU-MPI needs a handle only where a task or a
  * transfer of this rank touches it.  Registering every block on every rank was R^2 handles in
  * the one SMPI process (1.7 GB of 5.6 at 64 ranks of 16 M particles).  need[b]: NEED_BLOCK for
- * every handle of b, else NEED_FACE(f) for its migrants of face slot f and bit r for its halo r
- * (0: none). */
+ * every handle of b but its halos, NEED_FACE(f) for its migrants of face slot f, bit r for its
+ * halo r (0: none); a rank's own blocks register every halo. */
 #define NEED_BLOCK (1ull << 63)
 #define NEED_FACE(f) (1ull << (32 + (f)))
 static uint64_t *sparse_needs(const tide_sim *sim)
@@ -348,8 +348,15 @@ static uint64_t *sparse_needs(const tide_sim *sim)
 	for (int i = 0; i < sim->nnear; i++) {
 		const tide_sim_block *k = &sim->blk[sim->near[i]];
 		need[sim->near[i]] |= NEED_BLOCK;
-		for (int j = 0; j < k->nnb; j++)
-			need[k->nb[j]] |= NEED_FACE(k->nb_slot[j]) | 1ull << k->nb_halo[j];
+		for (int j = 0; j < k->nnb; j++) {
+			need[k->nb[j]] |= NEED_FACE(k->nb_slot[j]);
+			/* a halo only where it is read (the executing rank of its reader's tasks, whose
+			 * receive cache its writer invalidates) or written (which sends it): a near
+			 * block's tasks on another rank name only those (sph_step.c skips the others),
+			 * 26 halos per block where there were 6 faces */
+			if (k->owner == sim->rank || sim->blk[k->nb[j]].owner == sim->rank)
+				need[k->nb[j]] |= 1ull << k->nb_halo[j];
+		}
 	}
 	return need;
 }
@@ -550,7 +557,9 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		if (P->scheme == TIDE_SCHEME_GAS)
 			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
 		for (int f = 0; f < k->nface; f++) register_face(sim, k, b, f);
-		for (int r = 0; r < k->cut.n; r++) register_halo(sim, k, b, r, tot, face, cnt);
+		for (int r = 0; r < k->cut.n; r++)
+			if (!need || k->owner == sim->rank || need[b] >> r & 1u)
+				register_halo(sim, k, b, r, tot, face, cnt);
 		if (sim->mpi) {
 			/* everything of a block lives on its owner; StarPU-MPI sends the halos and
 			 * migrants a neighbour on another rank reads */

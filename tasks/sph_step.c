@@ -116,6 +116,18 @@ static void add(data_list *l, starpu_data_handle_t h, enum starpu_data_access_mo
 	l->n++;
 }
 
+/* A halo of a neighbour: a sparse registration (a simulation, sph_setup.c's sparse_needs) left
+ * NULL those this rank neither reads nor writes, and a task of a block it does not own names
+ * only its own (StarPU-MPI: the executing rank names them all, the others need only the data
+ * they send or whose cache they invalidate). */
+static void add_halo(data_list *l, starpu_data_handle_t h, enum starpu_data_access_mode mode)
+{
+	if (!h) return;
+	l->d[l->n].handle = h;
+	l->d[l->n].mode = mode;
+	l->n++;
+}
+
 /* The record a block's tasks reduce into in stage s (0: red, 1: red2) ... */
 static starpu_data_handle_t red_into(const tide_sim *sim, int s, int owner)
 {
@@ -174,7 +186,7 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 		add(&l, k->B, STARPU_R);
 		add(&l, k->C, STARPU_R);
 		add(&l, sim->scratch, STARPU_SCRATCH);
-		for (int r = 0; r < k->cut.n; r++) add(&l, k->H[r], STARPU_W);
+		for (int r = 0; r < k->cut.n; r++) add_halo(&l, k->H[r], STARPU_W);
 		halo_receivers(sim, b, &l, &R);
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
 		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &R, sizeof R,
@@ -192,7 +204,7 @@ static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind, co
 	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
-		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R);
+		for (int j = 0; j < k->nnb; j++) add_halo(&l, sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R);
 		int nh = k->nnb;
 		if (extra) {
 			SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
@@ -294,7 +306,7 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		if (cl == &tide_gas_forces_cl) add(&l, k->R, STARPU_W); /* its reach map */
-		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R);
+		for (int j = 0; j < k->nnb; j++) add_halo(&l, sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R);
 		int nh = k->nnb, part = TIDE_CELLS_ALL, none = 0;
 		if (forces_split(sim, k, cl)) {
 			/* the interior first, of the block alone: its owner's task only (no other rank
