@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// halo_pack: a cell-sorted block's edges — for every face of its box across which it has
-// neighbours, the boundary layers of cells (the particles within 2h of the face: one layer for
-// WCSPH, tide_halo_layers for the gas scheme's deeper supports, tide_face_layers) — copied into
-// the halo buffers the neighbours' sph_forces read.  Along axis[0] (slowest in the key) each
-// edge is one contiguous run of the sorted block; along the other axes it is a selection in
-// block order, so every halo stays sorted by cell key.  Only the fields in the halo's mask
+// halo_pack: a cell-sorted block's edges — for every neighbour that reads it, the cells its
+// support reaches (include/tide/halo_cut.h: the face layer toward it, cut to a strip or a column
+// for an edge or a corner neighbour; one layer for WCSPH, tide_halo_layers for the gas scheme's
+// deeper supports) — copied into the halo buffers the neighbours' sph_forces read.  A region is
+// a sub-box of the block, copied row by row from the cell starts (one run when it is whole along
+// key axes 1 and 2), so every halo stays sorted by cell key.  Only the fields in the halo's mask
 // (TIDE_HALO_FIELDS: what sph_forces reads) are written and travel.
 // Across a periodic face the halo holds the images of the edge (shifted by the period, keyed in
 // the ghost layer beyond the neighbour's face: sph_params.h), so sph_forces needs no periodic
 // case of its own.
 // Under the gas scheme each face carries as many layers as the largest h of the block and of
 // the neighbours reading it needs (include/tide/gas_halo.h, halo_widths.h).
-// Buffers: block, cell starts, scratch, then the faces that have neighbours (tide_face_slots),
-// then (gas, per-block halos) the neighbours' migration buffers, for their records.
+// Buffers: block, cell starts, scratch, then one halo per reader (tide_halo_cut's order), then
+// (gas, per-block halos) the neighbours' migration buffers, for their records.
 #include <string.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
@@ -42,34 +42,29 @@ static void copy_span(struct tide_block_iface *dst, const tide_block_view *src, 
 	}
 }
 
-static void copy_run(struct tide_block_iface *dst, const tide_block_view *src, uint32_t from,
-                     uint32_t n)
+/* The particles of the cells lo..hi (key coordinates, a sub-box of box A) in key order: each row
+ * of cells along key axis 2 is one run of the sorted block, and consecutive runs are merged, so a
+ * region whole along axes 1 and 2 is one span. */
+static void copy_box(const tide_block_arg *A, const uint32_t *start, struct tide_block_iface *dst,
+                     const tide_block_view *v, const int lo[3], const int hi[3])
 {
-	copy_span(dst, src, from, n, 0);
-	dst->count = n;
-}
-
-/* The particles whose cell has coordinate layer .. layer + nl - 1 along key axis k: in key
- * order they come in runs (a cell, or a row of cells), each copied as one span of the masked
- * fields. */
-static void copy_layer(const tide_grid *g, struct tide_block_iface *dst, const tide_block_view *v,
-                       int k, int layer, int nl)
-{
-	uint32_t n = 0, i = 0;
-	while (i < v->count) {
-		int c[3];
-		tide_key_cell(g, v->key[i], c);
-		if (c[k] < layer || c[k] >= layer + nl) { i++; continue; }
-		uint32_t j = i + 1;
-		for (; j < v->count; j++) {
-			tide_key_cell(g, v->key[j], c);
-			if (c[k] < layer || c[k] >= layer + nl) break;
+	uint32_t n = 0, from = 0, len = 0;
+	for (int c0 = lo[0]; c0 < hi[0]; c0++) {
+		for (int c1 = lo[1]; c1 < hi[1] && lo[2] < hi[2]; c1++) {
+			int a[3] = {c0, c1, lo[2]}, b[3] = {c0, c1, hi[2] - 1};
+			uint32_t s = start[tide_box_index(A, a)], e = start[tide_box_index(A, b) + 1];
+			if (from + len == s) {
+				len += e - s;
+				continue;
+			}
+			copy_span(dst, v, from, len, n);
+			n += len;
+			from = s;
+			len = e - s;
 		}
-		copy_span(dst, v, i, j - i, n);
-		n += j - i;
-		i = j + 1; /* particle j is outside the layer */
 	}
-	dst->count = n;
+	copy_span(dst, v, from, len, n);
+	dst->count = n + len;
 }
 
 /* A halo across a periodic face f holds the images of the edge layer (sph_params.h): those of
@@ -111,33 +106,28 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	tide_halo_recv R;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &R, 0);
+	tide_halo_cut H;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &R, &H, 0);
 	const tide_grid *g = &P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
-	int lo[3], hi[3], slot[6], L[6];
-	float own;
-	tide_box_bounds(&A, lo, hi);
-	int nface = tide_face_slots(g, &A, slot);
-	tide_halo_pack_layers(&P, buffers, slot, nface, &R, L, &own);
-	for (int f = 0; f < 6; f++) {
-		if (slot[f] < 0) continue;
-		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
-		int k = f / 2, side = f % 2, first, nl;
-		tide_face_layers_n(&A, f, L[f], &first, &nl);
+	int slot[6], L[6], nrec;
+	float own, rec[TIDE_MAX_NEIGHBOURS];
+	tide_face_slots(g, &A, slot);
+	tide_halo_pack_layers(&P, buffers, slot, H.n, &R, L, &own, rec, &nrec);
+	for (int r = 0; r < H.n; r++) {
+		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + r]);
+		int f = H.face[r], lo[3], hi[3];
+		tide_halo_region(&A, &H, r, L, tide_halo_pair_layers(&P, &H, r, own, rec, nrec), lo, hi);
 		dst->count = 0;
 		dst->hmax = own;
-		if (k == 0) {
-			uint32_t layer = ncell / (uint32_t)(A.l1 - A.l0) * (uint32_t)nl;
-			uint32_t from = side ? start[ncell - layer] : 0;
-			uint32_t n = side ? v.count - from : start[layer];
-			if (tide_ghost(g, g->axis[1])) /* periodic: one layer (tide_case_gas_h_cell) */
-				copy_layer_rows(&P, &A, start, dst, &v, side ? hi[0] - 1 : lo[0], from, n);
-			else
-				copy_run(dst, &v, from, n);
+		if (f < 2 && tide_ghost(g, g->axis[1])) {
+			/* periodic: one layer (tide_case_gas_h_cell), the whole face (halo_cut.h) */
+			int a[3] = {lo[0], lo[1], lo[2]}, b[3] = {hi[0] - 1, hi[1] - 1, hi[2] - 1};
+			uint32_t from = start[tide_box_index(&A, a)], to = start[tide_box_index(&A, b) + 1];
+			copy_layer_rows(&P, &A, start, dst, &v, lo[0], from, to - from);
 		} else {
-			copy_layer(g, dst, &v, k, first, nl);
+			copy_box(&A, start, dst, &v, lo, hi);
 		}
 		if (tide_face_periodic(g, &A, f)) make_images(&P, f, dst, 0, dst->count);
 	}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// halo_pack on the GPU.  Along axis[0] the two edge sizes live in the device's cell-start table;
-// they are read back (8 bytes) because a halo's particle count is part of its StarPU interface,
-// then the edge runs are copied device to device on StarPU's stream.  Along the other axes an
-// edge is a stable selection of the block by cell coordinate, whose size comes back the same way.
+// halo_pack on the GPU (the CPU's halo_pack.c, include/tide/halo_cut.h: one halo per reader, the
+// cells its support reaches).  A region whole along key axes 1 and 2 is one run of the block whose
+// bounds live in the device's cell-start table; they are read back (8 bytes a halo) because a
+// halo's particle count is part of its StarPU interface, then the runs are copied device to device
+// on StarPU's stream.  Any other region is a stable selection of the block by cell coordinate,
+// whose size comes back the same way.
 // Each face's depth (the gas scheme: per block, include/tide/gas_halo.h) comes from the records
 // in the interfaces (host memory): nothing more to read back.
 #include "tide/cuda_select.cuh"
@@ -37,27 +39,34 @@ static void copy_run(struct tide_block_iface *dst, const tide_block_view &src, u
 	dst->count = n;
 }
 
-struct in_layer {
+/* Is particle i's cell in the region lo..hi (key coordinates)? */
+struct in_box {
 	tide_grid g;
 	const uint32_t *key;
-	int k, layer, nl;
+	int lo[3], hi[3];
 	__device__ bool operator()(uint32_t i) const
 	{
 		int c[3];
 		tide_key_cell(&g, key[i], c);
-		return c[k] >= layer && c[k] < layer + nl;
+		return c[0] >= lo[0] && c[0] < hi[0] && c[1] >= lo[1] && c[1] < hi[1] && c[2] >= lo[2] &&
+		       c[2] < hi[2];
 	}
 };
 
-static void copy_layer(const tide_grid &g, struct tide_block_iface *dst, const tide_block_view &v,
-                       int k, int layer, int nl, char *scr, size_t scr_bytes, cudaStream_t s)
+/* A region not whole along key axes 1 and 2 (the CPU copies it row by row): a stable selection
+ * among the particles of its layers along key axis 0 (one run of the block, [from, to): an edge
+ * or corner halo across a face of axis 0 scans that layer only), whose size comes back to the
+ * host. */
+static void copy_box(const tide_grid &g, struct tide_block_iface *dst, const tide_block_view &v,
+                     const int lo[3], const int hi[3], uint32_t from, uint32_t to, char *scr,
+                     size_t scr_bytes, cudaStream_t s)
 {
-	if (v.count == 0) return;
+	if (to <= from) return;
 	uint32_t *list = (uint32_t *)scr, *n_d = list + v.cap;
 	char *tmp = (char *)(n_d + 64);
 	STARPU_ASSERT((size_t)(tmp - scr) < scr_bytes);
-	tide_select_if(0, v.count, in_layer{g, v.key, k, layer, nl}, list, n_d, tmp,
-	               scr_bytes - (size_t)(tmp - scr), s);
+	in_box sel{g, v.key, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+	tide_select_if(from, to - from, sel, list, n_d, tmp, scr_bytes - (size_t)(tmp - scr), s);
 	uint32_t n;
 	TIDE_CUDA_CHECK(cudaMemcpyAsync(&n, n_d, sizeof n, cudaMemcpyDeviceToHost, s));
 	TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -131,45 +140,45 @@ extern "C" void tide_halo_pack_cuda(void *buffers[], void *cl_arg)
 	tide_sph_params P;
 	tide_block_arg A;
 	tide_halo_recv R;
-	starpu_codelet_unpack_args(cl_arg, &P, &A, &R, 0);
+	tide_halo_cut H;
+	starpu_codelet_unpack_args(cl_arg, &P, &A, &R, &H, 0);
 	const tide_grid &g = P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	uint32_t ncell = (uint32_t)STARPU_VECTOR_GET_NX(buffers[1]) - 1;
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(buffers[2]);
 	size_t scr_bytes = STARPU_VECTOR_GET_NX(buffers[2]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[2]);
 	cudaStream_t s = starpu_cuda_get_local_stream();
-	int lo[3], hi[3], slot[6], L[6];
-	float own;
-	tide_box_bounds(&A, lo, hi);
-	int nface = tide_face_slots(&g, &A, slot);
-	tide_halo_pack_layers(&P, buffers, slot, nface, &R, L, &own);
-	/* the two edges along axis[0] are runs: their bounds come back together (each face its
-	 * own depth: gas_halo.h) */
-	int first0, nl0, first1, nl1;
-	tide_face_layers_n(&A, 0, L[0], &first0, &nl0);
-	tide_face_layers_n(&A, 1, L[1], &first1, &nl1);
-	uint32_t per = ncell / (uint32_t)(A.l1 - A.l0), ends[2] = {0, v.count};
-	if (slot[0] >= 0)
-		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[0], start + per * (uint32_t)nl0, sizeof(uint32_t),
+	int slot[6], L[6], nrec, lo[TIDE_MAX_NEIGHBOURS][3], hi[TIDE_MAX_NEIGHBOURS][3];
+	float own, rec[TIDE_MAX_NEIGHBOURS];
+	tide_face_slots(&g, &A, slot);
+	tide_halo_pack_layers(&P, buffers, slot, H.n, &R, L, &own, rec, &nrec);
+	/* the bounds of each region's layers along key axis 0, one run of the block, live in the
+	 * device's cell-start table: they come back together.  A region whole along key axes 1 and
+	 * 2 (the face halos of axis 0, every halo of slabs) is that run. */
+	uint32_t ends[TIDE_MAX_NEIGHBOURS][2];
+	int run[TIDE_MAX_NEIGHBOURS];
+	for (int r = 0; r < H.n; r++) {
+		tide_halo_region(&A, &H, r, L, tide_halo_pair_layers(&P, &H, r, own, rec, nrec), lo[r], hi[r]);
+		run[r] = tide_halo_region_run(&A, lo[r], hi[r]);
+		ends[r][0] = ends[r][1] = 0;
+		if (hi[r][0] <= lo[r][0]) continue;
+		int a[3] = {lo[r][0], A.lo1, A.lo2}, b[3] = {hi[r][0] - 1, A.hi1 - 1, A.hi2 - 1};
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[r][0], start + tide_box_index(&A, a), sizeof(uint32_t),
 		                                cudaMemcpyDeviceToHost, s));
-	if (slot[1] >= 0)
-		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[1], start + ncell - per * (uint32_t)nl1,
+		TIDE_CUDA_CHECK(cudaMemcpyAsync(&ends[r][1], start + tide_box_index(&A, b) + 1,
 		                                sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-	if (slot[0] >= 0 || slot[1] >= 0) TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
-	for (int f = 0; f < 6; f++) {
-		if (slot[f] < 0) continue;
-		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + slot[f]]);
-		int k = f / 2, side = f % 2, first, nl;
-		tide_face_layers_n(&A, f, L[f], &first, &nl);
+	}
+	if (H.n) TIDE_CUDA_CHECK(cudaStreamSynchronize(s));
+	for (int r = 0; r < H.n; r++) {
+		struct tide_block_iface *dst = TIDE_BLOCK_IFACE(buffers[3 + r]);
+		int f = H.face[r];
 		dst->count = 0;
 		dst->hmax = own;
 		if (f < 2 && tide_ghost(&g, g.axis[1]))
-			copy_layer_rows(P, A, start, dst, v, side ? hi[0] - 1 : lo[0], f ? ends[1] : 0,
-			                f ? v.count - ends[1] : ends[0], s);
-		else if (f == 0) copy_run(dst, v, 0, ends[0], s);
-		else if (f == 1) copy_run(dst, v, ends[1], v.count - ends[1], s);
-		else copy_layer(g, dst, v, k, first, nl, scr, scr_bytes, s);
+			/* periodic: one layer, the whole face (halo_cut.h) */
+			copy_layer_rows(P, A, start, dst, v, lo[r][0], ends[r][0], ends[r][1] - ends[r][0], s);
+		else if (run[r]) copy_run(dst, v, ends[r][0], ends[r][1] - ends[r][0], s);
+		else copy_box(g, dst, v, lo[r], hi[r], ends[r][0], ends[r][1], scr, scr_bytes, s);
 		if (tide_face_periodic(&g, &A, f)) make_images(P, f, dst, 0, dst->count, s);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());

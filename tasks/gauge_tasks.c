@@ -101,7 +101,7 @@ const double *tide_gauge_tasks_measure(tide_gauge_tasks *t, tide_sim *sim)
 		d[n++] = (struct starpu_data_descr){k->C, STARPU_R};
 		d[n++] = (struct starpu_data_descr){t->part[b], STARPU_W};
 		for (int j = 0; j < nh; j++)
-			d[n++] = (struct starpu_data_descr){sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R};
+			d[n++] = (struct starpu_data_descr){sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R};
 		INSERT(sim, &tide_gauge_sample_cl, STARPU_DATA_MODE_ARRAY, d, n,
 		       STARPU_VALUE, &sim->P, sizeof sim->P, STARPU_VALUE, &k->range, sizeof k->range,
 		       STARPU_VALUE, &nh, sizeof nh, STARPU_VALUE, &t->G, sizeof t->G,

@@ -21,9 +21,17 @@
 
 /* What StarPU allocates for one block (the formulas of the allocations: block_interface.c's
  * block_bytes, the vectors registered in sph_setup.c).  An edge (halo) or migrant buffer holds
- * every field, whatever its mask: halo_cap particles of the run's bytes per particle. */
+ * every field, whatever its mask: halo_cap particles of the run's bytes per particle (a halo
+ * cut for an edge or corner neighbour: its own capacity, hcap). */
 static double block_bytes(const tide_sim_block *k) { return (double)k->cap * tide_block_bpp(); }
 static double halo_bytes(const tide_sim *sim) { return (double)sim->halo_cap * tide_block_bpp(); }
+/* halo r of block k (cut to what its reader reads, halo_cut.h: its own capacity) */
+static double cut_bytes(const tide_sim_block *k, int r) { return (double)k->hcap[r] * tide_block_bpp(); }
+/* the halo of neighbour j of block k that k reads */
+static double read_bytes(const tide_sim *sim, const tide_sim_block *k, int j)
+{
+	return cut_bytes(&sim->blk[k->nb[j]], k->nb_halo[j]);
+}
 /* the cell table, and the gas scheme's reach map (a float per cell, gas_forces) */
 static double cell_table_bytes(const tide_sim_block *k) { return 4.0 * ((double)tide_box_ncell(&k->range) + 1); }
 static double reach_bytes(const tide_sim_block *k) { return k->R ? 4.0 * (double)tide_box_ncell(&k->range) : 0; }
@@ -66,9 +74,13 @@ void tide_sim_node_bytes(const tide_sim *sim, int copies, int suballoc, tide_nod
 		add_alloc(&a, cell_table_bytes(k), 1, &nb->cells);
 		add_alloc(&a, reach_bytes(k), 1, &nb->cells);
 		/* its edge and migrant buffers, and those its neighbours on other ranks send it */
-		add_alloc(&a, halo, 2.0 * k->nface, &nb->halos);
+		add_alloc(&a, halo, k->nface, &nb->halos);
+		for (int r = 0; r < k->cut.n; r++) add_alloc(&a, cut_bytes(k, r), 1, &nb->halos);
 		for (int j = 0; j < k->nnb; j++)
-			if (sim->blk[k->nb[j]].owner != sim->rank) add_alloc(&a, halo, 2, &nb->halos);
+			if (sim->blk[k->nb[j]].owner != sim->rank) {
+				add_alloc(&a, halo, 1, &nb->halos);
+				add_alloc(&a, read_bytes(sim, k, j), 1, &nb->halos);
+			}
 	}
 	add_alloc(&a, (double)sim->scratch_bytes, copies, &nb->scratch);
 	/* the step records (reductions: a copy per stage, and one a worker reduces into) */
@@ -91,17 +103,21 @@ int tide_sim_check_memory(const tide_sim *sim)
 		double cells = cell_table_bytes(k) + reach_bytes(k);
 		/* a task reads or writes at most the block, its cell table, the edge (halo) buffers of
 		 * its neighbours or its own migrant buffers, and the sort scratch */
-		int nbuf = k->nnb > k->nface ? k->nnb : k->nface;
+		double own = 0, read = 0;
+		for (int r = 0; r < k->cut.n; r++) own += cut_bytes(k, r);
+		for (int j = 0; j < k->nnb; j++) read += read_bytes(sim, k, j);
+		double bufs = read > k->nface * halo ? read : k->nface * halo;
+		if (own > bufs) bufs = own;
 		/* the gas scheme's halo_pack: its edge buffers and the neighbours' migrant buffers,
 		 * whose records it reads (gas_halo.h) */
-		if (sim->P.grid.halo_block) nbuf = k->nnb + k->nface;
-		double task = block_bytes(k) + cells + nbuf * halo + scratch;
+		if (sim->P.grid.halo_block && own + k->nnb * halo > bufs) bufs = own + k->nnb * halo;
+		double task = block_bytes(k) + cells + bufs + scratch;
 		if (task > task_max) { task_max = task; worst = b; }
 		/* the block itself is in main memory already; its edge and migrant buffers are not,
 		 * nor those its neighbours on other ranks send it */
-		lazy_ram += cells + 2.0 * k->nface * halo;
+		lazy_ram += cells + k->nface * halo + own;
 		for (int j = 0; j < k->nnb; j++)
-			if (sim->blk[k->nb[j]].owner != sim->rank) lazy_ram += 2 * halo;
+			if (sim->blk[k->nb[j]].owner != sim->rank) lazy_ram += halo + read_bytes(sim, k, j);
 	}
 	if (!owned) return 0;
 	lazy_ram += scratch * starpu_cpu_worker_get_count(); /* one scratch per worker */

@@ -215,7 +215,9 @@ int tide_sim_block_of(const tide_sim *sim, double x, double y, double z)
 }
 
 /* Handles of a block: B, C, then its halo and migration buffers. */
-#define TIDE_BLOCK_TAGS 15
+/* MPI tags of a block: B, C, (2 .. 7 unused), M[6], R, then its halos H[26] */
+#define TIDE_HALO_TAG0 15
+#define TIDE_BLOCK_TAGS (TIDE_HALO_TAG0 + TIDE_MAX_NEIGHBOURS)
 
 /* Registers the blocks of sim->blk[*].range.  counts == NULL: every particle of `all` goes to the
  * block of its cell (in the order of `all`); otherwise block b takes the next counts[b]
@@ -301,27 +303,32 @@ static int set_owners(tide_sim *sim, const tide_block_view *all, const int *wher
 	return 0;
 }
 
-/* Face slot f of block b: its halo buffer (for the neighbours) and its migrant buffer. */
-static void register_face(tide_sim *sim, tide_sim_block *k, int b, int f, const int slot[6],
-                          const split_totals *tot, const uint32_t *face)
+/* Face slot f of block b: its migrant buffer. */
+static void register_face(tide_sim *sim, tide_sim_block *k, int b, int f)
+{
+	tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
+	if (sim->mpi) starpu_mpi_data_register(k->M[f], sim->tag0 + TIDE_BLOCK_TAGS * b + 8 + f, k->owner);
+}
+
+/* Halo r of block b, for its r-th reader (include/tide/halo_cut.h), of capacity hcap[r]. */
+static void register_halo(tide_sim *sim, tide_sim_block *k, int b, int r, const split_totals *tot,
+                          const uint32_t *face, const uint32_t *cnt)
 {
 	uint32_t n0 = 0;
 #ifdef TIDE_SIMGRID
 	/* a simulation build's halo_pack computes nothing, so a halo keeps the count it is
-	 * registered with: that of its face at the start (what halo_pack's first step gives), for
-	 * messages of the real halos' size */
-	for (int fi = 0; fi < 6; fi++)
-		if (slot[fi] == f) n0 = (tot && tot->face ? tot->face : face)[6 * b + fi];
+	 * registered with: that of its region at the start (what halo_pack's first step gives),
+	 * for messages of the real halos' size */
+	const uint32_t *f6 = (tot && tot->face ? tot->face : face) + 6 * (size_t)b;
+	n0 = tide_sim_halo_model_count(sim, b, r, f6, tot ? tot->count[b] : cnt[b]);
+	if (n0 > k->hcap[r]) n0 = k->hcap[r];
 #else
-	(void)b; (void)slot; (void)tot; (void)face;
+	(void)tot; (void)face; (void)cnt;
 #endif
-	tide_block_register_fields(&k->H[f], -1, NULL, sim->halo_cap, n0, TIDE_HALO_FIELDS);
-	tide_block_register(&k->M[f], -1, NULL, sim->halo_cap, 0);
-	if (sim->mpi) {
-		int64_t t = sim->tag0 + TIDE_BLOCK_TAGS * b;
-		starpu_mpi_data_register(k->H[f], t + 2 + f, k->owner);
-		starpu_mpi_data_register(k->M[f], t + 8 + f, k->owner);
-	}
+	tide_block_register_fields(&k->H[r], -1, NULL, k->hcap[r], n0, TIDE_HALO_FIELDS);
+	if (sim->mpi)
+		starpu_mpi_data_register(k->H[r], sim->tag0 + TIDE_BLOCK_TAGS * b + TIDE_HALO_TAG0 + r,
+		                         k->owner);
 }
 
 /* Sparse registration (a simulation of the synthetic box, tide_sim_setup_lattice): a rank
@@ -330,16 +337,26 @@ static void register_face(tide_sim *sim, tide_sim_block *k, int b, int f, const 
  * migrant buffers of the face toward them; StarPU-MPI needs a handle only where a task or a
  * transfer of this rank touches it.  Registering every block on every rank was R^2 handles in
  * the one SMPI process (1.7 GB of 5.6 at 64 ranks of 16 M particles).  need[b]: NEED_BLOCK for
- * every handle of b, else bit f for its face slot f only (0: none). */
-#define NEED_BLOCK (1u << 31)
-static uint32_t *sparse_needs(const tide_sim *sim)
+ * every handle of b but its halos, NEED_FACE(f) for its migrants of face slot f, bit r for its
+ * halo r (0: none); a rank's own blocks register every halo. */
+#define NEED_BLOCK (1ull << 63)
+#define NEED_FACE(f) (1ull << (32 + (f)))
+static uint64_t *sparse_needs(const tide_sim *sim)
 {
-	uint32_t *need = calloc((size_t)sim->nblocks, sizeof *need);
+	uint64_t *need = calloc((size_t)sim->nblocks, sizeof *need);
 	if (!need) return NULL;
 	for (int i = 0; i < sim->nnear; i++) {
 		const tide_sim_block *k = &sim->blk[sim->near[i]];
 		need[sim->near[i]] |= NEED_BLOCK;
-		for (int j = 0; j < k->nnb; j++) need[k->nb[j]] |= 1u << k->nb_slot[j];
+		for (int j = 0; j < k->nnb; j++) {
+			need[k->nb[j]] |= NEED_FACE(k->nb_slot[j]);
+			/* a halo only where it is read (the executing rank of its reader's tasks, whose
+			 * receive cache its writer invalidates) or written (which sends it): a near
+			 * block's tasks on another rank name only those (sph_step.c skips the others),
+			 * 26 halos per block where there were 6 faces */
+			if (k->owner == sim->rank || sim->blk[k->nb[j]].owner == sim->rank)
+				need[k->nb[j]] |= 1ull << k->nb_halo[j];
+		}
 	}
 	return need;
 }
@@ -374,7 +391,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 	int one = nb == 1 && !counts; /* one block made from all: where[] is not needed */
 	int *where = malloc(sizeof(int) * (all->count && !one ? all->count : 1));
 	tide_block_arg *box = malloc(sizeof *box * (size_t)nb);
-	uint32_t *need = NULL; /* sparse registration: the handles of each block this rank names */
+	uint64_t *need = NULL; /* sparse registration: the handles of each block this rank names */
 	int ret = -1, adopted = 0;
 	if (!cnt || !face || !where || !box) goto out;
 	for (int b = 0; b < nb; b++) box[b] = sim->blk[b].range;
@@ -492,6 +509,7 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		for (int j = 0; j < k->nnb; j++) {
 			int ns[6];
 			tide_face_slots(g, &box[k->nb[j]], ns);
+			k->nb_face[j] = nbface[j];
 			k->nb_slot[j] = ns[nbface[j]];
 			if (ns[nbface[j]] < 0) {
 				fprintf(stderr, "tide: internal error: block %d has no face toward block %d.\n",
@@ -500,24 +518,24 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 			}
 		}
 	}
+	/* the halos each block packs, one per reader (halo_cut.h) */
+	if (tide_sim_halo_cuts(sim)) goto out;
 	/* the blocks this rank submits tasks for, from the owners and neighbours */
 	if (tide_sim_block_lists(sim)) goto out;
 	sim->sparse = tot && tot->nohost && sim->prune;
 	if (sim->sparse && !(need = sparse_needs(sim))) goto out;
 	for (int b = 0; b < nb; b++) {
 		tide_sim_block *k = &sim->blk[b];
-		int slot[6];
-		tide_face_slots(g, &k->range, slot);
 		k->B = k->C = k->R = NULL;
 		memset(k->H, 0, sizeof k->H);
 		memset(k->M, 0, sizeof k->M);
 		if (need && !need[b]) continue; /* a far block: no task of this rank names it */
 		if (need && !(need[b] & NEED_BLOCK)) {
 			/* a neighbour of a near block: the halo and migrant buffers that block reads */
-			for (int f = 0; f < k->nface; f++) {
-				if (!(need[b] >> f & 1u)) continue;
-				register_face(sim, k, b, f, slot, tot, face);
-			}
+			for (int f = 0; f < k->nface; f++)
+				if (need[b] & NEED_FACE(f)) register_face(sim, k, b, f);
+			for (int r = 0; r < k->cut.n; r++)
+				if (need[b] >> r & 1u) register_halo(sim, k, b, r, tot, face, cnt);
 			continue;
 		}
 		if (tot && tot->nohost && k->owner == sim->rank) {
@@ -538,7 +556,10 @@ static int register_all(tide_sim *sim, const tide_block_view *all, const uint32_
 		k->R = NULL;
 		if (P->scheme == TIDE_SCHEME_GAS)
 			starpu_vector_data_register(&k->R, -1, 0, tide_box_ncell(&k->range), sizeof(float));
-		for (int f = 0; f < k->nface; f++) register_face(sim, k, b, f, slot, tot, face);
+		for (int f = 0; f < k->nface; f++) register_face(sim, k, b, f);
+		for (int r = 0; r < k->cut.n; r++)
+			if (!need || k->owner == sim->rank || need[b] >> r & 1u)
+				register_halo(sim, k, b, r, tot, face, cnt);
 		if (sim->mpi) {
 			/* everything of a block lives on its owner; StarPU-MPI sends the halos and
 			 * migrants a neighbour on another rank reads */
@@ -909,10 +930,10 @@ static void unregister_all(tide_sim *sim)
 		if (k->B) starpu_data_unregister(k->B);
 		if (k->C) starpu_data_unregister(k->C);
 		if (k->R) starpu_data_unregister(k->R);
-		for (int f = 0; f < k->nface; f++) {
-			if (k->H[f]) starpu_data_unregister(k->H[f]);
+		for (int r = 0; r < k->cut.n; r++)
+			if (k->H[r]) starpu_data_unregister(k->H[r]);
+		for (int f = 0; f < k->nface; f++)
 			if (k->M[f]) starpu_data_unregister(k->M[f]);
-		}
 		if (k->host) tide_block_free_host(k->host, k->cap);
 		if (k->virt) munmap(k->virt, (size_t)k->cap * tide_block_bpp());
 	}

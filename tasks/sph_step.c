@@ -3,34 +3,37 @@
 //
 // per block b (a box of cells; its neighbours n are the blocks touching it, up to 26):
 //   cell_sort(B[b])                       keys, radix sort, reorder, cell starts C[b]
-//   halo_pack(B[b]) -> H[b][f]            boundary cell layer of every face f with neighbours
-//                                         (the gas scheme: as many layers as the largest h of b
-//                                         and of the neighbours reading f needs, from their
-//                                         records in M[n][f_nb], include/tide/gas_halo.h)
-//   mdbc_ghost(B[b], C[b], H[n][f_nb]...) with physics.boundary = mdbc: boundary particles'
+//   halo_pack(B[b]) -> H[b][r]            one halo per reader r: the cells of b its support
+//                                         reaches (include/tide/halo_cut.h: the boundary cell
+//                                         layer of the face toward it, cut to a strip or a column
+//                                         for an edge or corner neighbour; the gas scheme: as many
+//                                         layers as the largest h of b and of the neighbours
+//                                         reading the face needs, from their records in
+//                                         M[n][f_nb], include/tide/gas_halo.h)
+//   mdbc_ghost(B[b], C[b], H[n][r_b]...) with physics.boundary = mdbc: boundary particles'
 //                                         densities from their ghosts (include/tide/mdbc.h),
 //                                         then halo_pack again (the halos' boundary densities)
 //   dt_init(red)                          (once; under MPI once per rank r, of part[r]) reset
 //                                         of the step reduction
 //   with physics.scheme = gas (include/tide/gas_math.h), in place of mdbc_ghost, sph_forces,
 //   sps_tau and integrate:
-//     gas_density(B[b], C[b], H[n][f_nb]...)  h iteration, rho, grad-h factor, Balsara switch
+//     gas_density(B[b], C[b], H[n][r_b]...)  h iteration, rho, grad-h factor, Balsara switch
 //     halo_pack(B[b]) -> H[b][f]               again: the neighbours' new h, rho, ...
-//     gas_forces(B[b], C[b], R[b], H[n][f_nb]...) -> red   as sph_forces: a, du/dt, time step
+//     gas_forces(B[b], C[b], R[b], H[n][r_b]...) -> red   as sph_forces: a, du/dt, time step
 //                                              (R: its reach map, work space)
 //     the halos of the next step carry the layers the largest h of the two blocks they join
 //     needs (migrate_pack's records; with TIDE_GAS_HALOS=global the step's: red.hmax)
 //     (self-gravity, dt_combine as below)
 //     gas_integrate(B[b], red)                 kick-drift-kick leapfrog
-//   sph_forces(B[b], C[b], H[n][f_nb]...) -> red (REDUX: CFL time step, health), reading of
-//                                         each neighbour the face that faces b; under MPI into
+//   sph_forces(B[b], C[b], H[n][r_b]...) -> red (REDUX: CFL time step, health), reading of
+//                                         each neighbour the halo it cut for b; under MPI into
 //                                         part[owner of b]
 //     or, split (TIDE_FORCES_SPLIT; by default where b has a neighbour on another rank,
 //     include/tide/cell_split.h), the same bits in two tasks:
 //     sph_forces(B[b], C[b]) -> red          the interior cells, no halo: runs while they travel
-//     halo_fetch(H[n][f_nb]), one per halo   on a GPU: nothing computed, each halo brought up
+//     halo_fetch(H[n][r_b]), one per halo   on a GPU: nothing computed, each halo brought up
 //                                            while the interior runs
-//     sph_forces(B[b], C[b], H[n][f_nb]...) -> red   the boundary cells
+//     sph_forces(B[b], C[b], H[n][r_b]...) -> red   the boundary cells
 //   sps_tau(B[b])                         with physics.viscosity = laminar+sps: tau of every
 //                                         particle from the gradient sph_forces just wrote, for
 //                                         the next sph_forces (tau lags one force pass)
@@ -103,12 +106,24 @@
 
 /* A task's data: fixed handles first, then a variable list (halos, face buffers). */
 typedef struct data_list {
-	struct starpu_data_descr d[3 + 6 + TIDE_MAX_NEIGHBOURS]; /* halo_pack: 3, 6 faces, records */
+	struct starpu_data_descr d[3 + 2 * TIDE_MAX_NEIGHBOURS]; /* halo_pack: 3, halos, records */
 	int n;
 } data_list;
 
 static void add(data_list *l, starpu_data_handle_t h, enum starpu_data_access_mode mode)
 {
+	l->d[l->n].handle = h;
+	l->d[l->n].mode = mode;
+	l->n++;
+}
+
+/* A halo of a neighbour: a sparse registration (a simulation, sph_setup.c's sparse_needs) left
+ * NULL those this rank neither reads nor writes, and a task of a block it does not own names
+ * only its own (StarPU-MPI: the executing rank names them all, the others need only the data
+ * they send or whose cache they invalidate). */
+static void add_halo(data_list *l, starpu_data_handle_t h, enum starpu_data_access_mode mode)
+{
+	if (!h) return;
 	l->d[l->n].handle = h;
 	l->d[l->n].mode = mode;
 	l->n++;
@@ -172,11 +187,12 @@ static void submit_halos(tide_sim *sim, struct starpu_codelet *cl, int kind)
 		add(&l, k->B, STARPU_R);
 		add(&l, k->C, STARPU_R);
 		add(&l, sim->scratch, STARPU_SCRATCH);
-		for (int f = 0; f < k->nface; f++) add(&l, k->H[f], STARPU_W);
+		for (int r = 0; r < k->cut.n; r++) add_halo(&l, k->H[r], STARPU_W);
 		halo_receivers(sim, b, &l, &R);
 		SUBMIT(sim, cl, STARPU_DATA_MODE_ARRAY, l.d, l.n, STARPU_VALUE, &sim->P, sizeof sim->P,
 		        STARPU_VALUE, &k->range, sizeof k->range, STARPU_VALUE, &R, sizeof R,
-		        STARPU_NAME, "halo_pack", PROFILE_B(kind, b), 0);
+		        STARPU_VALUE, &k->cut, sizeof k->cut, STARPU_NAME, "halo_pack",
+		        PROFILE_B(kind, b), 0);
 	}
 }
 
@@ -189,7 +205,7 @@ static void submit_gather(tide_sim *sim, struct starpu_codelet *cl, int kind, co
 	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
-		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
+		for (int j = 0; j < k->nnb; j++) add_halo(&l, sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R);
 		int nh = k->nnb;
 		if (extra) {
 			SUBMIT(sim, cl, STARPU_RW, k->B, STARPU_R, k->C,
@@ -291,7 +307,7 @@ static void submit_forces(tide_sim *sim, int s, struct starpu_codelet *cl)
 		tide_sim_block *k = &sim->blk[b];
 		data_list l = {.n = 0};
 		if (cl == &tide_gas_forces_cl) add(&l, k->R, STARPU_W); /* its reach map */
-		for (int j = 0; j < k->nnb; j++) add(&l, sim->blk[k->nb[j]].H[k->nb_slot[j]], STARPU_R);
+		for (int j = 0; j < k->nnb; j++) add_halo(&l, sim->blk[k->nb[j]].H[k->nb_halo[j]], STARPU_R);
 		int nh = k->nnb, part = TIDE_CELLS_ALL, none = 0;
 		if (forces_split(sim, k, cl)) {
 			/* the interior first, of the block alone: its owner's task only (no other rank

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 	uint32_t halo_n = 0, halo_bad = 0;
 	for (int b = 0; b < sim.nblocks; b++) {
 		if (sim.blk[b].owner != rt.rank) continue;
-		for (int h = 0; h < 6; h++) {
+		for (int h = 0; h < sim.blk[b].cut.n; h++) {
 			if (!sim.blk[b].H[h]) continue;
 			starpu_data_acquire(sim.blk[b].H[h], STARPU_R);
 			tide_block_view v = tide_block_view_of(

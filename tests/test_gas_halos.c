@@ -7,7 +7,7 @@
 // spacing a / 2, h about 0.6 a) and 1 for x > 0 (spacing a, h about 1.2 a), at equal pressure,
 // cut into 8 slabs along x.  Asserted after 3 steps, with the halos packed again:
 //  - each block's record (block_interface.h hmax) is the largest h of its particles;
-//  - every face halo of every block holds exactly the block's particles in the cell layers
+//  - every face halo (that of a face neighbour, include/tide/halo_cut.h) of every block holds exactly the block's particles in the cell layers
 //    tide_gas_halo_depth gives for the largest record among the block and the neighbours that
 //    read that face (a brute-force count over the block's cell-sorted particles);
 //  - the dense blocks' halos are narrower than the global width (the records differ): the
@@ -112,8 +112,11 @@ static void check_widths(tide_sim *sim)
 		tide_face_slots(g, &k->range, slot);
 		starpu_data_acquire(k->B, STARPU_R);
 		tide_block_view v = tide_block_view_of(starpu_data_get_interface_on_node(k->B, STARPU_MAIN_RAM));
-		for (int f = 0; f < 6; f++) {
-			if (slot[f] < 0) continue;
+		/* the halos of face neighbours: the whole face (halo_cut.h; slabs have no other) */
+		for (int r = 0; r < k->cut.n; r++) {
+			int f = k->cut.face[r], whole = 1;
+			for (int a = 0; a < 3; a++) whole &= a == f / 2 || !k->cut.side[r][a];
+			if (!whole) continue;
 			int L = expected_layers(sim, b, slot[f], rec), Lg = tide_halo_layers(g), first, nl, fg, ng;
 			tide_face_layers_n(&k->range, f, L, &first, &nl);
 			tide_face_layers_n(&k->range, f, Lg, &fg, &ng);
@@ -124,10 +127,10 @@ static void check_widths(tide_sim *sim)
 				want += c[f / 2] >= first && c[f / 2] < first + nl;
 				wide += c[f / 2] >= fg && c[f / 2] < fg + ng;
 			}
-			starpu_data_acquire(k->H[slot[f]], STARPU_R);
-			uint32_t have = tide_block_count(k->H[slot[f]]);
-			float hrec = ((struct tide_block_iface *)starpu_data_get_interface_on_node(k->H[slot[f]], STARPU_MAIN_RAM))->hmax;
-			starpu_data_release(k->H[slot[f]]);
+			starpu_data_acquire(k->H[r], STARPU_R);
+			uint32_t have = tide_block_count(k->H[r]);
+			float hrec = ((struct tide_block_iface *)starpu_data_get_interface_on_node(k->H[r], STARPU_MAIN_RAM))->hmax;
+			starpu_data_release(k->H[r]);
 			printf("  block %d face %d: record h %.4f, %d layers (global %d): %u particles (%u "
 			       "with the global width)\n", b, f, (double)rec[b], L, Lg, have, wide);
 			EXPECT(have == want, "block %d face %d: the halo holds %u particles, %d layers hold %u",

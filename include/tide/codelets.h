@@ -14,12 +14,13 @@
 /* Buffers: block (RW), cell starts (W, uint32 vector of layers*plane + 1), scratch.
  * Args: tide_sph_params, tide_block_arg.  Sorts the block's particles by cell key. */
 extern struct starpu_codelet tide_cell_sort_cl;
-/* Buffers: block (R), cell starts (R), scratch, then the low- and high-face halo (W) of every
- * split axis in key order, then (the gas scheme with per-block halos, tide_grid.halo_block) the
- * migration buffer (R) each neighbour sent this block, in tide_halo_recv's order: their records
- * of the neighbours' largest h.  Args: tide_sph_params, tide_block_arg, tide_halo_recv.  Copies
- * the block's boundary cell layers (the particles within 2h of each face; include/tide/
- * gas_halo.h for the gas scheme's widths). */
+/* Buffers: block (R), cell starts (R), scratch, then one halo (W) per reader, in tide_halo_cut's
+ * order (include/tide/halo_cut.h), then (the gas scheme with per-block halos,
+ * tide_grid.halo_block) the migration buffer (R) each neighbour sent this block, in
+ * tide_halo_recv's order: their records of the neighbours' largest h.  Args: tide_sph_params,
+ * tide_block_arg, tide_halo_recv, tide_halo_cut.  Copies the cells of the block each reader's
+ * support reaches (the particles within 2h of the faces toward it; include/tide/gas_halo.h for
+ * the gas scheme's widths). */
 extern struct starpu_codelet tide_halo_pack_cl;
 /* Who reads a block's face halos: neighbour j (sph_sim.h's nb[j]) reads the halo of face slot
  * slot[j] (tide_face_slots); n: how many neighbours' records follow the halos (0: none). */
@@ -28,7 +29,7 @@ typedef struct tide_halo_recv {
 	signed char slot[TIDE_MAX_NEIGHBOURS];
 } tide_halo_recv;
 /* Buffers: block (RW), cell starts (R), step reduction (REDUX), then one halo (R) per neighbour
- * block: the face halo of the neighbour that faces this block.  Args: tide_sph_params,
+ * block: the halo that neighbour packs for this block (halo_cut.h).  Args: tide_sph_params,
  * tide_block_arg, int (number of halos), int (the cells computed: enum tide_cell_part of
  * include/tide/cell_split.h; the interior's task has no halo). */
 extern struct starpu_codelet tide_sph_forces_cl;

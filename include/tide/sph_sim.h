@@ -11,6 +11,7 @@
 #include "tide/body_force.h"
 #include "tide/case.h"
 #include "tide/codelet_decl.h"
+#include "tide/halo_cut.h"
 #include "tide/sph_params.h"
 
 typedef struct tide_sim_block {
@@ -28,11 +29,16 @@ typedef struct tide_sim_block {
 	starpu_data_handle_t R;           /* gas scheme: reach map, float[cells of the box]
 	                                   * (gas_forces' work space, gas_math.h); else NULL */
 	int nface;                        /* faces with neighbours (tide_face_slots) */
-	starpu_data_handle_t H[6];        /* edge particles of each such face, for the neighbours */
-	starpu_data_handle_t M[6];        /* migrants through each such face */
+	starpu_data_handle_t H[26];       /* one halo per reader: the edge particles it reads
+	                                   * (include/tide/halo_cut.h; cut.n of them) */
+	tide_halo_cut cut;                /* ... their regions (tasks/halo_cuts.c) */
+	uint32_t hcap[26];                /* ... and capacities (tide_sim_halo_cap) */
+	starpu_data_handle_t M[6];        /* migrants through each face with neighbours */
 	int nnb;                          /* neighbour blocks */
 	int nb[26];                       /* their indices ... */
-	int nb_slot[26];                  /* ... and the slot of their face that faces this block */
+	int nb_face[26];                  /* ... the face of theirs that faces this block ... */
+	int nb_slot[26];                  /* ... its slot (their migrants through it) ... */
+	int nb_halo[26];                  /* ... and their halo this block reads (H[nb_halo]) */
 } tide_sim_block;
 
 typedef struct tide_sim {
@@ -162,6 +168,17 @@ static inline uint32_t tide_sim_block_cap(uint32_t cnt, int nb, uint32_t avg, ui
 	if (nb == 1) return cnt + 1024;
 	return cnt + cnt / 4 + 1024 + cnt / 4 + avg / 4 + 2 * halo_cap;
 }
+
+/* The halos each block packs, one per reader (include/tide/halo_cut.h, tasks/halo_cuts.c):
+ * every block's cut, hcap and its neighbours' nb_halo, from the neighbour lists (nb, nb_face).
+ * 0, or -1 after a message (lists not symmetric). */
+int tide_sim_halo_cuts(tide_sim *sim);
+/* Capacity of halo r of block b: halo_cap for a whole face, a cut halo its share of it. */
+uint32_t tide_sim_halo_cap(const tide_sim *sim, int b, int r);
+/* A simulation build's count of halo r of block b from its block's count and face counts
+ * face6[6] (the synthetic lattice's product form). */
+uint32_t tide_sim_halo_model_count(const tide_sim *sim, int b, int r, const uint32_t *face6,
+                                   uint32_t count);
 
 /* Splits the particles of `all` into about nblocks blocks as the case's decomposition says and
  * registers everything.  mpi: StarPU-MPI is in use (the program's runtime says; tasks do not
