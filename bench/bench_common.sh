@@ -148,7 +148,12 @@ sim_run_setup() {
 	models=$(cd "$models" && pwd)
 	sim=${TIDE_SIM:-$repo/build-simgrid/tide}
 	[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
-	smpirun=${STARPU_SMPIRUN:-$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1)}
+	# the starpu_smpirun of the StarPU the build was linked with (tools/build.sh's stamp), else
+	# the first cached one
+	local sp
+	sp=$(cat "$(dirname "$sim")/.tide-starpu-prefix" 2>/dev/null || true)
+	[ -n "$sp" ] && [ -x "$sp/bin/starpu_smpirun" ] || sp=$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1 | xargs -r dirname | xargs -r dirname)
+	smpirun=${STARPU_SMPIRUN:-${sp:+$sp/bin/starpu_smpirun}}
 	[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
 	mkdir -p "$2"; out=$(cd "$2" && pwd)
 	sim_starpu_env "$models" "$3" "$4"
