@@ -37,7 +37,8 @@
 #   --ncpu/--ncuda: the workers of each simulated rank (a GPU rank: --ncpu 0 --ncuda 1).
 #   --weak "" or --strong "" skips a mode.
 #   --platform: more arguments of bench/sim_platform.py (e.g. "--ib-Gbps 200");
-#   --sim-cfg: SimGrid options given to starpu_smpirun (e.g. "--cfg=network/model:CM02").
+#   --sim-cfg: SimGrid options given to starpu_smpirun (e.g. "--cfg=network/model:CM02"), after
+#   bench_common.sh's own (smpi_cfg: no stack guard pages).
 #   --tide-args: more arguments of tide run (e.g. "--profile": each rank's step_profile_rankN.csv
 #   and step_timeline_rankN.csv in DIR/SERIES_RANKS/, read by bench/sim_timeline.py).
 set -euo pipefail
@@ -71,7 +72,7 @@ sim_run_setup "$models" "$out" "$ncpu" "$ncuda" # bench_common.sh
 csv=$out/sim_scaling.csv
 [ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,cpu_s" > "$csv"
 { echo "bench/sim_scaling.sh --models $models --case $case_file --weak \"$weak\" --strong \"$strong\" --ranks \"$ranks\" --gpus-per-node $gpn --steps $steps --warmup $warmup --ncpu $ncpu --ncuda $ncuda --platform \"$platform\" --sim-cfg \"$sim_cfg\" --tide-args \"$tide_args\""
-  echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
+  echo "STARPU_SCHED=$STARPU_SCHED smpi_cfg=$smpi_cfg host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
 
 # one simulated run: mode, particles per rank, total, ranks; 0 if it ran to its end
 run_one() {
@@ -88,9 +89,9 @@ run_one() {
 		rm -f "$dir/run_summary.csv"
 		# its own process group, watched: SMPI runs every rank in one process, and a run that
 		# outgrows --max-rss-mb is stopped before it crowds this shared machine out of memory
-		# shellcheck disable=SC2086 # $sim_cfg, $tide_args: several arguments
+		# shellcheck disable=SC2086 # $smpi_cfg, $sim_cfg, $tide_args: several arguments
 		setsid /usr/bin/time -f '%U %S %M' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
-			-hostfile "$out/hosts_$tag" -np "$n" $sim_cfg "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
+			-hostfile "$out/hosts_$tag" -np "$n" $smpi_cfg $sim_cfg "$sim" run "$case_file" --synthetic "$per" --blocks "$n" \
 			--decomp 3d --max-steps "$len" --no-output --quiet --out "$dir" --overwrite $tide_args \
 			> "$out/$tag.log" 2>&1 &
 		local pid=$! over=0

@@ -59,8 +59,14 @@ OPTS=(--enable-mpi --with-fxt --enable-maxcpus=128 --enable-maxcudadev=8 --enabl
       --disable-build-examples --disable-build-tests --disable-socl --disable-starpupy
       --disable-hdf5 --disable-mlr --disable-gdb --disable-simgrid)
 if [ "$SIMGRID" = 1 ]; then
-  OPTS=(--enable-simgrid --disable-shared --enable-mpi --without-fxt --enable-maxcpus=128
-        --enable-maxcudadev=8 --enable-maxbuffers=16 --disable-opencl --disable-fortran
+  # Sized for one simulated rank (SMPI runs all ranks in one process, each with its own copy of
+  # StarPU's globals): at most 16 CPU workers (the H200 calibration host's), 2 GPUs, 4 memory
+  # nodes.  A handle holds a replicate per memory node, each with two request arrays of
+  # STARPU_MAXNODES pointers: 32 nodes made every handle ~20 KB, 4 make it well under 1 KB.
+  OPTS=(--enable-simgrid --disable-shared --enable-mpi --without-fxt --enable-maxcpus=16
+        --enable-maxcudadev=2 --enable-maxopencldev=1 --enable-maxhipdev=1
+        --enable-maxmaxfpgadev=1 --enable-maxnodes=4
+        --enable-maxbuffers=16 --disable-opencl --disable-fortran
         --disable-starpufft --disable-build-doc --disable-build-examples --disable-build-tests
         --disable-socl --disable-starpupy --disable-hdf5 --disable-mlr --disable-gdb)
   CUDA_DIR=""

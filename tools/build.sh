@@ -16,11 +16,20 @@ if [ "${TIDE_SIMGRID:-0}" = 1 ]; then
   # tools/smpicc_meson.sh, which answers meson's compiler probes as cc) against the SimGrid
   # StarPU, into build-simgrid/; only the program (tests need real execution).
   builddir=${TIDE_BUILD_DIR:-build-simgrid}
-  if [ ! -f "$builddir/build.ninja" ]; then
+  # as below: a build folder made against another StarPU prefix (other options) is redone;
+  # the stamp also tells bench/bench_common.sh which starpu_smpirun goes with this build
+  stamp="$builddir/.tide-starpu-prefix"
+  wipe=()
+  if [ -f "$builddir/build.ninja" ] && [ -n "${prefix:-}" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$prefix" ]; then
+    echo "[build] StarPU is now $prefix: meson setup --wipe $builddir (SimGrid)" >&2
+    wipe=(--wipe)
+  fi
+  if [ ! -f "$builddir/build.ninja" ] || [ ${#wipe[@]} -gt 0 ]; then
     echo "[build] meson setup $builddir (SimGrid)" >&2
-    SMPI_PRETEND_CC=1 CC="$here/tools/smpicc_meson.sh" meson setup "$builddir" --buildtype=release \
+    SMPI_PRETEND_CC=1 CC="$here/tools/smpicc_meson.sh" meson setup "${wipe[@]}" "$builddir" --buildtype=release \
       -Dsimgrid=true -Dhdf5=disabled -Dcuda=disabled >&2
   fi
+  [ -n "${prefix:-}" ] && echo "$prefix" > "$stamp"
   echo "[build] ninja -C $builddir tide" >&2
   ninja -C "$builddir" tide >&2
   exit 0
