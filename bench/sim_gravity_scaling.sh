@@ -63,8 +63,9 @@ run_one() {
 	t0=$(date +%s.%N)
 	# its own process group, watched (as bench/sim_scaling.sh): SMPI runs every rank in one
 	# process, stopped before it crowds this shared machine out of memory
+	# shellcheck disable=SC2086 # $smpi_cfg (bench_common.sh: no stack guard pages, for 512+ ranks)
 	setsid /usr/bin/time -f '%M %U %S' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
-		-hostfile "$out/hosts_$tag" -np "$n" "$sim" gravity --synthetic "$per" --theta "$theta" --quadrupole \
+		-hostfile "$out/hosts_$tag" -np "$n" $smpi_cfg "$sim" gravity --synthetic "$per" --theta "$theta" --quadrupole \
 		--device "$dev" --repeat "$repeat" --parts 1 --csv "$out/raw_$tag.csv" > "$out/$tag.log" 2>&1 &
 	local pid=$! over=0 kb
 	while kill -0 "$pid" 2>/dev/null; do
