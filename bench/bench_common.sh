@@ -137,6 +137,19 @@ sim_calibrate_setup() {
 	     -x STARPU_HOME -x STARPU_HOSTNAME -x STARPU_SCHED -x STARPU_CALIBRATE -x TIDE_MPI=1)
 }
 
+# sim_pick_build: sets sim (the simulation build: TIDE_SIM, default build-simgrid/tide) and
+# smpirun (STARPU_SMPIRUN, default the starpu_smpirun of the StarPU that build was linked with,
+# tools/build.sh's stamp, else the first cached one); exits 2 naming what is missing.
+sim_pick_build() {
+	sim=${TIDE_SIM:-$repo/build-simgrid/tide}
+	[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
+	local sp
+	sp=$(cat "$(dirname "$sim")/.tide-starpu-prefix" 2>/dev/null || true)
+	[ -n "$sp" ] && [ -x "$sp/bin/starpu_smpirun" ] || sp=$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1 | xargs -r dirname | xargs -r dirname)
+	smpirun=${STARPU_SMPIRUN:-${sp:+$sp/bin/starpu_smpirun}}
+	[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
+}
+
 # sim_run_setup MODELS OUT NCPU NCUDA: for a scaling script (simulated runs): checks MODELS (a
 # STARPU_HOME of fitted models) and sets models (absolute), sim (the simulation build, TIDE_SIM,
 # default build-simgrid/tide), smpirun (STARPU_SMPIRUN, default the cached StarPU's), out (OUT
@@ -146,15 +159,7 @@ sim_run_setup() {
 	[ -n "$models" ] || die "--models STARPU_HOME is needed (bench/sim_fit_models.py writes one)"
 	[ -d "$models/.starpu/sampling/codelets" ] || die "$models holds no .starpu/sampling/codelets"
 	models=$(cd "$models" && pwd)
-	sim=${TIDE_SIM:-$repo/build-simgrid/tide}
-	[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
-	# the starpu_smpirun of the StarPU the build was linked with (tools/build.sh's stamp), else
-	# the first cached one
-	local sp
-	sp=$(cat "$(dirname "$sim")/.tide-starpu-prefix" 2>/dev/null || true)
-	[ -n "$sp" ] && [ -x "$sp/bin/starpu_smpirun" ] || sp=$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1 | xargs -r dirname | xargs -r dirname)
-	smpirun=${STARPU_SMPIRUN:-${sp:+$sp/bin/starpu_smpirun}}
-	[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
+	sim_pick_build
 	mkdir -p "$2"; out=$(cd "$2" && pwd)
 	sim_starpu_env "$models" "$3" "$4"
 	# buffers StarPU allocates at capacity and a simulation touches only in part (a message's

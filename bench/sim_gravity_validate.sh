@@ -14,7 +14,7 @@
 #   error_pct, measured and simulated bytes per rank (mean), their ratio.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
-die() { printf 'sim_gravity_validate.sh: %s\n' "$*" >&2; exit 2; }
+source "$here/bench_common.sh" # die (exit 2, the script's name), sim_pick_build
 cal="" models="" out="" theta=0.6 repeat=3 ncpu=1 ncuda=0 platform=""
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
@@ -28,10 +28,7 @@ done
 [ -f "$cal/measured.csv" ] || die "no $cal/measured.csv (bench/sim_gravity_calibrate.sh --out $cal)"
 [ -d "$models/.starpu/sampling/codelets" ] || die "--models $models holds no .starpu/sampling/codelets"
 models=$(cd "$models" && pwd); out=${out:-$cal}; mkdir -p "$out"; out=$(cd "$out" && pwd)
-sim=${TIDE_SIM:-$repo/build-simgrid/tide}
-[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
-smpirun=${STARPU_SMPIRUN:-$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1)}
-[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
+sim_pick_build # bench_common.sh: sim, smpirun
 export STARPU_HOME=$models STARPU_HOSTNAME=${TIDE_SIM_HOST:-tide-calibrated}
 export STARPU_SCHED=${STARPU_SCHED:-dmda} STARPU_SILENT=1 STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda
 dev=any; [ "$ncuda" -gt 0 ] && [ "$ncpu" = 0 ] && dev=cuda

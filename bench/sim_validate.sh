@@ -25,7 +25,7 @@
 #        (default dmda), TIDE_SIM_HOST (the models' host name, default tide-calibrated)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
-die() { printf 'sim_validate.sh: %s\n' "$*" >&2; exit 2; }
+source "$here/bench_common.sh" # die (exit 2, the script's name), sim_pick_build
 phase=both out=$repo/bench/out/sim_validate case_file=$repo/cases/dambreak2d.yaml dp="" steps=300
 blocks=4 ranks="1 2 4" ncpu=1 ncuda=0 platform=""
 while [ $# -gt 0 ]; do
@@ -71,10 +71,7 @@ if [ "$phase" != simulate ]; then
 fi
 
 if [ "$phase" != measure ]; then
-	sim=${TIDE_SIM:-$repo/build-simgrid/tide}
-	[ -x "$sim" ] || die "no simulation build at $sim (TIDE_SIMGRID=1 bash tools/build.sh)"
-	smpirun=${STARPU_SMPIRUN:-$(ls -d "$HOME"/.cache/tide-deps/starpu-*/bin/starpu_smpirun 2>/dev/null | head -n 1)}
-	[ -x "$smpirun" ] || die "no starpu_smpirun (set STARPU_SMPIRUN)"
+	sim_pick_build # bench_common.sh: sim, smpirun
 	[ -f "$out/measured.csv" ] || die "no $out/measured.csv: run --phase measure first"
 	export STARPU_NCPU=$ncpu STARPU_NCUDA=$ncuda
 	echo "ranks,measured_step_s,simulated_step_s,error_pct" > "$out/sim_validate.csv"
