@@ -14,7 +14,7 @@ static void walk_sets_cpu(void *buffers[], void *cl_arg)
 	bh_params P;
 	bh_range R;
 	int nsets;
-	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets);
+	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets, 0);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_walk_src *S = malloc(sizeof(bh_walk_src) * (size_t)(nsets > 0 ? nsets : 1));
 	STARPU_ASSERT_MSG(S, "bh_walk_sets: no memory for %d sets", nsets);

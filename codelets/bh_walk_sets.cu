@@ -62,7 +62,7 @@ extern "C" void tide_bh_walk_sets_cuda(void *buffers[], void *cl_arg)
 	bh_params P;
 	bh_range R;
 	int nsets;
-	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets);
+	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets, 0);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const bh_group *groups = (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]);
