@@ -260,6 +260,18 @@ static void two_clumps(uint32_t n)
 	free(acc); free(items_to); free(all); free(v);
 }
 
+/* The bodies moved into eight clumps at the corners of a flat box (20 x 20 x 3), each of a
+ * consecutive eighth of them: far apart, so that the near/far exchange has far ranks. */
+static void eight_clumps(bh_body *all, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)((uint64_t)i * 8 / n);
+		all[i].x = 0.5f * all[i].x + (c & 1 ? 10.f : -10.f);
+		all[i].y = 0.5f * all[i].y + (c & 2 ? 10.f : -10.f);
+		all[i].z = 0.5f * all[i].z + (c & 4 ? 1.5f : -1.5f);
+	}
+}
+
 /* Near and far ranks (tasks/gravity.c): eight uniform clumps of side 1 at (+-10, +-10, +-1.5),
  * one octant each, so that on 8 ranks each rank holds one clump, whose partner across z = 0 is
  * near (gap 2 < nu = 3 sides) and the six others far; on 4 ranks a rank holds such a pair (box
@@ -276,12 +288,7 @@ static void near_far(uint32_t n)
 	bh_body *all = malloc(sizeof(bh_body) * n);
 	float *v = malloc(16 * (size_t)n);
 	bh_ic_make(BH_DIST_UNIFORM, n, 5, all, v);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = (uint32_t)((uint64_t)i * 8 / n);
-		all[i].x = 0.5f * all[i].x + (c & 1 ? 10.f : -10.f);
-		all[i].y = 0.5f * all[i].y + (c & 2 ? 10.f : -10.f);
-		all[i].z = 0.5f * all[i].z + (c & 4 ? 1.5f : -1.5f);
-	}
+	eight_clumps(all, n);
 	bh_params P = {.theta = 0.5f, .eps = 0.f, .G = 1.f, .quadrupole = 0};
 	uint64_t items;
 	use_nu = -1;
@@ -349,11 +356,8 @@ static void walk_sets(uint32_t n)
 	bh_body *all = malloc(sizeof(bh_body) * n);
 	float *v = calloc(4 * (size_t)n, sizeof(float));
 	bh_ic_make(BH_DIST_UNIFORM, n, 13, all, v);
+	eight_clumps(all, n);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = (uint32_t)((uint64_t)i * 8 / n);
-		all[i].x = 0.5f * all[i].x + (c & 1 ? 10.f : -10.f);
-		all[i].y = 0.5f * all[i].y + (c & 2 ? 10.f : -10.f);
-		all[i].z = 0.5f * all[i].z + (c & 4 ? 1.5f : -1.5f);
 		v[4 * i] = 0.01f + 0.04f * (float)(i % 7) / 7.f; /* softenings of 0.01 to 0.05 */
 		v[4 * i + 1] = v[4 * i + 2] = v[4 * i + 3] = 0.f;
 	}
