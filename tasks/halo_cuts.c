@@ -106,6 +106,5 @@ uint32_t tide_sim_halo_model_count(const tide_sim *sim, int b, int r, const uint
 		if (a == f / 2 || !s) continue;
 		n *= (double)face6[2 * a + (s > 0)] / (double)count;
 	}
-	(void)sim;
 	return (uint32_t)llround(n);
 }
