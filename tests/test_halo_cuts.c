@@ -5,7 +5,8 @@
 // the halo b packed for o must hold exactly, in b's (key) order, the particles of b whose cell
 // lies in o's box grown by the halo's layers (what o's support reaches: a brute force over b's
 // particles), compared field by field bit for bit; and the cut halos together must hold fewer
-// particles than the whole faces every reader used to receive.
+// particles than the whole faces every reader used to receive.  With --cuda (halo_cuts_cuda):
+// cell_sort and halo_pack run on the CUDA worker, held to the same brute force (SKIP without one).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "tide/sph_sim.h"
 #include "case_load.h"
 #include "test_case_block.h"
+#include "test_cuda_mode.h"
 
 static int failures;
 #define EXPECT(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -73,7 +75,7 @@ static void check_halo(tide_sim *sim, int b, int o, starpu_data_handle_t h, int 
 
 int main(int argc, char **argv)
 {
-	(void)argc; (void)argv;
+	int cuda = test_cuda_requested(argc, argv);
 	setenv("STARPU_NCPU", "1", 0);
 	char path[] = "/tmp/tide_test_halo_cuts_XXXXXX.yaml";
 	int fd = mkstemps(path, 5);
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
 	unlink(path);
 	if (ret) return 1;
 	if (starpu_init(NULL) != 0) { fprintf(stderr, "StarPU init failed\n"); return 77; }
-	tide_sph_codelets_where(TIDE_WHERE_CPU);
+	if (cuda && test_cuda_missing("halo_cuts_cuda")) { starpu_shutdown(); return TEST_SKIP; }
+	tide_sph_codelets_where(cuda ? TIDE_WHERE_CUDA : TIDE_WHERE_CPU);
 	void *mem;
 	tide_block_view all;
 	if (test_case_build_block(&c, &mem, &all, NULL)) return 1;
@@ -112,14 +115,14 @@ int main(int argc, char **argv)
 	       "edge, %d corner (each kind expected)", kinds[1], kinds[2], kinds[3]);
 	EXPECT(cut_n < face_n, "the cut halos hold %llu particles, the whole faces %llu",
 	       (unsigned long long)cut_n, (unsigned long long)face_n);
-	printf("halo_cuts: %d halos read (%d face, %d edge, %d corner non-empty): %llu particles, "
-	       "%llu as whole faces (%.2fx)\n", nread, kinds[1], kinds[2], kinds[3],
+	printf("halo_cuts%s: %d halos read (%d face, %d edge, %d corner non-empty): %llu particles, "
+	       "%llu as whole faces (%.2fx)\n", cuda ? "_cuda" : "", nread, kinds[1], kinds[2], kinds[3],
 	       (unsigned long long)cut_n, (unsigned long long)face_n,
 	       cut_n ? (double)face_n / (double)cut_n : 0.0);
 	tide_sim_free(&sim);
 	free(mem);
 	starpu_shutdown();
 	if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
-	printf("halo_cuts: all checks passed\n");
+	printf("halo_cuts%s: all checks passed\n", cuda ? "_cuda" : "");
 	return 0;
 }

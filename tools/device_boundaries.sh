@@ -35,7 +35,7 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 {
 if want tests; then
 step "CUDA halves of the unit tests"
-for x in cell_sort memory_accounting sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks gas_halos; do
+for x in cell_sort memory_accounting sph_forces bh bh_soft gauge_tasks mdbc sps motion floating gas gas_nbody jeans sinks gas_halos halo_cuts; do
 	./build/tests/test_$x . --cuda 2>&1 | tail -2
 	echo "${x}_cuda exit code: ${PIPESTATUS[0]} (0 passed; 77 no CUDA worker)"
 done
