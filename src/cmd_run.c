@@ -397,6 +397,15 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	tide_info("case %s: %zu fluid + %zu boundary + %zu collisionless particles, dp = %g %s, h = %g %s, "
 	          "c0 = %.3g %s\n", c.name, st.n_fluid, st.n_bound, st.n_nbody, st.dp, ul, st.h, ul,
 	          as_given->c0, tide_case_unit_name(&c, TIDE_DIM_VELOCITY, 0));
+	/* mDBC is far less dissipative than DBC: without density diffusion the pressure noise it
+	 * lets through can grow (a 2-D tank of still water 0.4 m deep at dp 0.02: kinetic energy
+	 * 1.6e-3 -> 0.98 J/m in 1.8 s, DBC and mdbc + fourtakas stay at rest), which is why
+	 * DualSPHysics pairs mDBC with density diffusion.  Said once, by rank 0 (the others'
+	 * stderr is quiet). */
+	if (c.boundary == TIDE_BOUNDARY_MDBC && c.diffusion == TIDE_DIFF_NONE && st.n_fluid > 0)
+		fprintf(stderr, "tide: warning: %s: physics.boundary: mdbc without density diffusion "
+		        "(physics.diffusion: none) can let particle noise grow, even in still water; "
+		        "physics.diffusion: fourtakas (or molteni) keeps it down\n", c.name);
 
 	/* A GPU does a block's step far faster than a CPU core, and any block StarPU gives a core
 	 * holds the GPU up (bench/sched_policies.sh on the H200): by default the GPUs work alone,

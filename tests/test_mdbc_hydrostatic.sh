@@ -20,7 +20,8 @@
 # Then mdbc on 1 rank and on 2 MPI ranks with 4 blocks, 200 steps: identical particle files and
 # gauges (ids conserved: the id array is in the files); a checkpoint at step 100 continued to 200
 # equals 200 steps in one go, bit for bit (normals and ghost densities survive the checkpoint).
-# A bad physics.boundary or physics.mdbc_slip is refused (exit 2, the loader's sentence).
+# A bad physics.boundary or physics.mdbc_slip is refused (exit 2, the loader's sentence); mdbc
+# without density diffusion is warned about once, dbc and mdbc with diffusion are not.
 # usage: test_mdbc_hydrostatic.sh TIDE_EXE SOURCE_ROOT
 set -eu
 tide=$1
@@ -46,8 +47,16 @@ set -e
 
 for b in mdbc dbc; do
 	"$tide" run "$root/cases/hydrostatic.yaml" --dp 0.02 --quiet --out "$work/$b" \
-		--set physics.boundary=$b
+		--set physics.boundary=$b 2> "$work/$b.err"
 done
+# mdbc without density diffusion is warned about (src/cmd_run.c: still water 0.4 m deep grows
+# noise), once; dbc is not, nor mdbc with fourtakas (one step is enough to be told)
+[ "$(grep -c 'mdbc without density diffusion' "$work/mdbc.err")" = 1 ] ||
+	{ cat "$work/mdbc.err"; echo "FAIL: mdbc without diffusion was not warned about once"; exit 1; }
+"$tide" run "$root/cases/hydrostatic.yaml" --dp 0.02 --quiet --no-output --max-steps 1 \
+	--set physics.boundary=mdbc --set physics.diffusion=fourtakas 2> "$work/mdbc_ft.err"
+! grep -q 'density diffusion' "$work/dbc.err" "$work/mdbc_ft.err" ||
+	{ echo "FAIL: dbc or mdbc+fourtakas warned about density diffusion"; exit 1; }
 
 "$py" - "$root/tests" "$work" <<'EOF'
 import sys
