@@ -58,7 +58,8 @@
 //                                         time (and once before the first step: their
 //                                         velocities at t = 0)
 //   migrate_pack(B[b]) -> M[b][f]         particles that left the box, by the face they crossed
-//   migrate_unpack(B[b], M[n][f_nb]...)   those of them inside b's box
+//   migrate_unpack(B[b], M[n][f_nb]...)   those of them inside b's box (not for a block without
+//                                         neighbours: nothing to receive)
 // The host then reads the reduction (the one value per step the algorithm needs: the global
 // time step) to advance the clock and check the run is still physical.  With 1-D slabs a block
 // has two faces and two neighbours: the multi-GPU paper's scheme.
@@ -550,6 +551,9 @@ void tide_sim_submit_migration(tide_sim *sim)
 	}
 	FOR_NEAR(sim, b) {
 		tide_sim_block *k = &sim->blk[b];
+		/* a block without neighbours (one block on one GPU, the default) receives nothing: its
+		 * unpack would be a task per step that does nothing (issue 20's host overhead) */
+		if (k->nnb == 0) continue;
 		data_list l = {.n = 0};
 		tide_unpack_arg U = {.nsrc = k->nnb};
 		add(&l, k->B, STARPU_RW);
