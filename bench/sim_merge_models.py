@@ -9,9 +9,10 @@ entries only.  This takes the named codelets' model files from a STARPU_HOME cal
 other workers (e.g. a CPU run with STARPU_CALIBRATE=1), fits them as bench/sim_fit_models.py
 does (a family of one size, such as the step records' size 1, gets its mean), and appends each
 of their device combinations that OUT's file of the same name lacks (OUT's own combinations are
-kept as they are).  Prints what it added.
+kept as they are; --replace: IN's replace OUT's of the same device type, e.g. CPU times of the
+H200 host in place of another machine's).  Prints what it added.
 
-usage: sim_merge_models.py [--host NAME] --codelets "tide_dt_combine tide_dt_init" IN OUT
+usage: sim_merge_models.py [--host NAME] [--replace] --codelets "tide_dt_combine tide_dt_init" IN OUT
   IN, OUT: STARPU_HOMEs (.starpu/sampling/codelets/VERSION/SYMBOL.HOST); OUT is changed in place.
 """
 import argparse
@@ -54,6 +55,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--host', default=os.environ.get('TIDE_SIM_HOST', 'tide-calibrated'))
     ap.add_argument('--codelets', required=True, help='model symbols, space-separated')
+    ap.add_argument('--replace', action='store_true',
+                    help="IN's combinations replace OUT's of the same device type")
     ap.add_argument('inp')
     ap.add_argument('out')
     a = ap.parse_args(argv)
@@ -69,6 +72,10 @@ def main(argv=None):
             sim_fit_models.rewrite(src[0], fitted, None, 0, report, sym)
             _, new = split(open(fitted).read())
         head, combs = split(open(dst[0]).read())
+        if a.replace:
+            theirs = {device_type(c) for c in new}
+            combs = [renumber(c, j) for j, c in
+                     enumerate([c for c in combs if device_type(c) not in theirs])]
         have = {device_type(c) for c in combs}
         added = [c for c in new if device_type(c) not in have]
         for c in added:
