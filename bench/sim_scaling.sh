@@ -34,7 +34,10 @@
 #   --models: a STARPU_HOME with the fitted models and the bus calibration of host TIDE_SIM_HOST
 #   (default tide-calibrated): here bench/results/sim-cpu-2core/models_fit (CPU-calibrated
 #   models, this 2-core machine), the H200 ones from tools/device_simcal.sh + sim_fit_models.py.
-#   --ncpu/--ncuda: the workers of each simulated rank (a GPU rank: --ncpu 0 --ncuda 1).
+#   --ncpu/--ncuda: the workers of each simulated rank (a GPU rank: --ncpu 1 --ncuda 1, the CPU
+#   worker running the time step's combination as a real GPU rank does, include/tide/dt_where.h:
+#   the models need CPU entries of dt_combine, bench/sim_merge_models.py; --ncpu 0 --ncuda 1:
+#   the GPU alone, dt_combine on it).
 #   --weak "" or --strong "" skips a mode.
 #   --platform: more arguments of bench/sim_platform.py (e.g. "--ib-Gbps 200");
 #   --sim-cfg: SimGrid options given to starpu_smpirun (e.g. "--cfg=network/model:CM02"), after

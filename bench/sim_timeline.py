@@ -17,7 +17,10 @@ GPU waited for:
   other      any other gap (e.g. the host's submission of the next step)
 A step of rank r: from its first cell_sort of the step to the next step's, the steady steps
 (from --first-step on, the last step without a next one left out).  Load imbalance: the
-slowest rank's GPU work against the mean over ranks.
+slowest rank's GPU work against the mean over ranks.  A rank's tasks on its CPU worker (the
+time step's combination, include/tide/dt_where.h; the timeline's arch column) are not on the
+GPU's line: their time is shown apart (cpu work), and the GPU's wait for the rounds is the gap
+before its integrate (dt).  Without a CUDA worker (CPU ranks) every task is on the line.
 
 usage: bench/sim_timeline.py RUN_DIR [--first-step 2] [--csv OUT.csv]
 Prints the mean over ranks, the rank of most GPU work and the rank of least; --csv writes one
@@ -48,6 +51,12 @@ def rank_steps(path, first):
         for k in ('ready', 'data_start', 'data_end', 'start', 'end'):
             r[k] = float(r[k + '[s]'])
     rows.sort(key=lambda r: r['start'])
+    # the GPU's line: its CUDA worker's tasks (timelines without arch: every task)
+    side = [r for r in rows if r.get('arch', 'cuda') == 'cpu']
+    if len(side) < len(rows):
+        rows = [r for r in rows if r.get('arch', 'cuda') != 'cpu']
+    else:
+        side = []
     starts = [r['start'] for r in rows if r['family'] == 'cell_sort']
     # one block per rank: one cell_sort per step (several blocks: the first of each step)
     nblk = len({r['block'] for r in rows if r['family'] == 'cell_sort'})
@@ -55,7 +64,7 @@ def rank_steps(path, first):
     out = []
     for k in range(first - 1, len(starts) - 1):
         t0, t1 = starts[k], starts[k + 1]
-        st = dict(step=k + 1, length=t1 - t0, work=0.0, **{c: 0.0 for c in CATS})
+        st = dict(step=k + 1, length=t1 - t0, work=0.0, cpu=0.0, **{c: 0.0 for c in CATS})
         fam = {}
         prev = t0
         for r in rows:
@@ -68,6 +77,10 @@ def rank_steps(path, first):
             fam[r['task']] = fam.get(r['task'], 0.0) + r['end'] - r['start']
             prev = max(prev, r['end'])
         st['other'] += max(0.0, t1 - prev)  # after the step's last task
+        for r in side:
+            if t0 <= r['start'] < t1:
+                st['cpu'] += r['end'] - r['start']
+                fam['cpu:' + r['task']] = fam.get('cpu:' + r['task'], 0.0) + r['end'] - r['start']
         st['tasks'] = fam
         out.append(st)
     return out
@@ -102,7 +115,7 @@ def main():
         if not steps:
             continue
         n = len(steps)
-        mean = {k: sum(s[k] for s in steps) / n for k in ('length', 'work') + CATS}
+        mean = {k: sum(s[k] for s in steps) / n for k in ('length', 'work', 'cpu') + CATS}
         fam = {}
         for s in steps:
             for t, v in s['tasks'].items():
@@ -116,19 +129,22 @@ def main():
     if out_csv:
         with open(out_csv, 'w', newline='') as f:
             w = csv.writer(f)
-            w.writerow(['rank', 'steps', 'step_ms', 'gpu_work_ms'] + ['wait_%s_ms' % c for c in CATS])
+            w.writerow(['rank', 'steps', 'step_ms', 'gpu_work_ms'] + ['wait_%s_ms' % c for c in CATS]
+                       + ['cpu_work_ms'])
             for r in ranks:
-                w.writerow([r['rank'], r['steps'], ms(r['length']), ms(r['work'])] + [ms(r[c]) for c in CATS])
+                w.writerow([r['rank'], r['steps'], ms(r['length']), ms(r['work'])] + [ms(r[c]) for c in CATS]
+                           + [ms(r['cpu'])])
     nr = len(ranks)
-    avg = {k: sum(r[k] for r in ranks) / nr for k in ('length', 'work') + CATS}
+    avg = {k: sum(r[k] for r in ranks) / nr for k in ('length', 'work', 'cpu') + CATS}
     hi = max(ranks, key=lambda r: r['work'])
     lo = min(ranks, key=lambda r: r['work'])
     print('%d ranks, steady steps from %d (ms per step; gaps charged to the task after them)' % (nr, first))
-    print('%-22s %9s %9s %9s %9s %9s %9s' % ('', 'step', 'GPU work', 'halos', 'dt', 'migrants', 'other'))
+    print('%-22s %9s %9s %9s %9s %9s %9s %9s' % ('', 'step', 'GPU work', 'halos', 'dt', 'migrants',
+                                                 'other', 'cpu work'))
     for name, r in (('mean over ranks', avg), ('most work: rank %d' % hi['rank'], hi),
                     ('least work: rank %d' % lo['rank'], lo)):
-        print('%-22s %9s %9s %9s %9s %9s %9s' % (name, ms(r['length']), ms(r['work']),
-                                                 *(ms(r[c]) for c in CATS)))
+        print('%-22s %9s %9s %9s %9s %9s %9s %9s' % (name, ms(r['length']), ms(r['work']),
+                                                     *(ms(r[c]) for c in CATS), ms(r['cpu'])))
     print('load imbalance (most GPU work / mean): %.3f' % (hi['work'] / avg['work']))
     print('rank %d GPU work by task (ms per step): %s' % (hi['rank'], ', '.join(
         '%s %.3f' % (t, 1e3 * v) for t, v in sorted(hi['fam'].items(), key=lambda x: -x[1]))))

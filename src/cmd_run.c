@@ -20,6 +20,7 @@
 #include "log.h"
 #include "tide/gauge_tasks.h"
 #include "tide/decomposition.h"
+#include "tide/dt_where.h"
 #include "output.h"
 #include "run_control.h"
 #include "run_dir.h"
@@ -413,6 +414,9 @@ static int run_case(const run_opts *o, const tide_runtime *rt)
 	int gpu_only = rt->ncuda > 0 && !o->with_cpus;
 	if (o->profile) tide_profile_enable();
 	if (gpu_only) tide_sph_codelets_where(STARPU_CUDA);
+	/* the time step's records combined across ranks: on a CPU worker if the rank has one
+	 * (TIDE_DT_WHERE, include/tide/dt_where.h); before TIDE_CPU_CODELETS, which may name it */
+	if (tide_runtime_uses_mpi() && tide_dt_where_apply(rt->ncpu, rt->ncuda, rt->rank)) return 2;
 	if (pin_cpu_codelets(rt)) return 2;
 	tide_sim sim;
 	if (o->restart && (o->blocks <= 0 || o->blocks == cs.nblocks)) {

@@ -158,7 +158,7 @@ static void mpi_world(int *rank, int *size)
 /* tide run on a GPU node runs its tasks on the GPUs alone (cmd_run.c): CPU workers would only
  * spin, and 15 of them on the H200 node cost 12-17 % of a 1 M-particle step (issue 20: 3.04 ->
  * 2.62 ms with STARPU_NCPU=0).  Unless the user set STARPU_NCPU, such a run of one process
- * starts none. */
+ * starts none, and an MPI rank one (for the time step's records, dt_where.h). */
 static int gpu_alone;
 
 void tide_runtime_prefer_gpu_alone(void) { gpu_alone = 1; }
@@ -182,6 +182,10 @@ int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_run
 	tide_starpu_env_check(key.env_error, sizeof key.env_error);
 	char known[512];
 	const char *unknown_sched = tide_starpu_sched_unknown(known, sizeof known);
+	/* an MPI rank with its GPU alone: one CPU worker, which runs the time step's combination
+	 * across ranks (include/tide/dt_where.h: a round on it costs its message, on the GPU a
+	 * kernel and two copies of the record), and no more: idle workers cost time (issue 20) */
+	if (with_mpi && gpu_alone && !user_ncpu && gpu_visible()) setenv("STARPU_NCPU", "1", 1);
 	if (with_mpi) place_local_ranks(); /* before starpu_conf_init, which reads the environment */
 	struct starpu_conf conf;
 	int ret;

@@ -133,6 +133,16 @@ void tide_profile_report(FILE *f, const char *csv_path, long steps, double step_
 	if (csv) fclose(csv);
 }
 
+static const char *arch_name(int worker)
+{
+	if (worker < 0) return "?";
+	switch (starpu_worker_get_type(worker)) {
+	case STARPU_CPU_WORKER: return "cpu";
+	case STARPU_CUDA_WORKER: return "cuda";
+	default: return "other";
+	}
+}
+
 void tide_profile_timeline_write(const char *path)
 {
 	if (!enabled) return;
@@ -140,11 +150,13 @@ void tide_profile_timeline_write(const char *path)
 	FILE *f = fopen(path, "w");
 	pthread_mutex_lock(&lock);
 	if (f) {
-		fprintf(f, "task,family,block,worker,ready[s],data_start[s],data_end[s],start[s],end[s]\n");
+		/* arch: the worker's kind (a GPU rank's CPU worker runs the time step's combination,
+		 * include/tide/dt_where.h; bench/sim_timeline.py tells the GPU's tasks by it) */
+		fprintf(f, "task,family,block,worker,ready[s],data_start[s],data_end[s],start[s],end[s],arch\n");
 		for (size_t i = 0; i < ntl; i++)
-			fprintf(f, "%s,%s,%d,%d,%.9f,%.9f,%.9f,%.9f,%.9f\n", tl[i].name, names[tl[i].kind],
+			fprintf(f, "%s,%s,%d,%d,%.9f,%.9f,%.9f,%.9f,%.9f,%s\n", tl[i].name, names[tl[i].kind],
 			        tl[i].block, tl[i].worker, tl[i].ready, tl[i].dstart, tl[i].dend,
-			        tl[i].start, tl[i].end);
+			        tl[i].start, tl[i].end, arch_name(tl[i].worker));
 		fclose(f);
 	}
 	free(tl);
