@@ -19,7 +19,8 @@
 # lws, honours them too).
 # Each point is one run of --repeat evaluations after a warm-up one (the first prices the device
 # allocations); the time per gravity step is tide gravity's "total", the median of the whole
-# evaluations.  DIR/sim_gravity_scaling.csv gets a row per run (the columns of
+# evaluations, of the slowest rank (all ranks start each together; rank 0's, the figure until
+# 2026-12-06, is the last column, step0_s).  DIR/sim_gravity_scaling.csv gets a row per run (the columns of
 # bench/sim_scaling.sh's CSV, then the bytes of essential nodes sent per rank per evaluation,
 # mean and max over the ranks, the near and far pairs, and cpu_s: the simulation's user + system
 # CPU time, which the other work on a shared machine disturbs less than its wall time); a series stops at its first run that
@@ -60,7 +61,7 @@ dev=any; [ "$ncuda" -gt 0 ] && dev=cuda
 [ -n "$parts" ] || { parts=1; [ "$dev" = cuda ] && parts=0; }
 case $parts in ''|*[!0-9]*) die "--parts $parts: a whole number (0: tide's choice)" ;; esac
 csv=$out/sim_gravity_scaling.csv
-[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles,cpu_s" > "$csv"
+[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles,cpu_s,step0_s" > "$csv"
 { echo "bench/sim_gravity_scaling.sh --models $models --weak \"$weak\" --ranks \"$ranks\" --gpus-per-node $gpn --theta $theta --repeat $repeat --ncpu $ncpu --ncuda $ncuda --parts $parts"
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
 
@@ -102,13 +103,14 @@ run_one() {
 	local wall
 	wall=$(python3 -c 'import sys,time; print("%.1f" % (time.time() - float(sys.argv[1])))' "$t0")
 	if [ "$status" = ok ]; then
-		# tide gravity's CSV: t_total_s (13), t_walk_s (12), let_bytes (23, all ranks),
-		# let_cells (21), let_particles (22), let_bytes_max (26)
-		row=$(awk -F, -v n="$n" 'NR == 2 { printf "%s,%s,%.0f,%s,%s,%s", $13, $12, $23 / n, $26, $21, $22 }' "$out/raw_$tag.csv")
-		IFS=, read -r step later bmean bmax lc lp <<< "$row"
-		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,$step,$later,$wall,$rss,$status,$bmean,$bmax,$lc,$lp,$cpu" >> "$csv"
+		# tide gravity's CSV: t_total_max_s (30: the slowest rank's whole evaluation, the ranks
+		# started together; rank 0's, t_total_s (13), is kept in step0_s), t_walk_s (12),
+		# let_bytes (23, all ranks), let_cells (21), let_particles (22), let_bytes_max (26)
+		row=$(awk -F, -v n="$n" 'NR == 2 { printf "%s,%s,%.0f,%s,%s,%s,%s", $30, $12, $23 / n, $26, $21, $22, $13 }' "$out/raw_$tag.csv")
+		IFS=, read -r step later bmean bmax lc lp step0 <<< "$row"
+		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,$step,$later,$wall,$rss,$status,$bmean,$bmax,$lc,$lp,$cpu,$step0" >> "$csv"
 	else
-		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,,,$wall,$rss,$status,,,,,$cpu" >> "$csv"
+		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,,,$wall,$rss,$status,,,,,$cpu," >> "$csv"
 	fi
 	printf '%-12s %5d ranks %5d nodes: %s s per step, %s bytes sent per rank; wall %s s, CPU %s s, peak %s MB, %s\n' \
 		"$series" "$n" "$nodes" "${step:--}" "${bmean:--}" "$wall" "${cpu:--}" "${rss:--}" "$status"
