@@ -11,7 +11,7 @@
 #     tide's walk parts): the exchange is hidden behind the own walk (docs/gravity.md
 #     "Priorities and walk parts"): the slowest rank's evaluation is its build, moments and walks
 #     plus at most its virtual root (1 ms), 15 essential-node tasks (0.1 ms each) and 0.5 ms.
-#     With one walk part under dmda (main before 2026-12-06) about 8 ms were (and fail here).
+#     With one walk part under dmda (main before 2026-12-06) about 8 ms were exposed: a failure.
 # usage: test_sim_gravity.sh TIDE_SIM SRC_ROOT
 set -uo pipefail
 sim=$(realpath "$1"); src=$(realpath "$2")
