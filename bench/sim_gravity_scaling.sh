@@ -10,11 +10,17 @@
 # that work (bench/sim_gravity_calibrate.sh + bench/sim_fit_models.py), the ranks on a cluster of
 # nodes of G GPUs (bench/sim_platform.py).
 #
-# One walk task per rank (--parts 1, as tide gravity gives a GPU rank; a CPU-model rank's one
-# worker would run four in turn at the same cost), a quarter of the tasks SimGrid must run.
+# The walk tasks per rank: a GPU rank's as tide gravity chooses them (tide_gravity_auto_parts:
+# 4 parts of 16 M particles from 2 ranks on, so that the exchange's tasks, at a higher priority,
+# wait for one part of the own walk only), a CPU-model rank's one (its one worker would run four
+# in turn at the same cost: a quarter of the tasks SimGrid must run); --parts P forces P.  The
+# scheduler is dmdas unless STARPU_SCHED says otherwise: dmda's model-based placement with each
+# worker's queue in priority order (dmda ignores the priorities; tide's own default, StarPU's
+# lws, honours them too).
 # Each point is one run of --repeat evaluations after a warm-up one (the first prices the device
 # allocations); the time per gravity step is tide gravity's "total", the median of the whole
-# evaluations.  DIR/sim_gravity_scaling.csv gets a row per run (the columns of
+# evaluations, of the slowest rank (all ranks start each together; rank 0's, the figure until
+# 2026-12-06, is the last column, step0_s).  DIR/sim_gravity_scaling.csv gets a row per run (the columns of
 # bench/sim_scaling.sh's CSV, then the bytes of essential nodes sent per rank per evaluation,
 # mean and max over the ranks, the near and far pairs, and cpu_s: the simulation's user + system
 # CPU time, which the other work on a shared machine disturbs less than its wall time); a series stops at its first run that
@@ -24,7 +30,7 @@
 #
 # usage: bench/sim_gravity_scaling.sh --models STARPU_HOME [--out DIR] [--weak "16000000"]
 #          [--ranks "1 2 4 ... 256"] [--gpus-per-node 4] [--theta 0.6] [--repeat 1]
-#          [--max-wall 600] [--max-rss-mb M] [--ncpu 1] [--ncuda 0] [--label TEXT]
+#          [--max-wall 600] [--max-rss-mb M] [--ncpu 1] [--ncuda 0] [--parts P] [--label TEXT]
 #   --models: a STARPU_HOME with the fitted gravity models and the bus calibration of host
 #   TIDE_SIM_HOST (default tide-calibrated); --ncpu/--ncuda the workers of each simulated rank
 #   (a GPU rank: --ncpu 0 --ncuda 1); --label: what the models are, for the plots' titles.
@@ -33,23 +39,30 @@ here=$(cd "$(dirname "$0")" && pwd); repo=$(dirname "$here")
 # shellcheck source=bench/bench_common.sh
 source "$here/bench_common.sh" # die, sim_run_setup
 models="" out=$repo/bench/out/sim_gravity_scaling weak="16000000" ranks="1 2 4 8 16 32 64 128 256"
-gpn=4 theta=0.6 repeat=1 max_wall=600 ncpu=1 ncuda=0 label="CPU-calibrated models, this 2-core machine"
+gpn=4 theta=0.6 repeat=1 max_wall=600 ncpu=1 ncuda=0 parts="" label="CPU-calibrated models, this 2-core machine"
 max_rss=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "option $1 needs a value"
 	case $1 in
 	--models) models=$2 ;; --out) out=$2 ;; --weak) weak=$2 ;; --ranks) ranks=$2 ;;
 	--gpus-per-node) gpn=$2 ;; --theta) theta=$2 ;; --repeat) repeat=$2 ;; --max-wall) max_wall=$2 ;;
-	--max-rss-mb) max_rss=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;; --label) label=$2 ;;
+	--max-rss-mb) max_rss=$2 ;; --ncpu) ncpu=$2 ;; --ncuda) ncuda=$2 ;; --parts) parts=$2 ;;
+	--label) label=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
 done
+export STARPU_SCHED=${STARPU_SCHED:-dmdas}
 sim_run_setup "$models" "$out" "$ncpu" "$ncuda" # bench_common.sh: models, sim, smpirun, out, STARPU_*
-dev=any; [ "$ncuda" -gt 0 ] && [ "$ncpu" = 0 ] && dev=cuda
+# GPU ranks: the gravity tasks on the GPU (--device cuda), a CPU worker (--ncpu 1, as a real
+# GPU rank under MPI has) only for what runs on any worker: the virtual roots' gathering rounds
+dev=any; [ "$ncuda" -gt 0 ] && dev=cuda
+# tide gravity's --parts 0 is its own choice
+[ -n "$parts" ] || { parts=1; [ "$dev" = cuda ] && parts=0; }
+case $parts in ''|*[!0-9]*) die "--parts $parts: a whole number (0: tide's choice)" ;; esac
 csv=$out/sim_gravity_scaling.csv
-[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles,cpu_s" > "$csv"
-{ echo "bench/sim_gravity_scaling.sh --models $models --weak \"$weak\" --ranks \"$ranks\" --gpus-per-node $gpn --theta $theta --repeat $repeat --ncpu $ncpu --ncuda $ncuda"
+[ -f "$csv" ] || echo "series,mode,per_rank,total,ranks,nodes,gpus_per_node,step_s,later_s,wall_s,maxrss_MB,status,let_bytes_mean,let_bytes_max,let_cells,let_particles,cpu_s,step0_s" > "$csv"
+{ echo "bench/sim_gravity_scaling.sh --models $models --weak \"$weak\" --ranks \"$ranks\" --gpus-per-node $gpn --theta $theta --repeat $repeat --ncpu $ncpu --ncuda $ncuda --parts $parts"
   echo "STARPU_SCHED=$STARPU_SCHED host=$(hostname) $(nproc) cores $(date -u +%FT%TZ)"; } >> "$out/setup.txt"
 
 # one simulated run: particles per rank, ranks, series; 0 if it ran to its end, 2 if it outgrew
@@ -66,7 +79,7 @@ run_one() {
 	# shellcheck disable=SC2086 # $smpi_cfg (bench_common.sh: no stack guard pages, for 512+ ranks)
 	setsid /usr/bin/time -f '%M %U %S' -o "$out/rss_$tag" timeout -k 10 "$max_wall" "$smpirun" -platform "$out/net_$tag.xml" \
 		-hostfile "$out/hosts_$tag" -np "$n" $smpi_cfg "$sim" gravity --synthetic "$per" --theta "$theta" --quadrupole \
-		--device "$dev" --repeat "$repeat" --parts 1 --csv "$out/raw_$tag.csv" > "$out/$tag.log" 2>&1 &
+		--device "$dev" --repeat "$repeat" --parts "$parts" --csv "$out/raw_$tag.csv" > "$out/$tag.log" 2>&1 &
 	local pid=$! over=0 kb
 	while kill -0 "$pid" 2>/dev/null; do
 		kb=$(ps -o rss= -s "$pid" 2>/dev/null | awk '{s += $1} END {print s + 0}')
@@ -90,13 +103,14 @@ run_one() {
 	local wall
 	wall=$(python3 -c 'import sys,time; print("%.1f" % (time.time() - float(sys.argv[1])))' "$t0")
 	if [ "$status" = ok ]; then
-		# tide gravity's CSV: t_total_s (13), t_walk_s (12), let_bytes (23, all ranks),
-		# let_cells (21), let_particles (22), let_bytes_max (26)
-		row=$(awk -F, -v n="$n" 'NR == 2 { printf "%s,%s,%.0f,%s,%s,%s", $13, $12, $23 / n, $26, $21, $22 }' "$out/raw_$tag.csv")
-		IFS=, read -r step later bmean bmax lc lp <<< "$row"
-		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,$step,$later,$wall,$rss,$status,$bmean,$bmax,$lc,$lp,$cpu" >> "$csv"
+		# tide gravity's CSV: t_total_max_s (30: the slowest rank's whole evaluation, the ranks
+		# started together; rank 0's, t_total_s (13), is kept in step0_s), t_walk_s (12),
+		# let_bytes (23, all ranks), let_cells (21), let_particles (22), let_bytes_max (26)
+		row=$(awk -F, -v n="$n" 'NR == 2 { printf "%s,%s,%.0f,%s,%s,%s,%s", $30, $12, $23 / n, $26, $21, $22, $13 }' "$out/raw_$tag.csv")
+		IFS=, read -r step later bmean bmax lc lp step0 <<< "$row"
+		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,$step,$later,$wall,$rss,$status,$bmean,$bmax,$lc,$lp,$cpu,$step0" >> "$csv"
 	else
-		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,,,$wall,$rss,$status,,,,,$cpu" >> "$csv"
+		echo "$series,weak,$per,$((per * n)),$n,$nodes,$gpn,,,$wall,$rss,$status,,,,,$cpu," >> "$csv"
 	fi
 	printf '%-12s %5d ranks %5d nodes: %s s per step, %s bytes sent per rank; wall %s s, CPU %s s, peak %s MB, %s\n' \
 		"$series" "$n" "$nodes" "${step:--}" "${bmean:--}" "$wall" "${cpu:--}" "${rss:--}" "$status"

@@ -42,8 +42,9 @@ static void usage(FILE *f)
 	        "--csv appends one row (header when the file is new).  --output writes the particles\n"
 	        "with their accelerations and potentials (Accelerations, Potentials) in the input's\n"
 	        "order as a SWIFT/GADGET HDF5 file (docs/commands.md).  Defaults: N 100000, plummer,\n"
-	        "theta 0.5, monopoles, eps 0, R 3, device any, P one walk task per CPU worker\n"
-	        "(one without --device cpu when a GPU is present).  --quiet prints nothing (use\n"
+	        "theta 0.5, monopoles, eps 0, R 3, device any, P 0: four walk tasks per CPU worker,\n"
+	        "one on a GPU (with several ranks one per 4 M particles, up to 4, so that the\n"
+	        "exchange runs between them; docs/gravity.md).  --quiet prints nothing (use\n"
 	        "--csv), --verbose also the times of every repetition.\n"
 	        "Under mpirun every rank takes a contiguous range of the particles' Morton order and\n"
 	        "builds its own tree; ranks send each other the essential nodes of their trees\n"
@@ -331,6 +332,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	 * readings per task): how much of the walk goes to other ranks' essential nodes */
 	tide_gravity_time_walks(&g, 1);
 	for (int r = 0; r < reps; r++) {
+		/* every rank starts together, so that the slowest rank's time is the evaluation's
+		 * (starpu_mpi_wait_for_all waits for this rank's tasks and messages only) */
+		tide_runtime_barrier();
 		double a = tide_wtime();
 		tide_gravity_submit_forces(&g);
 		tide_gravity_wait(&g);
@@ -342,9 +346,9 @@ int tide_cmd_gravity(int argc, char **argv)
 	/* per rank: cells, groups, the essential nodes it sent, and its walk tasks' execution time
 	 * per evaluation over its own tree and over the essential nodes it received; summed on
 	 * rank 0 */
-	enum { NV = 12 };
+	enum { NV = 13 };
 	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps,
-	                   0, 0, 0, 0, g.syn_own};
+	                   0, 0, 0, 0, g.syn_own, median(tt, reps)};
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
 		int kind = tide_gravity_let_kind(&g, q);
@@ -397,6 +401,8 @@ int tide_cmd_gravity(int argc, char **argv)
 		for (uint32_t i = 0; i < n; i++) byid[bh_get_id(&gvel[4 * i])] = gacc[i];
 	}
 	double mb = median(tb, reps), mm = median(tm, reps), mw = median(tw, reps), mt = median(tt, reps);
+	double mt_max = 0; /* the slowest rank's whole evaluation (median of its own) */
+	for (int q = 0; q < rt.size; q++) mt_max = fmax(mt_max, per_rank[NV * q + 12]);
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
 	if (rt.rank == 0) {
@@ -435,6 +441,10 @@ int tide_cmd_gravity(int argc, char **argv)
 			tide_info("walk tasks, all ranks, per evaluation: %.4f s over their own trees + %.4f s "
 			       "over the essential nodes received (%.1f %% of the walk time)\n", tot[5], tot[6],
 			       tot[5] + tot[6] > 0 ? 100 * tot[6] / (tot[5] + tot[6]) : 0.0);
+			int slow = 0;
+			for (int q = 1; q < rt.size; q++) slow = per_rank[NV * q + 12] > per_rank[NV * slow + 12] ? q : slow;
+			tide_info("whole evaluation, the ranks started together: %.4f s on rank 0, %.4f s on the "
+			          "slowest rank (%d)\n", mt, mt_max, slow);
 		}
 		tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
 		       "(first evaluation %.3f, initial conditions %.2f)\n",
@@ -494,15 +504,15 @@ int tide_cmd_gravity(int argc, char **argv)
 				           "t_build_s,t_moments_s,t_walk_s,t_total_s,t_first_s,check_n,"
 				           "err_median,err_p99,err_max,pot_err_p99,ranks,let_cells,let_particles,"
 				           "let_bytes,walk_exec_s,walk_let_exec_s,let_bytes_max,model_let_cells,"
-				           "model_let_particles,model_interactions\n");
+				           "model_let_particles,model_interactions,t_total_max_s\n");
 			double bmax = 0;
 			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
 			fprintf(f, "%.0f,%s,%g,%d,%g,%s,%d,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4e,%.4e,%.4e,"
-			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f,%.0f,%.0f,%.0f,%.1f\n",
+			        "%.4e,%d,%.0f,%.0f,%.0f,%.6f,%.6f,%.0f,%.0f,%.0f,%.1f,%.6f\n",
 			        ntot, dist_name, theta, quad, eps, dev, g.nparts, tot[0], tot[1], mb,
 			        mm, mw, mt, t_first, ns, e.median, e.p99, e.max, e.pot_p99, rt.size, tot[2],
 			        tot[3], tot[4], tot[5], tot[6], bmax, tot[9], tot[10],
-			        synthetic ? tot[11] / rt.size : 0.0);
+			        synthetic ? tot[11] / rt.size : 0.0, mt_max);
 			errno = 0;
 			int bad = ferror(f), err = errno;
 			if (fclose(f) || bad) {

@@ -75,8 +75,23 @@ static void restrict_cl(struct starpu_codelet *cl, const struct starpu_codelet *
 	tide_codelet_restrict(cl, where);
 }
 
-void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
-                       bh_params P, int nparts, enum tide_where where)
+int tide_gravity_auto_parts(int gpu, int ncpu, int ranks, uint32_t n)
+{
+	/* on the CPU, four walk tasks per worker: a part near a dense centre takes several times the
+	 * work of one at the edge, and the scheduler evens out smaller parts */
+	if (!gpu) return ncpu > 0 ? 4 * ncpu : 1;
+	if (ranks <= 1) return 1; /* nothing to overlap: one kernel over all particles */
+	/* A GPU rank has one worker: the exchange's tasks (virtual root, essential nodes for other
+	 * ranks) get in between the own walk's parts, which have a low priority, and wait for one
+	 * part at most, not for the whole walk.  Parts of TIDE_GRAVITY_PART_BODIES or more, so that
+	 * each still fills the GPU and the walks' per-task cost stays small beside it. */
+	uint32_t k = n / TIDE_GRAVITY_PART_BODIES;
+	return k < 1 ? 1 : k > TIDE_GRAVITY_RANK_PARTS ? TIDE_GRAVITY_RANK_PARTS : (int)k;
+}
+
+/* nparts <= 0: tide_gravity_auto_parts for this many ranks. */
+static void gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
+                         bh_params P, int nparts, enum tide_where where, int ranks)
 {
 	memset(g, 0, sizeof *g);
 	g->n = n;
@@ -84,12 +99,9 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	g->body = body;
 	g->vel = vel;
 	g->acc = acc;
-	if (nparts <= 0) {
-		int gpu = starpu_cuda_worker_get_count() > 0 && where != TIDE_WHERE_CPU;
-		/* on the CPU, four walk tasks per worker: a part near a dense centre takes several
-		 * times the work of one at the edge, and the scheduler evens out smaller parts */
-		nparts = gpu ? 1 : 4 * (int)starpu_cpu_worker_get_count();
-	}
+	if (nparts <= 0)
+		nparts = tide_gravity_auto_parts(starpu_cuda_worker_get_count() > 0 && where != TIDE_WHERE_CPU,
+		                                 (int)starpu_cpu_worker_get_count(), ranks, n);
 	if (nparts < 1) nparts = 1;
 	if (nparts > TIDE_GRAVITY_MAX_PARTS) nparts = TIDE_GRAVITY_MAX_PARTS;
 	g->nparts = nparts;
@@ -101,7 +113,10 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 	restrict_cl(&g->vroot_cl, &tide_bh_vroot_cl, where);
 	restrict_cl(&g->essential_cl, &tide_bh_essential_cl, where);
 	restrict_cl(&g->walk_let_cl, &tide_bh_walk_let_cl, where);
-	restrict_cl(&g->vgather_cl, &tide_bh_vgather_cl, where);
+	/* a copy in main memory, on any worker, whatever --device says: on a GPU rank's one CUDA
+	 * worker each round of the gathering would wait for a part of the own walk (log2 R parts in
+	 * a row); a CPU worker, where there is one, runs it at once */
+	restrict_cl(&g->vgather_cl, &tide_bh_vgather_cl, TIDE_WHERE_ANY);
 	restrict_cl(&g->walk_sets_cl, &tide_bh_walk_sets_cl, where);
 
 	uint32_t m = n ? n : 1;
@@ -122,6 +137,23 @@ void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, 
 		starpu_vector_data_register(&g->hacc[k], STARPU_MAIN_RAM, (uintptr_t)(acc + r0),
 		                            r1 > r0 ? r1 - r0 : 1, sizeof(bh_acc));
 	}
+}
+
+void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
+                       bh_params P, int nparts, enum tide_where where)
+{
+	gravity_init(g, body, vel, acc, n, P, nparts, where, 1);
+}
+
+/* Task priorities (docs/gravity.md, "Priorities"): what other ranks wait for (virtual roots and
+ * their gathering, essential nodes and coarse trees, whose sends StarPU-MPI posts when they end)
+ * before the rank's own walk, which nobody else waits for; everything else at StarPU's default
+ * (0).  Kept within the scheduler's range (heteroprio's buckets start at 0). */
+enum { PRIO_OWN_WALK = -1, PRIO_EXCHANGE = 1 };
+static int prio(int p)
+{
+	int lo = starpu_sched_get_min_priority(), hi = starpu_sched_get_max_priority();
+	return p < lo ? lo : p > hi ? hi : p;
 }
 
 /* Callback of a timed walk task: its execution time (StarPU's profiling information, filled
@@ -227,7 +259,7 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
                        enum tide_where where, int mpi, const tide_gravity_synth *syn)
 {
 	int rank = mpi ? starpu_mpi_world_rank() : 0, size = mpi ? starpu_mpi_world_size() : 1;
-	tide_gravity_init(g, body, vel, acc, counts[rank], P, nparts, where);
+	gravity_init(g, body, vel, acc, counts[rank], P, nparts, where, size);
 	g->syn = syn;
 	if (syn) g->syn_own = tide_gravity_synth_walk(syn, rank, rank, NULL, -1.f);
 	if (!mpi || size == 1) return;
@@ -342,7 +374,7 @@ static void submit_essential_far(tide_gravity *g, int s, int r, starpu_data_hand
 	                                 sizeof g->counts[s], STARPU_VALUE, &g->let_whole_tree,
 	                                 sizeof g->let_whole_tree, STARPU_VALUE, &far2, sizeof far2,
 	                                 STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &vi, sizeof vi,
-	                                 STARPU_FLOPS, items, 0);
+	                                 STARPU_FLOPS, items, STARPU_PRIORITY, prio(PRIO_EXCHANGE), 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_essential");
 }
 
@@ -357,7 +389,8 @@ static void submit_vroot(tide_gravity *g, int q)
 	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vroot_cl, STARPU_R, t[3], STARPU_R,
 	                                 t[2], STARPU_R, t[1], STARPU_W, vroot_handle(g, q), STARPU_VALUE,
 	                                 &g->counts[q], sizeof g->counts[q], STARPU_VALUE, &g->fill,
-	                                 sizeof g->fill, STARPU_VALUE, &g->nbox, sizeof g->nbox, 0);
+	                                 sizeof g->fill, STARPU_VALUE, &g->nbox, sizeof g->nbox,
+	                                 STARPU_PRIORITY, prio(PRIO_EXCHANGE), 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vroot");
 }
 
@@ -547,7 +580,7 @@ static void vg_place(tide_gravity *g, starpu_data_handle_t out, starpu_data_hand
 {
 	struct starpu_data_descr d[3] = {{out, STARPU_W}, {a, STARPU_R}, {b, STARPU_R}};
 	int ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &g->vgather_cl, STARPU_DATA_MODE_ARRAY, d,
-	                                 b ? 3 : 2, 0);
+	                                 b ? 3 : 2, STARPU_PRIORITY, prio(PRIO_EXCHANGE), 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_mpi_task_insert bh_vgather");
 }
 
@@ -641,13 +674,13 @@ static void share_vroots(tide_gravity *g)
 	}
 }
 
-/* The exchange with near and far ranks: the essential nodes of each near pair (both ranks
- * submit them), and each rank's coarse tree (submitted by its owner and by every rank that
- * reads it now, so that none of them keeps a stale cached copy) sent to its far ranks. */
+/* The exchange with near and far ranks, once the virtual roots are shared (share_vroots): the
+ * essential nodes of each near pair (both ranks submit them), and each rank's coarse tree
+ * (submitted by its owner and by every rank that reads it now, so that none of them keeps a
+ * stale cached copy) sent to its far ranks. */
 static void submit_exchange_far(tide_gravity *g)
 {
 	int me = g->rank;
-	share_vroots(g);
 	for (int s = 0; s < g->size; s++) {
 		int nfar = 0;
 		for (int r = 0; r < g->size; r++) nfar += pair_kind(g, s, r) == TIDE_LET_COARSE;
@@ -837,10 +870,15 @@ void tide_gravity_submit_walk(tide_gravity *g)
 		                             STARPU_R, g->hvel,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
-		                             tree_task_done, g->time_walks ? &g->walk_ns[0] : NULL, 0);
+		                             tree_task_done, g->time_walks ? &g->walk_ns[0] : NULL,
+		                             STARPU_PRIORITY, prio(g->mpi ? PRIO_OWN_WALK : 0), 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk");
 	}
-	if (far) submit_exchange_far(g); /* waits for the virtual roots while the local walk runs */
+	/* waits for the virtual roots while the own walk runs (its first part at least) */
+	if (far) {
+		share_vroots(g);
+		submit_exchange_far(g);
+	}
 	if (g->mpi) submit_let_walks(g);
 }
 

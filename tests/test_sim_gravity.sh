@@ -6,7 +6,12 @@
 #     build (a n + c) + moments + walk (a n I + c, I the modelled interactions per particle the
 #     CSV reports), within 1 % (the tasks are timed by their work, footprints included);
 #  2. 16 ranks on 4 simulated nodes (near and far ranks, coarse trees): it ends, and the
-#     essential nodes sent (the handles' counts, the messages' sizes) are the model's.
+#     essential nodes sent (the handles' counts, the messages' sizes) are the model's;
+#  3. 16 simulated H200 ranks of 16 M (the H200 models, dmdas, a CUDA and a CPU worker each,
+#     tide's walk parts): the exchange is hidden behind the own walk (docs/gravity.md
+#     "Priorities and walk parts"): the slowest rank's evaluation is its build, moments and walks
+#     plus at most its virtual root (1 ms), 15 essential-node tasks (0.1 ms each) and 0.5 ms.
+#     With one walk part under dmda (main before 2026-12-06) about 8 ms were exposed: a failure.
 # usage: test_sim_gravity.sh TIDE_SIM SRC_ROOT
 set -uo pipefail
 sim=$(realpath "$1"); src=$(realpath "$2")
@@ -31,6 +36,29 @@ for n in 1 16; do
 	grep -v '^\[' "$work/log$n" | grep -E 'gravity:|ranks:|model|exchange|time' 
 	[ $rc = 0 ] || { echo "FAIL: $n simulated ranks: exit code $rc"; tail -5 "$work/log$n"; fail=1; }
 done
+# 3: the H200 models of the repository, 16 GPU ranks
+h200=$work/h200; cp -r "$src/bench/results/sim-gravity/2026-12-05-vgather/h200/models_fit" "$h200"
+python3 "$src/bench/sim_platform.py" --nodes 4 --gpus-per-node 4 "$work/neth.xml" "$work/hostsh"
+STARPU_HOME=$h200 STARPU_HOSTNAME=h200 STARPU_SCHED=dmdas STARPU_NCPU=1 STARPU_NCUDA=1 \
+	timeout -k 10 240 "$smpirun" -platform "$work/neth.xml" -hostfile "$work/hostsh" -np 16 "$sim" \
+	gravity --synthetic 16000000 --theta 0.6 --quadrupole --device cuda --repeat 1 \
+	--csv "$work/gh.csv" > "$work/logh" 2>&1 || { echo "FAIL: 16 simulated H200 ranks"; tail -5 "$work/logh"; exit 1; }
+grep -v '^\[' "$work/logh" | grep -E 'walk task|whole evaluation'
+python3 - "$work/gh.csv" "$work/logh" <<'PY' || fail=1
+import csv, re, sys
+g = next(csv.DictReader(open(sys.argv[1])))
+log = open(sys.argv[2]).read()
+slow = int(re.search(r'slowest rank \((\d+)\)', log).group(1))
+own, recv = map(float, re.search(r'rank %d: .*walk tasks ([0-9.]+) s own tree \+ ([0-9.]+) s' % slow, log).groups())
+work = float(g['t_build_s']) + float(g['t_moments_s']) + own + recv
+step = float(g['t_total_max_s'])
+extra = 1e-3 + 15 * 1e-4 + 5e-4
+print('16 H200 ranks, %s walk parts: slowest rank %d: step %.4f s, build + moments + walks %.4f s, '
+      'the rest %.4f s (at most %.4f)' % (g['walk_tasks'], slow, step, work, step - work, extra))
+if g['walk_tasks'] != '4' or step - work > extra or step < work:
+    print('FAIL: the exchange is not hidden behind the own walk (or not 4 walk parts)')
+    sys.exit(1)
+PY
 [ $fail = 0 ] || exit 1
 python3 - "$work/g1.csv" "$work/g16.csv" "$work/models/fits.csv" <<'PY'
 import csv, sys

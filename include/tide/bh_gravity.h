@@ -88,7 +88,14 @@ typedef struct tide_gravity {
  * walk goes to the essential nodes of other ranks. */
 void tide_gravity_time_walks(tide_gravity *g, int on);
 
-/* Registers the arrays.  nparts <= 0: one walk task per CPU worker without GPU, else one. */
+/* Walk tasks per rank when the caller leaves it to tide (nparts <= 0): without a GPU, four per
+ * CPU worker (ncpu); on a GPU one, and with several ranks n / TIDE_GRAVITY_PART_BODIES, from 1
+ * to TIDE_GRAVITY_RANK_PARTS: the exchange's tasks, at a higher priority, then wait for one part
+ * of the own walk at most (tasks/gravity.c, docs/gravity.md "Priorities"). */
+#define TIDE_GRAVITY_PART_BODIES 4000000u
+#define TIDE_GRAVITY_RANK_PARTS 4
+int tide_gravity_auto_parts(int gpu, int ncpu, int ranks, uint32_t n);
+/* Registers the arrays.  nparts <= 0: tide_gravity_auto_parts for one rank. */
 void tide_gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc, uint32_t n,
                        bh_params P, int nparts, enum tide_where where);
 /* Several ranks: this rank's counts[rank] particles; counts[q] for every rank q, the same on all
