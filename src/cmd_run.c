@@ -20,7 +20,7 @@
 #include "log.h"
 #include "tide/gauge_tasks.h"
 #include "tide/decomposition.h"
-#include "tide/dt_where.h"
+#include "dt_where_env.h"
 #include "output.h"
 #include "run_control.h"
 #include "run_dir.h"

@@ -27,8 +27,5 @@ tide_dt_where_mode tide_dt_where_mode_of(const char *v, int *unknown);
 int tide_dt_where_choose(tide_dt_where_mode mode, int ncpu, int ncuda, enum tide_where *where,
                          int *keep, char *err, size_t errsize);
 
-/* Applies TIDE_DT_WHERE to tide_dt_combine_cl (after the SPH codelets' own restriction); rank 0
- * warns about an unknown value and says where the combination runs on a GPU rank.  Returns 0,
- * or 2 after the message of a forced kind the rank lacks. */
-int tide_dt_where_apply(int ncpu, int ncuda, int rank);
+/* Applying it to tide run (reading TIDE_DT_WHERE, the messages): src/dt_where_env.h. */
 #endif
