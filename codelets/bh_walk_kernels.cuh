@@ -32,6 +32,17 @@ __device__ static inline float warp_max(float v)
 	for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
 	return v;
 }
+/* The box (centre, half sides) around the warp's particles, one each lane (both kernels). */
+__device__ static inline bh_box warp_box(float x, float y, float z)
+{
+	float lx = warp_min(x), ly = warp_min(y), lz = warp_min(z);
+	float hx = warp_max(x), hy = warp_max(y), hz = warp_max(z);
+	bh_box box;
+	box.cx = 0.5f * (lx + hx); box.hx = 0.5f * (hx - lx);
+	box.cy = 0.5f * (ly + hy); box.hy = 0.5f * (hy - ly);
+	box.cz = 0.5f * (lz + hz); box.hz = 0.5f * (hz - lz);
+	return box;
+}
 
 /* ---------------------------------------------------------------------------------------------
  * classic kernel (unchanged) */
@@ -60,14 +71,7 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
 		bool active = i < p1;
 		bh_body me = body[active ? i : p0];
 		float me_e = bh_body_eps(&P, vel, active ? i : p0); /* softening (bh_soft2) */
-		bh_box box;
-		{
-			float lx = warp_min(me.x), ly = warp_min(me.y), lz = warp_min(me.z);
-			float hx = warp_max(me.x), hy = warp_max(me.y), hz = warp_max(me.z);
-			box.cx = 0.5f * (lx + hx); box.hx = 0.5f * (hx - lx);
-			box.cy = 0.5f * (ly + hy); box.hy = 0.5f * (hy - ly);
-			box.cz = 0.5f * (lz + hz); box.hz = 0.5f * (hz - lz);
-		}
+		bh_box box = warp_box(me.x, me.y, me.z);
 		bh_acc a = {0.f, 0.f, 0.f, 0.f};
 		int top = 1;
 		if (lane == 0) stack[0] = 0;
@@ -255,14 +259,7 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 		bool active = i < p1;
 		float4 me = __ldg(&body4[active ? i : p0]); /* idle lanes compute for p0, unused */
 		float me_e = bh_body_eps(&P, vel, active ? i : p0); /* softening (bh_soft2) */
-		bh_box box;
-		{
-			float lx = warp_min(me.x), ly = warp_min(me.y), lz = warp_min(me.z);
-			float hx = warp_max(me.x), hy = warp_max(me.y), hz = warp_max(me.z);
-			box.cx = 0.5f * (lx + hx); box.hx = 0.5f * (hx - lx);
-			box.cy = 0.5f * (ly + hy); box.hy = 0.5f * (hy - ly);
-			box.cz = 0.5f * (lz + hz); box.hz = 0.5f * (hz - lz);
-		}
+		bh_box box = warp_box(me.x, me.y, me.z);
 		bh_acc sum = {0.f, 0.f, 0.f, 0.f}; /* several sets: acc + the sets' fields so far */
 		for (int si = 0; si < S.count(); si++) {
 			const bh_cell *cells;
