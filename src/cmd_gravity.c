@@ -401,8 +401,9 @@ int tide_cmd_gravity(int argc, char **argv)
 		for (uint32_t i = 0; i < n; i++) byid[bh_get_id(&gvel[4 * i])] = gacc[i];
 	}
 	double mb = median(tb, reps), mm = median(tm, reps), mw = median(tw, reps), mt = median(tt, reps);
-	double mt_max = 0; /* the slowest rank's whole evaluation (median of its own) */
-	for (int q = 0; q < rt.size; q++) mt_max = fmax(mt_max, per_rank[NV * q + 12]);
+	int slow = 0; /* the slowest rank: its whole evaluation (median of its own) */
+	for (int q = 1; q < rt.size; q++) slow = per_rank[NV * q + 12] > per_rank[NV * slow + 12] ? q : slow;
+	double mt_max = per_rank[NV * slow + 12];
 	const char *dev = where == TIDE_WHERE_CPU ? "cpu" : where == TIDE_WHERE_CUDA ? "cuda"
 	                 : rt.ncuda ? "any(gpu)" : "any(cpu)";
 	if (rt.rank == 0) {
@@ -441,8 +442,6 @@ int tide_cmd_gravity(int argc, char **argv)
 			tide_info("walk tasks, all ranks, per evaluation: %.4f s over their own trees + %.4f s "
 			       "over the essential nodes received (%.1f %% of the walk time)\n", tot[5], tot[6],
 			       tot[5] + tot[6] > 0 ? 100 * tot[6] / (tot[5] + tot[6]) : 0.0);
-			int slow = 0;
-			for (int q = 1; q < rt.size; q++) slow = per_rank[NV * q + 12] > per_rank[NV * slow + 12] ? q : slow;
 			tide_info("whole evaluation, the ranks started together: %.4f s on rank 0, %.4f s on the "
 			          "slowest rank (%d)\n", mt, mt_max, slow);
 		}
