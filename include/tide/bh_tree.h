@@ -37,8 +37,8 @@
  * splits those cells into leaves of ~4 (mean 6.1) and leaves the cube (8) and half (16) pieces'
  * trees as they were; Plummer 1 M: 4 % fewer interactions, the same errors
  * (bench/results/sim-gravity/2026-12-06-shape, tests/bh_shape_study).  Why not with softening:
- * smaller leaves move near pairs from exact softened sums into multipoles, whose expansions are
- * the unsoftened kernel's at the softened distance; on the small softened tests the errors grew
+ * smaller leaves move near pairs from exact softened sums into multipoles (softened as point
+ * masses, bh_interact.h: the likely cause, not isolated); on the small softened tests the errors grew
  * beyond their bounds (test_self_gravity, eps ~ the spacing: 99th percentile 5.6e-4 -> 8.9e-4
  * with quadrupoles; test_gas_nbody with softenings h: 6.6e-4 -> 3.0e-3). */
 #define BH_LEAF 24
