@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // bh_build: sort-based octree build.  Bounding box → root cube → 63-bit Morton keys → LSD radix
 // sort of (key, index) → bodies and velocities gathered into Morton order → cells split level by
-// level (breadth first) while they hold more than BH_LEAF particles → walk groups.  A sort-based
+// level (breadth first) while they hold more than the leaf threshold (tide_bh_leaf) → walk groups.  A sort-based
 // build needs no locks and gives leaves of neighbouring particles, contiguous in memory.
 #include <float.h>
 #include <stdio.h>
@@ -83,11 +83,29 @@ int tide_bh_group_fill(void)
 	return BH_GROUP_CELL;
 }
 
+/* TIDE_BH_LEAF: the split threshold, BH_LEAF_MIN .. BH_LEAF_MAX; by default BH_LEAF without
+ * softening, BH_LEAF_SOFT with (include/tide/bh_tree.h says why). */
+int tide_bh_leaf(const bh_params *P)
+{
+	int def = P->eps > 0.f || P->soft_h ? BH_LEAF_SOFT : BH_LEAF;
+	const char *e = getenv("TIDE_BH_LEAF");
+	if (!e || !*e) return def;
+	char *end;
+	long k = strtol(e, &end, 10);
+	if (k >= BH_LEAF_MIN && k <= BH_LEAF_MAX && !*end) return (int)k;
+	static int warned = 0;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "tide bh_build: TIDE_BH_LEAF must be an integer from %d to %d, not '%s'; "
+		        "using %d.\n", BH_LEAF_MIN, BH_LEAF_MAX, e, def);
+	return def;
+}
+
 static void build_cpu(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	bh_cell universe;
-	starpu_codelet_unpack_args(cl_arg, &n, &universe, 0);
+	int leaf;
+	starpu_codelet_unpack_args(cl_arg, &n, &universe, &leaf, 0);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float *vel = (float *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_cell *cells = (bh_cell *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -135,7 +153,7 @@ static void build_cpu(void *buffers[], void *cl_arg)
 		int32_t c0 = meta[BH_META_LEVEL + L], c1 = meta[BH_META_LEVEL + L + 1];
 		if (L < BH_MAXLEVEL)
 			for (int32_t c = c0; c < c1; c++)
-				if (cells[c].pend - cells[c].pbegin > BH_LEAF) split_cell(cells, c, L, k, &ncells);
+				if (cells[c].pend - cells[c].pbegin > leaf) split_cell(cells, c, L, k, &ncells);
 		if (L + 2 < BH_META_LEN - BH_META_LEVEL) meta[BH_META_LEVEL + L + 2] = ncells;
 	}
 	int32_t ng = 0, fill = tide_bh_group_fill();

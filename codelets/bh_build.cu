@@ -94,12 +94,12 @@ __device__ static int32_t lower_digit(const uint64_t *key, int32_t b, int32_t e,
 	return b;
 }
 
-__global__ static void split_kernel(bh_cell *cells, int32_t *meta, const uint64_t *key, int L)
+__global__ static void split_kernel(bh_cell *cells, int32_t *meta, const uint64_t *key, int L, int leaf)
 {
 	int32_t c0 = meta[BH_META_LEVEL + L], c1 = meta[BH_META_LEVEL + L + 1];
 	for (int32_t c = c0 + blockIdx.x * blockDim.x + threadIdx.x; c < c1; c += gridDim.x * blockDim.x) {
 		bh_cell p = cells[c];
-		if (p.pend - p.pbegin <= BH_LEAF || L >= BH_MAXLEVEL) continue;
+		if (p.pend - p.pbegin <= leaf || L >= BH_MAXLEVEL) continue;
 		int32_t bound[9];
 		bound[0] = p.pbegin;
 		bound[8] = p.pend;
@@ -150,7 +150,8 @@ extern "C" void tide_bh_build_cuda(void *buffers[], void *cl_arg)
 {
 	uint32_t n;
 	bh_cell universe;
-	starpu_codelet_unpack_args(cl_arg, &n, &universe, 0);
+	int leaf;
+	starpu_codelet_unpack_args(cl_arg, &n, &universe, &leaf, 0);
 	bh_body *body = (bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	float4 *vel = (float4 *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_cell *cells = (bh_cell *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -190,9 +191,9 @@ extern "C" void tide_bh_build_cuda(void *buffers[], void *cl_arg)
 		gather4<<<tide_blocks_for(n, TPB), TPB, 0, s>>>(tmp, vel, perm, n);
 		TIDE_CUDA_CHECK(cudaMemcpyAsync(vel, tmp, 16 * (size_t)n, cudaMemcpyDeviceToDevice, s));
 	}
-	unsigned cgrid = min(tide_blocks_for(bh_max_cells(n), TPB), 4096u);
+	unsigned cgrid = min(tide_blocks_for(bh_max_cells(n, leaf), TPB), 4096u);
 	for (int L = 0; L <= BH_MAXLEVEL; L++) {
-		if (n > BH_LEAF) split_kernel<<<L < 4 ? 8 : cgrid, TPB, 0, s>>>(cells, meta, key, L);
+		if (n > (uint32_t)leaf) split_kernel<<<L < 4 ? 8 : cgrid, TPB, 0, s>>>(cells, meta, key, L, leaf);
 		level_end_kernel<<<1, 1, 0, s>>>(meta, L);
 	}
 	groups_kernel<<<cgrid, TPB, 0, s>>>(cells, meta, groups, tide_bh_group_fill());

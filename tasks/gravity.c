@@ -122,8 +122,9 @@ static void gravity_init(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc
 	uint32_t m = n ? n : 1;
 	starpu_vector_data_register(&g->hbody, STARPU_MAIN_RAM, (uintptr_t)body, m, sizeof(bh_body));
 	starpu_vector_data_register(&g->hvel, STARPU_MAIN_RAM, (uintptr_t)vel, m, 4 * sizeof(float));
-	starpu_vector_data_register(&g->hcells, -1, 0, bh_max_cells(n), sizeof(bh_cell));
-	starpu_vector_data_register(&g->hmom, -1, 0, bh_max_cells(n), sizeof(bh_mom));
+	g->leaf = tide_bh_leaf(&P);
+	starpu_vector_data_register(&g->hcells, -1, 0, bh_max_cells(n, g->leaf), sizeof(bh_cell));
+	starpu_vector_data_register(&g->hmom, -1, 0, bh_max_cells(n, g->leaf), sizeof(bh_mom));
 	starpu_vector_data_register(&g->hgroups, -1, 0, bh_max_groups(n), sizeof(bh_group));
 	starpu_vector_data_register(&g->hmeta, -1, 0, BH_META_LEN, sizeof(int32_t));
 	starpu_vector_data_register(&g->hbscr, -1, 0, bh_build_scratch_bytes(n), 1);
@@ -182,6 +183,7 @@ void tide_gravity_submit_build(tide_gravity *g)
 	                             STARPU_W, g->hcells, STARPU_W, g->hmeta, STARPU_W, g->hgroups,
 	                             STARPU_SCRATCH, g->hbscr, STARPU_VALUE, &g->n, sizeof g->n,
 	                             STARPU_VALUE, &g->universe, sizeof g->universe,
+	                             STARPU_VALUE, &g->leaf, sizeof g->leaf,
 	                             STARPU_FLOPS, (double)g->n, STARPU_CALLBACK_WITH_ARG_NFREE,
 	                             tree_task_done, NULL, 0);
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_build");
@@ -236,7 +238,7 @@ static void let_register(const tide_gravity *g, starpu_data_handle_t *h, uint32_
 	(void)g;
 #endif
 	(void)c;
-	tide_let_register(h, bh_max_cells(n), n ? n : 1);
+	tide_let_register(h, bh_max_cells(n, g->leaf), n ? n : 1);
 }
 
 /* The essential-node buffers of the pair (this rank, q), registered when the pair first

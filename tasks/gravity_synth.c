@@ -2,14 +2,15 @@
 // The synthetic gravity domain: a uniform cube cut into Morton pieces, and the sizes a run of it
 // would take from its particles, modelled on a virtual tree (include/tide/gravity_synth.h).
 // Expected values, not one random draw: where a cell of a real uniform set is split depends on
-// whether its count passes BH_LEAF, so a cell of expected count lambda counts as split with the
+// whether its count passes the leaf threshold (tide_bh_leaf), so a cell of expected count lambda counts as split with the
 // probability p(lambda) that a Poisson count exceeds it, and its subtree's contributions are
 // weighted by p, its leaf's by 1 - p; the counts then vary smoothly with the particles per rank
-// (a deterministic tree would jump by 8x in leaf size wherever lambda crosses 32 at a level).
+// (a deterministic tree would jump by 8x in leaf size wherever lambda crosses the threshold).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tide/bh_codelets.h"
 #include "tide/gravity_synth.h"
 
 int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_params P, int fill,
@@ -24,6 +25,7 @@ int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_p
 	s->quad = P.quadrupole;
 	s->fill = fill;
 	s->nbox = nbox < 1 ? 1 : nbox > BH_VROOT_BOXES ? BH_VROOT_BOXES : nbox;
+	s->leaf = tide_bh_leaf(&P); /* the threshold the real build uses */
 	const float lo[3] = {-1.f, -1.f, -1.f}, hi[3] = {1.f, 1.f, 1.f};
 	bh_root_cube(lo, hi, &s->universe);
 	return 0;
@@ -56,13 +58,13 @@ void tide_gravity_synth_piece(const tide_gravity_synth *s, int q, double box[6])
 	}
 }
 
-/* P(X > BH_LEAF) for a Poisson X of mean lam: the probability that a cell is split. */
-static double p_split(double lam, int level)
+/* P(X > leaf) for a Poisson X of mean lam: the probability that a cell is split. */
+static double p_split(double lam, int level, int leaf)
 {
 	if (level >= BH_MAXLEVEL || lam < 1.0) return 0.0;
 	if (lam > 200.0) return 1.0;
 	double term = exp(-lam), cdf = term;
-	for (int k = 1; k <= BH_LEAF; k++) cdf += term *= lam / k;
+	for (int k = 1; k <= leaf; k++) cdf += term *= lam / k;
 	double p = 1.0 - cdf;
 	return p < 1e-9 ? 0.0 : p > 1.0 ? 1.0 : p;
 }
@@ -137,7 +139,7 @@ void tide_gravity_synth_vroot(const tide_gravity_synth *s, int q, bh_vroot *v)
 		bh_cell ch[8];
 		double cl[8];
 		for (int i = 0; i < nf; i++) {
-			if (lam[i] <= (s->fill > 1 ? s->fill : BH_LEAF)) continue;
+			if (lam[i] <= (s->fill > 1 ? s->fill : s->leaf)) continue;
 			bh_cell c[8];
 			double l[8];
 			int nc = 0;
@@ -189,7 +191,7 @@ static void let_rec(const tide_gravity_synth *s, const double P[6], const bh_cel
 	if (lam <= 0) return;
 	*nc += w;
 	if (let_kind(C, &M, to, far2) == BH_LET_KEEP_MULTIPOLE) return;
-	double p = p_split(lam, level);
+	double p = p_split(lam, level, s->leaf);
 	*np += w * (1 - p) * lam;
 	if (p <= 0) return;
 	for (unsigned o = 0; o < 8; o++) {
@@ -230,7 +232,7 @@ static double walk_rec(const tide_gravity_synth *s, const double P[6], const bh_
 	if (lam <= 0) return 0;
 	if (let && let_kind(C, &M, to, far2) == BH_LET_KEEP_MULTIPOLE) return 1;
 	if (bh_accept(&M, C, g)) return 1;
-	double p = p_split(lam, level), r = (1 - p) * lam;
+	double p = p_split(lam, level, s->leaf), r = (1 - p) * lam;
 	if (p <= 0) return r;
 	double sum = 0;
 	for (unsigned o = 0; o < 8; o++) {

@@ -12,13 +12,19 @@
 
 /* bh_build.  Buffers: bodies (RW, bh_body), velocities (RW, float4, permuted with the bodies),
  * cells (W, bh_cell[bh_max_cells]), meta (W, int32[BH_META_LEN]), groups (W, bh_group),
- * scratch (bh_build_scratch_bytes).  Args: uint32_t n.  Sorts the particles into Morton order
- * and builds the octree and the walk groups. */
+ * scratch (bh_build_scratch_bytes).  Args: uint32_t n, bh_cell universe (the ranks' common
+ * root, half 0: none), int leaf (the split threshold, tide_bh_leaf).  Sorts the particles into
+ * Morton order and builds the octree and the walk groups. */
 extern struct starpu_codelet tide_bh_build_cl;
 size_t bh_build_scratch_bytes(uint32_t n);
 /* The fill argument of bh_cell_groups for this build: TIDE_BH_GROUPS=cells (default,
  * BH_GROUP_CELL), cells:K, or leaves (0); read at every build. */
 int tide_bh_group_fill(void);
+/* The split threshold of the build for the parameters P: a cell of more particles is split.
+ * BH_LEAF without softening (P->eps == 0, no soft_h), BH_LEAF_SOFT with; TIDE_BH_LEAF (an
+ * integer BH_LEAF_MIN .. BH_LEAF_MAX; anything else: a warning and the default) chooses
+ * another.  Every rank of a run must use the same (the essential-node buffers are sized with it). */
+int tide_bh_leaf(const bh_params *P);
 
 /* bh_moments.  Buffers: bodies (R), cells (R), meta (R), moments (W, bh_mom), velocities (R:
  * the bodies' softenings with bh_params.soft_h, bh_body_eps).  Args: bh_params.  Bottom-up

@@ -32,6 +32,7 @@ typedef struct tide_gravity {
 	starpu_data_handle_t hacc[TIDE_GRAVITY_MAX_PARTS];
 	struct starpu_codelet build_cl, moments_cl, walk_cl, kick_cl, drift_cl;
 	bh_cell universe;              /* shared root of the ranks' trees (half 0: none) */
+	int leaf;                      /* the build's split threshold (tide_bh_leaf) */
 	/* several ranks (tide_gravity_init_ranks; mpi = 0 otherwise) */
 	int mpi, rank, size;
 	uint32_t *counts;              /* particles of every rank */

@@ -26,7 +26,25 @@
 #include <string.h>
 #include "tide/hd.h"
 
-#define BH_LEAF 32       /* a cell with more particles is split (unless at the deepest level) */
+/* A cell with more particles than the leaf threshold is split (unless at the deepest level).
+ * The threshold (tide_bh_leaf): BH_LEAF without softening, BH_LEAF_SOFT with (32 for all
+ * until 2026-12-06), TIDE_BH_LEAF within [BH_LEAF_MIN, BH_LEAF_MAX] to choose another.  Why 24:
+ * a uniform density of lambda particles per cube of some level gives leaves of lambda / 8^k, the
+ * first below the threshold T, i.e. in (T/8, T]; with T = 32 the 4 x 8^k-rank pieces of the
+ * scaling runs (lambda = 32 at a level: the cube cut in quarters) got a Poisson mix of leaves of
+ * ~32 and ~4 (mean 16.5 per particle) where the cube pieces' held 8, and their own walk 23 %
+ * more interactions and ~11 % more CPU time; T = 24 ~ 8 sqrt(8) centres (T/8, T] on 8 in log,
+ * splits those cells into leaves of ~4 (mean 6.1) and leaves the cube (8) and half (16) pieces'
+ * trees as they were; Plummer 1 M: 4 % fewer interactions, the same errors
+ * (bench/results/sim-gravity/2026-12-06-shape, tests/bh_shape_study).  Why not with softening:
+ * smaller leaves move near pairs from exact softened sums into multipoles (softened as point
+ * masses, bh_interact.h: the likely cause, not isolated); on the small softened tests the errors grew
+ * beyond their bounds (test_self_gravity, eps ~ the spacing: 99th percentile 5.6e-4 -> 8.9e-4
+ * with quadrupoles; test_gas_nbody with softenings h: 6.6e-4 -> 3.0e-3). */
+#define BH_LEAF 24
+#define BH_LEAF_SOFT 32
+#define BH_LEAF_MIN 8
+#define BH_LEAF_MAX 64
 #define BH_GROUP 32      /* particles per walk group: one warp */
 #define BH_BITS 21       /* Morton bits per dimension: 63-bit keys */
 #define BH_MAXLEVEL 21   /* cells at this level are never split */
@@ -95,11 +113,12 @@ TIDE_HD double bh_soft2_ref(float ei, float ej)
 }
 
 /* Upper bounds used to size the handles for n particles.  Cells: leaves are disjoint and
- * non-empty (at most n); a split cell holds more than BH_LEAF particles and cells of one level
- * are disjoint, so each of the levels 0..20 has at most n/(BH_LEAF+1) of them. */
-static inline uint32_t bh_max_cells(uint32_t n)
+ * non-empty (at most n); a split cell holds more than leaf particles (the build's threshold,
+ * tide_bh_leaf) and cells of one level are disjoint, so each of the levels 0..20 has at most
+ * n/(leaf+1) of them. */
+static inline uint32_t bh_max_cells(uint32_t n, int leaf)
 {
-	return n + BH_MAXLEVEL * (n / (BH_LEAF + 1) + 1) + 1;
+	return n + BH_MAXLEVEL * (n / (uint32_t)(leaf + 1) + 1) + 1;
 }
 /* Groups: each holds at least one particle, so at most n (with margin). */
 static inline uint32_t bh_max_groups(uint32_t n) { return n + n / BH_GROUP + 1; }

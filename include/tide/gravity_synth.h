@@ -5,7 +5,7 @@
  * octree, or a half or a quarter of one).  Without particles, the sizes a run takes from them are
  * modelled on a virtual tree of that cube: a cell of expected count lambda (the particles of its
  * cube within the rank's box) is split with the probability that a Poisson count of mean lambda
- * exceeds BH_LEAF, its centre of mass is the centre of its cube's part in the box, and the choices
+ * exceeds the build's leaf threshold (tide_bh_leaf), its centre of mass is the centre of its cube's part in the box, and the choices
  * of the real code are made on it (bh_let_choose, bh_accept, bh_rcrit2, bh_vroot_cover's rule):
  *  - the essential nodes one rank sends another (cells + particles), and the coarse tree for far
  *    ranks: expected counts, their messages' sizes in a simulation;
@@ -24,6 +24,7 @@ typedef struct tide_gravity_synth {
 	bh_cell universe;   /* the ranks' common root: bh_root_cube of [-1, 1]^3 */
 	float theta;
 	int quad, fill, nbox; /* quadrupoles; the build's group fill; boxes of a cover */
+	int leaf;           /* the build's split threshold (tide_bh_leaf of init's P) */
 } tide_gravity_synth;
 
 /* 0, or -1 when size is not a power of 2 (the pieces are boxes only then). */
