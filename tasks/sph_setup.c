@@ -657,18 +657,34 @@ static int dt_tree_wanted(int nranks, int rank)
 	return nranks > TIDE_DT_TREE_MIN_RANKS;
 }
 
+/* Whether this rank's tasks name rank q's record of level j of the recursive doubling
+ * (tasks/rank_doubling.h): the rounds it submits are those of the pairs (me, me ^ 2^k), whose
+ * round k reads level k of both and writes level k + 1 of both; level 0 is read by round 0 and
+ * written by the fold of q + P into q (q = me, or me - P for a rank above P).  So level j holds
+ * me, me ^ 2^j, me ^ 2^(j-1) and, at level 0, me - P: at most 3 records a level, where every
+ * rank of the part[] records was registered at every level (all ranks, or in a sparse
+ * registration some 37 at 1024 ranks: 370 handles a rank, each with StarPU-MPI's byte per rank). */
+static int dt_tree_named(const tide_sim *sim, int j, int q)
+{
+	int me = sim->rank, P = 1 << sim->dt_levels;
+	if (q == me || (me < P && q == (me ^ (1 << j)))) return 1;
+	if (j > 0) return me < P && q == (me ^ (1 << (j - 1)));
+	return me >= P && q == me - P;
+}
+
 /* The intermediate records of the recursive doubling (sph_sim.h): level 0 is the fold of the
  * ranks above the largest power of two into the ranks below it, levels 1 .. L-1 the rounds'
- * results (the last round writes all[q]). */
-static int register_dt_tree(tide_sim *sim, int64_t t, const char *used)
+ * results (the last round writes all[q]).  Only the ones this rank's tasks name
+ * (dt_tree_named) are registered; the tags stay those of a full registration. */
+static int register_dt_tree(tide_sim *sim, int64_t t)
 {
 	size_t n = (size_t)sim->dt_levels * (size_t)sim->size;
 	sim->tree = calloc(n, sizeof *sim->tree);
 	sim->tree_host = calloc(n, sizeof *sim->tree_host);
 	if (!sim->tree || !sim->tree_host) return -1;
 	for (size_t i = 0; i < n; i++) {
-		int q = (int)(i % (size_t)sim->size);
-		if (used && !used[q]) continue;
+		int q = (int)(i % (size_t)sim->size), j = (int)(i / (size_t)sim->size);
+		if (!dt_tree_named(sim, j, q)) continue;
 		tide_step_reduce_init(&sim->tree_host[i]);
 		starpu_variable_data_register(&sim->tree[i], STARPU_MAIN_RAM, (uintptr_t)&sim->tree_host[i],
 		                              sizeof(tide_step_reduce));
@@ -735,7 +751,7 @@ static int register_rank_reductions(tide_sim *sim)
 	}
 	sim->red = sim->all[sim->rank];
 	sim->red2 = sim->part[1][sim->rank];
-	int ret = sim->dt_tree ? register_dt_tree(sim, t, used) : 0;
+	int ret = sim->dt_tree ? register_dt_tree(sim, t) : 0;
 	free(used);
 	return ret;
 }

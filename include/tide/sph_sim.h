@@ -36,9 +36,11 @@ typedef struct tide_sim_block {
 	starpu_data_handle_t M[6];        /* migrants through each face with neighbours */
 	int nnb;                          /* neighbour blocks */
 	int nb[26];                       /* their indices ... */
-	int nb_face[26];                  /* ... the face of theirs that faces this block ... */
-	int nb_slot[26];                  /* ... its slot (their migrants through it) ... */
-	int nb_halo[26];                  /* ... and their halo this block reads (H[nb_halo]) */
+	/* bytes, not ints: every rank holds this record for every block, R of them on each of R
+	 * ranks (R^2 in the one process of a simulation: 1016 bytes a block with ints, 784) */
+	signed char nb_face[26];          /* ... the face of theirs that faces this block ... */
+	signed char nb_slot[26];          /* ... its slot (their migrants through it) ... */
+	signed char nb_halo[26];          /* ... and their halo this block reads (H[nb_halo]) */
 } tide_sim_block;
 
 typedef struct tide_sim {
