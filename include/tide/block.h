@@ -181,9 +181,13 @@ static inline tide_block_view tide_block_view_make(void *base, uint32_t cap, uin
 	v.count = count;
 	v.cap = cap;
 	v.naux = tide_block_naux();
+	/* one pass (a view is made per buffer of every task): the base fields but type, the aux
+	 * fields, and type after the active ones (tide_block_offset, which the test aux_fields
+	 * compares with this) */
 #define TIDE_X_SET(name, T) \
-	v.name = (T *)(p + tide_block_offset(TIDE_F_##name, v.naux, NULL) * cap);
+	if (TIDE_F_##name != TIDE_F_type) { v.name = (T *)p; p += (size_t)cap * sizeof(T); }
 	TIDE_BLOCK_FIELDS(TIDE_X_SET)
+	v.type = (uint8_t *)(p + (size_t)cap * v.naux * sizeof(float));
 	TIDE_BLOCK_AUX_FIELDS(TIDE_X_SET)
 #undef TIDE_X_SET
 	return v;
