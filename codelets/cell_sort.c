@@ -63,9 +63,13 @@ static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
 		if (elem == 8) {
 			char *d = tmp;
 			for (uint32_t i = 0; i < v->count; i++) memcpy(d + 8 * (size_t)i, field + 8 * (size_t)perm[i], 8);
-		} else {
+		} else if (elem == 4) {
 			const uint32_t *s = (const uint32_t *)field;
 			uint32_t *d = tmp;
+			for (uint32_t i = 0; i < v->count; i++) d[i] = s[perm[i]];
+		} else { /* the type bytes */
+			const uint8_t *s = (const uint8_t *)field;
+			uint8_t *d = tmp;
 			for (uint32_t i = 0; i < v->count; i++) d[i] = s[perm[i]];
 		}
 		memcpy(field, tmp, elem * v->count);

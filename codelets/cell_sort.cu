@@ -110,9 +110,12 @@ static void gather_block(tide_block_view &v, const uint32_t *perm, void *tmp, ui
 		else if (elem == 8)
 			gather_pairs_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(
 			        (uint32_t *)tmp, (const uint32_t *)p, perm, n);
-		else
+		else if (elem == 4)
 			tide_gather_kernel<uint32_t><<<tide_blocks_for(n, 256), 256, 0, s>>>(
 			        (uint32_t *)tmp, (const uint32_t *)p, perm, n);
+		else /* the type bytes */
+			tide_gather_kernel<uint8_t><<<tide_blocks_for(n, 256), 256, 0, s>>>(
+			        (uint8_t *)tmp, (const uint8_t *)p, perm, n);
 		TIDE_CUDA_CHECK(cudaMemcpyAsync(p, tmp, elem * n, cudaMemcpyDeviceToDevice, s));
 	}
 }

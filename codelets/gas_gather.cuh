@@ -34,7 +34,7 @@ extern "C" {
 struct gas_tile {
 	double x[32], y[32], z[32];
 	float vx[32], vy[32], vz[32], m[32], rho[32], h[32], u[32], fgrad[32], bal[32];
-	uint32_t type[32];
+	uint8_t type[32];
 	tide_gas_jstate js[32]; /* forces: p, c, A of each entry, once per tile */
 	float4 q[32]; /* x, y, z relative to the warp's origin; w: h (forces) */
 };

@@ -25,12 +25,13 @@ static void *fluid_only(const tide_block_view *v, const uint32_t *start, uint32_
                         tide_mdbc_src *out, uint32_t **fstart)
 {
 	size_t n = v->count ? v->count : 1, nc = start ? (size_t)ncell + 1 : 0;
-	char *mem = malloc(n * (3 * sizeof(double) + 4 * sizeof(float) + 2 * sizeof(uint32_t)) +
+	char *mem = malloc(n * (3 * sizeof(double) + 4 * sizeof(float) + sizeof(uint32_t) + 1) +
 	                   nc * sizeof(uint32_t));
 	if (!mem) return NULL;
 	double *x = (double *)mem, *y = x + n, *z = y + n;
 	float *vx = (float *)(z + n), *vy = vx + n, *vz = vy + n, *rho = vz + n;
-	uint32_t *type = (uint32_t *)(rho + n), *key = type + n, *fs = key + n;
+	uint32_t *key = (uint32_t *)(rho + n), *fs = key + n;
+	uint8_t *type = (uint8_t *)(fs + nc); /* last: the 4-byte arrays stay aligned */
 	uint32_t m = 0, cell = 0;
 	for (uint32_t i = 0; i < v->count; i++) {
 		while (start && cell < ncell && start[cell] <= i) fs[cell++] = m;

@@ -29,7 +29,7 @@ struct mdbc_halos {
 
 /* flags[c] = 1 for every local cell c of the block that holds a fluid particle (plain byte
  * stores: the threads of one cell all write the same value). */
-__global__ static void fluid_cells_kernel(tide_grid g, tide_block_arg A, const uint32_t *type,
+__global__ static void fluid_cells_kernel(tide_grid g, tide_block_arg A, const uint8_t *type,
                                           const uint32_t *key, uint32_t n, uint8_t *flags)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -80,7 +80,8 @@ struct wshare {
 struct hview {
 	const double *x, *y, *z;
 	const float *vx, *vy, *vz, *rho;
-	const uint32_t *type, *key;
+	const uint8_t *type;
+	const uint32_t *key;
 	uint32_t count;
 	const uint32_t *id;
 };

@@ -13,7 +13,8 @@ struct sps_view {
 	const double *x, *y, *z;
 	const float *vx, *vy, *vz, *rho;
 	const float *tau[6];
-	const uint32_t *type, *key;
+	const uint8_t *type;
+	const uint32_t *key;
 	uint32_t count;
 	const uint32_t *id;
 };

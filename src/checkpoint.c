@@ -217,6 +217,22 @@ static int write_file(const char *path, const void *p, size_t n)
 	return 0;
 }
 
+/* Reads n types stored as uint32_t values (tide_ckpt_field) into bytes; *bad: one is not a
+ * tide_ptype. */
+static int read_types(FILE *f, uint8_t *t, size_t n, int *bad)
+{
+	uint32_t w[4096];
+	for (size_t i = 0; i < n; i += 4096) {
+		size_t m = n - i < 4096 ? n - i : 4096;
+		if (fread(w, sizeof *w, m, f) != m) return 0;
+		for (size_t k = 0; k < m; k++) {
+			if (w[k] > TIDE_NBODY) return !(*bad = 1);
+			t[i + k] = (uint8_t)w[k];
+		}
+	}
+	return 1;
+}
+
 static int hash_file(const char *path, uint64_t *h, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -234,6 +250,26 @@ static int hash_file(const char *path, uint64_t *h, size_t *size)
 	return bad ? -1 : 0;
 }
 
+/* Writes n elements of elem bytes and hashes them; the one-byte type as uint32_t values
+ * (tide_ckpt_field), a chunk at a time. */
+static int write_array(FILE *f, const void *p, size_t elem, size_t n, uint64_t *h)
+{
+	test_delay();
+	if (elem != 1) {
+		*h = tide_fnv1a(*h, p, n * elem);
+		return fwrite(p, elem, n, f) == n;
+	}
+	const uint8_t *t = p;
+	uint32_t w[4096];
+	for (size_t i = 0; i < n; i += 4096) {
+		size_t m = n - i < 4096 ? n - i : 4096;
+		for (size_t k = 0; k < m; k++) w[k] = t[i + k];
+		*h = tide_fnv1a(*h, w, m * sizeof *w);
+		if (fwrite(w, sizeof *w, m, f) != m) return 0;
+	}
+	return 1;
+}
+
 static int write_particles(const char *path, const tide_block_view *all, uint64_t *h)
 {
 	FILE *f = fopen(path, "wb");
@@ -241,12 +277,7 @@ static int write_particles(const char *path, const tide_block_view *all, uint64_
 	*h = TIDE_FNV_INIT;
 	int ok = 1;
 	size_t n = all->count;
-#define TIDE_X_WR(name, T)                                                       \
-	if (ok) {                                                                    \
-		test_delay();                                                            \
-		*h = tide_fnv1a(*h, all->name, n * sizeof(T));                           \
-		ok = fwrite(all->name, sizeof(T), n, f) == n;                            \
-	}
+#define TIDE_X_WR(name, T) if (ok) ok = write_array(f, all->name, sizeof(T), n, h);
 	TIDE_BLOCK_FIELDS(TIDE_X_WR)
 	unsigned k = 0; /* then the run's active aux fields, in order (block.h) */
 #define TIDE_X_WRA(name, T) if (k++ < all->naux) TIDE_X_WR(name, T)
@@ -522,9 +553,9 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 		read_fail(p, strerror(errno ? errno : EIO));
 		goto out;
 	}
-	if (size != n * tide_block_bpp()) {
+	if (size != n * tide_ckpt_bpp()) {
 		snprintf(what, sizeof what, "%zu bytes where %zu particles take %zu (truncated?)", size, n,
-		         n * tide_block_bpp());
+		         n * tide_ckpt_bpp());
 		read_fail(p, what);
 		goto out;
 	}
@@ -539,8 +570,10 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	}
 	*all = tide_block_view_make(*mem, (uint32_t)(n ? n : 1), (uint32_t)n);
 	FILE *f = fopen(p, "rb");
-	int ok = f != NULL;
-#define TIDE_X_RD(name, T) if (ok) ok = fread(all->name, sizeof(T), n, f) == n;
+	int ok = f != NULL, bad_type = 0;
+#define TIDE_X_RD(name, T)                                                                   \
+	if (ok) ok = sizeof(T) == 1 ? read_types(f, all->type, n, &bad_type)                     \
+	                            : fread(all->name, sizeof(T), n, f) == n;
 	TIDE_BLOCK_FIELDS(TIDE_X_RD)
 	unsigned k = 0;
 #define TIDE_X_RDA(name, T) if (k++ < all->naux) TIDE_X_RD(name, T)
@@ -549,7 +582,8 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 #undef TIDE_X_RD
 	if (f) fclose(f);
 	if (!ok) {
-		read_fail(p, "read error");
+		read_fail(p, bad_type ? "a particle type is not 0 (fluid), 1 (boundary) or 2 (n-body)"
+		                      : "read error");
 		goto out;
 	}
 	ret = 0;

@@ -13,7 +13,8 @@
  *                            other in that order, then the run's active aux fields (aux0 ..,
  *                            none for WCSPH: the case's scheme says how many), each of n_total
  *                            elements, particles in gathered order (block by block, in-block
- *                            order kept)
+ *                            order kept); the type as a uint32_t, as before blocks held it in
+ *                            a byte (tide_ckpt_field: 84 + 4 naux bytes per particle)
  *   DIR/used_parameters.yaml the case as run (tide_case_write_used), loaded on restart
  *   DIR/checkpoint.txt       the header in words, for people (not read back)
  *
@@ -36,6 +37,23 @@
 #define TIDE_CKPT_MAGIC "TIDECKPT"
 #define TIDE_CKPT_VERSION 5u  /* 2: blocks are boxes (2-D / 3-D decompositions); 3: floating
                                * bodies' states; 4: the sink table; 5: the blocks' owners */
+
+/* Element size and offset per particle of field f (block.h's numbers) in particles.bin, whose
+ * layout predates blocks' one-byte type: every field in field-number order, the type 4 bytes. */
+#define TIDE_CKPT_TYPE_BYTES 4u
+static inline size_t tide_ckpt_field(int f, size_t *elem)
+{
+	size_t off = 0, e;
+	for (int i = 0; i <= f; i++) {
+		tide_block_offset(i, 0, &e);
+		if (i == TIDE_F_type) e = TIDE_CKPT_TYPE_BYTES;
+		if (i < f) off += e;
+	}
+	if (elem) *elem = e;
+	return off;
+}
+/* Bytes per particle of particles.bin in this run (84 + 4 naux). */
+static inline size_t tide_ckpt_bpp(void) { return tide_block_bpp() - 1 + TIDE_CKPT_TYPE_BYTES; }
 
 typedef struct tide_ckpt_state {
 	char tide_version[32];

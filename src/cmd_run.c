@@ -90,16 +90,19 @@ static int device_bytes_expected(const tide_sim *sim, tide_node_bytes *e)
 }
 
 /* run.log: where the GPU's bytes go, expected (the bench ladder compares them with StarPU's
- * peak: bench/results/cpu-2core/gpu_memory.md). */
+ * peak: bench/results/cpu-2core/gpu_memory.md).  A run without a GPU says what one GPU with one
+ * CUDA worker would hold, so the figure can be followed on a machine without one. */
 static void log_device_bytes(const tide_sim *sim, double n)
 {
 	tide_node_bytes e;
-	if (!device_bytes_expected(sim, &e) || n <= 0) return;
-	tide_info("GPU memory expected for one GPU: %.1f MiB, %.1f B/particle: blocks %.1f, cell "
+	if (n <= 0) return;
+	int gpu = device_bytes_expected(sim, &e);
+	if (!gpu) tide_sim_node_bytes(sim, 1, tide_suballocator_on(), &e);
+	tide_info("GPU memory expected for one GPU%s: %.1f MiB, %.1f B/particle: blocks %.1f, cell "
 	          "tables %.2f, halo and migrant buffers %.2f, sort scratch %.2f, StarPU's "
 	          "suballocator chunks %.2f (32 MiB each, holding every allocation <= 4 MiB)\n",
-	          e.total / 1048576.0, e.total / n, e.blocks / n, e.cells / n, e.halos / n,
-	          e.scratch / n, e.chunks / n);
+	          gpu ? "" : " (none in this run; one CUDA worker)", e.total / 1048576.0, e.total / n,
+	          e.blocks / n, e.cells / n, e.halos / n, e.scratch / n, e.chunks / n);
 }
 
 /* Returns 0 (done), -1 (failed), or the TIDE_RC_* reason it stopped for (*signo: the signal). */

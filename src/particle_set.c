@@ -21,7 +21,7 @@ int tide_pset_reserve(tide_particle_set *s, size_t cap)
 	    grow((void **)&s->z, sizeof(double), cap) || grow((void **)&s->vx, sizeof(float), cap) ||
 	    grow((void **)&s->vy, sizeof(float), cap) || grow((void **)&s->vz, sizeof(float), cap) ||
 	    grow((void **)&s->rho, sizeof(float), cap) || grow((void **)&s->id, sizeof(uint32_t), cap) ||
-	    grow((void **)&s->type, sizeof(uint32_t), cap) || grow((void **)&s->nx, sizeof(float), cap) ||
+	    grow((void **)&s->type, sizeof *s->type, cap) || grow((void **)&s->nx, sizeof(float), cap) ||
 	    grow((void **)&s->ny, sizeof(float), cap) || grow((void **)&s->nz, sizeof(float), cap)) {
 		fprintf(stderr, "tide: out of host memory for %zu particles (%zu MiB)%s.\n", cap,
 		        cap * 64 >> 20, TIDE_OOM_ADVICE);
@@ -52,7 +52,7 @@ int tide_pset_push(tide_particle_set *s, double x, double y, double z, float rho
 	s->vx[i] = s->vy[i] = s->vz[i] = 0.f;
 	s->rho[i] = rho;
 	s->id[i] = (uint32_t)i;
-	s->type[i] = type;
+	s->type[i] = (uint8_t)type;
 	if (s->nx) s->nx[i] = s->ny[i] = s->nz[i] = 0.f;
 	return 0;
 }

@@ -14,7 +14,7 @@ typedef struct tide_particle_set {
 	float *vx, *vy, *vz;    /* velocity [m/s] */
 	float *rho;             /* density [kg/m^3] */
 	uint32_t *id;           /* unique particle id, 0..n-1 at creation */
-	uint32_t *type;         /* enum tide_ptype */
+	uint8_t *type;          /* enum tide_ptype (a block's type array, block.h) */
 	/* Boundary normal (block.h, TIDE_BN_X: into the fluid, length = distance to the boundary
 	 * surface), 0 for fluid; NULL in a set that does not carry them (readers of output files). */
 	float *nx, *ny, *nz;

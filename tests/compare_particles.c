@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "tide/block.h"
+#include "checkpoint.h"
 #include "vtp_read.h"
 
 typedef struct pset {
@@ -124,8 +125,7 @@ static void load_vtp(const char *file, pset *s)
 		s->vel[3 * i] = ps.vx[i];
 		s->vel[3 * i + 1] = ps.vy[i];
 		s->vel[3 * i + 2] = ps.vz[i];
-		if (ps.type[i] > 255) die("%s: a particle type does not fit UInt8%s", file, "");
-		s->type[i] = (uint8_t)ps.type[i];
+		s->type[i] = ps.type[i]; /* the reader let only 0 and 1 through */
 	}
 	s->rho = ps.rho;
 	s->id = ps.id;
@@ -133,11 +133,12 @@ static void load_vtp(const char *file, pset *s)
 
 /* ---- checkpoint particles.bin: every block.h field, one array after the other ------------ */
 
+/* WCSPH checkpoints (no aux fields): 84 bytes per particle, the type a uint32_t */
+#define CKPT_BPP (TIDE_BLOCK_BPP - 1 + TIDE_CKPT_TYPE_BYTES)
+
 static void *field_of(const char *base, size_t n, int f)
 {
-	size_t elem, off;
-	tide_block_field(f, &elem, &off);
-	return (void *)(base + off * n);
+	return (void *)(base + tide_ckpt_field(f, NULL) * n);
 }
 
 static void load_ckpt(const char *file, pset *s)
@@ -145,8 +146,8 @@ static void load_ckpt(const char *file, pset *s)
 	struct stat st;
 	FILE *f = fopen(file, "rb");
 	if (!f || stat(file, &st)) die("%s: cannot open%s", file, "");
-	size_t bytes = (size_t)st.st_size, n = bytes / TIDE_BLOCK_BPP;
-	if (n * TIDE_BLOCK_BPP != bytes) die("%s: not a whole number of particles%s", file, "");
+	size_t bytes = (size_t)st.st_size, n = bytes / CKPT_BPP;
+	if (n * CKPT_BPP != bytes) die("%s: not a whole number of particles%s", file, "");
 	char *buf = malloc(bytes ? bytes : 1);
 	if (!buf || fread(buf, 1, bytes, f) != bytes) die("%s: cannot read%s", file, "");
 	fclose(f);

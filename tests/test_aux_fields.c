@@ -6,7 +6,7 @@
 // boundary on 2 ranks), the blocks are cell-sorted and their halos packed, and the gathered
 // particles (moved by MPI to rank 0) must all keep their aux values; every halo particle must
 // carry aux1; a checkpoint written of them holds the aux arrays after the base fields.  With
-// naux = 0 the block is the WCSPH one: 84 bytes per particle, 48 in a halo.
+// naux = 0 the block is the WCSPH one: 81 bytes per particle, 45 in a halo.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,49 @@ static uint32_t bad_aux(const tide_block_view *v)
 	return bad;
 }
 
-/* The checkpoint's particles.bin: the 18 base arrays, then aux0, aux1, aux2 (n each). */
+/* The block's layout for every naux and capacities of every residue mod 8: each active field's
+ * array aligned to its element size (the one-byte type last, so odd capacities leave the aux
+ * floats aligned), inside the allocation of cap * tide_block_bpp() bytes, and no two arrays
+ * overlapping (each filled with its own byte, all read back).  Returns the failures. */
+static int check_layout(void)
+{
+	int bad = 0;
+	for (unsigned naux = 0; naux <= TIDE_BLOCK_MAX_AUX; naux++) {
+		tide_block_set_aux(naux, 0);
+		for (uint32_t cap = 1; cap <= 9; cap++) {
+			size_t bytes = cap * tide_block_bpp();
+			unsigned char *mem = malloc(bytes);
+			tide_block_view v = tide_block_view_make(mem, cap, 0);
+			char *ptr[TIDE_BLOCK_MAX_FIELDS];
+			int f = 0;
+#define TIDE_X_PTR(name, T) ptr[f++] = (char *)v.name;
+			TIDE_BLOCK_FIELDS(TIDE_X_PTR)
+			TIDE_BLOCK_AUX_FIELDS(TIDE_X_PTR)
+#undef TIDE_X_PTR
+			size_t used = 0;
+			for (f = 0; f < tide_block_nfields(); f++) {
+				size_t elem, off;
+				tide_block_field(f, &elem, &off);
+				size_t at = (size_t)(ptr[f] - (char *)mem);
+				bad += at != off * cap || at % elem || at + elem * cap > bytes;
+				if (at + elem * cap <= bytes) memset(ptr[f], f + 1, elem * cap);
+				used += elem * cap;
+			}
+			for (f = 0; f < tide_block_nfields(); f++) {
+				size_t elem, off;
+				tide_block_field(f, &elem, &off);
+				for (size_t k = 0; k < elem * cap && off * cap + k < bytes; k++)
+					bad += ptr[f][k] != (char)(f + 1);
+			}
+			bad += used != bytes;
+			free(mem);
+		}
+	}
+	return bad;
+}
+
+/* The checkpoint's particles.bin: the 20 base arrays (the type as uint32_t values), then aux0,
+ * aux1, aux2 (n each). */
 static void check_checkpoint(const char *dir, const tide_block_view *all)
 {
 	char p[700];
@@ -53,18 +95,19 @@ static void check_checkpoint(const char *dir, const tide_block_view *all)
 	FILE *f = fopen(p, "rb");
 	EXPECT(f != NULL, "no %s", p);
 	if (!f) return;
-	size_t n = all->count, want = n * (TIDE_BLOCK_BPP + 3 * sizeof(float));
+	size_t n = all->count, want = n * (84 + 3 * sizeof(float));
 	char *buf = malloc(want + 1);
 	size_t got = fread(buf, 1, want + 1, f);
 	fclose(f);
 	EXPECT(got == want, "particles.bin holds %zu bytes, expected %zu (84 + 12 per particle)", got,
 	       want);
 	if (got == want) {
-		const uint32_t *id = (const uint32_t *)(buf + n * (TIDE_BLOCK_BPP - 12));
-		const float *a0 = (const float *)(buf + n * TIDE_BLOCK_BPP), *a2 = a0 + 2 * n;
+		const uint32_t *id = (const uint32_t *)(buf + n * 72), *type = id + n;
+		const float *a0 = (const float *)(buf + n * 84), *a2 = a0 + 2 * n;
 		uint32_t bad = 0;
 		for (size_t i = 0; i < n; i++)
-			bad += id[i] != all->id[i] || a0[i] != aux_of(id[i], 0) || a2[i] != aux_of(id[i], 2);
+			bad += id[i] != all->id[i] || type[i] != all->type[i] || a0[i] != aux_of(id[i], 0) ||
+			       a2[i] != aux_of(id[i], 2);
 		EXPECT(bad == 0, "%u particles of the checkpoint with wrong aux values", bad);
 	}
 	free(buf);
@@ -89,13 +132,15 @@ int main(int argc, char **argv)
 	if (rt.rank == 0) unlink(path);
 	if (ret) return 1;
 	/* WCSPH: the base block, unchanged */
-	EXPECT(tide_block_naux() == 0 && tide_block_bpp() == 84 && tide_fields_bpp(TIDE_ALL_FIELDS) == 84 &&
-	       tide_fields_bpp(TIDE_HALO_FIELDS) == 48, "WCSPH block: %zu bytes per particle, %zu in a "
-	       "halo (expected 84 and 48)", tide_block_bpp(), tide_fields_bpp(TIDE_HALO_FIELDS));
+	EXPECT(tide_block_naux() == 0 && tide_block_bpp() == 81 && tide_fields_bpp(TIDE_ALL_FIELDS) == 81 &&
+	       tide_fields_bpp(TIDE_HALO_FIELDS) == 45, "WCSPH block: %zu bytes per particle, %zu in a "
+	       "halo (expected 81 and 45)", tide_block_bpp(), tide_fields_bpp(TIDE_HALO_FIELDS));
+	int layout_bad = check_layout();
+	EXPECT(layout_bad == 0, "%d misplaced, misaligned or overlapping field arrays", layout_bad);
 	tide_block_set_aux(3, TIDE_FIELD_BIT(aux1));
-	EXPECT(tide_block_bpp() == 96 && tide_fields_bpp(TIDE_ALL_FIELDS) == 96 &&
-	       tide_fields_bpp(TIDE_HALO_FIELDS) == 52 && tide_block_nfields() == 21,
-	       "naux 3: %zu bytes per particle, %zu in a halo (expected 96 and 52)", tide_block_bpp(),
+	EXPECT(tide_block_bpp() == 93 && tide_fields_bpp(TIDE_ALL_FIELDS) == 93 &&
+	       tide_fields_bpp(TIDE_HALO_FIELDS) == 49 && tide_block_nfields() == 21,
+	       "naux 3: %zu bytes per particle, %zu in a halo (expected 93 and 49)", tide_block_bpp(),
 	       tide_fields_bpp(TIDE_HALO_FIELDS));
 	void *mem;
 	tide_block_view all;

@@ -66,7 +66,8 @@ static void make_case(tide_case *c, double a, double rho, double h_cell)
 typedef struct sorted {
 	double *x, *y, *z;
 	float *vx, *vy, *vz, *rho, *h, *u, *one;
-	uint32_t *type, *key, *start, n;
+	uint8_t *type;
+	uint32_t *key, *start, n;
 	float *M; /* the reach map (gas_math.h), reach_map */
 	tide_block_arg A;
 	tide_gas_src s;
@@ -94,7 +95,7 @@ static void sort_on(const tide_grid *g, const tide_block_view *v, sorted *S)
 	S->x = malloc(sizeof(double) * n); S->y = malloc(sizeof(double) * n); S->z = malloc(sizeof(double) * n);
 	float **f[] = {&S->vx, &S->vy, &S->vz, &S->rho, &S->h, &S->u, &S->one};
 	for (int k = 0; k < 7; k++) *f[k] = malloc(sizeof(float) * n);
-	S->type = malloc(sizeof(uint32_t) * n);
+	S->type = malloc(sizeof *S->type * n);
 	S->key = malloc(sizeof(uint32_t) * n);
 	S->start = calloc(ncell + 1, sizeof(uint32_t));
 	if (!ord || !S->start) abort();

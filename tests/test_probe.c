@@ -99,7 +99,7 @@ static void test_round_trip(const tide_case *c, const tide_particle_set *s, cons
 	      "velocities differ");
 	CHECK(!memcmp(r.rho, s->rho, n * 4), "densities differ");
 	CHECK(!memcmp(r.id, s->id, n * 4), "ids differ");
-	CHECK(!memcmp(r.type, s->type, n * 4), "types differ");
+	CHECK(!memcmp(r.type, s->type, n * sizeof *s->type), "types differ");
 	double B = tide_case_tait_b(c);
 	size_t bad = 0;
 	for (size_t i = 0; i < n; i++)
@@ -544,7 +544,7 @@ static void test_handmade(const tide_particle_set *s)
 		size_t n = s->n;
 		CHECK(!memcmp(r.x, s->x, n * 8) && !memcmp(r.z, s->z, n * 8) && !memcmp(r.vx, s->vx, n * 4) &&
 		      !memcmp(r.vz, s->vz, n * 4) && !memcmp(r.rho, s->rho, n * 4) &&
-		      !memcmp(r.id, s->id, n * 4) && !memcmp(r.type, s->type, n * 4),
+		      !memcmp(r.id, s->id, n * 4) && !memcmp(r.type, s->type, n * sizeof *s->type),
 		      "%s: fields differ from the written ones", v[k].name);
 		tide_pset_free(&r);
 	}

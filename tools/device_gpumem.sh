@@ -5,8 +5,8 @@
 # memory accounting, then the SPHERIC test 2 ladder at 1.1 and 13.3 M with StarPU's
 # suballocator (the default) and without (STARPU_SUBALLOCATOR=0), each rung's measured and
 # expected bytes per particle side by side (bench/results/cpu-2core/gpu_memory.md says what to
-# expect: 114.6 and 87.0 B, 84.6 and 84.6 without the suballocator).  Writes
-# $OUT/sph_ladder{,_nosub}.csv and prints the figures.
+# expect: 111.6 and 84.0 B, 81.6 and 81.6 without the suballocator, since the type is one
+# byte).  Writes $OUT/sph_ladder{,_nosub}.csv and prints the figures.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
 step "CUDA tests"

@@ -19,7 +19,12 @@
  * (gas_math.h says how the gas passes leave it out). */
 enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
 
-/* Field table: name, C type, components. Order = layout order (8-byte fields first). */
+/* Field table: name, C type.  Order = field numbers; in memory the arrays follow this order
+ * (8-byte fields first) except type, the one 1-byte field, whose array is the last of the
+ * allocation, after the active aux fields (tide_block_offset): so every other array starts at a
+ * multiple of 4 bytes whatever cap is, and aux floats stay aligned after 80 bytes of base
+ * fields.  A uint8_t type saves 3 of the 84 bytes per particle the block had with a uint32_t
+ * one (GPU memory, issue 20); checkpoints still store it as a uint32_t (src/checkpoint.c). */
 #define TIDE_BLOCK_FIELDS(X) \
 	X(x, double) X(y, double) X(z, double)           /* position [m] */            \
 	X(vx, float) X(vy, float) X(vz, float)           /* velocity [m/s] */          \
@@ -29,16 +34,17 @@ enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
 	X(ax, float) X(ay, float) X(az, float)           /* acceleration [m/s^2] */    \
 	X(drho, float)                                   /* density rate [kg/m^3/s] */ \
 	X(id, uint32_t)                                  /* particle id */             \
-	X(type, uint32_t)                                /* enum tide_ptype */         \
+	X(type, uint8_t)                                 /* enum tide_ptype */         \
 	X(key, uint32_t)                                 /* cell key (cell_sort) */
 
 /* Optional per-particle fields, after the base fields: a run activates a prefix aux0 ..
  * aux(naux-1) of them (naux 0..12, set once at setup from the case: tide_block_set_aux); plain
- * WCSPH runs have naux = 0, so their 84 bytes per particle do not change.  Because they come
- * last, the base fields' layout is the same whatever naux is: field f's array starts at
- * offset_per_cap(f) * cap for every naux.  A scheme gives them meaning by aliases (TIDE_GAS_H,
- * TIDE_SPS_TAU_XX, ...), as TIDE_BN_X below does for the Verlet fields.  Pointers to inactive
- * aux fields (k >= naux) point past the allocation and are never dereferenced. */
+ * WCSPH runs have naux = 0, so their 81 bytes per particle do not change.  They come after the
+ * base fields' 4- and 8-byte arrays (whose layout is the same whatever naux is) and before the
+ * type array (whose offset is 80 + 4 naux bytes per unit of capacity).  A scheme gives them
+ * meaning by aliases (TIDE_GAS_H, TIDE_SPS_TAU_XX, ...), as TIDE_BN_X below does for the Verlet
+ * fields.  Pointers to inactive aux fields (k >= naux) point at or past the type array and are
+ * never dereferenced. */
 #define TIDE_BLOCK_AUX_FIELDS(X)                                                         \
 	X(aux0, float) X(aux1, float) X(aux2, float) X(aux3, float) X(aux4, float)       \
 	X(aux5, float) X(aux6, float) X(aux7, float) X(aux8, float) X(aux9, float)       \
@@ -72,7 +78,7 @@ void tide_block_set_aux(unsigned naux, uint32_t halo_aux);
  * tells by id (a halo's floating particle must not pass for a wall).  Set with the aux fields. */
 void tide_block_set_halo_ids(int on);
 unsigned tide_block_naux(void);
-/* Fields of a particle in this run (TIDE_BLOCK_NFIELDS + naux) and its bytes (84 + 4 naux). */
+/* Fields of a particle in this run (TIDE_BLOCK_NFIELDS + naux) and its bytes (81 + 4 naux). */
 int tide_block_nfields(void);
 size_t tide_block_bpp(void);
 uint32_t tide_block_all_fields(void);
@@ -87,7 +93,7 @@ uint32_t tide_block_halo_fields(void);
 #define TIDE_BASE_FIELDS ((1u << TIDE_BLOCK_NFIELDS) - 1u)
 /* Every field of the run: the base fields and the active aux fields (run-dependent). */
 #define TIDE_ALL_FIELDS tide_block_all_fields()
-/* What sph_forces reads of a neighbour's halo (CPU and CUDA): 48 of the 84 bytes per particle.
+/* What sph_forces reads of a neighbour's halo (CPU and CUDA): 45 of the 81 bytes per particle.
  * The Verlet fields and the work space are never read there, nor the id unless floating bodies
  * need it (tide_block_set_halo_ids), so halos leave them out. */
 #define TIDE_HALO_BASE_FIELDS                                                                   \
@@ -143,17 +149,45 @@ typedef struct tide_block_view {
 #undef TIDE_X_PTR
 } tide_block_view;
 
+/* Element size and offset per unit of capacity of field number f (base or aux) in a block of a
+ * run with naux aux fields: the arrays in field-number order, but type's last (see
+ * TIDE_BLOCK_FIELDS).  Host only. */
+static inline size_t tide_block_offset(int f, unsigned naux, size_t *elem)
+{
+	const size_t sizes[] = {
+#define TIDE_X_SZ(name, T) sizeof(T),
+		TIDE_BLOCK_FIELDS(TIDE_X_SZ)
+		TIDE_BLOCK_AUX_FIELDS(TIDE_X_SZ)
+#undef TIDE_X_SZ
+	};
+	size_t off = 0;
+	if (elem) *elem = sizes[f];
+	if (f == TIDE_F_type) { /* after the other base fields and the active aux fields */
+		for (int i = 0; i < TIDE_BLOCK_NFIELDS; i++)
+			if (i != TIDE_F_type) off += sizes[i];
+		return off + naux * sizeof(float);
+	}
+	for (int i = 0; i < f; i++)
+		if (i != TIDE_F_type) off += sizes[i];
+	return off;
+}
+
 /* A view of a block of capacity cap at base.  Host only (kernels get views by value); the
  * aux pointers are laid out whatever naux is, only the active ones are ever read. */
 static inline tide_block_view tide_block_view_make(void *base, uint32_t cap, uint32_t count)
 {
 	tide_block_view v;
-	uintptr_t p = (uintptr_t)base;
+	char *p = (char *)base;
 	v.count = count;
 	v.cap = cap;
 	v.naux = tide_block_naux();
-#define TIDE_X_SET(name, T) v.name = (T *)p; p += (size_t)cap * sizeof(T);
+	/* one pass (a view is made per buffer of every task): the base fields but type, the aux
+	 * fields, and type after the active ones (tide_block_offset, which the test aux_fields
+	 * compares with this) */
+#define TIDE_X_SET(name, T) \
+	if (TIDE_F_##name != TIDE_F_type) { v.name = (T *)p; p += (size_t)cap * sizeof(T); }
 	TIDE_BLOCK_FIELDS(TIDE_X_SET)
+	v.type = (uint8_t *)(p + (size_t)cap * v.naux * sizeof(float));
 	TIDE_BLOCK_AUX_FIELDS(TIDE_X_SET)
 #undef TIDE_X_SET
 	return v;
@@ -168,20 +202,11 @@ static inline tide_sort_space tide_block_sort_space(const tide_block_view *v)
 	return s;
 }
 
-/* Element size and offset (per unit of capacity) of field number f (base or aux), for
- * per-field copies.  Host only. */
+/* Element size and offset (per unit of capacity) of field number f (base or aux) in this run's
+ * blocks, for per-field copies.  Host only. */
 static inline void tide_block_field(int f, size_t *elem, size_t *offset_per_cap)
 {
-	static const size_t sizes[] = {
-#define TIDE_X_SZ(name, T) sizeof(T),
-		TIDE_BLOCK_FIELDS(TIDE_X_SZ)
-		TIDE_BLOCK_AUX_FIELDS(TIDE_X_SZ)
-#undef TIDE_X_SZ
-	};
-	size_t off = 0;
-	for (int i = 0; i < f; i++) off += sizes[i];
-	*elem = sizes[f];
-	*offset_per_cap = off;
+	*offset_per_cap = tide_block_offset(f, tide_block_naux(), elem);
 }
 
 /* Bytes per particle of the fields in mask. */

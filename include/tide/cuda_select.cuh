@@ -32,9 +32,12 @@ static inline void tide_copy_fields(tide_block_view &dst, const uint32_t *didx, 
 		if (elem == 8)
 			tide_scatter_kernel<double><<<tide_blocks_for(n, 256), 256, 0, s>>>(
 			        (double *)dp, didx, off, (const double *)sp, sidx, n, n_dev);
-		else
+		else if (elem == 4)
 			tide_scatter_kernel<uint32_t><<<tide_blocks_for(n, 256), 256, 0, s>>>(
 			        (uint32_t *)dp, didx, off, (const uint32_t *)sp, sidx, n, n_dev);
+		else /* the type bytes */
+			tide_scatter_kernel<uint8_t><<<tide_blocks_for(n, 256), 256, 0, s>>>(
+			        (uint8_t *)dp, didx, off, (const uint8_t *)sp, sidx, n, n_dev);
 	}
 }
 

@@ -45,7 +45,7 @@ static inline char *tide_field_ptr(const tide_block_view &v, int f, size_t *elem
 	return (char *)v.x + off * v.cap;
 }
 
-/* dst[i] = src[perm[i]] for 4- or 8-byte elements. */
+/* dst[i] = src[perm[i]] for 1-, 4- or 8-byte elements. */
 template <typename T>
 __global__ void tide_gather_kernel(T *dst, const T *src, const uint32_t *perm, uint32_t n)
 {

@@ -136,7 +136,8 @@ TIDE_HD float tide_gas_hpow(float inv_h, int n)
 typedef struct tide_gas_src {
 	const double *x, *y, *z;
 	const float *vx, *vy, *vz, *rho, *h, *u, *fgrad, *bal, *m;
-	const uint32_t *type, *key;
+	const uint8_t *type;
+	const uint32_t *key;
 	uint32_t count;
 } tide_gas_src;
 

@@ -75,7 +75,8 @@
 typedef struct tide_mdbc_src {
 	const double *x, *y, *z;
 	const float *vx, *vy, *vz, *rho;
-	const uint32_t *type, *key;
+	const uint8_t *type;
+	const uint32_t *key;
 	uint32_t count;
 } tide_mdbc_src;
 

@@ -163,7 +163,7 @@ void tide_sim_set_aux(const tide_case *c);
  * below that, with room for inflow between rebalances.  One block alone covers the domain and
  * can only lose particles: it gets a fixed margin, and its fill is not watched
  * (tide_sim_count).  GPU memory per particle is a figure users compare: that block costs its
- * 84 bytes per particle, not 105.  (Also the capacity of a host block built to become the
+ * 81 bytes per particle, not 101.  (Also the capacity of a host block built to become the
  * single block, src/host_blocks.c.) */
 static inline uint32_t tide_sim_block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
 {
