@@ -219,12 +219,14 @@ int tide_sim_check_memory(const tide_sim *sim);
  * show there after a step: the allocations above 4 MiB and the suballocator's 32 MiB chunks
  * that hold the others; the other fields are the allocations themselves by kind. */
 typedef struct tide_node_bytes {
-	double blocks;  /* particle blocks: capacity x bytes per particle (84 for WCSPH) */
+	double blocks;  /* particle blocks: capacity x bytes per particle (81 for WCSPH) */
 	double cells;   /* cell tables (and the gas scheme's reach maps) */
 	double halos;   /* edge (halo) and migrant buffers, own and received */
 	double scratch; /* the sort scratch, copies of it */
 	double records; /* the step reductions */
-	double chunks;  /* the suballocator's chunks (holding every allocation <= 4 MiB) */
+	double chunks;  /* the suballocator's chunks (holding every allocation <= 4 MiB): as few
+	                 * as can hold them, which total counts */
+	double chunks_max; /* as many as StarPU's first fit can need for them (sph_memory.c) */
 	double total;
 } tide_node_bytes;
 void tide_sim_node_bytes(const tide_sim *sim, int copies, int suballoc, tide_node_bytes *nb);
