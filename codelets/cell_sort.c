@@ -2,7 +2,8 @@
 // cell_sort: the neighbour-search preparation of the SPH paper for one block.  Each particle gets
 // the key of its cell (side 2h), the particles are sorted by key with an LSD radix sort, every
 // field is reordered, and the first-particle index of each cell is built, so that a particle's
-// neighbours are the contiguous runs of its own and the 26 adjacent cells.
+// neighbours are the contiguous runs of its own and the 26 adjacent cells.  The keys are not
+// kept: the cell starts tell each particle's cell (tide_sorted_cell, block.h).
 #include <string.h>
 #include <starpu.h>
 #include "tide/block_interface.h"
@@ -51,12 +52,12 @@ static void build_starts(const uint32_t *key, uint32_t n, uint32_t *start, uint3
 	while (c <= ncell) start[c++] = n;
 }
 
-/* Reorders every field but the work space and the key by perm, through tmp: the gather space
+/* Reorders every field but the work space by perm, through tmp: the gather space
  * (block.h), 4-byte aligned only, so 8-byte values move by memcpy. */
 static void gather_fields(tide_block_view *v, const uint32_t *perm, void *tmp)
 {
 	for (int f = 0; f < tide_block_nfields(); f++) {
-		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue; /* see cell_sort_cpu */
+		if (tide_block_field_is_work(f)) continue; /* see cell_sort_cpu */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		char *field = (char *)v->x + off * v->cap;
@@ -95,8 +96,7 @@ static void cell_sort_cpu(void *buffers[], void *cl_arg)
 	}
 	uint32_t *k = w.ka, *kt = w.kb, *ix = w.ia, *ixt = w.ib;
 	radix_sort(n, tide_key_bits(ncell), &k, &kt, &ix, &ixt);
-	/* the keys first: then both key arrays are free for the gather (ix is in ia or ib) */
-	for (uint32_t i = 0; i < n; i++) v.key[i] = tide_box_key(&P.grid, &A, k[i]);
+	/* the cell starts first: then both key arrays are free for the gather (ix is in ia or ib) */
 	build_starts(k, n, start, ncell);
 	gather_fields(&v, ix, w.gather);
 }

@@ -25,8 +25,7 @@ __global__ static void keys_kernel(tide_grid g, const double *x, const double *y
 /* Each particle fills the start entries of the cells between its predecessor's key and its own;
  * the last one fills up to ncell.  Every entry is written exactly once. */
 __global__ static void starts_kernel(const uint32_t *key, uint32_t n, uint32_t *start,
-                                     uint32_t ncell, tide_grid g, tide_block_arg A,
-                                     uint32_t *gkey)
+                                     uint32_t ncell)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
@@ -35,7 +34,6 @@ __global__ static void starts_kernel(const uint32_t *key, uint32_t n, uint32_t *
 	for (uint32_t c = from; c <= k; c++) start[c] = i;
 	if (i == n - 1)
 		for (uint32_t c = k + 1; c <= ncell; c++) start[c] = n;
-	gkey[i] = tide_box_key(&g, &A, k);
 }
 
 __global__ static void fill_kernel(uint32_t *p, uint32_t v, uint32_t n)
@@ -92,8 +90,7 @@ __global__ static void gather_pairs_kernel(uint32_t *dst, const uint32_t *src, c
 }
 
 /* Reorders the fields of a block by perm, through tmp (8 bytes per unit of capacity, 4-byte
- * aligned), except the work space (tide_block_field_is_work) and the cell key, which cell_sort
- * wrote.  tmp moves up to an 8-byte boundary where there is room (count < cap), so that doubles
+ * aligned), except the work space (tide_block_field_is_work).  tmp moves up to an 8-byte boundary where there is room (count < cap), so that doubles
  * move whole; else as pairs of words. */
 static void gather_block(tide_block_view &v, const uint32_t *perm, void *tmp, uint32_t n,
                          cudaStream_t s)
@@ -101,7 +98,7 @@ static void gather_block(tide_block_view &v, const uint32_t *perm, void *tmp, ui
 	if (((uintptr_t)tmp & 7u) && n < v.cap) tmp = (char *)tmp + 4;
 	int aligned = ((uintptr_t)tmp & 7u) == 0;
 	for (int f = 0; f < tide_block_nfields(); f++) {
-		if (tide_block_field_is_work(f) || f == TIDE_F_key) continue;
+		if (tide_block_field_is_work(f)) continue;
 		size_t elem;
 		char *p = tide_field_ptr(v, f, &elem);
 		if (elem == 8 && aligned)
@@ -149,9 +146,8 @@ extern "C" void tide_cell_sort_cuda(void *buffers[], void *cl_arg)
 	STARPU_ASSERT_MSG(need <= cub_avail, "cell_sort scratch too small (%zu < %zu)", cub_avail,
 	                  need);
 	TIDE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_tmp, need, keys, vals, (int)n, 0, bits, s));
-	/* the starts and the key field first: then ka and kb are free for the gather */
-	starts_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(keys.Current(), n, start, ncell, P.grid,
-	                                                      A, v.key);
+	/* the starts first: then ka and kb are free for the gather */
+	starts_kernel<<<tide_blocks_for(n, 256), 256, 0, s>>>(keys.Current(), n, start, ncell);
 	gather_block(v, vals.Current(), w.gather, n, s);
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

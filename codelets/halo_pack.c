@@ -28,26 +28,45 @@ static void check_cap(uint32_t n, uint32_t cap)
 	                  "at rest: the run has gone unphysical)", n, cap);
 }
 
-/* Particles from .. from+n-1 of the block into the halo from position `at`, masked fields only. */
-static void copy_span(struct tide_block_iface *dst, const tide_block_view *src, uint32_t from,
-                      uint32_t n, uint32_t at)
+/* The block being packed: its view, box and cell starts (the cells its particles are in). */
+typedef struct packed {
+	const tide_grid *g;
+	const tide_block_arg *A;
+	const tide_block_view *v;
+	const uint32_t *start;
+	uint32_t ncell;
+} packed;
+
+/* Particles from .. from+n-1 of the block into the halo from position `at`: the masked fields,
+ * and each particle's global cell key into the halo's keys (block.h, TIDE_HALO_KEY) from the
+ * block's cell starts. */
+static void copy_span(struct tide_block_iface *dst, const packed *B, uint32_t from, uint32_t n,
+                      uint32_t at)
 {
 	check_cap(at + n, dst->cap);
 	for (int f = 0; f < TIDE_BLOCK_MAX_FIELDS; f++) {
-		if (!(dst->fields >> f & 1u)) continue; /* never read in a halo */
+		if (!(dst->fields >> f & 1u) || f == TIDE_F_HALO_KEY) continue; /* never read in a halo */
 		size_t elem, off;
 		tide_block_field(f, &elem, &off);
 		memcpy((char *)dst->ptr + off * dst->cap + elem * at,
-		       (const char *)src->x + off * src->cap + elem * from, elem * n);
+		       (const char *)B->v->x + off * B->v->cap + elem * from, elem * n);
+	}
+	tide_block_view h = tide_block_view_of(dst);
+	uint32_t *key = tide_halo_keys(&h) + at;
+	for (uint32_t i = 0; i < n;) { /* a cell at a time */
+		uint32_t c = tide_sorted_cell(B->start, B->ncell, from + i), e = B->start[c + 1] - from;
+		uint32_t k = tide_box_key(B->g, B->A, c);
+		for (; i < n && i < e; i++) key[i] = k;
 	}
 }
 
 /* The particles of the cells lo..hi (key coordinates, a sub-box of box A) in key order: each row
  * of cells along key axis 2 is one run of the sorted block, and consecutive runs are merged, so a
  * region whole along axes 1 and 2 is one span. */
-static void copy_box(const tide_block_arg *A, const uint32_t *start, struct tide_block_iface *dst,
-                     const tide_block_view *v, const int lo[3], const int hi[3])
+static void copy_box(const packed *B, struct tide_block_iface *dst, const int lo[3], const int hi[3])
 {
+	const tide_block_arg *A = B->A;
+	const uint32_t *start = B->start;
 	uint32_t n = 0, from = 0, len = 0;
 	for (int c0 = lo[0]; c0 < hi[0]; c0++) {
 		for (int c1 = lo[1]; c1 < hi[1] && lo[2] < hi[2]; c1++) {
@@ -57,13 +76,13 @@ static void copy_box(const tide_block_arg *A, const uint32_t *start, struct tide
 				len += e - s;
 				continue;
 			}
-			copy_span(dst, v, from, len, n);
+			copy_span(dst, B, from, len, n);
 			n += len;
 			from = s;
 			len = e - s;
 		}
 	}
-	copy_span(dst, v, from, len, n);
+	copy_span(dst, B, from, len, n);
 	dst->count = n + len;
 }
 
@@ -76,7 +95,7 @@ static void make_images(const tide_sph_params *P, int f, struct tide_block_iface
 	int d = P->grid.axis[f / 2];
 	double L = P->dom_hi[d] - P->dom_lo[d];
 	for (uint32_t i = from; i < from + n; i++)
-		tide_periodic_image(&P->grid, f, L, &h.x[i], &h.y[i], &h.z[i], &h.key[i]);
+		tide_periodic_image(&P->grid, f, L, &h.x[i], &h.y[i], &h.z[i], &tide_halo_keys(&h)[i]);
 }
 
 /* A face halo of key axis 0 when key axis 1 is periodic too (the blocks then span it): the
@@ -85,17 +104,18 @@ static void make_images(const tide_sph_params *P, int f, struct tide_block_iface
  * after it, so the halo stays sorted by key.  These are the corner images a neighbour across
  * both periodic faces needs; the faces of axis 1 carry no images along axis 0, so no image
  * comes twice (sph_params.h). */
-static void copy_layer_rows(const tide_sph_params *P, const tide_block_arg *A,
-                            const uint32_t *start, struct tide_block_iface *dst,
-                            const tide_block_view *v, int layer, uint32_t from, uint32_t n)
+static void copy_layer_rows(const tide_sph_params *P, const packed *B, struct tide_block_iface *dst,
+                            int layer, uint32_t from, uint32_t n)
 {
+	const tide_block_arg *A = B->A;
+	const uint32_t *start = B->start;
 	uint32_t w2 = (uint32_t)(A->hi2 - A->lo2);
 	int first[3] = {layer, A->lo1, A->lo2}, last[3] = {layer, A->hi1 - 1, A->lo2};
 	uint32_t a = tide_box_index(A, first), b = tide_box_index(A, last);
 	uint32_t na = start[a + w2] - start[a], nb = start[b + w2] - start[b];
-	copy_span(dst, v, start[b], nb, 0);
-	copy_span(dst, v, from, n, nb);
-	copy_span(dst, v, start[a], na, nb + n);
+	copy_span(dst, B, start[b], nb, 0);
+	copy_span(dst, B, from, n, nb);
+	copy_span(dst, B, start[a], na, nb + n);
 	dst->count = nb + n + na;
 	make_images(P, 3, dst, 0, nb);
 	make_images(P, 2, dst, nb + n, na);
@@ -111,6 +131,7 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 	const tide_grid *g = &P.grid;
 	tide_block_view v = tide_block_view_of(buffers[0]);
 	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	packed B = {g, &A, &v, start, tide_box_ncell(&A)};
 	int slot[6], L[6], nrec;
 	float own, rec[TIDE_MAX_NEIGHBOURS];
 	tide_face_slots(g, &A, slot);
@@ -125,9 +146,9 @@ static void halo_pack_cpu(void *buffers[], void *cl_arg)
 			/* periodic: one layer (tide_case_gas_h_cell), the whole face (halo_cut.h) */
 			int a[3] = {lo[0], lo[1], lo[2]}, b[3] = {hi[0] - 1, hi[1] - 1, hi[2] - 1};
 			uint32_t from = start[tide_box_index(&A, a)], to = start[tide_box_index(&A, b) + 1];
-			copy_layer_rows(&P, &A, start, dst, &v, lo[0], from, to - from);
+			copy_layer_rows(&P, &B, dst, lo[0], from, to - from);
 		} else {
-			copy_box(&A, start, dst, &v, lo, hi);
+			copy_box(&B, dst, lo, hi);
 		}
 		if (tide_face_periodic(g, &A, f)) make_images(&P, f, dst, 0, dst->count);
 	}

@@ -38,11 +38,13 @@ static void *fluid_only(const tide_block_view *v, const uint32_t *start, uint32_
 		if (v->type[i] != TIDE_FLUID) continue;
 		x[m] = v->x[i]; y[m] = v->y[i]; z[m] = v->z[i];
 		vx[m] = v->vx[i]; vy[m] = v->vy[i]; vz[m] = v->vz[i];
-		rho[m] = v->rho[i]; type[m] = TIDE_FLUID; key[m] = v->key[i];
+		rho[m] = v->rho[i]; type[m] = TIDE_FLUID;
+		if (!start) key[m] = tide_halo_keys(v)[i];
 		m++;
 	}
 	while (start && cell <= ncell) fs[cell++] = m;
-	*out = (tide_mdbc_src){x, y, z, vx, vy, vz, rho, type, key, m};
+	/* a halo's keys; the block's cells are its renumbered starts */
+	*out = (tide_mdbc_src){x, y, z, vx, vy, vz, rho, type, start ? NULL : key, m};
 	if (fstart) *fstart = start ? fs : NULL;
 	return mem;
 }

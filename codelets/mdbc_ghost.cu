@@ -29,14 +29,12 @@ struct mdbc_halos {
 
 /* flags[c] = 1 for every local cell c of the block that holds a fluid particle (plain byte
  * stores: the threads of one cell all write the same value). */
-__global__ static void fluid_cells_kernel(tide_grid g, tide_block_arg A, const uint8_t *type,
-                                          const uint32_t *key, uint32_t n, uint8_t *flags)
+__global__ static void fluid_cells_kernel(const uint32_t *start, uint32_t ncell,
+                                          const uint8_t *type, uint32_t n, uint8_t *flags)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n || type[i] != TIDE_FLUID) return;
-	int k[3];
-	tide_key_cell(&g, key[i], k);
-	flags[tide_box_index(&A, k)] = 1;
+	flags[tide_sorted_cell(start, ncell, i)] = 1;
 }
 
 template <int VEL>
@@ -247,8 +245,8 @@ extern "C" void tide_mdbc_ghost_cuda(void *buffers[], void *cl_arg)
 	if ((size_t)ncell <= (size_t)TIDE_BLOCK_WORK_WORDS * 4u * v.cap) {
 		flags = (uint8_t *)v.ax;
 		TIDE_CUDA_CHECK(cudaMemsetAsync(flags, 0, ncell, st));
-		fluid_cells_kernel<<<tide_blocks_for(v.count, 256), 256, 0, st>>>(P.grid, A, v.type,
-		                                                                  v.key, v.count, flags);
+		fluid_cells_kernel<<<tide_blocks_for(v.count, 256), 256, 0, st>>>(start, ncell, v.type,
+		                                                                  v.count, flags);
 	}
 	unsigned nblk = tide_blocks_for(v.count, MDBC_THREADS);
 	if (P.mdbc_slip == TIDE_SLIP_VEL0)

@@ -203,10 +203,23 @@ static void impl_choose(void)
 
 /* ---- the codelet ---- */
 
+/* A source of the workspace: the block itself (own: its cells from its cell starts, on its box
+ * A) or a halo (its keys, block.h's TIDE_HALO_KEY). */
 typedef struct source {
 	const tide_block_view *v;
 	int own;
+	const uint32_t *start;
+	const tide_block_arg *A;
 } source;
+
+/* The global cell key of particle i of source S, for i = 0, 1, ... in turn (*c: the running
+ * cell of the block, from 0). */
+static inline uint32_t src_key(const tide_grid *g, const source *S, uint32_t i, uint32_t *c)
+{
+	if (!S->own) return tide_halo_keys(S->v)[i];
+	while (S->start[*c + 1] <= i) (*c)++;
+	return tide_box_key(g, S->A, *c);
+}
 
 /* Cell coordinates k of a global key and, if the cell lies in E, its index in E (*c). */
 static inline int cell_in(const tide_grid *g, const tide_block_arg *E, uint32_t key, int k[3],
@@ -220,7 +233,7 @@ static inline int cell_in(const tide_grid *g, const tide_block_arg *E, uint32_t 
 
 /* Copies the block and the halo particles inside its grown box E into the workspace (E's cell
  * order, fluid first in every cell).  Keys are global, so a halo particle's cell in E comes from
- * its key; halo particles outside E (a face halo also serves the neighbour's other neighbours)
+ * its key (the block's from its cell starts); halo particles outside E (a face halo also serves the neighbour's other neighbours)
  * are skipped. */
 static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, int nsrc,
                            const tide_block_arg *E, uint32_t ncell)
@@ -230,10 +243,11 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 	memset(W->cur_b, 0, sizeof(uint32_t) * ncell);
 	for (int s = 0; s < nsrc; s++) {
 		const tide_block_view *v = src[s].v;
+		uint32_t run = 0;
 		for (uint32_t i = 0; i < v->count; i++) {
 			int k[3];
 			uint32_t c;
-			if (!cell_in(g, E, v->key[i], k, &c)) continue;
+			if (!cell_in(g, E, src_key(g, &src[s], i, &run), k, &c)) continue;
 			if (v->type[i] == TIDE_FLUID) W->cur_f[c]++;
 			else W->cur_b[c]++;
 		}
@@ -253,14 +267,15 @@ static void fill_workspace(const tide_sph_params *P, fws *W, const source *src, 
 	double corner[3] = {0, 0, 0};
 	for (int s = 0; s < nsrc; s++) {
 		const tide_block_view *v = src[s].v;
+		uint32_t run = 0;
 		for (uint32_t i = 0; i < v->count; i++) {
 			int k[3];
-			uint32_t c;
-			if (!cell_in(g, E, v->key[i], k, &c)) continue;
-			if (v->key[i] != lastkey) {
+			uint32_t c, key = src_key(g, &src[s], i, &run);
+			if (!cell_in(g, E, key, k, &c)) continue;
+			if (key != lastkey) {
 				for (int j = 0; j < 3; j++)
 					corner[g->axis[j]] = g->origin[g->axis[j]] + k[j] * cell;
-				lastkey = v->key[i];
+				lastkey = key;
 			}
 			int fluid = v->type[i] == TIDE_FLUID;
 			uint32_t u = fluid ? W->cur_f[c]++ : W->cur_b[c]++;
@@ -393,11 +408,12 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 	source src[TIDE_MAX_NEIGHBOURS + 1];
 	int nsrc = 0;
 	size_t np = v.count;
-	src[nsrc++] = (source){&v, 1};
+	const uint32_t *start = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	src[nsrc++] = (source){&v, 1, start, &A};
 	float hfill = 0.f;
 	for (int h = 0; h < nh; h++) {
 		halo[h] = tide_block_view_of(buffers[3 + h]);
-		src[nsrc++] = (source){&halo[h], 0};
+		src[nsrc++] = (source){&halo[h], 0, NULL, NULL};
 		np += halo[h].count;
 		float f = tide_fill_of(halo[h].count, halo[h].cap, 0, 0, 0, 0);
 		if (f > hfill) hfill = f;
@@ -440,7 +456,8 @@ static void sph_forces_cpu(void *buffers[], void *cl_arg)
 		if (i == UINT32_MAX) continue;
 		if (part != TIDE_CELLS_ALL) { /* the other part's particles are its task's */
 			int k[3];
-			tide_key_cell(&P.grid, v.key[i], k);
+			uint32_t c = tide_sorted_cell(start, tide_box_ncell(&A), i);
+			tide_key_cell(&P.grid, tide_box_key(&P.grid, &A, c), k);
 			if (!tide_cell_in_part(part, &I, k)) continue;
 		}
 		int fluid = v.type[i] == TIDE_FLUID;

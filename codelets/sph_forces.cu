@@ -91,7 +91,8 @@ struct halos {
 };
 __host__ __device__ static hview hview_of(const tide_block_view &v)
 {
-	return hview{v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, v.type, v.key, v.count, v.id};
+	/* the keys: a halo's (the block's own particles are found by its cell starts) */
+	return hview{v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, v.type, tide_halo_keys(&v), v.count, v.id};
 }
 
 __device__ static inline void acc_add(tide_acc &a, const tide_acc &b)

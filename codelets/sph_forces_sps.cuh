@@ -24,8 +24,9 @@ struct sps_halos {
 };
 __host__ __device__ static sps_view sps_view_of(const tide_block_view &v)
 {
-	sps_view s = {v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, TIDE_SPS_TAU_PTRS(v), v.type, v.key,
-	              v.count, v.id};
+	/* the keys: a halo's (the block's own particles are found by its cell starts) */
+	sps_view s = {v.x, v.y, v.z, v.vx, v.vy, v.vz, v.rho, TIDE_SPS_TAU_PTRS(v), v.type,
+	              tide_halo_keys(&v), v.count, v.id};
 	return s;
 }
 
@@ -75,11 +76,12 @@ __global__ static void forces_sps_kernel(tide_sph_params P, tide_block_arg A, ti
 	if (threadIdx.x == 0) rec_init(R);
 	__syncthreads();
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < v.count && key_in_part(S, P.grid, v.key[i])) { /* the other part: its task's */
+	uint32_t key_i = i < v.count ? tide_box_key(&P.grid, &A, tide_sorted_cell(start, tide_box_ncell(&A), i)) : 0;
+	if (i < v.count && key_in_part(S, P.grid, key_i)) { /* the other part: its task's */
 		const tide_grid &g = P.grid;
 		int n[3] = {g.n[g.axis[0]], g.n[g.axis[1]], g.n[g.axis[2]]};
 		int k[3];
-		tide_key_cell(&g, v.key[i], k);
+		tide_key_cell(&g, key_i, k);
 		float rho = v.rho[i];
 		int fluid = v.type[i] == TIDE_FLUID;
 		int fi = fluid ? 0 : tide_floating_index(&P, v.id[i]) + 1, flt = fi > 0;

@@ -270,6 +270,19 @@ static int write_array(FILE *f, const void *p, size_t elem, size_t n, uint64_t *
 	return 1;
 }
 
+/* Writes and hashes `bytes` zero bytes. */
+static int write_zeros(FILE *f, size_t bytes, uint64_t *h)
+{
+	static const unsigned char z[16384];
+	while (bytes) {
+		size_t m = bytes < sizeof z ? bytes : sizeof z;
+		*h = tide_fnv1a(*h, z, m);
+		if (fwrite(z, 1, m, f) != m) return 0;
+		bytes -= m;
+	}
+	return 1;
+}
+
 static int write_particles(const char *path, const tide_block_view *all, uint64_t *h)
 {
 	FILE *f = fopen(path, "wb");
@@ -279,6 +292,7 @@ static int write_particles(const char *path, const tide_block_view *all, uint64_
 	size_t n = all->count;
 #define TIDE_X_WR(name, T) if (ok) ok = write_array(f, all->name, sizeof(T), n, h);
 	TIDE_BLOCK_FIELDS(TIDE_X_WR)
+	if (ok) ok = write_zeros(f, TIDE_CKPT_KEY_BYTES * n, h); /* the cell keys' place */
 	unsigned k = 0; /* then the run's active aux fields, in order (block.h) */
 #define TIDE_X_WRA(name, T) if (k++ < all->naux) TIDE_X_WR(name, T)
 	TIDE_BLOCK_AUX_FIELDS(TIDE_X_WRA)
@@ -575,6 +589,7 @@ int tide_checkpoint_read(const char *dir_in, tide_ckpt_state *st, void **mem,
 	if (ok) ok = sizeof(T) == 1 ? read_types(f, all->type, n, &bad_type)                     \
 	                            : fread(all->name, sizeof(T), n, f) == n;
 	TIDE_BLOCK_FIELDS(TIDE_X_RD)
+	if (ok) ok = fseek(f, (long)(TIDE_CKPT_KEY_BYTES * n), SEEK_CUR) == 0; /* the keys' place */
 	unsigned k = 0;
 #define TIDE_X_RDA(name, T) if (k++ < all->naux) TIDE_X_RD(name, T)
 	TIDE_BLOCK_AUX_FIELDS(TIDE_X_RDA)

@@ -14,7 +14,8 @@
  *                            none for WCSPH: the case's scheme says how many), each of n_total
  *                            elements, particles in gathered order (block by block, in-block
  *                            order kept); the type as a uint32_t, as before blocks held it in
- *                            a byte (tide_ckpt_field: 84 + 4 naux bytes per particle)
+ *                            a byte, then 4 zero bytes per particle where the cell key was
+ *                            (tide_ckpt_field: 84 + 4 naux bytes per particle)
  *   DIR/used_parameters.yaml the case as run (tide_case_write_used), loaded on restart
  *   DIR/checkpoint.txt       the header in words, for people (not read back)
  *
@@ -39,21 +40,27 @@
                                * bodies' states; 4: the sink table; 5: the blocks' owners */
 
 /* Element size and offset per particle of field f (block.h's numbers) in particles.bin, whose
- * layout predates blocks' one-byte type: every field in field-number order, the type 4 bytes. */
+ * layout predates blocks' one-byte type and their dropping of the cell key: every field in
+ * field-number order, the type 4 bytes, and after it the 4 bytes a cell key had (written 0,
+ * skipped on reading: the first step's sort makes the cells). */
 #define TIDE_CKPT_TYPE_BYTES 4u
+#define TIDE_CKPT_KEY_BYTES 4u
 static inline size_t tide_ckpt_field(int f, size_t *elem)
 {
 	size_t off = 0, e;
 	for (int i = 0; i <= f; i++) {
 		tide_block_offset(i, 0, &e);
 		if (i == TIDE_F_type) e = TIDE_CKPT_TYPE_BYTES;
-		if (i < f) off += e;
+		if (i < f) off += e + (i == TIDE_F_type ? TIDE_CKPT_KEY_BYTES : 0);
 	}
 	if (elem) *elem = e;
 	return off;
 }
 /* Bytes per particle of particles.bin in this run (84 + 4 naux). */
-static inline size_t tide_ckpt_bpp(void) { return tide_block_bpp() - 1 + TIDE_CKPT_TYPE_BYTES; }
+static inline size_t tide_ckpt_bpp(void)
+{
+	return tide_block_bpp() - 1 + TIDE_CKPT_TYPE_BYTES + TIDE_CKPT_KEY_BYTES;
+}
 
 typedef struct tide_ckpt_state {
 	char tide_version[32];

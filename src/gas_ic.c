@@ -20,7 +20,6 @@ void tide_gas_ic_push(tide_block_view *v, const double p[3], const double vel[3]
 	v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
 	v->id[i] = i;
 	v->type[i] = TIDE_FLUID;
-	v->key[i] = 0;
 	v->TIDE_GAS_H[i] = (float)h;
 	v->TIDE_GAS_U[i] = v->TIDE_GAS_UHALF[i] = (float)u;
 	v->TIDE_GAS_FGRAD[i] = 1.f;

@@ -38,7 +38,6 @@ static void start_history(tide_block_view *v, size_t n)
 		}
 		v->rho1[i] = v->rho[i];
 		v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
-		v->key[i] = 0;
 	}
 }
 

@@ -27,7 +27,7 @@ double tide_host_run_bytes(double n, int nblocks, int size, int rank, int worker
  * particle set is held beside it.  With nblocks == 1 the block has the capacity of the
  * simulation's single block (tide_sim_block_cap) and tide_sim_setup_take uses it as that
  * block's main-memory replica, so a run of one block holds each particle once on the host
- * (81 B; a billion particles fit a 128 GiB node).  0, -1 (message), or -2 when the case gives
+ * (77 B; a billion particles fit a 128 GiB node).  0, -1 (message), or -2 when the case gives
  * no fluid particle (message; tide_case_build). */
 int tide_host_block_build(const tide_case *c, int nblocks, void **mem, tide_block_view *v,
                           size_t *n_fluid, size_t *n_bound);

@@ -68,7 +68,7 @@ void tide_sim_set_aux(const tide_case *c)
 	else if (c->viscosity == TIDE_VISC_LAMINAR_SPS) /* tau and the gradient; halos carry tau (sps.h) */
 		tide_block_set_aux(TIDE_SPS_NAUX, TIDE_SPS_HALO_FIELDS);
 	else
-		tide_block_set_aux(0, 0); /* WCSPH: no aux fields, 81 bytes per particle */
+		tide_block_set_aux(0, 0); /* WCSPH: no aux fields, 77 bytes per particle */
 }
 
 /* The constants of the gas scheme (physics.scheme: gas). */

@@ -134,7 +134,7 @@ static void load_vtp(const char *file, pset *s)
 /* ---- checkpoint particles.bin: every block.h field, one array after the other ------------ */
 
 /* WCSPH checkpoints (no aux fields): 84 bytes per particle, the type a uint32_t */
-#define CKPT_BPP (TIDE_BLOCK_BPP - 1 + TIDE_CKPT_TYPE_BYTES)
+#define CKPT_BPP (TIDE_BLOCK_BPP - 1 + TIDE_CKPT_TYPE_BYTES + TIDE_CKPT_KEY_BYTES)
 
 static void *field_of(const char *base, size_t n, int f)
 {

@@ -120,12 +120,12 @@ refused dp_too_many 2 "$tide" run "$C" --dp 1e-6 --out "{}/run"
 says dp_too_many "dp = 1e-06 m gives about 8e+10 particles, more than the 4e9"
 # fewer than 4e9 but more than memory: the estimate from the geometry, not a 45 s count.  The
 # lattice points of dambreak2d (fluid 0.2 x 0.4, tank 1.6 x 0.6 with 3 wall layers); one block
-# of them and 1024 spare, 81 bytes each, plus the one CPU worker's sort scratch of 512 bytes (the
+# of them and 1024 spare, 77 bytes each, plus the one CPU worker's sort scratch of 512 bytes (the
 # sort reorders through the block's own work space since 2026-12-05: no 8 bytes per particle;
 # tide_sort_scratch_bytes) (no output: nothing gathered)
 for dp in 1e-5 5e-6; do
 	need=$(awk -v d="$dp" 'BEGIN { f = (int(0.2 / d) + 1) * (int(0.4 / d) + 1); nx = int(1.6 / d) + 1;
-		nz = int(0.6 / d) + 1; cap = f + (nx + 6) * (nz + 6) - nx * nz + 1024; printf "%.0f", 81 * cap + 512 }')
+		nz = int(0.6 / d) + 1; cap = f + (nx + 6) * (nz + 6) - nx * nz + 1024; printf "%.0f", 77 * cap + 512 }')
 	awk -v e="$need" -v a="$avail_kb" 'BEGIN { exit !(e > 1.5 * a * 1024) }' && break
 	need=
 done

@@ -111,7 +111,9 @@ static void check_widths(tide_sim *sim)
 		int slot[6];
 		tide_face_slots(g, &k->range, slot);
 		starpu_data_acquire(k->B, STARPU_R);
+		starpu_data_acquire(k->C, STARPU_R);
 		tide_block_view v = tide_block_view_of(starpu_data_get_interface_on_node(k->B, STARPU_MAIN_RAM));
+		const uint32_t *start = (const uint32_t *)starpu_data_get_local_ptr(k->C);
 		/* the halos of face neighbours: the whole face (halo_cut.h; slabs have no other) */
 		for (int r = 0; r < k->cut.n; r++) {
 			int f = k->cut.face[r], whole = 1;
@@ -123,7 +125,7 @@ static void check_widths(tide_sim *sim)
 			uint32_t want = 0, wide = 0;
 			for (uint32_t i = 0; i < v.count; i++) {
 				int c[3];
-				tide_key_cell(g, v.key[i], c);
+				tide_key_cell(g, tide_box_key(g, &k->range, tide_sorted_cell(start, tide_box_ncell(&k->range), i)), c);
 				want += c[f / 2] >= first && c[f / 2] < first + nl;
 				wide += c[f / 2] >= fg && c[f / 2] < fg + ng;
 			}
@@ -142,6 +144,7 @@ static void check_widths(tide_sim *sim)
 			narrower += L < Lg;
 			faces++;
 		}
+		starpu_data_release(k->C);
 		starpu_data_release(k->B);
 	}
 	printf("two regions: %d of %d faces narrower than the global %d layers; halos %llu particles, "

@@ -48,18 +48,21 @@ static void check_halo(tide_sim *sim, int b, int o, starpu_data_handle_t h, int 
 		if (outside && first < 0) first = a;
 	}
 	starpu_data_acquire(k->B, STARPU_R);
+	starpu_data_acquire(k->C, STARPU_R);
 	starpu_data_acquire(h, STARPU_R);
 	tide_block_view v = tide_block_view_of(starpu_data_get_interface_on_node(k->B, STARPU_MAIN_RAM));
 	tide_block_view w = tide_block_view_of(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
-	uint32_t n = 0, bad = 0, face = 0;
+	const uint32_t *start = (const uint32_t *)starpu_data_get_local_ptr(k->C);
+	uint32_t ncell = tide_box_ncell(&k->range), n = 0, bad = 0, face = 0;
 	for (uint32_t i = 0; i < v.count; i++) {
 		int c[3];
-		tide_key_cell(g, v.key[i], c);
+		uint32_t key = tide_box_key(g, &k->range, tide_sorted_cell(start, ncell, i));
+		tide_key_cell(g, key, c);
 		/* the whole face of the first axis along which o lies outside b */
 		face += olo[first] >= bhi[first] ? c[first] >= bhi[first] - L : c[first] < blo[first] + L;
 		if (!reached(&q->range, c, L)) continue;
 		if (n < w.count)
-			bad += w.key[n] != v.key[i] || w.x[n] != v.x[i] || w.y[n] != v.y[i] ||
+			bad += tide_halo_keys(&w)[n] != key || w.x[n] != v.x[i] || w.y[n] != v.y[i] ||
 			       w.z[n] != v.z[i] || w.vx[n] != v.vx[i] || w.rho[n] != v.rho[i] ||
 			       w.vy[n] != v.vy[i] || w.vz[n] != v.vz[i] || w.type[n] != v.type[i];
 		n++;
@@ -70,6 +73,7 @@ static void check_halo(tide_sim *sim, int b, int o, starpu_data_handle_t h, int 
 	*cut_n += w.count;
 	*face_n += face;
 	starpu_data_release(h);
+	starpu_data_release(k->C);
 	starpu_data_release(k->B);
 }
 

@@ -92,7 +92,6 @@ static void push(tide_block_view *v, const double *p, float rho, int bound, cons
 	v->vy1[i] = bound ? (float)nb[1] : 0.f;
 	v->vz1[i] = bound ? (float)nb[2] : 0.f;
 	v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
-	v->key[i] = 0;
 	v->id[i] = i;
 }
 

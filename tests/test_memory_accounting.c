@@ -82,7 +82,7 @@ static void one_case(const tide_case *c, const tide_block_view *all, int nblocks
 		cap += sim.blk[b].cap;
 		faces += sim.blk[b].nface;
 	}
-	EXPECT(e.blocks == cap * (double)tide_block_bpp() && tide_block_bpp() == 81,
+	EXPECT(e.blocks == cap * (double)tide_block_bpp() && tide_block_bpp() == 77,
 	       "%s: blocks %.0f B for a capacity of %.0f particles (%zu B each)", what, e.blocks, cap,
 	       tide_block_bpp());
 	EXPECT((e.halos > 0) == (faces > 0), "%s: halo bytes %.0f with %d faces", what, e.halos, faces);

@@ -247,7 +247,6 @@ static void make_particles(const tide_case *c, enum layout lay, int with_bound, 
 		/* a floor of boundary particles and a sprinkle of boundary particles in the fluid */
 		int bound = with_bound && (v->z[i] < c->domain.lo[2] + 2.5 * dp || urand() < 0.07);
 		v->type[i] = bound ? TIDE_BOUND : TIDE_FLUID;
-		v->key[i] = 0;
 		/* walls are fixed (DBC: the integrator never moves them, and sph_interact.h skips
 		 * boundary-boundary pairs because their v_ij is 0), so boundary particles are at rest */
 		if (bound) v->vx[i] = v->vx1[i] = v->vy[i] = v->vy1[i] = v->vz[i] = v->vz1[i] = 0.f;

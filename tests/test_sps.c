@@ -92,7 +92,6 @@ static void push(tide_block_view *v, const double p[3], int bound)
 	v->vx1[i] = v->vy1[i] = 0.f;
 	v->vz1[i] = bound ? (float)(0.5 * DP) : 0.f;
 	v->ax[i] = v->ay[i] = v->az[i] = v->drho[i] = 0.f;
-	v->key[i] = 0;
 	v->id[i] = i;
 	float *t[6] = TIDE_SPS_TAU_PTRS(*v), *g[6] = TIDE_SPS_GRAD_PTRS(*v);
 	for (int k = 0; k < 6; k++) t[k][i] = g[k][i] = 0.f;

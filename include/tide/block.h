@@ -24,7 +24,10 @@ enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
  * allocation, after the active aux fields (tide_block_offset): so every other array starts at a
  * multiple of 4 bytes whatever cap is, and aux floats stay aligned after 80 bytes of base
  * fields.  A uint8_t type saves 3 of the 84 bytes per particle the block had with a uint32_t
- * one (GPU memory, issue 20); checkpoints still store it as a uint32_t (src/checkpoint.c). */
+ * one (GPU memory, issue 20); checkpoints still store it as a uint32_t (src/checkpoint.c).
+ * There is no cell key per particle: a cell-sorted block's cell starts tell each particle's cell
+ * (tide_sorted_cell), and a halo, which has no cell table, keeps its keys in an array it does not
+ * otherwise carry (TIDE_HALO_KEY below): 4 more of the GPU's bytes per particle saved. */
 #define TIDE_BLOCK_FIELDS(X) \
 	X(x, double) X(y, double) X(z, double)           /* position [m] */            \
 	X(vx, float) X(vy, float) X(vz, float)           /* velocity [m/s] */          \
@@ -34,14 +37,13 @@ enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
 	X(ax, float) X(ay, float) X(az, float)           /* acceleration [m/s^2] */    \
 	X(drho, float)                                   /* density rate [kg/m^3/s] */ \
 	X(id, uint32_t)                                  /* particle id */             \
-	X(type, uint8_t)                                 /* enum tide_ptype */         \
-	X(key, uint32_t)                                 /* cell key (cell_sort) */
+	X(type, uint8_t)                                 /* enum tide_ptype */
 
 /* Optional per-particle fields, after the base fields: a run activates a prefix aux0 ..
  * aux(naux-1) of them (naux 0..12, set once at setup from the case: tide_block_set_aux); plain
- * WCSPH runs have naux = 0, so their 81 bytes per particle do not change.  They come after the
+ * WCSPH runs have naux = 0, so their 77 bytes per particle do not change.  They come after the
  * base fields' 4- and 8-byte arrays (whose layout is the same whatever naux is) and before the
- * type array (whose offset is 80 + 4 naux bytes per unit of capacity).  A scheme gives them
+ * type array (whose offset is 76 + 4 naux bytes per unit of capacity).  A scheme gives them
  * meaning by aliases (TIDE_GAS_H, TIDE_SPS_TAU_XX, ...), as TIDE_BN_X below does for the Verlet
  * fields.  Pointers to inactive aux fields (k >= naux) point at or past the type array and are
  * never dereferenced. */
@@ -59,7 +61,7 @@ enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
 #define TIDE_BLOCK_MAX_FIELDS (TIDE_BLOCK_NFIELDS + TIDE_BLOCK_MAX_AUX)
 #define TIDE_X_ONE(name, T) + 1
 
-/* Field numbers, in layout order: TIDE_F_x, TIDE_F_y, ..., TIDE_F_key, TIDE_F_aux0, ... */
+/* Field numbers, in layout order: TIDE_F_x, TIDE_F_y, ..., TIDE_F_type, TIDE_F_aux0, ... */
 enum tide_block_field_number {
 #define TIDE_X_ENUM(name, T) TIDE_F_##name,
 	TIDE_BLOCK_FIELDS(TIDE_X_ENUM)
@@ -78,7 +80,7 @@ void tide_block_set_aux(unsigned naux, uint32_t halo_aux);
  * tells by id (a halo's floating particle must not pass for a wall).  Set with the aux fields. */
 void tide_block_set_halo_ids(int on);
 unsigned tide_block_naux(void);
-/* Fields of a particle in this run (TIDE_BLOCK_NFIELDS + naux) and its bytes (81 + 4 naux). */
+/* Fields of a particle in this run (TIDE_BLOCK_NFIELDS + naux) and its bytes (77 + 4 naux). */
 int tide_block_nfields(void);
 size_t tide_block_bpp(void);
 uint32_t tide_block_all_fields(void);
@@ -93,13 +95,20 @@ uint32_t tide_block_halo_fields(void);
 #define TIDE_BASE_FIELDS ((1u << TIDE_BLOCK_NFIELDS) - 1u)
 /* Every field of the run: the base fields and the active aux fields (run-dependent). */
 #define TIDE_ALL_FIELDS tide_block_all_fields()
-/* What sph_forces reads of a neighbour's halo (CPU and CUDA): 45 of the 81 bytes per particle.
- * The Verlet fields and the work space are never read there, nor the id unless floating bodies
- * need it (tide_block_set_halo_ids), so halos leave them out. */
+/* A halo's cell keys.  A halo (or any buffer the neighbour passes read as a source) has no cell
+ * table, so it keeps its particles' global cell keys, in key order, which the readers search
+ * (tide_lower_bound).  They live in its vx1 array: halos never carry the Verlet fields, whose
+ * arrays every halo buffer has (it is a block).  halo_pack writes them (the cell of each packed
+ * particle, from the block's cell starts); a block's own vx1 is never a key. */
+#define TIDE_HALO_KEY vx1
+#define TIDE_F_HALO_KEY TIDE_F_vx1
+/* What sph_forces reads of a neighbour's halo (CPU and CUDA): 45 bytes per particle.  The
+ * Verlet fields (but vx1, the keys) and the work space are never read there, nor the id unless
+ * floating bodies need it (tide_block_set_halo_ids), so halos leave them out. */
 #define TIDE_HALO_BASE_FIELDS                                                                   \
 	(TIDE_FIELD_BIT(x) | TIDE_FIELD_BIT(y) | TIDE_FIELD_BIT(z) | TIDE_FIELD_BIT(vx) |       \
 	 TIDE_FIELD_BIT(vy) | TIDE_FIELD_BIT(vz) | TIDE_FIELD_BIT(rho) | TIDE_FIELD_BIT(type) | \
-	 TIDE_FIELD_BIT(key))
+	 TIDE_FIELD_BIT(vx1) /* TIDE_HALO_KEY */)
 /* A halo's mask in this run: the base halo fields and the aux fields the scheme reads there. */
 #define TIDE_HALO_FIELDS tide_block_halo_fields()
 
@@ -148,6 +157,25 @@ typedef struct tide_block_view {
 	TIDE_BLOCK_AUX_FIELDS(TIDE_X_PTR)
 #undef TIDE_X_PTR
 } tide_block_view;
+
+TIDE_HD uint32_t *tide_halo_keys(const tide_block_view *v)
+{
+	return (uint32_t *)v->TIDE_HALO_KEY;
+}
+
+/* The cell of particle i of a cell-sorted block: the index c in its box with start[c] <= i <
+ * start[c + 1] (start: the ncell + 1 cell starts cell_sort made).  A particle keeps this cell
+ * until the next sort, wherever it moves meanwhile. */
+TIDE_HD uint32_t tide_sorted_cell(const uint32_t *start, uint32_t ncell, uint32_t i)
+{
+	uint32_t lo = 0, hi = ncell; /* start[lo] <= i < start[hi] */
+	while (hi - lo > 1) {
+		uint32_t m = lo + (hi - lo) / 2;
+		if (start[m] <= i) lo = m;
+		else hi = m;
+	}
+	return lo;
+}
 
 /* Element size and offset per unit of capacity of field number f (base or aux) in a block of a
  * run with naux aux fields: the arrays in field-number order, but type's last (see

@@ -3,7 +3,7 @@
  * codelet body_force reduces over one block's particles, on the CPU and the GPU.
  *
  * A floating body's particles are found as a moving body's are (motion.h): by a contiguous range
- * of particle ids, passed by value, so a plain run keeps its 81 bytes per particle.  Particle k
+ * of particle ids, passed by value, so a plain run keeps its 77 bytes per particle.  Particle k
  * of body j adds m_k a_k to F_j and (x_k - c_j) x m_k a_k to T_j, a_k its pair acceleration
  * from sph_forces (the fluid's pressure and viscosity on it, gravity not included: the body's
  * weight is M g, rigid.h) and c_j the body's centre at the force pass.  Sums in double: a body

@@ -144,8 +144,8 @@ typedef struct tide_gas_src {
 TIDE_HD tide_gas_src tide_gas_src_of(const tide_block_view *v)
 {
 	tide_gas_src s = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->TIDE_GAS_H,
-	                  v->TIDE_GAS_U, v->TIDE_GAS_FGRAD, v->TIDE_GAS_BALSARA, v->TIDE_GAS_MASS, v->type, v->key,
-	                  v->count};
+	                  v->TIDE_GAS_U, v->TIDE_GAS_FGRAD, v->TIDE_GAS_BALSARA, v->TIDE_GAS_MASS, v->type,
+	                  tide_halo_keys(v) /* a halo's; a block's own: its cell starts */, v->count};
 	return s;
 }
 

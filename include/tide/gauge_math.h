@@ -290,14 +290,15 @@ TIDE_HD void tide_gauge_point_out(const tide_gauge_arg *G, int p, const tide_gau
 	o[TIDE_GAUGE_PT_N] = s->n;
 }
 
-/* Particles of global cell kk (key order) in a source sorted by global key: [*s, *e). */
+/* Particles of global cell kk (key order) in a halo (sorted by its global keys): [*s, *e). */
 TIDE_HD void tide_gauge_cell_span(const tide_grid *g, const tide_block_view *v, const int kk[3],
                                   uint32_t *s, uint32_t *e)
 {
 	uint32_t key = ((uint32_t)kk[0] * (uint32_t)g->n[g->axis[1]] + (uint32_t)kk[1]) *
 	                       (uint32_t)g->n[g->axis[2]] + (uint32_t)kk[2];
-	*s = tide_lower_bound(v->key, v->count, key);
-	*e = *s + tide_lower_bound(v->key + *s, v->count - *s, key + 1);
+	const uint32_t *keys = tide_halo_keys(v);
+	*s = tide_lower_bound(keys, v->count, key);
+	*e = *s + tide_lower_bound(keys + *s, v->count - *s, key + 1);
 }
 
 /* Whether cell kk (key order) lies in the grid. */
@@ -317,7 +318,7 @@ TIDE_HD int tide_gauge_cell_in_grid(const tide_grid *g, const int kk[3])
 	do {                                                                                    \
 		const tide_grid *g_ = &(P)->grid;                                               \
 		int k_[3], kk_[3];                                                              \
-		tide_key_cell(g_, (v)->key[i], k_);                                             \
+		tide_key_cell(g_, tide_box_key(g_, (A), tide_sorted_cell((cs), tide_box_ncell(A), (i))), k_); \
 		for (kk_[0] = k_[0] - (reach); kk_[0] <= k_[0] + (reach); kk_[0]++)             \
 			for (kk_[1] = k_[1] - (reach); kk_[1] <= k_[1] + (reach); kk_[1]++)     \
 				for (kk_[2] = k_[2] - (reach); kk_[2] <= k_[2] + (reach); kk_[2]++) { \

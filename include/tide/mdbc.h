@@ -82,7 +82,9 @@ typedef struct tide_mdbc_src {
 
 TIDE_HD tide_mdbc_src tide_mdbc_src_of(const tide_block_view *v)
 {
-	tide_mdbc_src s = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->type, v->key, v->count};
+	/* the keys: a halo's (a block's own particles are found by its cell starts) */
+	tide_mdbc_src s = {v->x, v->y, v->z, v->vx, v->vy, v->vz, v->rho, v->type, tide_halo_keys(v),
+	                   v->count};
 	return s;
 }
 

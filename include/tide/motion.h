@@ -22,7 +22,7 @@
  * and STL solid a contiguous range of ids (tank walls, obstacles, solids, then fluid, in case
  * order), and an id moves with its particle through sorting, migration, halos and checkpoints,
  * so the small table of bodies below (id ranges and segments, passed by value to the tasks)
- * finds a particle's body without a per-particle field: a plain run keeps its 81 bytes per
+ * finds a particle's body without a per-particle field: a plain run keeps its 77 bytes per
  * particle, and a moving run needs no extra bytes either.
  *
  * body_motion moves a body's boundary particles from the time t_old of their positions to t_new

@@ -7,7 +7,7 @@
  * the step loop).
  *
  * Memory, for the one snapshot that may be pending: a staging block has the layout of a particle
- * block, TIDE_BLOCK_BPP (81) bytes per particle of the block's capacity, pinned main memory; it
+ * block, TIDE_BLOCK_BPP (77) bytes per particle of the block's capacity, pinned main memory; it
  * exists on the block's owner and on rank 0 (so rank 0 holds every block's, as the synchronous
  * gather did).  Only the fields of the mask are copied and sent (at most x, y, z, velocity,
  * density, type and id: 45 bytes per particle).  No device memory is used. */

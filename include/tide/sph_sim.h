@@ -163,7 +163,7 @@ void tide_sim_set_aux(const tide_case *c);
  * below that, with room for inflow between rebalances.  One block alone covers the domain and
  * can only lose particles: it gets a fixed margin, and its fill is not watched
  * (tide_sim_count).  GPU memory per particle is a figure users compare: that block costs its
- * 81 bytes per particle, not 101.  (Also the capacity of a host block built to become the
+ * 77 bytes per particle, not 96.  (Also the capacity of a host block built to become the
  * single block, src/host_blocks.c.) */
 static inline uint32_t tide_sim_block_cap(uint32_t cnt, int nb, uint32_t avg, uint32_t halo_cap)
 {
@@ -219,7 +219,7 @@ int tide_sim_check_memory(const tide_sim *sim);
  * show there after a step: the allocations above 4 MiB and the suballocator's 32 MiB chunks
  * that hold the others; the other fields are the allocations themselves by kind. */
 typedef struct tide_node_bytes {
-	double blocks;  /* particle blocks: capacity x bytes per particle (81 for WCSPH) */
+	double blocks;  /* particle blocks: capacity x bytes per particle (77 for WCSPH) */
 	double cells;   /* cell tables (and the gas scheme's reach maps) */
 	double halos;   /* edge (halo) and migrant buffers, own and received */
 	double scratch; /* the sort scratch, copies of it */
