@@ -223,6 +223,12 @@ int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_run
 	 * measured without CPU workers) */
 	int no_cpus = gpu_alone && !with_mpi && !user_ncpu && gpu_visible();
 	if (no_cpus) conf.ncpus = 0;
+	/* tide run in one process registers its data once, so StarPU's suballocator (32 MiB chunks
+	 * for the allocations of at most 4 MiB, made for many short-lived ones) only holds a chunk
+	 * of GPU memory that stays nearly empty: 2.5 bytes per particle at 13.5 M particles, 30 at
+	 * 1.1 M (issue 20, bench/results/h100-2026-12-06-s12).  The user's STARPU_SUBALLOCATOR
+	 * wins; MPI runs (whose exchange buffers are resized) keep StarPU's default. */
+	if (gpu_alone && !with_mpi && !getenv("STARPU_SUBALLOCATOR")) setenv("STARPU_SUBALLOCATOR", "0", 1);
 	if (with_mpi) ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	else ret = starpu_init(&conf);
 	if (ret == -ENODEV && no_cpus) {
