@@ -81,7 +81,7 @@ read -r -a EXTRA <<< "${TIDE_STARPU_EXTRA:-}"
 [ ${#EXTRA[@]} -gt 0 ] && OPTS+=("${EXTRA[@]}")
 # tide's source patches (below) are part of the hash too: a cache built without them is not reused
 PATCHES="cuda13-computemode spin-yield mpi-poll-sleep"
-[ "$SIMGRID" = 1 ] && PATCHES="simgrid-time-advance-once-v2"
+[ "$SIMGRID" = 1 ] && PATCHES="simgrid-time-advance-once-v3"
 OPTHASH=$(printf '%s\n' "${OPTS[@]}" "$PATCHES" | sha1sum | cut -c1-10)
 DEPS=${TIDE_DEPS:-$HOME/.cache/tide-deps}
 mkdir -p "$DEPS"
@@ -206,8 +206,9 @@ fi
 # own (privatized) copy of StarPU, and each copy registered its own time-advance callback: R
 # callbacks per clock advance, and the advances grow with R (41 % of the CPU of a 1024-rank
 # start-up, bench/results/sim-h200/scaling-2026-12-06-rank1024).  Register one callback per
-# process (the first copy; the copies find its registry through a property of SimGrid's root
-# zone, SimGrid being one library for all of them), and broadcast only the copies that count a
+# process (the first copy; the copies find its registry through an environment variable, libc
+# being one for all of them: not a SimGrid property, whose setting is a simcall, so that every
+# rank's actor looked before any had set it), and broadcast only the copies that count a
 # waiter, in the order they registered: the same actors are woken in the same order as before,
 # so nothing simulated changes.
 f="$BUILD"/src/core/simgrid_cpp.cpp
@@ -225,10 +226,10 @@ cpp, thread_h, simgrid_h = sys.argv[1:4]
 patch(cpp, [
 ("""#include <simgrid/s4u/Engine.hpp>
 """, """#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/NetZone.hpp>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 """),
 ("""starpu_pthread_mutex_t _starpu_simgrid_time_advance_mutex;
 starpu_pthread_cond_t _starpu_simgrid_time_advance_cond;
@@ -249,7 +250,8 @@ struct _tide_time_advance_registry
 	starpu_pthread_cond_t **cond;
 	int *copy_waiters;
 };
-#define TIDE_TIME_ADVANCE_KEY "tide/starpu-time-advance-registry"
+/* "PID:ADDRESS": a child process inherits the variable, not the registry */
+#define TIDE_TIME_ADVANCE_ENV "TIDE_STARPU_TIME_ADVANCE_REGISTRY"
 static struct _tide_time_advance_registry *_tide_time_advance_reg;
 static unsigned _tide_time_advance_id;
 static int _tide_time_advance_early; /* waiters counted before this copy registered */
@@ -270,18 +272,20 @@ static void _tide_time_advance_register(void)
 {
 	if (_tide_time_advance_reg)
 		return; /* this copy is in already (StarPU initialized again) */
-	simgrid::s4u::NetZone *root = simgrid::s4u::Engine::get_instance()->get_netzone_root();
-	const char *key = root->get_property(TIDE_TIME_ADVANCE_KEY);
-	struct _tide_time_advance_registry *reg;
-	if (key)
-		reg = (struct _tide_time_advance_registry *) (uintptr_t) strtoull(key, NULL, 16);
+	/* no simcall between looking and setting: no other actor runs in between */
+	const char *env = getenv(TIDE_TIME_ADVANCE_ENV);
+	struct _tide_time_advance_registry *reg = NULL;
+	long pid = 0;
+	unsigned long long addr = 0;
+	if (env && sscanf(env, "%ld:%llx", &pid, &addr) == 2 && pid == (long) getpid())
+		reg = (struct _tide_time_advance_registry *) (uintptr_t) addr;
 	else
 	{
 		reg = (struct _tide_time_advance_registry *) calloc(1, sizeof(*reg));
 		STARPU_ASSERT(reg);
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%llx", (unsigned long long) (uintptr_t) reg);
-		root->set_property(TIDE_TIME_ADVANCE_KEY, buf);
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%ld:%llx", (long) getpid(), (unsigned long long) (uintptr_t) reg);
+		setenv(TIDE_TIME_ADVANCE_ENV, buf, 1);
 		/* The clock advances only when every actor is blocked: no copy changes a count
 		 * meanwhile.  Copies without a waiter had nothing to wake: skipping them wakes the same
 		 * actors in the same order as one callback per copy, in the order they registered. */
