@@ -18,7 +18,8 @@
 # in build-simgrid/): StarPU with SimGrid (Debian's libsimgrid-dev), static as SimGrid's MPI
 # (SMPI) needs, without FxT and CUDA (configure refuses CUDA with SimGrid: simulated GPUs come
 # from the performance models and the platform files of a calibration run), without tide's
-# patches (they are about real cores).  Its own cache prefix (the options are in its name).
+# patches about real cores, with one about the simulator's own cost (one time-advance callback
+# per process, below).  Its own cache prefix (the options and patches are in its name).
 set -euo pipefail
 
 say() { printf '[bootstrap] %s\n' "$*" >&2; }
@@ -80,7 +81,7 @@ read -r -a EXTRA <<< "${TIDE_STARPU_EXTRA:-}"
 [ ${#EXTRA[@]} -gt 0 ] && OPTS+=("${EXTRA[@]}")
 # tide's source patches (below) are part of the hash too: a cache built without them is not reused
 PATCHES="cuda13-computemode spin-yield mpi-poll-sleep"
-[ "$SIMGRID" = 1 ] && PATCHES="none (simgrid)"
+[ "$SIMGRID" = 1 ] && PATCHES="simgrid-time-advance-once-v3"
 OPTHASH=$(printf '%s\n' "${OPTS[@]}" "$PATCHES" | sha1sum | cut -c1-10)
 DEPS=${TIDE_DEPS:-$HOME/.cache/tide-deps}
 mkdir -p "$DEPS"
@@ -197,6 +198,157 @@ sub("\t\t// We release the lock to avoid monopolizing it while polling for termi
 if '#include <unistd.h>' not in s:
     sub('#include <starpu_mpi_fxt.h>\n', '#include <starpu_mpi_fxt.h>\n#include <unistd.h>\n')
 open(p, 'w').write(s)
+PY
+fi
+
+# SimGrid build: a contended simulated spinlock waits on a condition that StarPU broadcasts at
+# every advance of the simulated clock (src/core/simgrid_cpp.cpp).  Under SMPI every rank has its
+# own (privatized) copy of StarPU, and each copy registered its own time-advance callback: R
+# callbacks per clock advance, and the advances grow with R (41 % of the CPU of a 1024-rank
+# start-up, bench/results/sim-h200/scaling-2026-12-06-rank1024).  Register one callback per
+# process (the first copy; the copies find its registry through an environment variable, libc
+# being one for all of them: not a SimGrid property, whose setting is a simcall, so that every
+# rank's actor looked before any had set it), and broadcast only the copies that count a
+# waiter, in the order they registered: the same actors are woken in the same order as before,
+# so nothing simulated changes.
+f="$BUILD"/src/core/simgrid_cpp.cpp
+if [ "$SIMGRID" = 1 ] && [ -f "$f" ] && ! grep -q tide_time_advance_once "$f"; then
+  say "patching simgrid_cpp.cpp and thread.h (one time-advance callback per process)"
+  python3 - "$f" "$BUILD"/src/common/thread.h "$BUILD"/src/core/simgrid.h <<'PY'
+import sys
+def patch(p, pairs):
+    s = open(p).read()
+    for old, new in pairs:
+        assert s.count(old) == 1, "StarPU changed near %r in %s; update tools/bootstrap.sh" % (old[:60], p)
+        s = s.replace(old, new)
+    open(p, 'w').write(s)
+cpp, thread_h, simgrid_h = sys.argv[1:4]
+patch(cpp, [
+("""#include <simgrid/s4u/Engine.hpp>
+""", """#include <simgrid/s4u/Engine.hpp>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+"""),
+("""starpu_pthread_mutex_t _starpu_simgrid_time_advance_mutex;
+starpu_pthread_cond_t _starpu_simgrid_time_advance_cond;
+#endif
+""",
+"""starpu_pthread_mutex_t _starpu_simgrid_time_advance_mutex;
+starpu_pthread_cond_t _starpu_simgrid_time_advance_cond;
+
+/* tide_time_advance_once: one registry per process (shared by the privatized copies of StarPU
+ * that SMPI makes, one per rank): each copy's condition and count of waiters, indexed in the
+ * order the copies registered, in two arrays (the callback reads the counts of 1024 copies in
+ * 4 KB instead of a page of each copy), and the waiters of all copies; the first copy registers
+ * the one callback. */
+struct _tide_time_advance_registry
+{
+	int waiters;
+	unsigned n, size;
+	starpu_pthread_cond_t **cond;
+	int *copy_waiters;
+};
+/* "PID:ADDRESS": a child process inherits the variable, not the registry */
+#define TIDE_TIME_ADVANCE_ENV "TIDE_STARPU_TIME_ADVANCE_REGISTRY"
+static struct _tide_time_advance_registry *_tide_time_advance_reg;
+static unsigned _tide_time_advance_id;
+static int _tide_time_advance_early; /* waiters counted before this copy registered */
+
+void _starpu_simgrid_time_advance_waiting(int delta)
+{
+	struct _tide_time_advance_registry *reg = _tide_time_advance_reg;
+	if (!reg)
+	{
+		_tide_time_advance_early += delta;
+		return;
+	}
+	reg->copy_waiters[_tide_time_advance_id] += delta;
+	reg->waiters += delta;
+}
+
+static void _tide_time_advance_register(void)
+{
+	if (_tide_time_advance_reg)
+		return; /* this copy is in already (StarPU initialized again) */
+	/* no simcall between looking and setting: no other actor runs in between */
+	const char *env = getenv(TIDE_TIME_ADVANCE_ENV);
+	struct _tide_time_advance_registry *reg = NULL;
+	long pid = 0;
+	unsigned long long addr = 0;
+	if (env && sscanf(env, "%ld:%llx", &pid, &addr) == 2 && pid == (long) getpid())
+		reg = (struct _tide_time_advance_registry *) (uintptr_t) addr;
+	else
+	{
+		reg = (struct _tide_time_advance_registry *) calloc(1, sizeof(*reg));
+		STARPU_ASSERT(reg);
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%ld:%llx", (long) getpid(), (unsigned long long) (uintptr_t) reg);
+		setenv(TIDE_TIME_ADVANCE_ENV, buf, 1);
+		/* The clock advances only when every actor is blocked: no copy changes a count
+		 * meanwhile.  Copies without a waiter had nothing to wake: skipping them wakes the same
+		 * actors in the same order as one callback per copy, in the order they registered. */
+		simgrid::s4u::Engine::on_time_advance_cb([reg](double)
+		{
+			if (!reg->waiters)
+				return;
+			for (unsigned i = 0; i < reg->n; i++)
+				if (reg->copy_waiters[i])
+					STARPU_PTHREAD_COND_BROADCAST(reg->cond[i]);
+		});
+	}
+	if (reg->n == reg->size)
+	{
+		reg->size = reg->size ? 2 * reg->size : 64;
+		reg->cond = (starpu_pthread_cond_t **) realloc(reg->cond, reg->size * sizeof(*reg->cond));
+		reg->copy_waiters = (int *) realloc(reg->copy_waiters, reg->size * sizeof(*reg->copy_waiters));
+		STARPU_ASSERT(reg->cond && reg->copy_waiters);
+	}
+	_tide_time_advance_id = reg->n++;
+	reg->cond[_tide_time_advance_id] = &_starpu_simgrid_time_advance_cond;
+	reg->copy_waiters[_tide_time_advance_id] = _tide_time_advance_early;
+	reg->waiters += _tide_time_advance_early;
+	_tide_time_advance_reg = reg;
+}
+#endif
+"""),
+("""	simgrid::s4u::Engine::on_time_advance_cb([](double)
+	{
+		STARPU_PTHREAD_COND_BROADCAST(&_starpu_simgrid_time_advance_cond);
+	});
+""",
+"""	_tide_time_advance_register();
+"""),
+])
+patch(thread_h, [
+("""	STARPU_PTHREAD_MUTEX_LOCK(&_starpu_simgrid_time_advance_mutex);
+#endif
+	while (lock->taken)
+""",
+"""	STARPU_PTHREAD_MUTEX_LOCK(&_starpu_simgrid_time_advance_mutex);
+	_starpu_simgrid_time_advance_waiting(1);
+#endif
+	while (lock->taken)
+"""),
+("""	lock->taken = 1;
+#ifdef STARPU_HAVE_S4U_ON_TIME_ADVANCE_CB
+	STARPU_PTHREAD_MUTEX_UNLOCK(&_starpu_simgrid_time_advance_mutex);
+""",
+"""	lock->taken = 1;
+#ifdef STARPU_HAVE_S4U_ON_TIME_ADVANCE_CB
+	_starpu_simgrid_time_advance_waiting(-1);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&_starpu_simgrid_time_advance_mutex);
+"""),
+])
+patch(simgrid_h, [
+("""extern starpu_pthread_cond_t _starpu_simgrid_time_advance_cond;
+""",
+"""extern starpu_pthread_cond_t _starpu_simgrid_time_advance_cond;
+/** tide_time_advance_once: a spinlock waiter of this copy starts (+1) or stops (-1) waiting */
+void _starpu_simgrid_time_advance_waiting(int delta);
+"""),
+])
 PY
 fi
 
