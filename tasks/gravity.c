@@ -292,6 +292,7 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 	g->vg_levels = tide_gravity_vg_levels(size);
 	g->hvg = must_alloc((size_t)(g->vg_levels + 1) * (size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->let_walk = tide_gravity_let_walk_choice(getenv("TIDE_GRAVITY_LET_WALK"), rank);
+	g->far = tide_gravity_far_field_choice(getenv("TIDE_GRAVITY_FAR_FIELD"), rank);
 	g->fill = tide_bh_group_fill();
 	if (syn) syn_model(g);
 	g->let_reg = must_alloc((size_t)size, 1);
@@ -780,7 +781,8 @@ static void submit_let_walks(tide_gravity *g)
 				                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 				                             STARPU_R, g->hvel,
 				                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
-				                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
+				                             &g->part[k], sizeof g->part[k], STARPU_VALUE, &g->far,
+				                             sizeof g->far, STARPU_CALLBACK_WITH_ARG_NFREE,
 				                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
 				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
 				g->let_tasks++;
@@ -801,6 +803,7 @@ static void submit_let_walks(tide_gravity *g)
 		                             STARPU_FLOPS, g->syn ? fmax(1.0, all) : 0.0,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_VALUE, &nsets, sizeof nsets,
+		                             STARPU_VALUE, &g->far, sizeof g->far,
 		                             STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
 		                             g->time_walks ? &g->walk_ns[1] : NULL, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_sets");
@@ -818,6 +821,19 @@ int tide_gravity_let_walk_choice(const char *v, int rank)
 		fprintf(stderr, "tide: warning: TIDE_GRAVITY_LET_WALK='%s' is neither 'sets' nor 'each': "
 		        "using 'sets'.\n", v);
 	return TIDE_GRAVITY_LET_WALK_SETS;
+}
+
+float tide_gravity_far_field_choice(const char *v, int rank)
+{
+	if (!v || !*v || !strcmp(v, "local")) return TIDE_GRAVITY_FAR_RATIO;
+	if (!strcmp(v, "direct")) return 0.f;
+	char *end;
+	double t = strtod(v, &end);
+	if (*end == 0 && t > 0.0 && t <= 1.0) return (float)t;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_FAR_FIELD='%s' is neither 'local', 'direct' "
+		        "nor a ratio in (0, 1]: using 'local' (%g).\n", v, (double)TIDE_GRAVITY_FAR_RATIO);
+	return TIDE_GRAVITY_FAR_RATIO;
 }
 
 int tide_gravity_let_kind(const tide_gravity *g, int q)
