@@ -734,14 +734,19 @@ static void syn_model(tide_gravity *g)
 		any_far |= ko == TIDE_LET_COARSE;
 		if (ko == TIDE_LET_NODES) tide_gravity_synth_let(s, me, q, &g->vr[q], -1.f, &io[0], &io[1]);
 		io[5] = ki;
+		/* the walk's work: its interactions and its far nodes' expansions (in interactions) */
+		double w[2] = {0, 0};
 		if (ki == TIDE_LET_NODES) {
 			tide_gravity_synth_let(s, q, me, &g->vr[me], -1.f, &io[2], &io[3]);
-			io[4] = tide_gravity_synth_walk(s, me, q, &g->vr[me], -1.f);
+			tide_gravity_synth_walk_parts(s, me, q, &g->vr[me], -1.f, w);
 		} else if (ki == TIDE_LET_COARSE) {
 			float f2 = coarse_far2(g, q);
 			tide_gravity_synth_let(s, q, me, NULL, f2, &io[2], &io[3]);
-			io[4] = tide_gravity_synth_walk(s, me, q, NULL, f2);
+			tide_gravity_synth_walk_parts(s, me, q, NULL, f2, w);
 		}
+		io[4] = w[0] + TIDE_SYNTH_W_M2L * w[1];
+		g->syn_let_parts[0] += w[0];
+		g->syn_let_parts[1] += w[1];
 	}
 	if (any_far) tide_gravity_synth_let(s, me, me, NULL, coarse_far2(g, me), &g->syn_coarse[0], &g->syn_coarse[1]);
 }
@@ -774,7 +779,10 @@ static void submit_let_walks(tide_gravity *g)
 		for (int j = 0; j < nsets; j++)
 			for (int k = 0; k < g->nparts; k++) {
 				double np = g->part[k].r1 - g->part[k].r0;
-				double work = g->syn ? fmax(1.0, np * g->syn_io[6 * from[j] + 4]) : 0.0;
+				/* the synthetic work: the set's interactions (far nodes' expansions
+				 * included: tide_gravity_synth_walk) and each particle's L2P */
+				double l2p = g->far > 0 ? TIDE_SYNTH_W_L2P : 0.0;
+				double work = g->syn ? fmax(1.0, np * (g->syn_io[6 * from[j] + 4] + l2p)) : 0.0;
 				int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
 				                             STARPU_R, g->hgroups, STARPU_R, d[BH_WALK_SETS_FIXED + j].handle,
 				                             STARPU_FLOPS, work,
@@ -793,6 +801,7 @@ static void submit_let_walks(tide_gravity *g)
 		/* the work: the interactions of all sets (the model's one constant is then paid once) */
 		double np = g->part[k].r1 - g->part[k].r0, all = 0;
 		for (int j = 0; j < nsets && g->syn; j++) all += np * g->syn_io[6 * from[j] + 4];
+		if (g->far > 0) all += np * TIDE_SYNTH_W_L2P; /* one L2P per particle for all sets */
 		const starpu_data_handle_t fixed[BH_WALK_SETS_FIXED] = {g->hbody, g->hmeta, g->hgroups,
 		                                                       g->hacc[k], g->hwscr, g->hvel};
 		const enum starpu_data_access_mode modes[BH_WALK_SETS_FIXED] = {

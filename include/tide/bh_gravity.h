@@ -80,6 +80,9 @@ typedef struct tide_gravity {
 	 * simulation build also takes the essential nodes' counts and the virtual roots from it. */
 	const struct tide_gravity_synth *syn;
 	double syn_own;                /* interactions per particle over the own tree */
+	double syn_let_parts[2];       /* over the received sets, per particle: interactions (nodes
+	                                * and particles on each particle) and far nodes expanded
+	                                * (tide_gravity_synth_walk_parts) */
 	double syn_coarse[2];          /* cells, particles of this rank's coarse tree */
 	double *syn_io;                /* [6 size]: per rank q, the cells and particles this rank sends
 	                                * q (its essential nodes), those q sends it (its nodes or its

@@ -25,7 +25,19 @@ typedef struct tide_gravity_synth {
 	float theta;
 	int quad, fill, nbox; /* quadrupoles; the build's group fill; boxes of a cover */
 	int leaf;           /* the build's split threshold (tide_bh_leaf of init's P) */
+	float far;          /* the received walks' far field (tide_gravity.far, from
+	                     * TIDE_GRAVITY_FAR_FIELD at init): far nodes counted apart */
 } tide_gravity_synth;
+
+/* The cost of the received walks' far field in the unit of the walk tasks' work (one node or
+ * particle on one particle of a group, bh_m2p/bh_p2p): a far node's expansion (bh_m2l, once per
+ * group) costs TIDE_SYNTH_W_M2L such interactions, a particle's evaluation of its group's
+ * expansion (bh_l2p, once per walk task) TIDE_SYNTH_W_L2P.  Assumed from the operation counts
+ * (bh_interact.h; bh_m2l with quadrupoles ~110 flops and one 1/sqrt, bh_m2p_lane ~40 and one,
+ * bh_l2p ~60 and none) until a GPU calibration of the far walk (bench/results/sim-gravity/
+ * 2026-12-06-far) measures them. */
+#define TIDE_SYNTH_W_M2L 2.5
+#define TIDE_SYNTH_W_L2P 1.0
 
 /* 0, or -1 when size is not a power of 2 (the pieces are boxes only then). */
 int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_params P, int fill,
@@ -47,4 +59,10 @@ void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, 
  * (refined towards its faces, but for coarse trees). */
 double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
                                float far2);
+/* The same walk's parts, per particle: out[0] nodes and particles applied to each particle,
+ * out[1] far nodes in the group's local expansion (s->far > 0 and from != to; per group, over
+ * BH_GROUP particles).  tide_gravity_synth_walk = out[0] + TIDE_SYNTH_W_M2L out[1] (the L2P,
+ * once per walk task over all sets, the caller adds). */
+void tide_gravity_synth_walk_parts(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                                   float far2, double out[2]);
 #endif
