@@ -19,6 +19,7 @@
 // bh_m2p_lane and bh_p2p_lane of bh_interact.h, beside the reference bh_m2p/bh_p2p (IEEE
 // 1/sqrtf; test_bh_interact compares them); only the grouping and summation order differ.
 #include <math.h>
+#include <time.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
 #include "tide/bh_walk_sets.h"
@@ -133,9 +134,10 @@ typedef struct walk_local {
 static inline __attribute__((always_inline)) void
 far_loop(walk_local *restrict F, walk_mlist *restrict L, float ge, const int quad)
 {
-	/* pad to whole lanes with massless nodes at the centre: they add zeros (bh_m2l) */
+	/* pad to whole lanes with massless nodes at (1, 0, 0): they add zeros (bh_m2l) */
 	for (int j = L->n; j % FAR_LANES; j++) {
-		L->x[j] = L->y[j] = L->z[j] = L->m[j] = L->e[j] = 0.f;
+		L->x[j] = 1.f;
+		L->y[j] = L->z[j] = L->m[j] = L->e[j] = 0.f;
 		L->qxx[j] = L->qxy[j] = L->qxz[j] = L->qyy[j] = L->qyz[j] = L->qzz[j] = 0.f;
 	}
 	for (int j0 = 0; j0 < L->n; j0 += FAR_LANES)
@@ -185,6 +187,12 @@ void bh_walk_let_tally(int64_t out[BH_LET_TALLY_N])
 static void tally(int k, int64_t v)
 {
 	if (v) __atomic_fetch_add(&let_tally[k], v, __ATOMIC_RELAXED);
+}
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 /* The node's softening: its bodies' largest (soft_h) or eps. */
@@ -244,6 +252,7 @@ void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups
 	walk_plist pl;
 	walk_local F;
 	const int far_on = let && far > 0.f;
+	const int64_t t0 = let ? thread_cpu_ns() : 0;
 	for (int32_t g = 0; g < ng; g++) {
 		int32_t g0 = groups[g].begin, g1 = groups[g].end, p0 = g0, p1 = g1;
 		if (p0 < (int32_t)R.r0) p0 = (int32_t)R.r0;
@@ -337,6 +346,7 @@ void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups
 		tally(BH_LET_TALLY_M2L, n_far);
 		tally(BH_LET_TALLY_L2P, np);
 	}
+	if (let) tally(BH_LET_TALLY_CPU_NS, thread_cpu_ns() - t0);
 }
 
 static void walk_cpu(void *buffers[], void *cl_arg)

@@ -460,11 +460,11 @@ int tide_cmd_gravity(int argc, char **argv)
 			if (tot[13 + BH_LET_TALLY_GROUPS] > 0)
 				tide_info("received-set walks (CPU), all ranks, per evaluation: %.0f groups, %.0f "
 				          "node-particle + %.0f particle-particle interactions, %.0f far nodes in local "
-				          "expansions (M2L), %.0f L2P; far field %s (theta_l %g)\n",
+				          "expansions (M2L), %.0f L2P; CPU time %.4f s; far field %s (theta_l %g)\n",
 				          tot[13 + BH_LET_TALLY_GROUPS], tot[13 + BH_LET_TALLY_M2P],
 				          tot[13 + BH_LET_TALLY_P2P], tot[13 + BH_LET_TALLY_M2L],
-				          tot[13 + BH_LET_TALLY_L2P], g.far > 0 ? "local" : "direct",
-				          (double)(g.far * P.theta));
+				          tot[13 + BH_LET_TALLY_L2P], tot[13 + BH_LET_TALLY_CPU_NS] * 1e-9,
+				          g.far > 0 ? "local" : "direct", (double)(g.far * P.theta));
 		}
 		tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
 		       "(first evaluation %.3f, initial conditions %.2f)\n",

@@ -13,7 +13,7 @@
 //    acceleration's relative error of a point mass is below 4 theta_l^3 (6.9e-3), and of a node
 //    of size <= 0.6 |R| (quadrupole of 8 masses) below 4 theta_l^3 + 0.6^2 * 3 theta_l^2 (the
 //    quadrupole's own first-order truncation);
-//  - a massless padding node at R = 0 without softening adds exactly zero.
+//  - a massless padding node at R = (1, 0, 0) without softening adds exactly zero.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -194,7 +194,7 @@ int main(void)
 	/* a padding node adds zeros */
 	float L[BH_LOCAL_N];
 	for (int k = 0; k < BH_LOCAL_N; k++) L[k] = 1.f;
-	bh_m2l(L, 1, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 1);
+	bh_m2l(L, 1, 1.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 1);
 	for (int k = 0; k < BH_LOCAL_N; k++) check(L[k] == 1.f, "padding node", L[k]);
 
 	if (failures) printf("%d failures\n", failures);

@@ -65,9 +65,10 @@ void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups
 /* The work of the CPU walks over received sets (bh_walk_let, bh_walk_sets) since the last call,
  * summed over all threads, then zeroed: walk groups, node-particle interactions (bh_m2p),
  * particle-particle interactions (bh_p2p), far nodes added to local expansions (bh_m2l),
- * particles that evaluated an expansion (bh_l2p; once per group and task). */
+ * particles that evaluated an expansion (bh_l2p; once per group and task), and the walks' CPU
+ * time (the threads' CPU clock, ns: not disturbed by other processes on the cores). */
 enum { BH_LET_TALLY_GROUPS, BH_LET_TALLY_M2P, BH_LET_TALLY_P2P, BH_LET_TALLY_M2L, BH_LET_TALLY_L2P,
-       BH_LET_TALLY_N };
+       BH_LET_TALLY_CPU_NS, BH_LET_TALLY_N };
 void bh_walk_let_tally(int64_t out[BH_LET_TALLY_N]);
 
 extern struct starpu_codelet tide_bh_walk_sets_cl;

@@ -32,12 +32,14 @@ typedef struct tide_gravity_synth {
 /* The cost of the received walks' far field in the unit of the walk tasks' work (one node or
  * particle on one particle of a group, bh_m2p/bh_p2p): a far node's expansion (bh_m2l, once per
  * group) costs TIDE_SYNTH_W_M2L such interactions, a particle's evaluation of its group's
- * expansion (bh_l2p, once per walk task) TIDE_SYNTH_W_L2P.  Assumed from the operation counts
- * (bh_interact.h; bh_m2l with quadrupoles ~110 flops and one 1/sqrt, bh_m2p_lane ~40 and one,
- * bh_l2p ~60 and none) until a GPU calibration of the far walk (bench/results/sim-gravity/
- * 2026-12-06-far) measures them. */
-#define TIDE_SYNTH_W_M2L 2.5
-#define TIDE_SYNTH_W_L2P 1.0
+ * expansion (bh_l2p, once per walk task) TIDE_SYNTH_W_L2P.  Measured on the CPU
+ * (build/tests/bh_local_cost, thread CPU time, the walk's SIMD loops: bh_m2l 3.15 ns per node,
+ * bh_m2p_lane 0.83-0.86 ns, bh_l2p 0.90 ns: 3.7-3.8 and 1.05-1.08); on the GPU a lane expands
+ * its own far node while the others expand theirs, so there a far node costs between ~1/8 (all
+ * lanes busy) and ~4 (one lane) of these: the CPU's weights stand in (an assumption) until a GPU
+ * calibration of the far walk (DEVICE_CMD.txt, bench/results/sim-gravity/2026-12-06-far). */
+#define TIDE_SYNTH_W_M2L 3.75
+#define TIDE_SYNTH_W_L2P 1.05
 
 /* 0, or -1 when size is not a power of 2 (the pieces are boxes only then). */
 int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_params P, int fill,
