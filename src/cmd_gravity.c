@@ -226,6 +226,7 @@ int tide_cmd_gravity(int argc, char **argv)
 			tide_runtime_shutdown();
 			return 2;
 		}
+		tide_gravity_synth_weights(&syn, getenv("TIDE_GRAVITY_SYNTH_WEIGHTS"), rt.rank);
 		/* the uniform cube of SYN particles per rank (made, in a normal build) */
 		N = SYN * rt.size;
 		dist = BH_DIST_UNIFORM;
@@ -427,10 +428,10 @@ int tide_cmd_gravity(int argc, char **argv)
 				          tot[10], tot[11] / rt.size, g.syn_own);
 				tide_info("synthetic domain's model of the received walks, per particle (rank 0): %.1f "
 				          "interactions + %.3f far nodes in expansions (x %.1f) + %s L2P (x %.1f) = %.1f "
-				          "work units\n", g.syn_let_parts[0], g.syn_let_parts[1], TIDE_SYNTH_W_M2L,
-				          g.far > 0 ? "1" : "0", TIDE_SYNTH_W_L2P,
-				          g.syn_let_parts[0] + TIDE_SYNTH_W_M2L * g.syn_let_parts[1] +
-				                  (g.far > 0 ? TIDE_SYNTH_W_L2P : 0.0));
+				          "work units\n", g.syn_let_parts[0], g.syn_let_parts[1], syn.w_m2l,
+				          g.far > 0 ? "1" : "0", syn.w_l2p,
+				          g.syn_let_parts[0] + syn.w_m2l * g.syn_let_parts[1] +
+				                  (g.far > 0 ? syn.w_l2p : 0.0));
 			}
 			double bmax = 0;
 			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);

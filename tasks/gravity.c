@@ -744,7 +744,7 @@ static void syn_model(tide_gravity *g)
 			tide_gravity_synth_let(s, q, me, NULL, f2, &io[2], &io[3]);
 			tide_gravity_synth_walk_parts(s, me, q, NULL, f2, w);
 		}
-		io[4] = w[0] + TIDE_SYNTH_W_M2L * w[1];
+		io[4] = w[0] + s->w_m2l * w[1];
 		g->syn_let_parts[0] += w[0];
 		g->syn_let_parts[1] += w[1];
 	}
@@ -781,7 +781,7 @@ static void submit_let_walks(tide_gravity *g)
 				double np = g->part[k].r1 - g->part[k].r0;
 				/* the synthetic work: the set's interactions (far nodes' expansions
 				 * included: tide_gravity_synth_walk) and each particle's L2P */
-				double l2p = g->far > 0 ? TIDE_SYNTH_W_L2P : 0.0;
+				double l2p = g->far > 0 && g->syn ? g->syn->w_l2p : 0.0;
 				double work = g->syn ? fmax(1.0, np * (g->syn_io[6 * from[j] + 4] + l2p)) : 0.0;
 				int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
 				                             STARPU_R, g->hgroups, STARPU_R, d[BH_WALK_SETS_FIXED + j].handle,
@@ -801,7 +801,7 @@ static void submit_let_walks(tide_gravity *g)
 		/* the work: the interactions of all sets (the model's one constant is then paid once) */
 		double np = g->part[k].r1 - g->part[k].r0, all = 0;
 		for (int j = 0; j < nsets && g->syn; j++) all += np * g->syn_io[6 * from[j] + 4];
-		if (g->far > 0) all += np * TIDE_SYNTH_W_L2P; /* one L2P per particle for all sets */
+		if (g->far > 0 && g->syn) all += np * g->syn->w_l2p; /* one L2P per particle, all sets */
 		const starpu_data_handle_t fixed[BH_WALK_SETS_FIXED] = {g->hbody, g->hmeta, g->hgroups,
 		                                                       g->hacc[k], g->hwscr, g->hvel};
 		const enum starpu_data_access_mode modes[BH_WALK_SETS_FIXED] = {

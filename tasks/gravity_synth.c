@@ -31,6 +31,8 @@ int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_p
 	/* the received walks' far field, as tide_gravity_init_ranks chooses it (rank 1: its
 	 * warning is printed there) */
 	s->far = tide_gravity_far_field_choice(getenv("TIDE_GRAVITY_FAR_FIELD"), 1);
+	s->w_m2l = TIDE_SYNTH_W_M2L;
+	s->w_l2p = TIDE_SYNTH_W_L2P;
 	const float lo[3] = {-1.f, -1.f, -1.f}, hi[3] = {1.f, 1.f, 1.f};
 	bh_root_cube(lo, hi, &s->universe);
 	return 0;
@@ -373,7 +375,24 @@ double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, co
 {
 	double w[2];
 	tide_gravity_synth_walk_parts(s, to, from, v, far2, w);
-	return w[0] + TIDE_SYNTH_W_M2L * w[1];
+	return w[0] + s->w_m2l * w[1];
+}
+
+void tide_gravity_synth_weights(tide_gravity_synth *s, const char *v, int rank)
+{
+	s->w_m2l = TIDE_SYNTH_W_M2L;
+	s->w_l2p = TIDE_SYNTH_W_L2P;
+	if (!v || !*v) return;
+	double a, b;
+	char end;
+	if (sscanf(v, "%lf,%lf%c", &a, &b, &end) == 2 && a >= 0 && b >= 0 && isfinite(a) && isfinite(b)) {
+		s->w_m2l = a;
+		s->w_l2p = b;
+		return;
+	}
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_SYNTH_WEIGHTS='%s' is not two numbers >= 0 "
+		        "'M2L,L2P': using %g,%g.\n", v, TIDE_SYNTH_W_M2L, TIDE_SYNTH_W_L2P);
 }
 
 void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, const bh_vroot *to,
