@@ -124,7 +124,7 @@ static void apply_particles(walk_targets *restrict T, const walk_plist *restrict
  * group, collected in a walk_mlist with their com relative to the group's centre, are added to
  * the group's local expansion FAR_LANES at a time, one node per SIMD lane, each lane into its own
  * partial coefficients (no reduction in the loop, so it vectorizes without reassociation); the
- * lanes are summed once per group (far_sum).  Why: a far node costs one bh_m2l (~120 flops)
+ * lanes are summed once per group, at its end.  Why: a far node costs one bh_m2l (~120 flops)
  * instead of BH_GROUP bh_m2p_lane, and each particle evaluates the sum once (bh_l2p). */
 #define FAR_LANES 8
 typedef struct walk_local {
