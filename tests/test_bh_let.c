@@ -422,7 +422,8 @@ static void walk_sets(uint32_t n)
  * (direct), theta 0.6 with quadrupoles (the scaling runs'), both against the double direct sum
  * on 1000 particles: the expansions' errors (relative, ~4 theta_l^3 at most per node, theta_l =
  * 0.12) must stay well below the tree's own: 99th percentile at most 1.1 times the direct
- * walk's, and the two walks' difference below a quarter of it (99th percentile).  The CPU walks'
+ * walk's, and the two walks' difference below a fifth of it (99th percentile; measured on 2-8
+ * ranks: 0.13 of it on the uniform cube, 0.02-0.03 on the Plummer sphere).  The CPU walks'
  * counts (bh_walk_let_tally) on each rank: from 2 ranks on some far nodes (M2L), fewer node-
  * particle interactions than the direct walk, the same particle-particle interactions (the
  * opening test is unchanged).  With --cuda: the GPU's walks against the CPU's, both with the
@@ -477,7 +478,7 @@ static void far_field(enum bh_dist d, uint32_t n)
 		       "99%% %.2e  max %.2e\n", name, n, rt.size, dp99, dmax);
 		EXPECT(e1 <= 1.1 * e0, "far field %s: 99th percentile error %.2e with the expansions, %.2e "
 		       "without", name, e1, e0);
-		EXPECT(dp99 <= 0.25 * e0, "far field %s: the expansions change the forces by %.2e (99th "
+		EXPECT(dp99 <= 0.2 * e0, "far field %s: the expansions change the forces by %.2e (99th "
 		       "percentile), the tree's error is %.2e", name, dp99, e0);
 		if (gpu) {
 			double eg = against_direct("GPU", all, n, P, gpu);
