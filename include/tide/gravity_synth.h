@@ -33,13 +33,12 @@ typedef struct tide_gravity_synth {
 /* The cost of the received walks' far field in the unit of the walk tasks' work (one node or
  * particle on one particle of a group, bh_m2p/bh_p2p): a far node's expansion (bh_m2l, once per
  * group) costs TIDE_SYNTH_W_M2L such interactions, a particle's evaluation of its group's
- * expansion (bh_l2p, once per walk task) TIDE_SYNTH_W_L2P.  Measured on the CPU
- * (build/tests/bh_local_cost, thread CPU time, the walk's SIMD loops: bh_m2l 3.15 ns per node,
- * bh_m2p_lane 0.83-0.86 ns, bh_l2p 0.90 ns: 3.7-3.8 and 1.05-1.08); on the GPU a lane expands
- * its own far node while the others expand theirs, so there a far node costs between ~1/8 (all
- * lanes busy) and ~4 (one lane) of these: the CPU's weights stand in (an assumption) until a GPU
- * calibration of the far walk (DEVICE_CMD.txt, bench/results/sim-gravity/2026-12-06-far). */
-#define TIDE_SYNTH_W_M2L 3.75
+ * expansion (bh_l2p, once per walk task) TIDE_SYNTH_W_L2P.  Measured: on the H100 (device call D,
+ * bench/results/sim-gravity/2026-12-06-far: bh_walk_sets with and without the expansions, 2-4
+ * ranks of 1-4 M) a far node costs 14-18 interactions (each lane expands the far node it popped
+ * while the others wait); on the CPU (build/tests/bh_local_cost, thread CPU time, the walk's SIMD
+ * loops, 8 nodes at a time) 3.7-3.8, and an L2P 1.05-1.08.  The simulation prices GPUs: 16. */
+#define TIDE_SYNTH_W_M2L 16.0
 #define TIDE_SYNTH_W_L2P 1.05
 /* TIDE_GRAVITY_SYNTH_WEIGHTS="M2L,L2P" (two numbers >= 0) replaces the two weights, e.g. with a
  * GPU calibration's, without a rebuild; unset or empty: the defaults; anything else: a warning
