@@ -19,6 +19,7 @@
 // bh_m2p_lane and bh_p2p_lane of bh_interact.h, beside the reference bh_m2p/bh_p2p (IEEE
 // 1/sqrtf; test_bh_interact compares them); only the grouping and summation order differ.
 #include <math.h>
+#include <time.h>
 #include <starpu.h>
 #include "tide/bh_codelets.h"
 #include "tide/bh_walk_sets.h"
@@ -119,6 +120,81 @@ static void apply_particles(walk_targets *restrict T, const walk_plist *restrict
 	}
 }
 
+/* The far field of received sets (bh_interact.h, bh_m2l/bh_l2p): the far accepted nodes of a
+ * group, collected in a walk_mlist with their com relative to the group's centre, are added to
+ * the group's local expansion FAR_LANES at a time, one node per SIMD lane, each lane into its own
+ * partial coefficients (no reduction in the loop, so it vectorizes without reassociation); the
+ * lanes are summed once per group, at its end.  Why: a far node costs one bh_m2l (~120 flops)
+ * instead of BH_GROUP bh_m2p_lane, and each particle evaluates the sum once (bh_l2p). */
+#define FAR_LANES 8
+typedef struct walk_local {
+	float c[BH_LOCAL_N][FAR_LANES];
+} walk_local;
+
+static inline __attribute__((always_inline)) void
+far_loop(walk_local *restrict F, walk_mlist *restrict L, float ge, const int quad)
+{
+	/* pad to whole lanes with massless nodes at (1, 0, 0): they add zeros (bh_m2l) */
+	for (int j = L->n; j % FAR_LANES; j++) {
+		L->x[j] = 1.f;
+		L->y[j] = L->z[j] = L->m[j] = L->e[j] = 0.f;
+		L->qxx[j] = L->qxy[j] = L->qxz[j] = L->qyy[j] = L->qyz[j] = L->qzz[j] = 0.f;
+	}
+	for (int j0 = 0; j0 < L->n; j0 += FAR_LANES)
+		for (int k = 0; k < FAR_LANES; k++) {
+			int j = j0 + k;
+			bh_m2l(&F->c[0][k], FAR_LANES, L->x[j], L->y[j], L->z[j], L->m[j],
+			       quad ? L->qxx[j] : 0.f, quad ? L->qxy[j] : 0.f, quad ? L->qxz[j] : 0.f,
+			       quad ? L->qyy[j] : 0.f, quad ? L->qyz[j] : 0.f, quad ? L->qzz[j] : 0.f,
+			       bh_soft2(ge, L->e[j]), quad);
+		}
+	L->n = 0;
+}
+WALK_SIMD_CLONES
+static void far_quadrupoles(walk_local *restrict F, walk_mlist *restrict L, float ge)
+{
+	far_loop(F, L, ge, 1);
+}
+WALK_SIMD_CLONES
+static void far_monopoles(walk_local *restrict F, walk_mlist *restrict L, float ge)
+{
+	far_loop(F, L, ge, 0);
+}
+static void apply_far(walk_local *F, walk_mlist *L, float ge, int quad)
+{
+	if (quad) far_quadrupoles(F, L, ge);
+	else far_monopoles(F, L, ge);
+}
+
+/* The far node M, its com relative to the group's centre (bx, by, bz). */
+static void push_far(walk_local *F, walk_mlist *L, const bh_mom *M, const bh_params *P,
+                     float bx, float by, float bz, float ge)
+{
+	int k = L->n;
+	L->x[k] = M->x - bx; L->y[k] = M->y - by; L->z[k] = M->z - bz; L->m[k] = M->m;
+	L->e[k] = P->soft_h ? M->eps : P->eps;
+	L->qxx[k] = M->qxx; L->qxy[k] = M->qxy; L->qxz[k] = M->qxz;
+	L->qyy[k] = M->qyy; L->qyz[k] = M->qyz; L->qzz[k] = M->qzz;
+	if (++L->n == WALK_LIST) apply_far(F, L, ge, P->quadrupole);
+}
+
+/* The walk's counts over received sets since the last bh_walk_let_tally (all threads). */
+static int64_t let_tally[BH_LET_TALLY_N];
+void bh_walk_let_tally(int64_t out[BH_LET_TALLY_N])
+{
+	for (int k = 0; k < BH_LET_TALLY_N; k++) out[k] = __atomic_exchange_n(&let_tally[k], 0, __ATOMIC_RELAXED);
+}
+static void tally(int k, int64_t v)
+{
+	if (v) __atomic_fetch_add(&let_tally[k], v, __ATOMIC_RELAXED);
+}
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 /* The node's softening: its bodies' largest (soft_h) or eps. */
 static void push_multipole(walk_targets *T, walk_mlist *L, const bh_mom *M, const bh_params *P)
 {
@@ -166,13 +242,17 @@ static void group_box(const bh_body *b, int32_t p0, int32_t p1, bh_box *box)
  * the field of each source in turn (bh_walk_sets.h: the same sums, in the same order, as one
  * bh_walk_let task per source). */
 void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups, int32_t ng,
-                    const bh_walk_src *S, int nsrc, bh_acc *out, int let, bh_params P, bh_range R)
+                    const bh_walk_src *S, int nsrc, bh_acc *out, int let, bh_params P, bh_range R,
+                    float far)
 {
 	/* depth-first, one node at a time: at most 7 pending siblings per level */
 	int32_t stack[8 * (BH_MAXLEVEL + 2)];
 	walk_targets T;
-	walk_mlist ml;
+	walk_mlist ml, fl;
 	walk_plist pl;
+	walk_local F;
+	const int far_on = let && far > 0.f;
+	const int64_t t0 = let ? thread_cpu_ns() : 0;
 	for (int32_t g = 0; g < ng; g++) {
 		int32_t g0 = groups[g].begin, g1 = groups[g].end, p0 = g0, p1 = g1;
 		if (p0 < (int32_t)R.r0) p0 = (int32_t)R.r0;
@@ -189,6 +269,22 @@ void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups
 		 * interaction lists for any number of walk tasks, and the same as the GPU walk's */
 		bh_box box;
 		group_box(tgt, g0, g1, &box);
+		/* received sets: far nodes into the local expansion about the box's centre, with the
+		 * group's mean softening (bh_far2) */
+		float far2 = INFINITY, ge = 0.f;
+		int64_t n_m2p = 0, n_p2p = 0, n_far = 0;
+		if (far_on) {
+			float elo = T.e[0], ehi = T.e[0];
+			for (int i = 1; i < BH_GROUP; i++) {
+				elo = T.e[i] < elo ? T.e[i] : elo;
+				ehi = T.e[i] > ehi ? T.e[i] : ehi;
+			}
+			far2 = bh_far2(&box, elo, ehi, far * P.theta);
+			ge = sqrtf(0.5f * (elo * elo + ehi * ehi));
+			for (int k = 0; k < BH_LOCAL_N; k++)
+				for (int l = 0; l < FAR_LANES; l++) F.c[k][l] = 0.f;
+			fl.n = 0;
+		}
 		/* each source's field summed apart from zero and then added: what one task per
 		 * source computes, bit for bit */
 		for (int s = 0; s < nsrc; s++) {
@@ -201,12 +297,21 @@ void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups
 			while (top > 0) {
 				int32_t c = stack[--top];
 				const bh_cell *C = &cells[c];
-				if (C->nchild == BH_LET_MULTIPOLE || bh_accept(&mom[c], C, &box))
-					push_multipole(&T, &ml, &mom[c], &P);
-				else if (C->nchild == 0)
+				if (C->nchild == BH_LET_MULTIPOLE || bh_accept(&mom[c], C, &box)) {
+					const bh_mom *M = &mom[c];
+					float rx = M->x - box.cx, ry = M->y - box.cy, rz = M->z - box.cz;
+					if (rx * rx + ry * ry + rz * rz >= far2) {
+						push_far(&F, &fl, M, &P, box.cx, box.cy, box.cz, ge);
+						n_far++;
+					} else {
+						push_multipole(&T, &ml, M, &P);
+						n_m2p++;
+					}
+				} else if (C->nchild == 0) {
 					push_particles(&T, &pl, S[s].src, S[s].seps, let ? 1 : 4, C->pbegin,
 					               C->pend, &P);
-				else
+					n_p2p += C->pend - C->pbegin;
+				} else
 					for (int32_t k = C->nchild - 1; k >= 0; k--) stack[top++] = C->child + k;
 			}
 			apply_multipoles(&T, &ml, P.quadrupole);
@@ -220,7 +325,28 @@ void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups
 				else *o = f;
 			}
 		}
+		if (!let) continue;
+		tally(BH_LET_TALLY_GROUPS, 1);
+		tally(BH_LET_TALLY_M2P, n_m2p * np);
+		tally(BH_LET_TALLY_P2P, n_p2p * np);
+		if (!n_far) continue;
+		/* the far nodes of every set: one expansion, each particle evaluates it once */
+		apply_far(&F, &fl, ge, P.quadrupole);
+		float L[BH_LOCAL_N];
+		for (int k = 0; k < BH_LOCAL_N; k++) {
+			float v = 0.f;
+			for (int l = 0; l < FAR_LANES; l++) v += F.c[k][l];
+			L[k] = v;
+		}
+		for (int32_t i = 0; i < np; i++) {
+			bh_acc f = bh_l2p(L, T.x[i] - box.cx, T.y[i] - box.cy, T.z[i] - box.cz);
+			bh_acc *o = &out[p0 + i - (int32_t)R.r0];
+			o->ax += P.G * f.ax; o->ay += P.G * f.ay; o->az += P.G * f.az; o->pot += P.G * f.pot;
+		}
+		tally(BH_LET_TALLY_M2L, n_far);
+		tally(BH_LET_TALLY_L2P, np);
 	}
+	if (let) tally(BH_LET_TALLY_CPU_NS, thread_cpu_ns() - t0);
 }
 
 static void walk_cpu(void *buffers[], void *cl_arg)
@@ -235,14 +361,15 @@ static void walk_cpu(void *buffers[], void *cl_arg)
 	                         (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body, vel};
 	bh_walk_groups(body, vel, (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]),
 	               meta[BH_META_NGROUPS], &own, 1, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), 0,
-	               P, R);
+	               P, R, 0.f);
 }
 
 static void walk_let_cpu(void *buffers[], void *cl_arg)
 {
 	bh_params P;
 	bh_range R;
-	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
+	float far; /* the far nodes' local expansions (bh_walk_sets.h) */
+	starpu_codelet_unpack_args(cl_arg, &P, &R, &far, 0);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
 	bh_walk_src src;
@@ -250,7 +377,7 @@ static void walk_let_cpu(void *buffers[], void *cl_arg)
 	bh_walk_groups((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
 	               (const float *)STARPU_VECTOR_GET_PTR(buffers[6]),
 	               (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]), meta[BH_META_NGROUPS], &src,
-	               1, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R);
+	               1, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), 1, P, R, far);
 }
 
 TIDE_CODELET(bh_walk, walk_cpu, tide_bh_walk_cuda, 8,

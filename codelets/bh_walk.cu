@@ -62,14 +62,15 @@ extern "C" void tide_bh_walk_cuda(void *buffers[], void *cl_arg)
 	                   (const bh_mom *)STARPU_VECTOR_GET_PTR(buffers[2]), body, vel,
 	                   (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
 	                   (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[4]),
-	                   (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), P, R, buffers[6]);
+	                   (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[5]), P, R, 0.f, buffers[6]);
 }
 
 extern "C" void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg)
 {
 	bh_params P;
 	bh_range R;
-	starpu_codelet_unpack_args(cl_arg, &P, &R, 0);
+	float far; /* the far nodes' local expansions (bh_walk_sets.h) */
+	starpu_codelet_unpack_args(cl_arg, &P, &R, &far, 0);
 	const struct tide_let_iface *L = TIDE_LET_IFACE(buffers[3]);
 	if (L->ncells == 0) return;
 	void *let = (void *)L->ptr;
@@ -79,5 +80,5 @@ extern "C" void tide_bh_walk_let_cuda(void *buffers[], void *cl_arg)
 	                  bh_let_eps(let, L->cap_cells, L->cap_parts),
 	                  (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]),
 	                  (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]),
-	                  (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), P, R, buffers[5]);
+	                  (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[4]), P, R, far, buffers[5]);
 }

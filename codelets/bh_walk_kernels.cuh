@@ -45,7 +45,60 @@ __device__ static inline bh_box warp_box(float x, float y, float z)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * classic kernel (unchanged) */
+ * the far field of received sets (bh_interact.h: bh_m2l, bh_l2p; the CPU's codelets/bh_walk.c)
+ * Each lane adds the far nodes it tested into its own column of the warp's coefficients (no
+ * atomics, no shuffles per node); at the group's end lane k < BH_LOCAL_N sums row k (diagonal
+ * reads: no bank conflicts) and every lane evaluates the sum at its particle. */
+struct walk_far {
+	float c[BH_LOCAL_N][32];
+};
+
+/* The group's far criterion (bh_far2 with theta_l = far theta over the warp's softenings) and
+ * its mean softening *ge; infinity (nothing far) for the own tree or far = 0. */
+template <bool LET>
+__device__ __forceinline__ float far_start(walk_far &F, int lane, const bh_box &box, float e,
+                                           const bh_params &P, float far, float *ge)
+{
+	*ge = 0.f;
+	if (!LET || !(far > 0.f)) return INFINITY;
+	float elo = warp_min(e), ehi = warp_max(e);
+	*ge = sqrtf(0.5f * (elo * elo + ehi * ehi));
+	for (int k = 0; k < BH_LOCAL_N; k++) F.c[k][lane] = 0.f;
+	return bh_far2(&box, elo, ehi, far * P.theta);
+}
+
+/* The node (com and mass m0, quadrupole m1 = xx xy xz yy, m2.x, m2.y = yz zz, softening ne) into
+ * the lane's column when it is far: returns whether it was. */
+template <bool QUAD>
+__device__ __forceinline__ bool far_add(walk_far &F, int lane, float far2, const bh_box &box,
+                                        float4 m0, float4 m1, float4 m2, float ne, float ge)
+{
+	float rx = m0.x - box.cx, ry = m0.y - box.cy, rz = m0.z - box.cz;
+	if (!(rx * rx + ry * ry + rz * rz >= far2)) return false;
+	bh_m2l(&F.c[0][lane], 32, rx, ry, rz, m0.w, m1.x, m1.y, m1.z, m1.w, m2.x, m2.y,
+	       bh_soft2(ge, ne), QUAD);
+	return true;
+}
+
+/* The warp's expansion summed and evaluated at the lane's particle (x, y, z), without G. */
+__device__ __forceinline__ bh_acc far_eval(walk_far &F, int lane, float x, float y, float z,
+                                           const bh_box &box)
+{
+	__syncwarp();
+	if (lane < BH_LOCAL_N) {
+		float v = 0.f;
+		for (int j = 0; j < 32; j++) v += F.c[lane][(j + lane) & 31];
+		F.c[lane][0] = v; /* row lane only: read whole by this lane above */
+	}
+	__syncwarp();
+	float L[BH_LOCAL_N];
+	for (int k = 0; k < BH_LOCAL_N; k++) L[k] = F.c[k][0];
+	__syncwarp(); /* read before the next group zeroes the columns */
+	return bh_l2p(L, x - box.cx, y - box.cy, z - box.cz);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * classic kernel */
 
 template <bool LET>
 __global__ static void __launch_bounds__(WALK_TPB)
@@ -53,8 +106,9 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
             const bh_cell *__restrict__ cells, const bh_mom *__restrict__ mom,
             const bh_body *__restrict__ src, const float *__restrict__ seps,
             const int32_t *meta, const bh_group *groups,
-            bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
+            bh_acc *out, bh_params P, bh_range R, float far, int32_t *counter, int32_t *stacks)
 {
+	__shared__ walk_far far_buf[LET ? WALK_TPB / 32 : 1];
 	const unsigned full = 0xffffffffu;
 	int lane = threadIdx.x & 31;
 	int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -73,6 +127,8 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
 		float me_e = bh_body_eps(&P, vel, active ? i : p0); /* softening (bh_soft2) */
 		bh_box box = warp_box(me.x, me.y, me.z);
 		bh_acc a = {0.f, 0.f, 0.f, 0.f};
+		float ge, far2 = far_start<LET>(far_buf[threadIdx.x >> 5], lane, box, me_e, P, far, &ge);
+		bool anyfar = false;
 		int top = 1;
 		if (lane == 0) stack[0] = 0;
 		__syncwarp();
@@ -80,7 +136,7 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
 			int nb = min(top, 32), base = top - nb;
 			int32_t node = lane < nb ? stack[base + lane] : -1;
 			__syncwarp();
-			bool acc = false, leaf = false;
+			bool acc = false, leaf = false, isfar = false;
 			int nch = 0;
 			int32_t child = 0;
 			if (node >= 0) {
@@ -89,7 +145,18 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
 				acc = C.nchild == BH_LET_MULTIPOLE || bh_accept(&M, &C, &box);
 				leaf = !acc && C.nchild == 0;
 				if (!acc && C.nchild > 0) { nch = C.nchild; child = C.child; }
+				/* received sets: a far accepted node into the local expansion */
+				if (LET && acc &&
+				    (isfar = far_add<true>(far_buf[threadIdx.x >> 5], lane, far2, box,
+				                  make_float4(M.x, M.y, M.z, M.m),
+				                  P.quadrupole ? make_float4(M.qxx, M.qxy, M.qxz, M.qyy)
+				                               : make_float4(0.f, 0.f, 0.f, 0.f),
+				                  P.quadrupole ? make_float4(M.qyz, M.qzz, 0.f, 0.f)
+				                               : make_float4(0.f, 0.f, 0.f, 0.f),
+				                  P.soft_h ? M.eps : P.eps, ge)))
+					acc = false;
 			}
+			if (LET) anyfar |= __any_sync(full, isfar);
 			int off = nch;
 			for (int o = 1; o < 32; o <<= 1) {
 				int t = __shfl_up_sync(full, off, o);
@@ -135,6 +202,10 @@ walk_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
 					}
 				}
 			}
+		}
+		if (LET && anyfar) {
+			bh_acc f = far_eval(far_buf[threadIdx.x >> 5], lane, me.x, me.y, me.z, box);
+			a.ax += f.ax; a.ay += f.ay; a.az += f.az; a.pot += f.pot;
 		}
 		if (active) {
 			float self = me_e > 0.f && !LET ? 1.f / me_e : 0.f; /* no self-energy */
@@ -237,9 +308,10 @@ template <bool LET, bool QUAD, typename SRC>
 __device__ __forceinline__ void
 walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel, const SRC &S,
                 const int32_t *meta, const bh_group *groups,
-                bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
+                bh_acc *out, bh_params P, bh_range R, float far, int32_t *counter, int32_t *stacks)
 {
 	__shared__ walk_buffers buffers[FAST_TPB / 32];
+	__shared__ walk_far far_buf[LET ? FAST_TPB / 32 : 1];
 	const unsigned full = 0xffffffffu;
 	const int lane = threadIdx.x & 31;
 	const unsigned below = (1u << lane) - 1u; /* lanes before this one */
@@ -261,6 +333,10 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 		float me_e = bh_body_eps(&P, vel, active ? i : p0); /* softening (bh_soft2) */
 		bh_box box = warp_box(me.x, me.y, me.z);
 		bh_acc sum = {0.f, 0.f, 0.f, 0.f}; /* several sets: acc + the sets' fields so far */
+		/* received sets: the far nodes of all sets in one expansion (the CPU's bh_walk_groups) */
+		walk_far &F = far_buf[LET ? threadIdx.x >> 5 : 0];
+		float ge, far2 = far_start<LET>(F, lane, box, me_e, P, far, &ge);
+		bool anyfar = false;
 		for (int si = 0; si < S.count(); si++) {
 			const bh_cell *cells;
 			const bh_mom *mom;
@@ -300,6 +376,11 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 					acc = (LET && ct.y == BH_LET_MULTIPOLE) || bh_accept(&M, &C, &box);
 					if (!acc && ct.y == 0) { lbegin = ct.z; lcount = ct.w - ct.z; }
 					if (!acc && ct.y > 0) { nch = ct.y; child = ct.x; }
+					if (LET && acc && far_add<QUAD>(F, lane, far2, box, m0, m1, m2,
+					                                P.soft_h ? m2.w : P.eps, ge)) {
+						acc = false;
+						anyfar = true; /* this lane's; the warp's after the sets */
+					}
 				}
 				/* push the children of opened cells (as classic) */
 				int total, off = warp_exclusive_sum(nch, lane, &total);
@@ -367,6 +448,12 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 			if (nmp) apply_multipoles<QUAD>(a, me.x, me.y, me.z, me_e, B, nmp);
 			if (npart) apply_particles(a, me.x, me.y, me.z, me_e, B, npart);
 			__syncwarp(); /* read before the next group writes */
+			/* after the last set: the far nodes' expansion, added with the last set's field
+			 * (one set: with its own, as the CPU's bh_walk_let) */
+			if (LET && si == S.count() - 1 && __any_sync(full, anyfar)) {
+				bh_acc f = far_eval(F, lane, me.x, me.y, me.z, box);
+				a.ax += f.ax; a.ay += f.ay; a.az += f.az; a.pot += f.pot;
+			}
 			if (active) {
 				float self = me_e > 0.f && !LET ? 1.f / me_e : 0.f; /* no self-energy */
 				bh_acc o = {P.G * a.ax, P.G * a.ay, P.G * a.az, P.G * (a.pot + me.w * self)};
@@ -409,10 +496,10 @@ walk_fast_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel
                  const bh_cell *__restrict__ cells, const bh_mom *__restrict__ mom,
                  const bh_body *__restrict__ src, const float *__restrict__ seps,
                  const int32_t *meta, const bh_group *groups,
-                 bh_acc *out, bh_params P, bh_range R, int32_t *counter, int32_t *stacks)
+                 bh_acc *out, bh_params P, bh_range R, float far, int32_t *counter, int32_t *stacks)
 {
 	const walk_one_src S = {cells, mom, src, seps};
-	walk_fast_warps<LET, QUAD>(body, vel, S, meta, groups, out, P, R, counter, stacks);
+	walk_fast_warps<LET, QUAD>(body, vel, S, meta, groups, out, P, R, far, counter, stacks);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -449,7 +536,7 @@ static void launch_walk(const bh_body *body, const float *vel, const bh_cell *ce
                         const bh_mom *mom, const bh_body *src, const float *seps,
                         const int32_t *meta,
                         const bh_group *groups, bh_acc *out, bh_params P, bh_range R,
-                        void *scratch_buf)
+                        float far, void *scratch_buf)
 {
 	char *scr = (char *)STARPU_VECTOR_GET_PTR(scratch_buf);
 	size_t scr_bytes = STARPU_VECTOR_GET_NX(scratch_buf) * STARPU_VECTOR_GET_ELEMSIZE(scratch_buf);
@@ -465,15 +552,15 @@ static void launch_walk(const bh_body *body, const float *vel, const bh_cell *ce
 		if (P.quadrupole) {
 			walk_fast_kernel<LET, true><<<walk_blocks(walk_fast_kernel<LET, true>, FAST_TPB), FAST_TPB, 0,
 			                              s>>>(body, vel, cells, mom, src, seps, meta, groups, out, P, R,
-			                                   counter, stacks);
+			                                   far, counter, stacks);
 		} else {
 			walk_fast_kernel<LET, false><<<walk_blocks(walk_fast_kernel<LET, false>, FAST_TPB), FAST_TPB,
 			                               0, s>>>(body, vel, cells, mom, src, seps, meta, groups, out, P,
-			                                       R, counter, stacks);
+			                                       R, far, counter, stacks);
 		}
 	} else {
 		walk_kernel<LET><<<walk_blocks(walk_kernel<LET>, WALK_TPB), WALK_TPB, 0, s>>>(
-		        body, vel, cells, mom, src, seps, meta, groups, out, P, R, counter, stacks);
+		        body, vel, cells, mom, src, seps, meta, groups, out, P, R, far, counter, stacks);
 	}
 	TIDE_CUDA_CHECK(cudaGetLastError());
 }

@@ -3,7 +3,8 @@
 // [r0, r1), in one task (include/tide/bh_walk_sets.h says why and what).  The CPU version is
 // bh_walk's group walk (codelets/bh_walk.c) over the sets in buffer order, each group taking
 // them in turn: its targets and box are made once, each set's field is summed from zero and
-// added to acc, so the result is that of one bh_walk_let task per set, bit for bit.
+// added to acc, so the result is that of one bh_walk_let task per set, bit for bit without the
+// far field's expansions (with them: to float rounding, bh_walk_sets.h).
 #include <stdlib.h>
 #include <starpu.h>
 #include "tide/bh_walk_sets.h"
@@ -14,7 +15,8 @@ static void walk_sets_cpu(void *buffers[], void *cl_arg)
 	bh_params P;
 	bh_range R;
 	int nsets;
-	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets, 0);
+	float far; /* the far nodes' local expansions */
+	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets, &far, 0);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	bh_walk_src *S = malloc(sizeof(bh_walk_src) * (size_t)(nsets > 0 ? nsets : 1));
 	STARPU_ASSERT_MSG(S, "bh_walk_sets: no memory for %d sets", nsets);
@@ -25,7 +27,7 @@ static void walk_sets_cpu(void *buffers[], void *cl_arg)
 		bh_walk_groups((const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]),
 		               (const float *)STARPU_VECTOR_GET_PTR(buffers[5]),
 		               (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]), meta[BH_META_NGROUPS],
-		               S, n, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[3]), 1, P, R);
+		               S, n, (bh_acc *)STARPU_VECTOR_GET_PTR(buffers[3]), 1, P, R, far);
 	free(S);
 }
 

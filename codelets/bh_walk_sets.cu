@@ -3,7 +3,9 @@
 // persistent warps over the groups, each warp walking its group through every received set in
 // turn (walk_fast_warps of bh_walk_kernels.cuh, the body of bh_walk_let's kernel, with a table
 // of sets for its one source).  Each set's field is summed from zero and added to acc, in the
-// table's order, so the result is that of one bh_walk_let launch per set, bit for bit.
+// table's order, so the result is that of one bh_walk_let launch per set, bit for bit without
+// the far field's expansions (with them: to float rounding; the warp's one expansion of all the
+// sets' far nodes is evaluated after the last set, bh_walk_sets.h).
 //
 // The table travels as the kernel's argument (__grid_constant__: read in place from the
 // parameter space, no copy per thread): no copy to the device, no host buffer that must outlive
@@ -50,11 +52,11 @@ template <bool QUAD>
 __global__ static void __launch_bounds__(FAST_TPB, 8)
 walk_sets_fast_kernel(const bh_body *__restrict__ body, const float *__restrict__ vel,
                       const __grid_constant__ walk_set_table T, const int32_t *meta,
-                      const bh_group *groups, bh_acc *out, bh_params P, bh_range R,
+                      const bh_group *groups, bh_acc *out, bh_params P, bh_range R, float far,
                       int32_t *counter, int32_t *stacks)
 {
 	const walk_table_src S = {&T};
-	walk_fast_warps<true, QUAD>(body, vel, S, meta, groups, out, P, R, counter, stacks);
+	walk_fast_warps<true, QUAD>(body, vel, S, meta, groups, out, P, R, far, counter, stacks);
 }
 
 extern "C" void tide_bh_walk_sets_cuda(void *buffers[], void *cl_arg)
@@ -62,7 +64,8 @@ extern "C" void tide_bh_walk_sets_cuda(void *buffers[], void *cl_arg)
 	bh_params P;
 	bh_range R;
 	int nsets;
-	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets, 0);
+	float far; /* the far nodes' local expansions (bh_walk_sets.h) */
+	starpu_codelet_unpack_args(cl_arg, &P, &R, &nsets, &far, 0);
 	const bh_body *body = (const bh_body *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	const int32_t *meta = (const int32_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
 	const bh_group *groups = (const bh_group *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -75,7 +78,8 @@ extern "C" void tide_bh_walk_sets_cuda(void *buffers[], void *cl_arg)
 		for (int s = 0; s < nsets; s++) {
 			bh_walk_src w;
 			if (!bh_walk_src_of(TIDE_LET_IFACE(buffers[BH_WALK_SETS_FIXED + s]), &w)) continue;
-			launch_walk<true>(body, vel, w.cells, w.mom, w.src, w.seps, meta, groups, out, P, R, scratch);
+			launch_walk<true>(body, vel, w.cells, w.mom, w.src, w.seps, meta, groups, out, P, R, far,
+			                  scratch);
 		}
 		return;
 	}
@@ -99,10 +103,10 @@ extern "C" void tide_bh_walk_sets_cuda(void *buffers[], void *cl_arg)
 		TIDE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int32_t), st));
 		if (P.quadrupole)
 			walk_sets_fast_kernel<true><<<walk_blocks(walk_sets_fast_kernel<true>, FAST_TPB), FAST_TPB, 0,
-			                             st>>>(body, vel, *t, meta, groups, out, P, R, counter, stacks);
+			                             st>>>(body, vel, *t, meta, groups, out, P, R, far, counter, stacks);
 		else
 			walk_sets_fast_kernel<false><<<walk_blocks(walk_sets_fast_kernel<false>, FAST_TPB), FAST_TPB,
-			                              0, st>>>(body, vel, *t, meta, groups, out, P, R, counter, stacks);
+			                              0, st>>>(body, vel, *t, meta, groups, out, P, R, far, counter, stacks);
 		TIDE_CUDA_CHECK(cudaGetLastError());
 		t->n = 0;
 	}

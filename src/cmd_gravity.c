@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <starpu.h>
 #include "tide/bh_gravity.h"
+#include "tide/bh_walk_sets.h"
 #include "tide/block_interface.h"
 #include "tide/gravity_synth.h"
 #include "bh_ic.h"
@@ -225,6 +226,7 @@ int tide_cmd_gravity(int argc, char **argv)
 			tide_runtime_shutdown();
 			return 2;
 		}
+		tide_gravity_synth_weights(&syn, getenv("TIDE_GRAVITY_SYNTH_WEIGHTS"), rt.rank);
 		/* the uniform cube of SYN particles per rank (made, in a normal build) */
 		N = SYN * rt.size;
 		dist = BH_DIST_UNIFORM;
@@ -331,6 +333,8 @@ int tide_cmd_gravity(int argc, char **argv)
 	/* the whole evaluations, with the walk tasks timed (StarPU's task profiling: a few clock
 	 * readings per task): how much of the walk goes to other ranks' essential nodes */
 	tide_gravity_time_walks(&g, 1);
+	int64_t tally[BH_LET_TALLY_N];
+	bh_walk_let_tally(tally); /* zeroed: the CPU walks' counts of the timed evaluations */
 	for (int r = 0; r < reps; r++) {
 		/* every rank starts together, so that the slowest rank's time is the evaluation's
 		 * (starpu_mpi_wait_for_all waits for this rank's tasks and messages only) */
@@ -341,14 +345,16 @@ int tide_cmd_gravity(int argc, char **argv)
 		tt[r] = tide_wtime() - a;
 	}
 	tide_gravity_time_walks(&g, 0);
+	bh_walk_let_tally(tally);
 	int32_t ncells, ngroups;
 	tide_gravity_tree_size(&g, &ncells, &ngroups);
 	/* per rank: cells, groups, the essential nodes it sent, and its walk tasks' execution time
 	 * per evaluation over its own tree and over the essential nodes it received; summed on
 	 * rank 0 */
-	enum { NV = 13 };
+	enum { NV = 13 + BH_LET_TALLY_N };
 	double mine[NV] = {ncells, ngroups, 0, 0, 0, g.walk_ns[0] * 1e-9 / reps, g.walk_ns[1] * 1e-9 / reps,
 	                   0, 0, 0, 0, g.syn_own, median(tt, reps)};
+	for (int k = 0; k < BH_LET_TALLY_N; k++) mine[13 + k] = (double)tally[k] / reps;
 	for (int q = 0; q < rt.size; q++) {
 		uint32_t nc, np;
 		int kind = tide_gravity_let_kind(&g, q);
@@ -416,10 +422,17 @@ int tide_cmd_gravity(int argc, char **argv)
 			tide_info("ranks: %d, particles per rank %u .. %u (Morton split); essential nodes sent: "
 			       "%.0f cells + %.0f particles, %.3f MB in %.0f messages\n", rt.size, counts[0],
 			       counts[rt.size - 1], tot[2], tot[3], tot[4] / 1e6, tot[7] + tot[8]);
-			if (synthetic)
+			if (synthetic) {
 				tide_info("synthetic domain's model of the essential nodes sent: %.0f cells + %.0f "
 				          "particles; walk interactions per particle %.0f (own tree %.0f, rank 0)\n", tot[9],
 				          tot[10], tot[11] / rt.size, g.syn_own);
+				tide_info("synthetic domain's model of the received walks, per particle (rank 0): %.1f "
+				          "interactions + %.3f far nodes in expansions (x %.1f) + %s L2P (x %.1f) = %.1f "
+				          "work units\n", g.syn_let_parts[0], g.syn_let_parts[1], syn.w_m2l,
+				          g.far > 0 ? "1" : "0", syn.w_l2p,
+				          g.syn_let_parts[0] + syn.w_m2l * g.syn_let_parts[1] +
+				                  (g.far > 0 ? syn.w_l2p : 0.0));
+			}
 			double bmax = 0;
 			for (int q = 0; q < rt.size; q++) bmax = fmax(bmax, per_rank[NV * q + 4]);
 			if (g.far_nu < 0)
@@ -444,6 +457,15 @@ int tide_cmd_gravity(int argc, char **argv)
 			       tot[5] + tot[6] > 0 ? 100 * tot[6] / (tot[5] + tot[6]) : 0.0);
 			tide_info("whole evaluation, the ranks started together: %.4f s on rank 0, %.4f s on the "
 			          "slowest rank (%d)\n", mt, mt_max, slow);
+			/* the CPU walks' work over received sets (bh_walk_let_tally; none on a GPU) */
+			if (tot[13 + BH_LET_TALLY_GROUPS] > 0)
+				tide_info("received-set walks (CPU), all ranks, per evaluation: %.0f groups, %.0f "
+				          "node-particle + %.0f particle-particle interactions, %.0f far nodes in local "
+				          "expansions (M2L), %.0f L2P; CPU time %.4f s; far field %s (theta_l %g)\n",
+				          tot[13 + BH_LET_TALLY_GROUPS], tot[13 + BH_LET_TALLY_M2P],
+				          tot[13 + BH_LET_TALLY_P2P], tot[13 + BH_LET_TALLY_M2L],
+				          tot[13 + BH_LET_TALLY_L2P], tot[13 + BH_LET_TALLY_CPU_NS] * 1e-9,
+				          g.far > 0 ? "local" : "direct", (double)(g.far * P.theta));
 		}
 		tide_info("time [s]: build %.4f  moments %.4f  walk %.4f  (sum %.4f)  total %.4f  "
 		       "(first evaluation %.3f, initial conditions %.2f)\n",

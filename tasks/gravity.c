@@ -292,6 +292,7 @@ static void init_ranks(tide_gravity *g, bh_body *body, float *vel, bh_acc *acc,
 	g->vg_levels = tide_gravity_vg_levels(size);
 	g->hvg = must_alloc((size_t)(g->vg_levels + 1) * (size_t)size * sizeof(starpu_data_handle_t), 1);
 	g->let_walk = tide_gravity_let_walk_choice(getenv("TIDE_GRAVITY_LET_WALK"), rank);
+	g->far = tide_gravity_far_field_choice(getenv("TIDE_GRAVITY_FAR_FIELD"), rank);
 	g->fill = tide_bh_group_fill();
 	if (syn) syn_model(g);
 	g->let_reg = must_alloc((size_t)size, 1);
@@ -733,14 +734,19 @@ static void syn_model(tide_gravity *g)
 		any_far |= ko == TIDE_LET_COARSE;
 		if (ko == TIDE_LET_NODES) tide_gravity_synth_let(s, me, q, &g->vr[q], -1.f, &io[0], &io[1]);
 		io[5] = ki;
+		/* the walk's work: its interactions and its far nodes' expansions (in interactions) */
+		double w[2] = {0, 0};
 		if (ki == TIDE_LET_NODES) {
 			tide_gravity_synth_let(s, q, me, &g->vr[me], -1.f, &io[2], &io[3]);
-			io[4] = tide_gravity_synth_walk(s, me, q, &g->vr[me], -1.f);
+			tide_gravity_synth_walk_parts(s, me, q, &g->vr[me], -1.f, w);
 		} else if (ki == TIDE_LET_COARSE) {
 			float f2 = coarse_far2(g, q);
 			tide_gravity_synth_let(s, q, me, NULL, f2, &io[2], &io[3]);
-			io[4] = tide_gravity_synth_walk(s, me, q, NULL, f2);
+			tide_gravity_synth_walk_parts(s, me, q, NULL, f2, w);
 		}
+		io[4] = w[0] + s->w_m2l * w[1];
+		g->syn_let_parts[0] += w[0];
+		g->syn_let_parts[1] += w[1];
 	}
 	if (any_far) tide_gravity_synth_let(s, me, me, NULL, coarse_far2(g, me), &g->syn_coarse[0], &g->syn_coarse[1]);
 }
@@ -773,14 +779,18 @@ static void submit_let_walks(tide_gravity *g)
 		for (int j = 0; j < nsets; j++)
 			for (int k = 0; k < g->nparts; k++) {
 				double np = g->part[k].r1 - g->part[k].r0;
-				double work = g->syn ? fmax(1.0, np * g->syn_io[6 * from[j] + 4]) : 0.0;
+				/* the synthetic work: the set's interactions (far nodes' expansions
+				 * included: tide_gravity_synth_walk) and each particle's L2P */
+				double l2p = g->far > 0 && g->syn ? g->syn->w_l2p : 0.0;
+				double work = g->syn ? fmax(1.0, np * (g->syn_io[6 * from[j] + 4] + l2p)) : 0.0;
 				int ret = starpu_task_insert(&g->walk_let_cl, STARPU_R, g->hbody, STARPU_R, g->hmeta,
 				                             STARPU_R, g->hgroups, STARPU_R, d[BH_WALK_SETS_FIXED + j].handle,
 				                             STARPU_FLOPS, work,
 				                             STARPU_RW, g->hacc[k], STARPU_SCRATCH, g->hwscr,
 				                             STARPU_R, g->hvel,
 				                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE,
-				                             &g->part[k], sizeof g->part[k], STARPU_CALLBACK_WITH_ARG_NFREE,
+				                             &g->part[k], sizeof g->part[k], STARPU_VALUE, &g->far,
+				                             sizeof g->far, STARPU_CALLBACK_WITH_ARG_NFREE,
 				                             tree_task_done, g->time_walks ? &g->walk_ns[1] : NULL, 0);
 				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_let");
 				g->let_tasks++;
@@ -791,6 +801,7 @@ static void submit_let_walks(tide_gravity *g)
 		/* the work: the interactions of all sets (the model's one constant is then paid once) */
 		double np = g->part[k].r1 - g->part[k].r0, all = 0;
 		for (int j = 0; j < nsets && g->syn; j++) all += np * g->syn_io[6 * from[j] + 4];
+		if (g->far > 0 && g->syn) all += np * g->syn->w_l2p; /* one L2P per particle, all sets */
 		const starpu_data_handle_t fixed[BH_WALK_SETS_FIXED] = {g->hbody, g->hmeta, g->hgroups,
 		                                                       g->hacc[k], g->hwscr, g->hvel};
 		const enum starpu_data_access_mode modes[BH_WALK_SETS_FIXED] = {
@@ -801,6 +812,7 @@ static void submit_let_walks(tide_gravity *g)
 		                             STARPU_FLOPS, g->syn ? fmax(1.0, all) : 0.0,
 		                             STARPU_VALUE, &g->P, sizeof g->P, STARPU_VALUE, &g->part[k],
 		                             sizeof g->part[k], STARPU_VALUE, &nsets, sizeof nsets,
+		                             STARPU_VALUE, &g->far, sizeof g->far,
 		                             STARPU_CALLBACK_WITH_ARG_NFREE, tree_task_done,
 		                             g->time_walks ? &g->walk_ns[1] : NULL, 0);
 		STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert bh_walk_sets");
@@ -818,6 +830,19 @@ int tide_gravity_let_walk_choice(const char *v, int rank)
 		fprintf(stderr, "tide: warning: TIDE_GRAVITY_LET_WALK='%s' is neither 'sets' nor 'each': "
 		        "using 'sets'.\n", v);
 	return TIDE_GRAVITY_LET_WALK_SETS;
+}
+
+float tide_gravity_far_field_choice(const char *v, int rank)
+{
+	if (!v || !*v || !strcmp(v, "local")) return TIDE_GRAVITY_FAR_RATIO;
+	if (!strcmp(v, "direct")) return 0.f;
+	char *end;
+	double t = strtod(v, &end);
+	if (*end == 0 && t > 0.0 && t <= 1.0) return (float)t;
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_FAR_FIELD='%s' is neither 'local', 'direct' "
+		        "nor a ratio in (0, 1]: using 'local' (%g).\n", v, (double)TIDE_GRAVITY_FAR_RATIO);
+	return TIDE_GRAVITY_FAR_RATIO;
 }
 
 int tide_gravity_let_kind(const tide_gravity *g, int q)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tide/bh_codelets.h"
+#include "tide/bh_gravity.h"
+#include "tide/bh_interact.h"
 #include "tide/gravity_synth.h"
 
 int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_params P, int fill,
@@ -26,6 +28,11 @@ int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_p
 	s->fill = fill;
 	s->nbox = nbox < 1 ? 1 : nbox > BH_VROOT_BOXES ? BH_VROOT_BOXES : nbox;
 	s->leaf = tide_bh_leaf(&P); /* the threshold the real build uses */
+	/* the received walks' far field, as tide_gravity_init_ranks chooses it (rank 1: its
+	 * warning is printed there) */
+	s->far = tide_gravity_far_field_choice(getenv("TIDE_GRAVITY_FAR_FIELD"), 1);
+	s->w_m2l = TIDE_SYNTH_W_M2L;
+	s->w_l2p = TIDE_SYNTH_W_L2P;
 	const float lo[3] = {-1.f, -1.f, -1.f}, hi[3] = {1.f, 1.f, 1.f};
 	bh_root_cube(lo, hi, &s->universe);
 	return 0;
@@ -221,26 +228,30 @@ static void let_counts(const tide_gravity_synth *s, int from, const bh_vroot *to
 	let_rec(s, P, &r, level_of(s, &r), to, far2, 1.0, ncells, nparts);
 }
 
-/* Interactions of one group (box g) with the tree of box P from cell C: a received multipole
- * (let: the sender's choice) or a node the group accepts counts one, an opened leaf its
- * particles. */
-static double walk_rec(const tide_gravity_synth *s, const double P[6], const bh_cell *C, int level,
-                       const bh_box *g, int let, const bh_vroot *to, float far2)
+/* Interactions of one group (box g) with the tree of box P from cell C, weighted by w, into
+ * out: a received multipole (let: the sender's choice) or a node the group accepts counts one
+ * in out[0], or in out[1] when it is far from the group (received sets, |com - centre|^2 >= gfar2:
+ * bh_far2), an opened leaf its particles in out[0]. */
+static void walk_rec(const tide_gravity_synth *s, const double P[6], const bh_cell *C, int level,
+                     const bh_box *g, int let, const bh_vroot *to, float far2, float gfar2,
+                     double w, double out[2])
 {
 	bh_mom M;
 	double lam = cell_part(s, P, C, &M);
-	if (lam <= 0) return 0;
-	if (let && let_kind(C, &M, to, far2) == BH_LET_KEEP_MULTIPOLE) return 1;
-	if (bh_accept(&M, C, g)) return 1;
-	double p = p_split(lam, level, s->leaf), r = (1 - p) * lam;
-	if (p <= 0) return r;
-	double sum = 0;
+	if (lam <= 0) return;
+	if ((let && let_kind(C, &M, to, far2) == BH_LET_KEEP_MULTIPOLE) || bh_accept(&M, C, g)) {
+		float rx = M.x - g->cx, ry = M.y - g->cy, rz = M.z - g->cz;
+		out[let && rx * rx + ry * ry + rz * rz >= gfar2] += w;
+		return;
+	}
+	double p = p_split(lam, level, s->leaf);
+	out[0] += w * (1 - p) * lam;
+	if (p <= 0) return;
 	for (unsigned o = 0; o < 8; o++) {
 		bh_cell ch;
 		bh_child_cube(C, o, &ch);
-		sum += walk_rec(s, P, &ch, level + 1, g, let, to, far2);
+		walk_rec(s, P, &ch, level + 1, g, let, to, far2, gfar2, w * p, out);
 	}
-	return r + p * sum;
 }
 
 /* Where the walk groups are sampled, per dimension of the receiver's box (fractions of its side)
@@ -253,21 +264,25 @@ static const double fine_w[7] = {0.0165, 0.0985, 0.235, 0.3, 0.235, 0.0985, 0.01
 static const double coarse_u[3] = {1.0 / 6, 0.5, 5.0 / 6};
 static const double coarse_w[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
 
-static double walk_mean(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
-                        float far2, int fine)
+/* out[0]: interactions per particle, out[1]: far nodes per group / BH_GROUP (walk_rec). */
+static void walk_mean(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                      float far2, int fine, double out[2])
 {
 	double P[6], Q[6];
 	bh_cell r;
 	tide_gravity_synth_piece(s, from, P);
 	tide_gravity_synth_piece(s, to, Q);
 	piece_root(s, P, &r);
-	if (s->n_rank <= 0) return 0;
+	out[0] = out[1] = 0;
+	if (s->n_rank <= 0) return;
 	/* a walk group: 32 particles of the Morton order in a cell of at most fill, about the box
 	 * of 48 particles' volume (runs cross leaf boundaries) */
 	double half = 0.5 * cbrt(48.0 * 8.0 / s->n_total);
 	int L = level_of(s, &r), let = from != to, m = fine ? 7 : 3;
 	const double *u = fine ? fine_u : coarse_u, *w = fine ? fine_w : coarse_w;
-	double sum = 0;
+	/* the far criterion of such a group (one softening: no spread) */
+	bh_box g0 = {0.f, 0.f, 0.f, (float)half, (float)half, (float)half};
+	float gfar2 = let ? bh_far2(&g0, 0.f, 0.f, s->far * s->theta) : INFINITY;
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < m; j++)
 			for (int k = 0; k < m; k++) {
@@ -275,9 +290,9 @@ static double walk_mean(const tide_gravity_synth *s, int to, int from, const bh_
 				double c[3];
 				for (int d = 0; d < 3; d++) c[d] = Q[d] + u[ijk[d]] * (Q[3 + d] - Q[d]);
 				bh_box g = {(float)c[0], (float)c[1], (float)c[2], (float)half, (float)half, (float)half};
-				sum += w[i] * w[j] * w[k] * walk_rec(s, P, &r, L, &g, let, v, far2);
+				walk_rec(s, P, &r, L, &g, let, v, far2, gfar2, w[i] * w[j] * w[k], out);
 			}
-	return sum;
+	out[1] /= BH_GROUP;
 }
 
 /* ---- a cache of the results, shared by the ranks of one process ----
@@ -288,7 +303,7 @@ static double walk_mean(const tide_gravity_synth *s, int to, int from, const bh_
 #define CACHE_SLOTS 65536
 typedef struct cache_entry {
 	int used, what, dx, dy, dz;
-	uint32_t far2_bits;
+	uint32_t far2_bits, far_bits;
 	double n_rank;
 	int size;
 	double v[2];
@@ -321,37 +336,63 @@ static cache_entry *cache_slot(const tide_gravity_synth *s, int what, int from, 
 	for (int d = 0; d < 3; d++)
 		o[d] = (int)lround((0.5 * (P[d] + P[3 + d]) - 0.5 * (Q[d] + Q[3 + d])) / (Q[3 + d] - Q[d]));
 	if (what == 0 && far2 >= 0) o[0] = o[1] = o[2] = 0; /* a coarse tree is the sender's alone */
-	uint32_t f2;
+	uint32_t f2, fr;
 	memcpy(&f2, &far2, sizeof f2);
+	memcpy(&fr, &s->far, sizeof fr);
 	uint64_t h = (uint64_t)(what + 3) * 0x9e3779b97f4a7c15ull;
 	h = (h ^ (uint64_t)(o[0] + 4096)) * 0x100000001b3ull;
 	h = (h ^ (uint64_t)(o[1] + 4096)) * 0x100000001b3ull;
 	h = (h ^ (uint64_t)(o[2] + 4096)) * 0x100000001b3ull;
 	h = (h ^ f2 ^ (uint64_t)s->size << 32) * 0x100000001b3ull;
+	h = (h ^ fr) * 0x100000001b3ull;
 	for (uint64_t i = 0; i < 64; i++) {
 		cache_entry *c = &t[(h + i) % CACHE_SLOTS];
 		if (!c->used) {
-			*c = (cache_entry){0, what, o[0], o[1], o[2], f2, s->n_rank, s->size, {0, 0}};
+			*c = (cache_entry){0, what, o[0], o[1], o[2], f2, fr, s->n_rank, s->size, {0, 0}};
 			return c;
 		}
 		if (c->what == what && c->dx == o[0] && c->dy == o[1] && c->dz == o[2] &&
-		    c->far2_bits == f2 && c->n_rank == s->n_rank && c->size == s->size)
+		    c->far2_bits == f2 && c->far_bits == fr && c->n_rank == s->n_rank && c->size == s->size)
 			return c;
 	}
 	return NULL;
 }
 
-double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
-                               float far2)
+void tide_gravity_synth_walk_parts(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                                   float far2, double out[2])
 {
 	/* the own tree and near ranks' essential nodes: the fine rule; coarse trees: the coarse one */
 	int fine = far2 < 0;
-	if (from == to || s->size == 1) return walk_mean(s, to, from, v, far2, fine);
+	if (from == to || s->size == 1) { walk_mean(s, to, from, v, far2, fine, out); return; }
 	cache_entry *c = cache_slot(s, 1, from, to, far2);
-	if (c && c->used) return c->v[0];
-	double r = walk_mean(s, to, from, v, far2, fine);
-	if (c) { c->used = 1; c->v[0] = r; }
-	return r;
+	if (c && c->used) { out[0] = c->v[0]; out[1] = c->v[1]; return; }
+	walk_mean(s, to, from, v, far2, fine, out);
+	if (c) { c->used = 1; c->v[0] = out[0]; c->v[1] = out[1]; }
+}
+
+double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                               float far2)
+{
+	double w[2];
+	tide_gravity_synth_walk_parts(s, to, from, v, far2, w);
+	return w[0] + s->w_m2l * w[1];
+}
+
+void tide_gravity_synth_weights(tide_gravity_synth *s, const char *v, int rank)
+{
+	s->w_m2l = TIDE_SYNTH_W_M2L;
+	s->w_l2p = TIDE_SYNTH_W_L2P;
+	if (!v || !*v) return;
+	double a, b;
+	char end;
+	if (sscanf(v, "%lf,%lf%c", &a, &b, &end) == 2 && a >= 0 && b >= 0 && isfinite(a) && isfinite(b)) {
+		s->w_m2l = a;
+		s->w_l2p = b;
+		return;
+	}
+	if (rank == 0)
+		fprintf(stderr, "tide: warning: TIDE_GRAVITY_SYNTH_WEIGHTS='%s' is not two numbers >= 0 "
+		        "'M2L,L2P': using %g,%g.\n", v, TIDE_SYNTH_W_M2L, TIDE_SYNTH_W_L2P);
 }
 
 void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, const bh_vroot *to,

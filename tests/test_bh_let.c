@@ -21,6 +21,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "tide/bh_gravity.h"
+#include "tide/bh_walk_sets.h"
 #include "bh_ic.h"
 #include "tide/let_interface.h"
 #include "runtime.h"
@@ -44,6 +45,7 @@ static const float *use_vel; /* the particles' velocities by input index (NULL: 
                               * bh_params.soft_h their first words are their softenings */
 static enum tide_where use_where = TIDE_WHERE_CPU; /* --cuda: the GPU's codelets */
 static int use_let_walk = -1; /* TIDE_GRAVITY_LET_WALK_SETS or _EACH (-1: the default) */
+static float use_far = -1; /* tide_gravity.far (0: direct; -1: the default, TIDE_GRAVITY_FAR_FIELD) */
 static int let_sets, let_tasks, let_parts; /* of the last evaluation: received sets walked,
                                            * walk tasks over them, walk parts */
 static double sent_bytes;
@@ -71,6 +73,7 @@ static bh_acc *distributed(const bh_body *all, uint32_t n, bh_params P, int whol
 	if (use_nbox > 0) g.nbox = use_nbox;
 	if (use_vgather >= 0) g.vgather = use_vgather;
 	if (use_let_walk >= 0) g.let_walk = use_let_walk;
+	if (use_far >= 0) g.far = use_far;
 	for (int e = 0; e < use_evals; e++) {
 		tide_gravity_submit_forces(&g);
 		tide_gravity_wait(&g);
@@ -344,9 +347,13 @@ static void near_far(uint32_t n)
 }
 
 /* The walks over the received sets in one task per part (bh_walk_sets, the default) against one
- * task per set and part (bh_walk_let, TIDE_GRAVITY_LET_WALK=each): the same forces bit for bit
- * (each group walks the sets in the order the per-set tasks ran, each set's field summed apart
- * and added: include/tide/bh_walk_sets.h), in the all-to-all exchange and with near and far
+ * task per set and part (bh_walk_let, TIDE_GRAVITY_LET_WALK=each): with every node on every
+ * particle (TIDE_GRAVITY_FAR_FIELD=direct) the same forces bit for bit (each group walks the sets
+ * in the order the per-set tasks ran, each set's field summed apart and added:
+ * include/tide/bh_walk_sets.h); with the far nodes' local expansions (the default) the same up
+ * to float rounding (the merged walk evaluates one expansion of all sets' far nodes, the per-set
+ * walks one per set): largest relative difference below 1e-5 (measured 4 and 8 ranks: see
+ * the output), in the all-to-all exchange and with near and far
  * ranks (the eight clumps of near_far: on 4 and 8 ranks coarse trees and essential nodes
  * together), quadrupoles and each body its own softening, the default parts (on the CPU, 4 per
  * worker: the parts cut walk groups), the third of three evaluations.  Each rank also checks
@@ -366,8 +373,9 @@ static void walk_sets(uint32_t n)
 	use_vel = v;
 	use_evals = 3;
 	const double nus[2] = {-1, 3};
-	for (int m = 0; m < 2; m++) {
-		use_nu = nus[m];
+	for (int m = 0; m < 4; m++) {
+		use_nu = nus[m & 1];
+		use_far = m < 2 ? 0.f : -1.f;
 		use_let_walk = TIDE_GRAVITY_LET_WALK_EACH;
 		bh_acc *each = distributed(all, n, P, 0, &items, NULL);
 		int tasks_each = let_tasks, sets = let_sets;
@@ -382,13 +390,21 @@ static void walk_sets(uint32_t n)
 		       "submitted %d per-set and %d merged walk tasks for %d sets and %d parts", rt.rank,
 		       tasks_each, tasks_sets, sets, parts);
 		if (rt.rank == 0) {
+			const char *how = m & 1 ? "near/far" : "all-to-all";
+			const char *far = m < 2 ? "direct" : "local expansions";
 			uint32_t differ = 0;
 			for (uint32_t i = 0; i < n; i++) differ += memcmp(&merged[i], &each[i], sizeof each[i]) != 0;
-			printf("  walk_sets (%s, %d sets on rank 0): one task per part vs one per set on %d "
-			       "rank(s): %u of %u forces differ\n", m ? "near/far" : "all-to-all", sets, rt.size,
-			       differ, n);
-			EXPECT(differ == 0, "walk_sets (%s): %u forces differ between the merged and the "
-			       "per-set walks", m ? "near/far" : "all-to-all", differ);
+			double dp99, dmax;
+			rel_diff(merged, each, n, &dp99, &dmax);
+			printf("  walk_sets (%s, far nodes %s, %d sets on rank 0): one task per part vs one per "
+			       "set on %d rank(s): %u of %u forces differ, by up to %.1e\n", how, far, sets,
+			       rt.size, differ, n, dmax);
+			if (m < 2)
+				EXPECT(differ == 0, "walk_sets (%s, %s): %u forces differ between the merged and "
+				       "the per-set walks", how, far, differ);
+			else
+				EXPECT(dmax < 1e-5, "walk_sets (%s, %s): the merged and the per-set walks differ by "
+				       "up to %.2e", how, far, dmax);
 		}
 		free(each);
 		free(merged);
@@ -396,8 +412,102 @@ static void walk_sets(uint32_t n)
 	use_nu = -2;
 	use_evals = 1;
 	use_let_walk = -1;
+	use_far = -1;
 	use_vel = NULL;
 	free(all); free(v);
+}
+
+/* The far nodes of the received sets in local expansions about each walk group's centre
+ * (TIDE_GRAVITY_FAR_FIELD, bh_interact.h's bh_m2l/bh_l2p) against every node on every particle
+ * (direct), theta 0.6 with quadrupoles (the scaling runs'), both against the double direct sum
+ * on 1000 particles: the expansions' errors (relative, ~4 theta_l^3 at most per node, theta_l =
+ * 0.12) must stay well below the tree's own: 99th percentile at most 1.1 times the direct
+ * walk's, and the two walks' difference below a fifth of it (99th percentile; measured on 2-8
+ * ranks: 0.13 of it on the uniform cube, 0.02-0.03 on the Plummer sphere).  The CPU walks'
+ * counts (bh_walk_let_tally) on each rank: from 2 ranks on some far nodes (M2L), fewer node-
+ * particle interactions than the direct walk, the same particle-particle interactions (the
+ * opening test is unchanged).  With --cuda: the GPU's walks against the CPU's, both with the
+ * expansions (the same nodes are far up to rounding at the criterion's edge): 99th percentile of
+ * the difference below 2e-5, and the GPU's error against the direct sum at most 1.1 times the
+ * CPU's. */
+static void far_field(enum bh_dist d, uint32_t n)
+{
+	bh_body *all = malloc(sizeof(bh_body) * n);
+	float *v = malloc(16 * (size_t)n);
+	bh_ic_make(d, n, 17, all, v);
+	const char *name = bh_dist_name(d);
+	bh_params P = {.theta = 0.6f, .eps = 0.f, .G = 1.f, .quadrupole = 1};
+	uint64_t items;
+	int64_t t[2][BH_LET_TALLY_N];
+	bh_acc *acc[2];
+	enum tide_where where = use_where;
+	use_where = TIDE_WHERE_CPU;
+	for (int k = 0; k < 2; k++) {
+		use_far = k ? -1.f : 0.f;
+		bh_walk_let_tally(t[k]); /* zeroed */
+		acc[k] = distributed(all, n, P, 0, &items, NULL);
+		bh_walk_let_tally(t[k]);
+		printf("    rank %d, far nodes %s: received-set walks: %lld groups, %lld node-particle, %lld "
+		       "particle-particle interactions, %lld far nodes (M2L), %lld L2P\n", rt.rank,
+		       k ? "local" : "direct", (long long)t[k][BH_LET_TALLY_GROUPS],
+		       (long long)t[k][BH_LET_TALLY_M2P], (long long)t[k][BH_LET_TALLY_P2P],
+		       (long long)t[k][BH_LET_TALLY_M2L], (long long)t[k][BH_LET_TALLY_L2P]);
+	}
+	use_far = -1;
+	if (rt.size > 1) {
+		EXPECT(t[1][BH_LET_TALLY_M2L] > 0 && t[1][BH_LET_TALLY_M2P] < t[0][BH_LET_TALLY_M2P],
+		       "far field: rank %d walked %lld far nodes, %lld node-particle interactions (direct: "
+		       "%lld)", rt.rank, (long long)t[1][BH_LET_TALLY_M2L], (long long)t[1][BH_LET_TALLY_M2P],
+		       (long long)t[0][BH_LET_TALLY_M2P]);
+		EXPECT(t[1][BH_LET_TALLY_P2P] == t[0][BH_LET_TALLY_P2P] && t[0][BH_LET_TALLY_M2L] == 0,
+		       "far field: rank %d: %lld particle-particle interactions with the expansions, %lld "
+		       "without; %lld far nodes without", rt.rank, (long long)t[1][BH_LET_TALLY_P2P],
+		       (long long)t[0][BH_LET_TALLY_P2P], (long long)t[0][BH_LET_TALLY_M2L]);
+	}
+	bh_acc *gpu = NULL;
+	if (where == TIDE_WHERE_CUDA) {
+		use_where = where;
+		gpu = distributed(all, n, P, 0, &items, NULL);
+	}
+	if (rt.rank == 0) {
+		double e0 = against_direct("direct", all, n, P, acc[0]);
+		double e1 = against_direct("local", all, n, P, acc[1]);
+		double dp99, dmax;
+		rel_diff(acc[1], acc[0], n, &dp99, &dmax);
+		printf("  far field %s N %u on %d rank(s): local expansions vs direct walk, all particles: "
+		       "99%% %.2e  max %.2e\n", name, n, rt.size, dp99, dmax);
+		EXPECT(e1 <= 1.1 * e0, "far field %s: 99th percentile error %.2e with the expansions, %.2e "
+		       "without", name, e1, e0);
+		EXPECT(dp99 <= 0.2 * e0, "far field %s: the expansions change the forces by %.2e (99th "
+		       "percentile), the tree's error is %.2e", name, dp99, e0);
+		if (gpu) {
+			double eg = against_direct("GPU", all, n, P, gpu);
+			rel_diff(gpu, acc[1], n, &dp99, &dmax);
+			printf("  far field %s: GPU vs CPU, local expansions: 99%% %.2e  max %.2e\n", name, dp99,
+			       dmax);
+			EXPECT(dp99 <= 2e-5 && eg <= 1.1 * e1, "far field %s: the GPU's forces differ from the "
+			       "CPU's by %.2e (99th percentile), error %.2e against the CPU's %.2e", name, dp99,
+			       eg, e1);
+		}
+	}
+	use_where = where;
+	free(gpu); free(acc[0]); free(acc[1]); free(all); free(v);
+}
+
+/* TIDE_GRAVITY_FAR_FIELD's values (rank 1: no warning printed for the bad ones). */
+static void far_choice(void)
+{
+	EXPECT(tide_gravity_far_field_choice(NULL, 1) == TIDE_GRAVITY_FAR_RATIO &&
+	       tide_gravity_far_field_choice("", 1) == TIDE_GRAVITY_FAR_RATIO &&
+	       tide_gravity_far_field_choice("local", 1) == TIDE_GRAVITY_FAR_RATIO &&
+	       tide_gravity_far_field_choice("direct", 1) == 0.f &&
+	       tide_gravity_far_field_choice("0.5", 1) == 0.5f &&
+	       tide_gravity_far_field_choice("1", 1) == 1.f &&
+	       tide_gravity_far_field_choice("0", 1) == TIDE_GRAVITY_FAR_RATIO &&
+	       tide_gravity_far_field_choice("1.5", 1) == TIDE_GRAVITY_FAR_RATIO &&
+	       tide_gravity_far_field_choice("0.2x", 1) == TIDE_GRAVITY_FAR_RATIO &&
+	       tide_gravity_far_field_choice("Direct", 1) == TIDE_GRAVITY_FAR_RATIO,
+	       "TIDE_GRAVITY_FAR_FIELD's values");
 }
 
 /* The essential nodes chosen against each receiver's cover of BH_VROOT_BOXES boxes (the
@@ -542,6 +652,7 @@ int main(int argc, char **argv)
 		use_where = TIDE_WHERE_CUDA;
 		if (sets_only) {
 			walk_sets(8000); /* bh_walk_sets' kernel against bh_walk_let's, bit for bit */
+			far_field(BH_DIST_UNIFORM, 50000); /* the GPU's expansions against the CPU's */
 			tide_runtime_shutdown();
 			if (failures) { fprintf(stderr, "rank %d: %d failures\n", rt.rank, failures); return 1; }
 			if (rt.rank == 0) printf("bh_walk_sets_cuda: passed\n");
@@ -559,6 +670,9 @@ int main(int argc, char **argv)
 	two_clumps(10000);
 	near_far(8000);
 	walk_sets(8000);
+	far_choice();
+	far_field(BH_DIST_UNIFORM, 50000);
+	far_field(BH_DIST_PLUMMER, 20000);
 	cover_bytes(30000);
 	soft_each(4000);
 	few(3);

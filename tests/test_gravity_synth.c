@@ -3,7 +3,9 @@
 // every piece's virtual root holds its box, the results the simulation shares between ranks by
 // the sender's offset (the cache) are those computed for each pair on its own (the pieces'
 // congruence, which the cache assumes), far ranks get less than face neighbours, and the walk's
-// interactions per particle grow with the particles as a Barnes-Hut walk's do (slowly).
+// interactions per particle grow with the particles as a Barnes-Hut walk's do (slowly); with the
+// far field's local expansions, far nodes move from the interactions to the far count (each
+// for BH_GROUP interactions), all of a far corner's.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +60,37 @@ int main(void)
 	CHECK(cf + pf < 0.01 * (c1 + p1) && pf == 0, "far corner sends %.0f + %.0f (face: %.0f + %.0f)", cf, pf, c1, p1);
 	printf("64 ranks of 2e5: face neighbour sends %.0f cells + %.0f particles, the far corner %.0f + %.0f\n",
 	       c1, p1, cf, pf);
+	/* the far field (TIDE_GRAVITY_FAR_FIELD): direct counts no far node; local moves nodes of
+	 * the far corner (all its coarse nodes are far from a group) and of the face neighbour
+	 * from the interactions to the far nodes, and the walk's work is their weighted sum */
+	double d1[2], l1[2], dc[2], lc[2];
+	s.far = 0.f;
+	tide_gravity_synth_walk_parts(&s, 0, 1, &v[0], -1.f, d1);
+	tide_gravity_synth_walk_parts(&s, 0, 63, &v[0], -1.f, dc);
+	s.far = 0.2f;
+	tide_gravity_synth_walk_parts(&s, 0, 1, &v[0], -1.f, l1);
+	tide_gravity_synth_walk_parts(&s, 0, 63, &v[0], -1.f, lc);
+	printf("64 ranks of 2e5, far field direct / local: face neighbour %.2f / %.2f + %.3f far, far "
+	       "corner %.3f / %.3f + %.4f far (interactions + far nodes per particle)\n", d1[0], l1[0],
+	       l1[1], dc[0], lc[0], lc[1]);
+	CHECK(d1[1] == 0 && dc[1] == 0, "far nodes without the far field: %g %g", d1[1], dc[1]);
+	CHECK(l1[0] < d1[0] && l1[1] > 0 && lc[0] < 0.01 * dc[0] && lc[1] > 0,
+	      "far field: face %.2f -> %.2f + %.3f, corner %.3f -> %.3f + %.4f", d1[0], l1[0], l1[1],
+	      dc[0], lc[0], lc[1]);
+	/* each far node stood for BH_GROUP interactions, one per particle of its group */
+	CHECK(fabs(l1[0] + BH_GROUP * l1[1] - d1[0]) <= 1e-9 * d1[0], "face: %.6f + 32 x %.6f != %.6f",
+	      l1[0], l1[1], d1[0]);
+	CHECK(fabs(tide_gravity_synth_walk(&s, 0, 1, &v[0], -1.f) - (l1[0] + s.w_m2l * l1[1])) <= 1e-9 * l1[0],
+	      "the walk's work is not its interactions + w_m2l x its far nodes");
+	/* TIDE_GRAVITY_SYNTH_WEIGHTS (rank 1: no warning printed) */
+	tide_gravity_synth_weights(&s, "2.5,0.5", 1);
+	CHECK(s.w_m2l == 2.5 && s.w_l2p == 0.5, "weights '2.5,0.5' read as %g,%g", s.w_m2l, s.w_l2p);
+	const char *bad[] = {"2.5", "2.5,x", "-1,1", "1,2,3", "1,2x"};
+	for (int k = 0; k < 5; k++) {
+		tide_gravity_synth_weights(&s, bad[k], 1);
+		CHECK(s.w_m2l == TIDE_SYNTH_W_M2L && s.w_l2p == TIDE_SYNTH_W_L2P, "weights '%s' accepted",
+		      bad[k]);
+	}
 	/* the own walk: a few thousand interactions per particle at theta 0.6, slowly growing */
 	double prev = 0;
 	for (double n = 1e4; n <= 1.1e6; n *= 10) {

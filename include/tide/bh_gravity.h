@@ -66,6 +66,9 @@ typedef struct tide_gravity {
 	/* the walks over received sets: TIDE_GRAVITY_LET_WALK_SETS (one bh_walk_sets task per part
 	 * over them all) or _EACH (one bh_walk_let per set and part); TIDE_GRAVITY_LET_WALK */
 	int let_walk;
+	/* the walks over received sets: their far nodes in local expansions with theta_l = far
+	 * theta (bh_far2), 0: every node on every particle; TIDE_GRAVITY_FAR_FIELD */
+	float far;
 	int let_sets, let_tasks;       /* the last evaluation's received sets and walk tasks over them */
 	/* tide_gravity_time_walks: execution time of this rank's walk tasks, [0] over its own tree,
 	 * [1] over the essential nodes received, summed since timing was turned on [ns] */
@@ -77,6 +80,9 @@ typedef struct tide_gravity {
 	 * simulation build also takes the essential nodes' counts and the virtual roots from it. */
 	const struct tide_gravity_synth *syn;
 	double syn_own;                /* interactions per particle over the own tree */
+	double syn_let_parts[2];       /* over the received sets, per particle: interactions (nodes
+	                                * and particles on each particle) and far nodes expanded
+	                                * (tide_gravity_synth_walk_parts) */
 	double syn_coarse[2];          /* cells, particles of this rank's coarse tree */
 	double *syn_io;                /* [6 size]: per rank q, the cells and particles this rank sends
 	                                * q (its essential nodes), those q sends it (its nodes or its
@@ -181,6 +187,19 @@ void tide_gravity_vroot_sent(const tide_gravity *g, int q, int *msgs, double *by
  * warning on rank 0 and "sets". */
 enum { TIDE_GRAVITY_LET_WALK_SETS = 0, TIDE_GRAVITY_LET_WALK_EACH = 1 };
 int tide_gravity_let_walk_choice(const char *v, int rank);
+/* TIDE_GRAVITY_FAR_FIELD: how the walks over received sets take the accepted nodes far from a
+ * walk group (tide_gravity.far, bh_far2): "local" (default, also unset or empty: local expansions
+ * with theta_l = TIDE_GRAVITY_FAR_RATIO theta), a number in (0, 1] (that ratio), or "direct"
+ * (each node on each particle, as before); anything else: a warning on rank 0 and "local".
+ * Returns the ratio, 0 for direct.  Why a ratio of theta: the expansion's error (~4 theta_l^3
+ * at most per node, relative) then stays a fixed fraction of the tree's own (~theta^3 per node
+ * for quadrupoles): theta_l 0.12 at theta 0.6, 0.02 at 0.1.  Why 0.2 (test_bh_let's far_field,
+ * uniform cube of 5e4 on 4 ranks, theta 0.6, quadrupoles: the 99th percentile of the relative
+ * difference from the direct walk): ratio 0.25 3.9e-4, 0.2 1.1e-4, 0.15 3.3e-5, 0.1 1.5e-7,
+ * against the tree's own error of 9.0e-4 (a uniform cube's net forces are small against each
+ * node's: the worst case for relative errors; Plummer 2e4: 5.3e-5, 1.3e-5, 2.9e-6, 4.0e-7). */
+#define TIDE_GRAVITY_FAR_RATIO 0.2f
+float tide_gravity_far_field_choice(const char *v, int rank);
 
 /* The particle's index in the input, carried in the spare fourth velocity component (bits, not a
  * number: the build moves it with the particle and nothing computes with it). */

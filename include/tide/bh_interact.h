@@ -158,4 +158,123 @@ TIDE_HD void bh_m2p_fast(bh_acc *a, float x, float y, float z, float cx, float c
 	a->az = fmaf(g, dz, fmaf(-r5, qz, a->az));
 	a->pot -= fmaf(0.5f, w, mr);
 }
+/* ---- the far field of received sets: local (Taylor) expansions about a walk group's centre ----
+ * A received node far from a group (bh_far2) adds its field's Taylor expansion about the group's
+ * box centre g to the group's local expansion (bh_m2l), which each particle of the group then
+ * evaluates once at its offset x = p - g (bh_l2p), instead of one bh_m2p per particle and node.
+ * With f = 1/s, s^2 = |R|^2 + eps^2, R = com - g (the derivatives of the softened kernel have the
+ * unsoftened form with s for r), the potential about g is
+ *   phi(x) = L0 + L_i x_i + 1/2 L_ij x_i x_j + 1/6 L_ijk x_i x_j x_k,   a(x) = -grad phi:
+ *   monopole    L0 = -M f, L_i = M f_i, L_ij = -M f_ij, L_ijk = M f_ijk (acceleration to second
+ *               order in x: relative error <= 4 (|x|/|R|)^3 + ...),
+ *   quadrupole  phi_Q = -1/6 Q_ab f_ab(R - x): L0, L_i, L_ij (acceleration to first order in x:
+ *               relative to the monopole's field it is (b/R)^2 smaller, b the node's size),
+ * f_i = -R_i u^3, f_ij = 3 R_i R_j u^5 - d_ij u^3, f_ijk = -15 R_i R_j R_k u^7 + 3 (d_ij R_k +
+ * d_ik R_j + d_jk R_i) u^5, and Q_ab f_abij from f_ijkl with Q traceless (u = 1/s).
+ * Coefficients: [0] L0, [1..3] L_x L_y L_z, [4..9] L_xx xy xz yy yz zz, [10..19] L_xxx xxy xxz
+ * xyy xyz xzz yyy yyz yzz zzz.  test_bh_local checks both against the exact field and the
+ * error's order in |x|. */
+#define BH_LOCAL_N 20
+
+/* bh_m2l inlined also where the caller's optimization attributes differ (the CPU walk's SIMD
+ * clones, codelets/bh_walk.c: GCC does not inline a plain inline function there, and the call
+ * keeps its lane loop from vectorizing: 25 ns per node instead of 2.9, CPU time of 8 lanes). */
+#ifdef __CUDACC__
+#define BH_LOCAL_INLINE TIDE_HD
+#else
+#define BH_LOCAL_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* The node (com at R from the group's centre, mass m, quadrupole q6 = xx xy xz yy yz zz if quad)
+ * added into L[k * stride], k < BH_LOCAL_N.  R^2 + eps2 > 0 (an accepted node lies outside the
+ * group's box; no guard against 0, which kept GCC from vectorizing the CPU's lane loop); a node
+ * with m = 0 and no quadrupole at R = (1, 0, 0) adds zeros (the CPU's padding entries). */
+BH_LOCAL_INLINE void bh_m2l(float *L, int stride, float rx, float ry, float rz, float m, float qxx,
+                    float qxy, float qxz, float qyy, float qyz, float qzz, float eps2, int quad)
+{
+	float r2 = rx * rx + ry * ry + rz * rz + eps2;
+	float u = 1.f / sqrtf(r2), u2 = u * u;
+	float mu = m * u, mu3 = mu * u2, mu5 = mu3 * u2, mu7 = mu5 * u2;
+	float l0 = -mu, a1 = -mu3, b2 = -3.f * mu5, c2 = mu3;
+	float qx = 0.f, qy = 0.f, qz = 0.f, u5 = 0.f, w7 = 0.f;
+	if (quad) {
+		qx = qxx * rx + qxy * ry + qxz * rz;
+		qy = qxy * rx + qyy * ry + qyz * rz;
+		qz = qxz * rx + qyz * ry + qzz * rz;
+		float w = qx * rx + qy * ry + qz * rz;         /* R.Q.R */
+		u5 = u2 * u2 * u;
+		float w5 = w * u5;
+		w7 = 5.f * w5 * u2;                             /* 5 w u^7 */
+		l0 -= 0.5f * w5;
+		a1 -= 0.5f * w7;                                /* -2.5 w u^7 */
+		b2 -= 3.5f * w7 * u2;                           /* -17.5 w u^9 */
+		c2 += 0.5f * w7;                                /* +2.5 w u^7 */
+		w7 = 5.f * u5 * u2;                             /* now 5 u^7, for q_i R_j */
+	}
+	L[0] += l0;
+	L[1 * stride] += a1 * rx + u5 * qx;
+	L[2 * stride] += a1 * ry + u5 * qy;
+	L[3 * stride] += a1 * rz + u5 * qz;
+	/* L_ij = b2 R_i R_j + c2 d_ij + 5 u^7 (q_i R_j + q_j R_i) - u^5 Q_ij */
+	L[4 * stride] += b2 * rx * rx + c2 + w7 * 2.f * qx * rx - u5 * qxx;
+	L[5 * stride] += b2 * rx * ry + w7 * (qx * ry + qy * rx) - u5 * qxy;
+	L[6 * stride] += b2 * rx * rz + w7 * (qx * rz + qz * rx) - u5 * qxz;
+	L[7 * stride] += b2 * ry * ry + c2 + w7 * 2.f * qy * ry - u5 * qyy;
+	L[8 * stride] += b2 * ry * rz + w7 * (qy * rz + qz * ry) - u5 * qyz;
+	L[9 * stride] += b2 * rz * rz + c2 + w7 * 2.f * qz * rz - u5 * qzz;
+	/* L_ijk = -15 m u^7 R_i R_j R_k + 3 m u^5 (d_ij R_k + d_ik R_j + d_jk R_i) */
+	float t = -15.f * mu7, s3 = 3.f * mu5;
+	float tx = t * rx, ty = t * ry, tz = t * rz;
+	L[10 * stride] += tx * rx * rx + 3.f * s3 * rx;
+	L[11 * stride] += tx * rx * ry + s3 * ry;
+	L[12 * stride] += tx * rx * rz + s3 * rz;
+	L[13 * stride] += tx * ry * ry + s3 * rx;
+	L[14 * stride] += tx * ry * rz;
+	L[15 * stride] += tx * rz * rz + s3 * rx;
+	L[16 * stride] += ty * ry * ry + 3.f * s3 * ry;
+	L[17 * stride] += ty * ry * rz + s3 * rz;
+	L[18 * stride] += ty * rz * rz + s3 * ry;
+	L[19 * stride] += tz * rz * rz + 3.f * s3 * rz;
+}
+
+/* The local expansion L (stride 1) at the offset x from the group's centre: the acceleration
+ * -grad phi and the potential, without G. */
+TIDE_HD bh_acc bh_l2p(const float *L, float x, float y, float z)
+{
+	/* g2 = L_ij x_j, g3 = L_ijk x_j x_k */
+	float g2x = L[4] * x + L[5] * y + L[6] * z;
+	float g2y = L[5] * x + L[7] * y + L[8] * z;
+	float g2z = L[6] * x + L[8] * y + L[9] * z;
+	float xx = x * x, yy = y * y, zz = z * z, xy2 = 2.f * x * y, xz2 = 2.f * x * z, yz2 = 2.f * y * z;
+	float g3x = L[10] * xx + L[13] * yy + L[15] * zz + L[11] * xy2 + L[12] * xz2 + L[14] * yz2;
+	float g3y = L[11] * xx + L[16] * yy + L[18] * zz + L[13] * xy2 + L[14] * xz2 + L[17] * yz2;
+	float g3z = L[12] * xx + L[17] * yy + L[19] * zz + L[14] * xy2 + L[15] * xz2 + L[18] * yz2;
+	bh_acc a;
+	a.ax = -(L[1] + g2x + 0.5f * g3x);
+	a.ay = -(L[2] + g2y + 0.5f * g3y);
+	a.az = -(L[3] + g2z + 0.5f * g3z);
+	a.pot = L[0] + L[1] * x + L[2] * y + L[3] * z +
+	        0.5f * (g2x * x + g2y * y + g2z * z) + (g3x * x + g3y * y + g3z * z) / 6.f;
+	return a;
+}
+
+/* The far criterion of a group (box b, its targets' softenings in [elo, ehi]) for the local
+ * expansion of the accepted received nodes, as a squared distance: a node goes into the expansion
+ * when |com - centre|^2 >= bh_far2 (> 0; theta_l = 0: never; the walks take theta_l =
+ * far theta, far the codelets' argument: bh_walk_sets.h).  It asks
+ *   (half diagonal of b) / |R| <= theta_l   (the expansion's truncation: 4 theta_l^3 at most
+ *                                            on the acceleration, less on average),
+ *   (ehi^2 - elo^2) / |R|^2 <= theta_l^3    (the expansion uses the group's mean softening,
+ *                                            0.5 (elo^2 + ehi^2); one softening for all (not
+ *                                            soft_h): always true).
+ * Float overflow of the division (theta_l tiny) gives infinity: never far. */
+TIDE_HD float bh_far2(const bh_box *b, float elo, float ehi, float theta_l)
+{
+	if (!(theta_l > 0.f)) return INFINITY;
+	float t2 = theta_l * theta_l;
+	float r2 = (b->hx * b->hx + b->hy * b->hy + b->hz * b->hz) / t2;
+	float e2 = (ehi * ehi - elo * elo) / (t2 * theta_l);
+	return r2 > e2 ? r2 : e2;
+}
+
 #endif

@@ -7,15 +7,25 @@
  * bench/results/sim-gravity/2026-12-05-reach), 127 sets at 128 ranks 46 ms of a 160 ms step.
  * Merged: one task, one pass of the groups, each group walking the sets in turn.
  *
- * The sums are those of the per-set tasks bit for bit: for each group the sets are walked in the
- * order given (tasks/gravity.c: rank q = 0 .. R-1, the order the per-set tasks were submitted in
- * on the same acc handle), each set's field summed from zero and then added to acc, as one
- * bh_walk_let task does.  The CUDA version is the same kernel as bh_walk_let's (codelets/
- * bh_walk_kernels.cuh) with a loop over the sets inside each warp's group: one launch.
+ * The sums: for each group the sets are walked in the order given (tasks/gravity.c: rank q = 0
+ * .. R-1, the order the per-set tasks were submitted in on the same acc handle), each set's field
+ * summed from zero and then added to acc, as one bh_walk_let task does.  The CUDA version is the
+ * same kernel as bh_walk_let's (codelets/bh_walk_kernels.cuh) with a loop over the sets inside
+ * each warp's group: one launch.
+ *
+ * Far field (the codelets' argument far > 0, tide_gravity.far, TIDE_GRAVITY_FAR_FIELD): an
+ * accepted node far from the group (bh_far2, theta_l = far theta) is not applied to each
+ * particle: its field's Taylor expansion about the group's centre is added to the group's local
+ * expansion (bh_m2l, include/tide/bh_interact.h), which each particle evaluates once (bh_l2p)
+ * after the last set: once per group for all sets here, once per set in bh_walk_let.  So the
+ * merged walk equals the per-set tasks (TIDE_GRAVITY_LET_WALK=each) bit for bit with far = 0
+ * (direct), and to float rounding with the expansions (test_bh_let's walk_sets: 2.7e-7 at most,
+ * relative).  Only the walks over received sets expand; the own tree's walk is unchanged.
  *
  * Buffers: bodies (R), meta (R), groups (R), acc (RW, as for bh_walk), scratch
  * (bh_walk_scratch_bytes), velocities (R, the targets' softenings), then the nsets received sets
- * (R, let_interface.h) in the order they are walked.  Args: bh_params, bh_range, int nsets. */
+ * (R, let_interface.h) in the order they are walked.  Args: bh_params, bh_range, int nsets,
+ * float far (bh_walk_let: bh_params, bh_range, float far). */
 #ifndef TIDE_BH_WALK_SETS_H
 #define TIDE_BH_WALK_SETS_H
 #include <stdint.h>
@@ -46,9 +56,20 @@ static inline int bh_walk_src_of(const struct tide_let_iface *L, bh_walk_src *s)
 	return 1;
 }
 
-/* The CPU walk of codelets/bh_walk.c over nsrc sources (let = 0: the own tree, one source). */
+/* The CPU walk of codelets/bh_walk.c over nsrc sources (let = 0: the own tree, one source).
+ * far > 0 (let only): the far accepted nodes go into local expansions (far field below). */
 void bh_walk_groups(const bh_body *tgt, const float *vel, const bh_group *groups, int32_t ng,
-                    const bh_walk_src *S, int nsrc, bh_acc *out, int let, bh_params P, bh_range R);
+                    const bh_walk_src *S, int nsrc, bh_acc *out, int let, bh_params P, bh_range R,
+                    float far);
+
+/* The work of the CPU walks over received sets (bh_walk_let, bh_walk_sets) since the last call,
+ * summed over all threads, then zeroed: walk groups, node-particle interactions (bh_m2p),
+ * particle-particle interactions (bh_p2p), far nodes added to local expansions (bh_m2l),
+ * particles that evaluated an expansion (bh_l2p; once per group and task), and the walks' CPU
+ * time (the threads' CPU clock, ns: not disturbed by other processes on the cores). */
+enum { BH_LET_TALLY_GROUPS, BH_LET_TALLY_M2P, BH_LET_TALLY_P2P, BH_LET_TALLY_M2L, BH_LET_TALLY_L2P,
+       BH_LET_TALLY_CPU_NS, BH_LET_TALLY_N };
+void bh_walk_let_tally(int64_t out[BH_LET_TALLY_N]);
 
 extern struct starpu_codelet tide_bh_walk_sets_cl;
 void tide_bh_walk_sets_cuda(void *buffers[], void *cl_arg);

@@ -25,7 +25,25 @@ typedef struct tide_gravity_synth {
 	float theta;
 	int quad, fill, nbox; /* quadrupoles; the build's group fill; boxes of a cover */
 	int leaf;           /* the build's split threshold (tide_bh_leaf of init's P) */
+	float far;          /* the received walks' far field (tide_gravity.far, from
+	                     * TIDE_GRAVITY_FAR_FIELD at init): far nodes counted apart */
+	double w_m2l, w_l2p; /* their weights in the work (TIDE_SYNTH_W_*, tide_gravity_synth_weights) */
 } tide_gravity_synth;
+
+/* The cost of the received walks' far field in the unit of the walk tasks' work (one node or
+ * particle on one particle of a group, bh_m2p/bh_p2p): a far node's expansion (bh_m2l, once per
+ * group) costs TIDE_SYNTH_W_M2L such interactions, a particle's evaluation of its group's
+ * expansion (bh_l2p, once per walk task) TIDE_SYNTH_W_L2P.  Measured: on the H100 (device call D,
+ * bench/results/sim-gravity/2026-12-06-far: bh_walk_sets with and without the expansions, 2-4
+ * ranks of 1-4 M) a far node costs 14-18 interactions (each lane expands the far node it popped
+ * while the others wait); on the CPU (build/tests/bh_local_cost, thread CPU time, the walk's SIMD
+ * loops, 8 nodes at a time) 3.7-3.8, and an L2P 1.05-1.08.  The simulation prices GPUs: 16. */
+#define TIDE_SYNTH_W_M2L 16.0
+#define TIDE_SYNTH_W_L2P 1.05
+/* TIDE_GRAVITY_SYNTH_WEIGHTS="M2L,L2P" (two numbers >= 0) replaces the two weights, e.g. with a
+ * GPU calibration's, without a rebuild; unset or empty: the defaults; anything else: a warning
+ * on rank 0 and the defaults. */
+void tide_gravity_synth_weights(tide_gravity_synth *s, const char *v, int rank);
 
 /* 0, or -1 when size is not a power of 2 (the pieces are boxes only then). */
 int tide_gravity_synth_init(tide_gravity_synth *s, int size, double n_rank, bh_params P, int fill,
@@ -47,4 +65,10 @@ void tide_gravity_synth_let(const tide_gravity_synth *s, int from, int to_rank, 
  * (refined towards its faces, but for coarse trees). */
 double tide_gravity_synth_walk(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
                                float far2);
+/* The same walk's parts, per particle: out[0] nodes and particles applied to each particle,
+ * out[1] far nodes in the group's local expansion (s->far > 0 and from != to; per group, over
+ * BH_GROUP particles).  tide_gravity_synth_walk = out[0] + s->w_m2l out[1] (the L2P,
+ * once per walk task over all sets, the caller adds). */
+void tide_gravity_synth_walk_parts(const tide_gravity_synth *s, int to, int from, const bh_vroot *v,
+                                   float far2, double out[2]);
 #endif
