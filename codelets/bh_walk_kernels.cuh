@@ -51,29 +51,7 @@ __device__ static inline bh_box warp_box(float x, float y, float z)
  * reads: no bank conflicts) and every lane evaluates the sum at its particle. */
 struct walk_far {
 	float c[BH_LOCAL_N][32];
-	/* the fast kernel's far nodes waiting, expanded 32 at a time (one per lane): com and mass,
-	 * quadrupole xx xy xz yy, yz zz, softening */
-	float4 n0[32], n1[32];
-	float2 n2[32];
-	float ne[32];
 };
-
-/* The far node waiting in slot j of F into the lane's column (fast kernel). */
-template <bool QUAD>
-__device__ __forceinline__ void far_expand(walk_far &F, int lane, int j, const bh_box &box, float ge)
-{
-	float4 a = F.n0[j], b = QUAD ? F.n1[j] : make_float4(0.f, 0.f, 0.f, 0.f);
-	float2 c = QUAD ? F.n2[j] : make_float2(0.f, 0.f);
-	bh_m2l(&F.c[0][lane], 32, a.x - box.cx, a.y - box.cy, a.z - box.cz, a.w, b.x, b.y, b.z, b.w,
-	       c.x, c.y, bh_soft2(ge, F.ne[j]), QUAD);
-}
-template <bool QUAD>
-__device__ __forceinline__ void far_put(walk_far &F, int slot, float4 m0, float4 m1, float4 m2, float ne)
-{
-	F.n0[slot] = m0;
-	if (QUAD) { F.n1[slot] = m1; F.n2[slot] = make_float2(m2.x, m2.y); }
-	F.ne[slot] = ne;
-}
 
 /* The group's far criterion (bh_far2 with theta_l = far theta over the warp's softenings) and
  * its mean softening *ge; infinity (nothing far) for the own tree or far = 0. */
@@ -358,8 +336,7 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 		/* received sets: the far nodes of all sets in one expansion (the CPU's bh_walk_groups) */
 		walk_far &F = far_buf[LET ? threadIdx.x >> 5 : 0];
 		float ge, far2 = far_start<LET>(F, lane, box, me_e, P, far, &ge);
-		bool anyfar = false; /* warp-uniform: a far node came */
-		int nfar = 0;        /* far nodes waiting in F (warp-uniform, < 32) */
+		bool anyfar = false;
 		for (int si = 0; si < S.count(); si++) {
 			const bh_cell *cells;
 			const bh_mom *mom;
@@ -399,30 +376,11 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 					acc = (LET && ct.y == BH_LET_MULTIPOLE) || bh_accept(&M, &C, &box);
 					if (!acc && ct.y == 0) { lbegin = ct.z; lcount = ct.w - ct.z; }
 					if (!acc && ct.y > 0) { nch = ct.y; child = ct.x; }
-				}
-				/* received sets: far accepted nodes wait in F and are expanded 32 at a time,
-				 * one per lane (a lane expanding the node it popped kept the others idle:
-				 * 14-18 interactions per far node on the H100 instead of ~4) */
-				bool isfar = false;
-				if (LET && acc) {
-					float rx = m0.x - box.cx, ry = m0.y - box.cy, rz = m0.z - box.cz;
-					isfar = rx * rx + ry * ry + rz * rz >= far2;
-					acc = acc && !isfar;
-				}
-				unsigned fm = LET ? __ballot_sync(full, isfar) : 0u;
-				if (fm) {
-					int nf = __popc(fm);
-					int slot = nfar + __popc(fm & below);
-					float ne = P.soft_h ? m2.w : P.eps;
-					anyfar = true;
-					if (isfar && slot < 32) far_put<QUAD>(F, slot, m0, m1, m2, ne);
-					if (nfar + nf >= 32) {
-						__syncwarp();
-						far_expand<QUAD>(F, lane, lane, box, ge);
-						__syncwarp();
-						if (isfar && slot >= 32) far_put<QUAD>(F, slot - 32, m0, m1, m2, ne);
+					if (LET && acc && far_add<QUAD>(F, lane, far2, box, m0, m1, m2,
+					                                P.soft_h ? m2.w : P.eps, ge)) {
+						acc = false;
+						anyfar = true; /* this lane's; the warp's after the sets */
 					}
-					nfar = (nfar + nf) & 31; /* nfar + nf < 64 */
 				}
 				/* push the children of opened cells (as classic) */
 				int total, off = warp_exclusive_sum(nch, lane, &total);
@@ -492,9 +450,7 @@ walk_fast_warps(const bh_body *__restrict__ body, const float *__restrict__ vel,
 			__syncwarp(); /* read before the next group writes */
 			/* after the last set: the far nodes' expansion, added with the last set's field
 			 * (one set: with its own, as the CPU's bh_walk_let) */
-			if (LET && si == S.count() - 1 && anyfar) {
-				__syncwarp();
-				if (lane < nfar) far_expand<QUAD>(F, lane, lane, box, ge); /* the rest */
+			if (LET && si == S.count() - 1 && __any_sync(full, anyfar)) {
 				bh_acc f = far_eval(F, lane, me.x, me.y, me.z, box);
 				a.ax += f.ax; a.ay += f.ay; a.az += f.az; a.pot += f.pot;
 			}
