@@ -22,7 +22,7 @@ enum tide_ptype { TIDE_FLUID = 0, TIDE_BOUND = 1, TIDE_NBODY = 2 };
 /* Field table: name, C type.  Order = field numbers; in memory the arrays follow this order
  * (8-byte fields first) except type, the one 1-byte field, whose array is the last of the
  * allocation, after the active aux fields (tide_block_offset): so every other array starts at a
- * multiple of 4 bytes whatever cap is, and aux floats stay aligned after 80 bytes of base
+ * multiple of 4 bytes whatever cap is, and aux floats stay aligned after 76 bytes of base
  * fields.  A uint8_t type saves 3 of the 84 bytes per particle the block had with a uint32_t
  * one (GPU memory, issue 20); checkpoints still store it as a uint32_t (src/checkpoint.c).
  * There is no cell key per particle: a cell-sorted block's cell starts tell each particle's cell
