@@ -227,7 +227,7 @@ int tide_runtime_init(int *argc, char ***argv, const tide_cmd_key *cmd, tide_run
 	 * for the allocations of at most 4 MiB, made for many short-lived ones) only holds a chunk
 	 * of GPU memory that stays nearly empty: 2.5 bytes per particle at 13.5 M particles, 30 at
 	 * 1.1 M (issue 20, bench/results/h100-2026-12-06-s12).  The user's STARPU_SUBALLOCATOR
-	 * wins; MPI runs (whose exchange buffers are resized) keep StarPU's default. */
+	 * wins; MPI runs keep StarPU's default (their exchanges were not measured without it). */
 	if (gpu_alone && !with_mpi && !getenv("STARPU_SUBALLOCATOR")) setenv("STARPU_SUBALLOCATOR", "0", 1);
 	if (with_mpi) ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	else ret = starpu_init(&conf);
