@@ -30,7 +30,8 @@
 //    reference, whose contact term (sph_pair.h's formula, written out here) is checked to carry
 //    a tenth of the largest at least, so CUDA = CPU covers the contact pairs too.
 // With --cuda (the test sph_forces_cuda) the CUDA codelets must also give the CPU values within
-// 1e-5 in every configuration; without a CUDA worker that test exits 77 (SKIP).
+// 1e-5 in every configuration, and their step reduction the reference's as above; without a CUDA
+// worker that test exits 77 (SKIP).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,7 +463,17 @@ static void one_config(int dim, int kernel, int diffusion, enum layout lay, int 
 				compare(&rg, d1, d1 + n, d1 + 2 * n, d1 + 3 * n, n, &ea, &ed, &wa, &wd);
 				EXPECT(ea < 1e-5 && ed < 1e-5, "%s: CUDA differs from the CPU by %.3g (a) and "
 				       "%.3g (drho) of the largest magnitude (limit 1e-5)", what, ea, ed);
-				printf("    CUDA vs CPU: %.1e %.1e\n", ea, ed);
+				/* the CUDA pass's step record against the reference's, as the CPU's above */
+				const tide_step_reduce *R = &rg.red;
+				double edt = fabs(R->dt - dt_ref) / dt_ref;
+				EXPECT(edt < 1e-4 && fabs(R->vmax - vmax) <= 1e-6 * vmax &&
+				       R->rho_min == (float)rmin && R->rho_max == (float)rmax && R->nbad == 0 &&
+				       R->count == n,
+				       "%s, CUDA: step reduction dt %.9g vmax %.9g rho [%.9g, %.9g] nbad %u count "
+				       "%u, reference dt %.9g (rel. diff %.3g) vmax %.9g rho [%.9g, %.9g] nbad 0 "
+				       "count %u", what, R->dt, R->vmax, R->rho_min, R->rho_max, R->nbad, R->count,
+				       dt_ref, edt, vmax, rmin, rmax, n);
+				printf("    CUDA vs CPU: %.1e %.1e, dt vs reference %.1e\n", ea, ed, edt);
 			}
 			result_free(&rg);
 		}
