@@ -67,6 +67,19 @@ TIDE_HD float tide_kernel_d2w(int kernel, float q)
 
 /* F(r)*h^2/alpha as a function of q (q > 0), 0 for q >= 2.  The caller multiplies by
  * alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
+#ifdef __CUDA_ARCH__
+/* 1/x on the GPU: the reciprocal instruction alone, flushing subnormals (rcp.approx.ftz, 1 ulp).
+ * The pair physics divides by quantities far from the subnormal range (h, q > 1, r^2 + eta^2,
+ * densities); __fdividef, without -ftz, wrapped each reciprocal in four instructions of
+ * subnormal scaling, about a sixth of the pair loop. */
+__device__ __forceinline__ float tide_rcp_ftz(float x)
+{
+	float r;
+	asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return r;
+}
+#endif
+
 TIDE_HD float tide_kernel_f(int kernel, float q)
 {
 	if (q >= 2.f) return 0.f;
@@ -74,7 +87,7 @@ TIDE_HD float tide_kernel_f(int kernel, float q)
 #ifdef __CUDA_ARCH__
 		/* both branches and a select: lanes of a warp fall on both sides of q = 1; fast
 		 * division on the GPU (see tide_fdiv) */
-		float outer = __fdividef(tide_kf_cubic_out_q_f(q), q), inner = tide_kf_cubic_in_f(q);
+		float outer = tide_kf_cubic_out_q_f(q) * tide_rcp_ftz(q), inner = tide_kf_cubic_in_f(q);
 		return q < 1.f ? inner : outer;
 #else
 		if (q < 1.f) return tide_kf_cubic_in_f(q);

@@ -21,13 +21,16 @@
 
 /* Division, square root of a positive number and power for the pair physics: IEEE on the host
  * (the CPU codelets and the double-precision test reference see the exact forms), the GPU's
- * approximations (2 ulp, one or two instructions) on the device.  nvcc builds without
- * -use_fast_math (bh_build needs exactly rounded arithmetic), and the IEEE forms cost more
- * instructions than the rest of a pair interaction. */
+ * approximations on the device: the reciprocal and reciprocal square root instructions alone
+ * (rcp / rsqrt.approx.ftz, 1 and 2 ulp, subnormals flushed: tide_rcp_ftz).  nvcc builds without
+ * -use_fast_math and -ftz (bh_build needs exactly rounded arithmetic), and the IEEE forms, or
+ * __fdividef's and rsqrtf's subnormal scaling, cost more instructions than the rest of a pair
+ * interaction.  Divisors and square roots here are never subnormal (h, q > 1, r^2 + eta^2 >=
+ * 0.01 h^2, densities, r^2 of two particles apart). */
 TIDE_HD float tide_fdiv(float a, float b)
 {
 #ifdef __CUDA_ARCH__
-	return __fdividef(a, b);
+	return a * tide_rcp_ftz(b);
 #else
 	return a / b;
 #endif
@@ -35,7 +38,9 @@ TIDE_HD float tide_fdiv(float a, float b)
 TIDE_HD float tide_sqrt_pos(float x) /* x > 0 */
 {
 #ifdef __CUDA_ARCH__
-	return x * rsqrtf(x);
+	float r;
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return x * r;
 #else
 	return sqrtf(x);
 #endif
