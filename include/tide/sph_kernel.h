@@ -65,8 +65,6 @@ TIDE_HD float tide_kernel_d2w(int kernel, float q)
 	return 5.f * t * t * (2.f * q - 1.f);
 }
 
-/* F(r)*h^2/alpha as a function of q (q > 0), 0 for q >= 2.  The caller multiplies by
- * alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
 #ifdef __CUDA_ARCH__
 /* 1/x on the GPU: the reciprocal instruction alone, flushing subnormals (rcp.approx.ftz, 1 ulp).
  * The pair physics divides by quantities far from the subnormal range (h, q > 1, r^2 + eta^2,
@@ -80,6 +78,8 @@ __device__ __forceinline__ float tide_rcp_ftz(float x)
 }
 #endif
 
+/* F(r)*h^2/alpha as a function of q (q > 0), 0 for q >= 2.  The caller multiplies by
+ * alpha/h^2 (precomputed) to get F so that grad_i W = F * (r_i - r_j). */
 TIDE_HD float tide_kernel_f(int kernel, float q)
 {
 	if (q >= 2.f) return 0.f;
